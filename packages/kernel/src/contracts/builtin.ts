@@ -1,0 +1,38 @@
+import { Type } from 'typebox'
+
+const Severity = Type.Enum(['critical', 'high', 'medium', 'low', 'info'])
+
+/** One finding of a review or an audit. `failureScenario` says how it breaks in practice: no scenario, no finding. */
+export const FindingV1 = Type.Object(
+  {
+    schema: Type.Optional(Type.String()),
+    producedBy: Type.Optional(Type.String()),
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    severity: Severity,
+    summary: Type.Optional(Type.String()),
+    location: Type.Optional(Type.String({ description: 'file:line, endpoint or component' })),
+    failureScenario: Type.String({ minLength: 1, description: 'The concrete sequence of events in which this fails' }),
+    evidence: Type.Optional(Type.Array(Type.String())),
+    recommendation: Type.Optional(Type.String()),
+  },
+  { $id: 'finding.v1', title: 'finding.v1' },
+)
+
+/** A review: a summary, a verdict and its findings. */
+export const ReviewV1 = Type.Object(
+  {
+    schema: Type.Optional(Type.String()),
+    producedBy: Type.Optional(Type.String()),
+    summary: Type.String({ minLength: 1, description: 'What the reviewer concluded, in a few sentences' }),
+    verdict: Type.Enum(['approve', 'request-changes', 'block']),
+    findings: Type.Array(FindingV1),
+    questions: Type.Optional(Type.Array(Type.String(), { description: 'Blocking questions for the caller' })),
+  },
+  { $id: 'review.v1', title: 'review.v1' },
+)
+
+/** Contracts every project has; project contracts live beside them and may not reuse these ids. */
+export const BUILTIN_CONTRACTS: Readonly<Record<string, object>> = {
+  'finding.v1': FindingV1,
+  'review.v1': ReviewV1,
+}

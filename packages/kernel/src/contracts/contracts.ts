@@ -1,0 +1,104 @@
+import type { KernelContext } from '../context.js'
+import { FoundryError } from '../errors.js'
+import { ContractValidateInputSchema } from '../schema/inputs.js'
+import { validator, type Validator } from '../schema/validate.js'
+import { BUILTIN_CONTRACTS } from './builtin.js'
+
+export interface ValidationResult {
+  text: string
+  schema: string
+  valid: boolean
+  violations: string[]
+}
+
+export interface ContractInfo {
+  id: string
+  origin: 'builtin' | 'project'
+}
+
+const validateInput = validator(ContractValidateInputSchema)
+
+/** The contract registry: built-ins plus `contracts/<id>.json` of the project. */
+export function createContracts(ctx: KernelContext) {
+  const compiled = new Map<string, { source: string; check: Validator<unknown> }>()
+
+  async function list(): Promise<ContractInfo[]> {
+    const project = await ctx.storage.list('contracts', { onProblem: ctx.onProblem })
+    const ids = new Map<string, ContractInfo>()
+    for (const id of Object.keys(BUILTIN_CONTRACTS)) ids.set(id, { id, origin: 'builtin' })
+    for (const c of project) {
+      if (ids.has(c.id)) {
+        ctx.onProblem({ collection: 'contracts', key: c.id, location: ctx.storage.locate('contracts', c.id), message: `"${c.id}" is a built-in contract id; the project file is ignored (rename it, e.g. ${c.id.replace(/\.v(\d+)$/, (_, n) => `.v${Number(n) + 1}`)})` })
+        continue
+      }
+      ids.set(c.id, { id: c.id, origin: 'project' })
+    }
+    return [...ids.values()].sort((a, b) => (a.id < b.id ? -1 : 1))
+  }
+
+  /** The JSON Schema of a contract; NOT_FOUND lists the ids that exist. */
+  async function get(id: string): Promise<object> {
+    const builtin = BUILTIN_CONTRACTS[id]
+    if (builtin) return builtin
+    const stored = /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id) ? await ctx.storage.get('contracts', id) : undefined
+    if (stored) return stored.schema
+    const known = (await list()).map((c) => c.id)
+    throw new FoundryError('NOT_FOUND', `Unknown contract "${id}". Available: ${known.join(', ')}.`)
+  }
+
+  async function checker(id: string): Promise<Validator<unknown>> {
+    const schema = await get(id)
+    const source = JSON.stringify(schema)
+    const hit = compiled.get(id)
+    if (hit?.source === source) return hit.check
+    let check: Validator<unknown>
+    try {
+      check = validator(schema)
+      check.check(null) // compiles now, so a broken schema fails here with its id
+    } catch (error) {
+      throw new FoundryError('CORRUPT', `Contract ${id} (${ctx.storage.locate('contracts', id)}) is not a valid JSON Schema: ${(error as Error).message}`, { cause: error })
+    }
+    compiled.set(id, { source, check })
+    return check
+  }
+
+  /** Violations of `data` against contract `id`, as one-line sentences; empty when valid. */
+  async function violations(id: string, data: unknown): Promise<string[]> {
+    const check = await checker(id)
+    return check.check(data) ? [] : check.problems(data)
+  }
+
+  /** `contract_validate`: exactly one of `data` or `path` (read through the host's `readFile`). */
+  async function validate(raw: unknown): Promise<ValidationResult> {
+    const input = validateInput.parse(raw, 'contract_validate input')
+    if ((input.data === undefined) === (input.path === undefined)) throw new FoundryError('INVALID_INPUT', 'Provide either `data` or `path`.')
+    const data = input.data ?? (await readJson(input.path!))
+    const found = await violations(input.schema, data)
+    const text = found.length ? `INVALID against ${input.schema}:\n${found.map((v) => `- ${v}`).join('\n')}` : `VALID against ${input.schema}`
+    return { text, schema: input.schema, valid: found.length === 0, violations: found }
+  }
+
+  async function readJson(path: string): Promise<unknown> {
+    if (!ctx.readFile) throw new FoundryError('UNSUPPORTED', 'This host cannot read files; pass the artifact as `data`.')
+    const full = /^([A-Za-z]:[\\/]|\/)/.test(path) || !ctx.root ? path : `${ctx.root.replace(/[\\/]+$/, '')}/${path}`
+    let text: string
+    try {
+      text = await ctx.readFile(full)
+    } catch (error) {
+      throw new FoundryError('NOT_FOUND', `Cannot read ${full}: ${(error as NodeErrorLike).code ?? (error as Error).message}`, { cause: error })
+    }
+    try {
+      return JSON.parse(text)
+    } catch (error) {
+      throw new FoundryError('INVALID_INPUT', `${full} is not valid JSON: ${(error as Error).message}`, { cause: error })
+    }
+  }
+
+  return { list, get, violations, validate }
+}
+
+interface NodeErrorLike {
+  code?: string
+}
+
+export type Contracts = ReturnType<typeof createContracts>

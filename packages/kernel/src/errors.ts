@@ -1,0 +1,29 @@
+/** The closed set of error codes. Callers branch on `code`, never on the message. */
+export type FoundryErrorCode =
+  | 'INVALID_INPUT' // the caller sent something the contract forbids; the message names the field and the fix
+  | 'NOT_FOUND' // the named record does not exist; the message lists what does
+  | 'CONFLICT' // the write would contradict what is stored (e.g. a newer database schema)
+  | 'CORRUPT' // a stored record cannot be read back; the message names the record
+  | 'UNSUPPORTED' // the adapter lacks the ability the operation needs
+  | 'UNAVAILABLE' // the backing store cannot be reached or locked in time
+
+/** The one error type Foundry throws. `message` is one line a user can act on. */
+export class FoundryError extends Error {
+  override readonly name = 'FoundryError'
+  readonly code: FoundryErrorCode
+
+  constructor(code: FoundryErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.code = code
+  }
+}
+
+export function isFoundryError(error: unknown, code?: FoundryErrorCode): error is FoundryError {
+  return error instanceof FoundryError && (code === undefined || error.code === code)
+}
+
+/** One clear line for any thrown value: the message of a FoundryError, or a generic description. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message
+  return String(error)
+}

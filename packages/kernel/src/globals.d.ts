@@ -1,0 +1,3 @@
+// Web-platform globals the kernel uses; every runtime it targets (Node 20+, Bun, Deno, browsers) has them.
+declare function structuredClone<T>(value: T): T
+declare function setTimeout(callback: (...args: never[]) => void, ms?: number): unknown

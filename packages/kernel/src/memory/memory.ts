@@ -1,0 +1,202 @@
+import type { KernelContext } from '../context.js'
+import { FoundryError } from '../errors.js'
+import type { RetrievalDoc } from '../retrieval.js'
+import type { Fact, FactInput, FactType } from '../schema/fact.js'
+import { FactInputSchema } from '../schema/fact.js'
+import { SearchInputSchema, type SearchInput } from '../schema/inputs.js'
+import { validator } from '../schema/validate.js'
+import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
+import { buildIndex, indexSummary, type MemoryIndex } from './index-file.js'
+import { planWrite } from './plan-write.js'
+
+export interface WriteResult {
+  text: string
+  action: 'created' | 'duplicate'
+  id: string
+  supersedes?: string
+  index: Omit<MemoryIndex, 'text'>
+}
+
+export interface SearchHit {
+  fact: Fact
+  score: number
+}
+
+export interface SearchResult {
+  text: string
+  query: string
+  hits: SearchHit[]
+  /** Active facts in memory (as of the retriever's last update). */
+  active: number
+}
+
+export interface IndexResult {
+  text: string
+  path: string
+  index: MemoryIndex
+}
+
+export interface ListOptions {
+  type?: FactType
+  /** `active` (default), `superseded`, `expired` or `all`. */
+  status?: 'active' | 'superseded' | 'expired' | 'all'
+}
+
+export const INDEX_KEY = 'index'
+const factInput = validator(FactInputSchema)
+const searchInput = validator(SearchInputSchema)
+
+/** Facts: write (dedup, supersede, gapless ids), the index, search, listing. */
+export function createMemory(ctx: KernelContext) {
+  const { storage, retriever, config } = ctx
+  let cache: { revision: string; facts: Map<string, Fact> } | undefined
+
+  /** Every stored fact, from a cache that is checked against the storage revision on every call. */
+  async function loadFacts(force = false): Promise<Map<string, Fact>> {
+    const revision = await storage.revision('facts')
+    if (!force && cache?.revision === revision) return cache.facts
+    if (!force && cache && storage.changes) {
+      const keys = await storage.changes('facts', cache.revision)
+      if (keys) {
+        const facts = cache.facts
+        for (const key of new Set(keys)) {
+          const fact = await storage.get('facts', key)
+          if (fact) facts.set(key, fact)
+          else facts.delete(key)
+        }
+        cache = { revision, facts }
+        return facts
+      }
+    }
+    const list = await storage.list('facts', { onProblem: ctx.onProblem })
+    cache = { revision, facts: new Map(list.map((f) => [f.id, f])) }
+    return cache.facts
+  }
+
+  const activeFacts = async (force = false) => {
+    const today = dayOf(ctx.now())
+    return [...(await loadFacts(force)).values()].filter((f) => isActive(f, today))
+  }
+
+  async function saveIndex(active: Fact[]): Promise<MemoryIndex> {
+    const index = buildIndex(active, config.indexTokenBudget)
+    await storage.put('meta', INDEX_KEY, index.text)
+    return index
+  }
+
+  /** Bring the retriever up to the storage revision: the changed facts when the store can say which, else all. */
+  async function syncRetriever(): Promise<void> {
+    const revision = await storage.revision('facts')
+    const have = await retriever.revision()
+    if (have === revision) return
+    const keys = have !== undefined && storage.changes ? await storage.changes('facts', have) : undefined
+    const today = dayOf(ctx.now())
+    if (keys) {
+      const upsert: RetrievalDoc[] = []
+      const remove: string[] = []
+      for (const key of new Set(keys)) {
+        const fact = await storage.get('facts', key)
+        if (fact && isActive(fact, today)) upsert.push(toRetrievalDoc(fact))
+        else remove.push(key)
+      }
+      await retriever.apply({ revision, upsert, remove })
+      return
+    }
+    const active = [...(await loadFacts()).values()].filter((f) => isActive(f, today))
+    await retriever.apply({ revision, reset: true, upsert: active.map(toRetrievalDoc), remove: [] })
+  }
+
+  async function write(raw: unknown): Promise<WriteResult> {
+    const input: FactInput = factInput.parse(raw, 'memory_write input')
+    const before = await retriever.revision()
+    const outcome = await storage.exclusive(async () => {
+      const revision = await storage.revision('facts')
+      const facts = await loadFacts()
+      const plan = planWrite(input, facts.values(), ctx.now())
+      if (plan.action === 'duplicate') return { plan, revision, after: revision, index: undefined }
+      await storage.put('facts', plan.fact.id, plan.fact)
+      if (plan.superseded) await storage.put('facts', plan.superseded.id, plan.superseded)
+      facts.set(plan.fact.id, plan.fact)
+      if (plan.superseded) facts.set(plan.superseded.id, plan.superseded)
+      const after = await storage.revision('facts')
+      cache = { revision: after, facts }
+      const today = dayOf(ctx.now())
+      const index = await saveIndex([...facts.values()].filter((f) => isActive(f, today)))
+      return { plan, revision, after, index }
+    })
+    const { plan } = outcome
+    if (plan.action === 'duplicate') {
+      const index = buildIndex(await activeFacts(), config.indexTokenBudget)
+      return result('duplicate', plan.existing.id, undefined, index, `exists: ${plan.existing.id} (identical fact, nothing written)`)
+    }
+    // Keep the retriever in step when it was current before the write; otherwise the next search syncs it.
+    if (before === outcome.revision)
+      await retriever.apply({ revision: outcome.after, upsert: [toRetrievalDoc(plan.fact)], remove: plan.superseded ? [plan.superseded.id] : [] })
+    const head = `created: ${plan.fact.id}${plan.superseded ? ` (supersedes ${plan.superseded.id})` : ''}`
+    return result('created', plan.fact.id, plan.superseded?.id, outcome.index!, head)
+  }
+
+  function result(action: WriteResult['action'], id: string, supersedes: string | undefined, index: MemoryIndex, head: string): WriteResult {
+    const { text: _text, ...figures } = index
+    const out: WriteResult = { text: `${head}\nIndex: ${indexSummary(index)} over budget.`, action, id, index: figures }
+    if (supersedes) out.supersedes = supersedes
+    return out
+  }
+
+  async function search(raw: unknown): Promise<SearchResult> {
+    const input: SearchInput = searchInput.parse(raw, 'memory_search input')
+    const limit = input.limit ?? config.memoryRetrieval.maxFacts
+    await syncRetriever()
+    const query = { text: input.query, limit: limit * 2 + 4, ...(input.type && { type: input.type }), ...(input.scope && { scope: input.scope }) }
+    const found = await retriever.search(query)
+    const today = dayOf(ctx.now())
+    const current = cache?.revision === (await storage.revision('facts')) ? cache.facts : undefined
+    const hits: SearchHit[] = []
+    for (const hit of found) {
+      if (hits.length === limit) break
+      const fact = current?.get(hit.id) ?? (await storage.get('facts', hit.id))
+      if (fact && isActive(fact, today)) hits.push({ fact, score: hit.score })
+    }
+    const active = hits.length ? 0 : (await activeFacts()).length
+    const text = hits.length
+      ? hits.map((h) => renderFactBlock(h.fact)).join('\n\n')
+      : `No stored fact matches "${input.query}". Memory holds ${active} active facts.`
+    return { text, query: input.query, hits, active }
+  }
+
+  /** Rebuild INDEX.md from a full read of storage (picks up facts edited by other means). */
+  async function index(): Promise<IndexResult> {
+    const active = await activeFacts(true)
+    const built = await saveIndex(active)
+    await syncRetriever()
+    const path = storage.locate('meta', INDEX_KEY)
+    return { text: `Rebuilt ${path}\n${indexSummary(built)}.`, path, index: built }
+  }
+
+  /** INDEX.md as stored, built first when missing. */
+  async function readIndex(): Promise<string> {
+    const stored = await storage.get('meta', INDEX_KEY)
+    if (stored !== undefined) return stored
+    return (await saveIndex(await activeFacts())).text
+  }
+
+  async function list(options: ListOptions = {}): Promise<Fact[]> {
+    const status = options.status ?? 'active'
+    const today = dayOf(ctx.now())
+    const expired = (f: Fact) => f.status === 'active' && !isActive(f, today)
+    return [...(await loadFacts()).values()]
+      .filter((f) => !options.type || f.type === options.type)
+      .filter((f) => status === 'all' || (status === 'expired' ? expired(f) : status === 'active' ? isActive(f, today) : f.status === 'superseded'))
+      .sort((a, b) => factNumber(a.id) - factNumber(b.id))
+  }
+
+  async function get(id: string): Promise<Fact> {
+    const fact = await storage.get('facts', id)
+    if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${id}. List ids with \`foundry list --status all\`.`)
+    return fact
+  }
+
+  return { write, search, index, readIndex, list, get, activeFacts, syncRetriever }
+}
+
+export type Memory = ReturnType<typeof createMemory>

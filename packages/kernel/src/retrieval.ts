@@ -1,0 +1,64 @@
+import type { FactType } from './schema/fact.js'
+
+/** What a retriever indexes of a fact. */
+export interface RetrievalDoc {
+  id: string
+  title: string
+  body: string
+  tags: string[]
+  type: FactType
+  scope: string
+}
+
+export interface RetrievalQuery {
+  text: string
+  /** Most hits to return, best first. */
+  limit: number
+  type?: FactType
+  scope?: string
+}
+
+export interface RetrievalHit {
+  id: string
+  /** Higher is better. Comparable within one retriever only (BM25 with field boosts for both built-ins). */
+  score: number
+}
+
+/** A change set the kernel applies after reading the storage at `revision`. */
+export interface RetrievalChanges {
+  /** The storage revision the index reflects once the changes are applied. */
+  revision: string
+  /** Drop everything first (the kernel sends every active fact). */
+  reset?: boolean
+  upsert: RetrievalDoc[]
+  remove: string[]
+}
+
+/**
+ * Keyword retrieval over the active facts. The kernel keeps it in step with storage: it asks
+ * `revision()`, and when that differs from the storage's it sends the changes (or everything).
+ */
+export interface Retriever {
+  readonly name: string
+  /** The storage revision the index reflects, or `undefined` when it reflects nothing (fresh, or a stale snapshot). */
+  revision(): Promise<string | undefined>
+  /** Apply a change set; afterwards `revision()` returns `changes.revision`. */
+  apply(changes: RetrievalChanges): Promise<void>
+  /** Hits for the query, best first, at most `limit`; an empty array when nothing matches. */
+  search(query: RetrievalQuery): Promise<RetrievalHit[]>
+  /**
+   * Called once by `createKernel` with a place to persist state beside the data, so the next process
+   * restores instead of re-indexing. Retrievers that persist by themselves ignore it.
+   */
+  attach?(store: SnapshotStore): void
+  /** Persist now whatever is pending (a retriever may defer snapshots to keep writes fast). */
+  flush?(): Promise<void>
+  close?(): Promise<void>
+}
+
+/** Named text blobs kept beside the data (in storage's `meta` collection). */
+export interface SnapshotStore {
+  read(name: string): Promise<string | undefined>
+  write(name: string, text: string): Promise<void>
+  remove(name: string): Promise<void>
+}

@@ -1,0 +1,77 @@
+import type { KernelContext } from './context.js'
+import { FoundryError } from './errors.js'
+import { RunbookGetInputSchema } from './schema/inputs.js'
+import type { Runbook } from './schema/records.js'
+import { validator } from './schema/validate.js'
+
+export interface RunbookListResult {
+  text: string
+  runbooks: Array<{ slug: string; title: string; trigger?: string }>
+}
+
+export interface RunbookGetResult {
+  text: string
+  runbook: Runbook
+}
+
+const NONE = 'No runbooks yet. Create one with the runbook-author skill after any task worth repeating.'
+const getInput = validator(RunbookGetInputSchema)
+
+/** The trigger phrases of a runbook: its `trigger` split on commas, lowercased. */
+export function triggerPhrases(runbook: Pick<Runbook, 'trigger'>): string[] {
+  return (runbook.trigger ?? '')
+    .split(',')
+    .map((t) => t.trim().toLowerCase())
+    .filter(Boolean)
+}
+
+/** True when one of the runbook's trigger phrases appears in the text as whole words. */
+export function isTriggeredBy(runbook: Pick<Runbook, 'trigger'>, text: string): boolean {
+  const haystack = ` ${text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `
+  return triggerPhrases(runbook).some((phrase) => {
+    const needle = phrase.replace(/[^\p{L}\p{N}]+/gu, ' ').trim()
+    return needle !== '' && haystack.includes(` ${needle} `)
+  })
+}
+
+export function renderRunbook(runbook: Runbook): string {
+  const body = runbook.body.trim()
+  if (/^#\s/.test(body)) return `${body}\n`
+  const trigger = runbook.trigger ? `\n_trigger: ${runbook.trigger}_\n` : ''
+  return `# ${runbook.title}\n${trigger}\n${body}\n`
+}
+
+export function createRunbooks(ctx: KernelContext) {
+  const all = () => ctx.storage.list('runbooks', { onProblem: ctx.onProblem })
+
+  async function list(): Promise<RunbookListResult> {
+    const runbooks = await all()
+    const text = runbooks.length
+      ? runbooks.map((r) => `- **${r.slug}** — ${r.title}${r.trigger ? `\n  trigger: ${r.trigger}` : ''}`).join('\n')
+      : NONE
+    return { text, runbooks: runbooks.map(({ slug, title, trigger }) => (trigger ? { slug, title, trigger } : { slug, title })) }
+  }
+
+  async function get(raw: unknown): Promise<RunbookGetResult> {
+    const { slug } = getInput.parse(raw, 'runbook_get input')
+    const runbook = /^[a-z0-9][a-z0-9._-]*$/.test(slug) ? await ctx.storage.get('runbooks', slug) : undefined
+    if (!runbook) {
+      const slugs = (await all()).map((r) => r.slug)
+      throw new FoundryError('NOT_FOUND', `Unknown runbook "${slug}". Available: ${slugs.length ? slugs.join(', ') : 'none'}.`)
+    }
+    return { text: renderRunbook(runbook), runbook }
+  }
+
+  /** Runbooks whose trigger appears in `text` (the prompt-context hook's second source). */
+  async function triggeredBy(text: string): Promise<Runbook[]> {
+    return (await all()).filter((r) => isTriggeredBy(r, text))
+  }
+
+  async function put(runbook: Runbook): Promise<void> {
+    await ctx.storage.put('runbooks', runbook.slug, runbook)
+  }
+
+  return { list, get, triggeredBy, put }
+}
+
+export type Runbooks = ReturnType<typeof createRunbooks>

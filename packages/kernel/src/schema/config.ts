@@ -1,0 +1,101 @@
+import { Type, type Static } from 'typebox'
+import { FoundryError } from '../errors.js'
+import { validator } from './validate.js'
+
+export const ENFORCEMENT_LEVELS = ['off', 'warn', 'gate'] as const
+export type Enforcement = (typeof ENFORCEMENT_LEVELS)[number]
+export const STORAGE_KINDS = ['fs', 'sqlite'] as const
+export const RETRIEVAL_KINDS = ['minisearch', 'fts'] as const
+
+/** `.foundry/config.json`: every key optional, unknown keys refused. */
+export const ConfigFileSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    profile: Type.Optional(Type.String({ description: 'A preset applied under the explicit keys: default | startup-mvp' })),
+    indexTokenBudget: Type.Optional(Type.Integer({ minimum: 100, maximum: 200_000, description: 'Token cap of memory/INDEX.md. Default 4000' })),
+    handoffSummaryTokenBudget: Type.Optional(Type.Integer({ minimum: 10, maximum: 100_000, description: 'Tokens a subagent may return; the firewall blocks over 3x. Default 300' })),
+    memoryRetrieval: Type.Optional(
+      Type.Object({ maxFacts: Type.Optional(Type.Integer({ minimum: 1, maximum: 25 })) }, { additionalProperties: false }),
+    ),
+    promptContext: Type.Optional(
+      Type.Object(
+        {
+          maxFacts: Type.Optional(Type.Integer({ minimum: 0, maximum: 25 })),
+          minScore: Type.Optional(Type.Number({ minimum: 0 })),
+          minPromptLength: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    enforcement: Type.Optional(Type.Enum([...ENFORCEMENT_LEVELS])),
+    storage: Type.Optional(Type.Enum([...STORAGE_KINDS])),
+    retrieval: Type.Optional(Type.Enum([...RETRIEVAL_KINDS])),
+    sqlite: Type.Optional(Type.Object({ path: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+)
+export type ConfigFile = Static<typeof ConfigFileSchema>
+
+/** The resolved configuration every service reads: defaults, then the profile, then the file. */
+export interface Config {
+  profile: string
+  indexTokenBudget: number
+  handoffSummaryTokenBudget: number
+  memoryRetrieval: { maxFacts: number }
+  promptContext: { maxFacts: number; minScore: number; minPromptLength: number }
+  enforcement: Enforcement
+  storage: (typeof STORAGE_KINDS)[number]
+  retrieval: (typeof RETRIEVAL_KINDS)[number]
+  sqlite: { path: string }
+}
+
+export const DEFAULT_CONFIG: Config = {
+  profile: 'default',
+  indexTokenBudget: 4000,
+  handoffSummaryTokenBudget: 300,
+  memoryRetrieval: { maxFacts: 8 },
+  promptContext: { maxFacts: 5, minScore: 3, minPromptLength: 12 },
+  enforcement: 'gate',
+  storage: 'fs',
+  retrieval: 'minisearch',
+  sqlite: { path: '.foundry/foundry.db' },
+}
+
+/** Presets a project picks with `profile`; explicit keys in the file still win. */
+export const PROFILES: Record<string, ConfigFile> = {
+  default: {},
+  // Lowers enforcement for speed, keeps the context firewall (it is tuned by the handoff budget, not enforcement).
+  'startup-mvp': { enforcement: 'warn' },
+  strict: { enforcement: 'gate', handoffSummaryTokenBudget: 200 },
+}
+
+const configFile = validator(ConfigFileSchema)
+
+/** Resolve a parsed `config.json` (or `undefined` when the file is absent). Throws INVALID_INPUT naming the key. */
+export function resolveConfig(raw: unknown, where = '.foundry/config.json'): Config {
+  const file = raw === undefined ? {} : configFile.parse(raw, where)
+  const profileName = file.profile ?? 'default'
+  const profile = PROFILES[profileName]
+  if (!profile)
+    throw new FoundryError('INVALID_INPUT', `Invalid ${where}: profile must be one of ${Object.keys(PROFILES).join(' | ')} (got "${profileName}")`)
+  return merge(merge(DEFAULT_CONFIG, profile), file, profileName)
+}
+
+function merge(base: Config, over: ConfigFile, profile = base.profile): Config {
+  return {
+    profile,
+    indexTokenBudget: over.indexTokenBudget ?? base.indexTokenBudget,
+    handoffSummaryTokenBudget: over.handoffSummaryTokenBudget ?? base.handoffSummaryTokenBudget,
+    memoryRetrieval: { ...base.memoryRetrieval, ...defined(over.memoryRetrieval) },
+    promptContext: { ...base.promptContext, ...defined(over.promptContext) },
+    enforcement: over.enforcement ?? base.enforcement,
+    storage: over.storage ?? base.storage,
+    retrieval: over.retrieval ?? base.retrieval,
+    sqlite: { ...base.sqlite, ...defined(over.sqlite) },
+  }
+}
+
+function defined<T extends object>(value: T | undefined): Partial<T> {
+  if (!value) return {}
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}

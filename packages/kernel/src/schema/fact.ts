@@ -1,0 +1,64 @@
+import { Type, type Static } from 'typebox'
+
+export const FACT_TYPES = ['decision', 'constraint', 'convention', 'domain', 'risk', 'metric', 'glossary'] as const
+export const CONFIDENCES = ['high', 'medium', 'low'] as const
+export const FACT_STATUSES = ['active', 'superseded'] as const
+
+export const TITLE_MAX_CHARS = 80
+export const BODY_MAX_WORDS = 120
+export const SCOPE_PATTERN = '^(project|module:[A-Za-z0-9._/@-]+|vertical:[A-Za-z0-9._/@-]+)$'
+export const SOURCE_PATTERN = '^(adr-[0-9]{1,6}|conversation|code|external:\\S+)$'
+export const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
+export const FACT_ID_PATTERN = '^fact-[0-9]{4,}$'
+
+export const FactTypeSchema = Type.Enum([...FACT_TYPES], { description: 'decision | constraint | convention | domain | risk | metric | glossary' })
+export type FactType = (typeof FACT_TYPES)[number]
+export const ConfidenceSchema = Type.Enum([...CONFIDENCES], { description: 'high | medium | low' })
+export type Confidence = (typeof CONFIDENCES)[number]
+export type FactStatus = (typeof FACT_STATUSES)[number]
+
+const Title = Type.String({ minLength: 1, maxLength: TITLE_MAX_CHARS, description: 'States the fact itself, not the topic. Max 80 characters' })
+const Body = Type.String({ minLength: 1, maxLength: 4000, description: 'Max 120 words. For decision and risk, include `Why:` and `How to apply:` lines' })
+const Scope = Type.String({ pattern: SCOPE_PATTERN, description: 'project | module:<name> | vertical:<name>. Defaults to project' })
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[^\\s,]+$' }), { maxItems: 20, description: 'Defaults to []' })
+const Source = Type.String({ pattern: SOURCE_PATTERN, description: 'adr-0007 | conversation | code | external:<url>. Defaults to conversation' })
+const Expires = Type.String({ pattern: DATE_PATTERN, description: 'YYYY-MM-DD after which the fact stops being loaded' })
+const FactId = Type.String({ pattern: FACT_ID_PATTERN })
+
+/** A stored fact: what `memory/facts/fact-NNNN.md` holds, front matter and body. */
+export const FactSchema = Type.Object(
+  {
+    id: FactId,
+    title: Title,
+    body: Body,
+    type: FactTypeSchema,
+    scope: Scope,
+    tags: Tags,
+    confidence: ConfidenceSchema,
+    source: Source,
+    created: Type.String({ minLength: 10, description: 'ISO 8601 timestamp' }),
+    expires: Type.Optional(Expires),
+    supersedes: Type.Optional(FactId),
+    supersededBy: Type.Optional(FactId),
+    status: Type.Enum([...FACT_STATUSES]),
+  },
+  { additionalProperties: false },
+)
+export type Fact = Static<typeof FactSchema>
+
+/** The input of `memory_write`. */
+export const FactInputSchema = Type.Object(
+  {
+    title: Title,
+    body: Body,
+    type: FactTypeSchema,
+    scope: Type.Optional(Scope),
+    tags: Type.Optional(Tags),
+    confidence: Type.Optional(ConfidenceSchema),
+    source: Type.Optional(Source),
+    expires: Type.Optional(Expires),
+    supersedes: Type.Optional(Type.String({ pattern: FACT_ID_PATTERN, description: 'Explicitly supersede this fact id (otherwise found by the same-subject rule)' })),
+  },
+  { additionalProperties: false },
+)
+export type FactInput = Static<typeof FactInputSchema>

@@ -1,0 +1,56 @@
+import { Type, type Static } from 'typebox'
+import { FactTypeSchema, SCOPE_PATTERN } from './fact.js'
+import { SLUG_PATTERN } from './records.js'
+
+/** Inputs of the kernel's operations; the MCP server publishes these as the tools' `inputSchema`. */
+export const SearchInputSchema = Type.Object(
+  {
+    query: Type.String({ minLength: 1, maxLength: 2000, description: 'Keywords describing what you need to know' }),
+    type: Type.Optional(FactTypeSchema),
+    scope: Type.Optional(Type.String({ pattern: SCOPE_PATTERN, description: 'Only facts of this scope, e.g. module:billing' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 25, description: 'Default comes from memoryRetrieval.maxFacts, which is 8' })),
+  },
+  { additionalProperties: false },
+)
+export type SearchInput = Static<typeof SearchInputSchema>
+
+export const NoInputSchema = Type.Object({}, { additionalProperties: false })
+
+export const RunbookGetInputSchema = Type.Object(
+  { slug: Type.String({ minLength: 1, maxLength: 80, description: 'The runbook slug, as runbook_list shows it' }) },
+  { additionalProperties: false },
+)
+export type RunbookGetInput = Static<typeof RunbookGetInputSchema>
+
+export const ContractValidateInputSchema = Type.Object(
+  {
+    schema: Type.String({ minLength: 1, maxLength: 80, description: 'Contract id, e.g. finding.v1' }),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The artifact to validate' })),
+    path: Type.Optional(Type.String({ minLength: 1, description: 'Alternatively, a path to a JSON file, resolved against the project root when relative' })),
+  },
+  { additionalProperties: false },
+)
+export type ContractValidateInput = Static<typeof ContractValidateInputSchema>
+
+export const BlackboardWriteInputSchema = Type.Object(
+  {
+    wave: Type.String({ minLength: 1, maxLength: 200, description: 'Wave id, e.g. analysis' }),
+    agent: Type.String({ minLength: 1, maxLength: 200, description: 'Producing agent name' }),
+    schema: Type.String({ minLength: 1, maxLength: 80, description: 'Contract id the artifact conforms to' }),
+    data: Type.Record(Type.String(), Type.Unknown(), { description: 'The artifact' }),
+  },
+  { additionalProperties: false },
+)
+export type BlackboardWriteInput = Static<typeof BlackboardWriteInputSchema>
+
+export const BlackboardReadInputSchema = Type.Object(
+  {
+    wave: Type.String({ minLength: 1, maxLength: 200 }),
+    agent: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Restrict to one producer' })),
+    full: Type.Optional(Type.Boolean({ description: 'Return the whole artifact. Use only when you genuinely need it' })),
+  },
+  { additionalProperties: false },
+)
+export type BlackboardReadInput = Static<typeof BlackboardReadInputSchema>
+
+export { SLUG_PATTERN }

@@ -1,0 +1,100 @@
+import type { Static, TSchema } from 'typebox'
+import { Compile } from 'typebox/compile'
+import { FoundryError } from '../errors.js'
+
+interface SchemaError {
+  keyword: string
+  instancePath: string
+  params: Record<string, unknown>
+  message: string
+}
+
+/** A compiled check for one schema: `parse` returns the typed value or throws INVALID_INPUT naming the field. */
+export interface Validator<T> {
+  readonly schema: TSchema | object
+  check(value: unknown): value is T
+  /** Every violation as a one-line sentence, in document order, without duplicates. */
+  problems(value: unknown): string[]
+  parse(value: unknown, what?: string): T
+}
+
+export function validator<S extends TSchema>(schema: S): Validator<Static<S>>
+export function validator<T = unknown>(schema: object): Validator<T>
+export function validator(schema: object): Validator<unknown> {
+  let compiled: ReturnType<typeof Compile> | undefined
+  const get = () => (compiled ??= Compile(schema as TSchema))
+  return {
+    schema,
+    check: (value): value is unknown => get().Check(value),
+    problems: (value) => describeErrors([...get().Errors(value)] as SchemaError[]),
+    parse(value, what = 'input') {
+      if (get().Check(value)) return value
+      const problems = describeErrors([...get().Errors(value)] as SchemaError[])
+      throw new FoundryError('INVALID_INPUT', `Invalid ${what}: ${problems.join('; ')}`)
+    },
+  }
+}
+
+/** `/tags/0` becomes `tags[0]`; the root is `input`. */
+export function fieldName(instancePath: string, root = 'input'): string {
+  if (!instancePath) return root
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : (i ? '.' : '') + part.replace(/~1/g, '/').replace(/~0/g, '~')))
+    .join('')
+}
+
+function describeErrors(errors: SchemaError[]): string[] {
+  const out: string[] = []
+  const seen = new Set<string>()
+  const add = (line: string) => {
+    if (!seen.has(line)) (seen.add(line), out.push(line))
+  }
+  // A union of constants reports one `const` error per member, then `anyOf`: fold them into one line.
+  const allowed = new Map<string, unknown[]>()
+  for (const e of errors) {
+    if (e.keyword === 'const') {
+      const list = allowed.get(e.instancePath) ?? []
+      list.push(e.params.allowedValue)
+      allowed.set(e.instancePath, list)
+    }
+  }
+  for (const e of errors) {
+    const field = fieldName(e.instancePath)
+    switch (e.keyword) {
+      case 'boolean':
+      case 'const':
+        continue
+      case 'required':
+        for (const name of (e.params.requiredProperties as string[] | undefined) ?? [e.params.missingProperty as string])
+          add(`missing required property "${e.instancePath ? `${field}.` : ''}${name}"`)
+        continue
+      case 'additionalProperties':
+        for (const name of (e.params.additionalProperties as string[] | undefined) ?? [])
+          add(`unknown property "${e.instancePath ? `${field}.` : ''}${name}" (remove it)`)
+        continue
+      case 'anyOf': {
+        const values = allowed.get(e.instancePath)
+        if (values) add(`${field} must be one of ${values.map(String).join(' | ')}`)
+        else add(`${field} ${e.message}`)
+        continue
+      }
+      case 'enum':
+        add(`${field} must be one of ${(e.params.allowedValues as unknown[]).map(String).join(' | ')}`)
+        continue
+      case 'maxLength':
+        add(`${field} must be at most ${e.params.limit} characters`)
+        continue
+      case 'minLength':
+        add(e.params.limit === 1 ? `${field} must not be empty` : `${field} must be at least ${e.params.limit} characters`)
+        continue
+      case 'pattern':
+        add(`${field} has the wrong form (expected ${e.params.pattern})`)
+        continue
+      default:
+        add(`${field} ${e.message}`)
+    }
+  }
+  return out
+}

@@ -1,0 +1,105 @@
+import type { Blackboard } from './blackboard.js'
+import type { KernelContext } from './context.js'
+import type { Memory } from './memory/memory.js'
+import { renderFactBlock } from './memory/facts.js'
+import { renderRunbook } from './runbooks.js'
+import { estimateTokens } from './tokens.js'
+
+export interface TokenFigures {
+  indexTokens: number
+  indexBudget: number
+  facts: number
+  factTokens: number
+  runbooks: number
+  runbookTokens: number
+  artifacts: number
+  artifactTokens: number
+  /** Event counts by kind, in order of first appearance in the log. */
+  events: Record<string, number>
+  /** What loading every fact and runbook at session start would cost. */
+  eagerTokens: number
+  /** What the index-first path costs: the index. */
+  indexFirstTokens: number
+  savingTokens: number
+  savingPercent: number
+}
+
+export interface TokenReport {
+  /** The `token_report` tool's text. */
+  text: string
+  /** The `foundry tokens` text. */
+  accounting: string
+  figures: TokenFigures
+}
+
+/** Token accounting for the project: what is always loaded, what is on demand, what eager loading would cost. */
+export function createTokenReport(ctx: KernelContext, memory: Memory, blackboard: Blackboard) {
+  return async function report(): Promise<TokenReport> {
+    const [index, facts, runbooks, artifacts, events] = await Promise.all([
+      memory.readIndex(),
+      memory.activeFacts(),
+      ctx.storage.list('runbooks', { onProblem: ctx.onProblem }),
+      blackboard.all(),
+      ctx.storage.readEvents(),
+    ])
+    const counts: Record<string, number> = {}
+    for (const e of events) counts[e.kind] = (counts[e.kind] ?? 0) + 1
+    const indexTokens = estimateTokens(index)
+    const factTokens = facts.reduce((n, f) => n + estimateTokens(renderFactBlock(f)), 0)
+    const runbookTokens = runbooks.reduce((n, r) => n + estimateTokens(renderRunbook(r)), 0)
+    const artifactTokens = artifacts.reduce((n, a) => n + a.tokens, 0)
+    const eagerTokens = factTokens + runbookTokens
+    const savingTokens = Math.max(0, eagerTokens - indexTokens)
+    const figures: TokenFigures = {
+      indexTokens,
+      indexBudget: ctx.config.indexTokenBudget,
+      facts: facts.length,
+      factTokens,
+      runbooks: runbooks.length,
+      runbookTokens,
+      artifacts: artifacts.length,
+      artifactTokens,
+      events: counts,
+      eagerTokens,
+      indexFirstTokens: indexTokens,
+      savingTokens,
+      savingPercent: eagerTokens ? Math.round((savingTokens / eagerTokens) * 100) : 0,
+    }
+    return { text: toolText(figures), accounting: cliText(figures), figures }
+  }
+}
+
+function toolText(f: TokenFigures): string {
+  const events = Object.entries(f.events)
+  // The tool's view counts the blackboard in eager loading: it is what a session without the firewall reads.
+  const eager = f.factTokens + f.runbookTokens + f.artifactTokens
+  return [
+    '# Foundry token report',
+    '',
+    `- Memory index: ~${f.indexTokens} tokens of a ${f.indexBudget} budget (always in context)`,
+    `- Facts stored: ${f.facts}, ~${f.factTokens} tokens total (retrieved on demand only)`,
+    ...(f.runbooks ? [`- Runbooks: ${f.runbooks}, ~${f.runbookTokens} tokens (retrieved on demand only)`] : []),
+    `- Blackboard artifacts: ~${f.artifactTokens} tokens (never enter context wholesale)`,
+    `- Recorded events: ${events.length ? events.map(([k, n]) => `${k}=${n}`).join(', ') : 'none'}`,
+    '',
+    `Loading all memory eagerly would cost ~${eager} tokens per session; the index-first path costs ~${f.indexTokens}.`,
+  ].join('\n')
+}
+
+function cliText(f: TokenFigures): string {
+  const row = (label: string, value: string) => `  ${label.padEnd(31)}${value}`
+  return [
+    'Foundry token accounting',
+    '',
+    row('memory index (always loaded)', `~${f.indexTokens} tokens  (budget ${f.indexBudget})`),
+    row('facts, retrieved on demand', `~${f.factTokens} tokens across ${f.facts} facts`),
+    row('runbooks, retrieved on demand', `~${f.runbookTokens} tokens`),
+    row('blackboard artifacts', `~${f.artifactTokens} tokens (never loaded wholesale)`),
+    '',
+    row('eager loading would cost', `~${f.eagerTokens} tokens per session`),
+    row('index-first costs', `~${f.indexFirstTokens} tokens per session`),
+    row('saving', `~${f.savingTokens} tokens per session (${f.savingPercent}%)`),
+    '',
+    'Estimates use ~4 characters per token. For billed usage see /cost and /usage.',
+  ].join('\n')
+}

@@ -1,0 +1,8 @@
+import { test } from 'uvu'
+import { memoryStorage, minisearchRetriever } from '../src/index.js'
+import { retrieverSuite, storageSuite } from '../src/testing/index.js'
+
+storageSuite(test, () => memoryStorage(), { prefix: 'memoryStorage: ' })
+retrieverSuite(test, () => minisearchRetriever(), { prefix: 'minisearchRetriever: ' })
+
+test.run()

@@ -1,0 +1,58 @@
+// `pnpm bench [--data DIR] [--quick] [--only a,b]`: run the suites and print the figures table.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import type { BenchContext, Suite } from './lib/context.js'
+import { renderTable, type Figure } from './lib/table.js'
+import { kernelSuite } from './suites/kernel.js'
+import { scifactSuite } from './suites/scifact.js'
+
+const SUITES: Suite[] = [kernelSuite, scifactSuite]
+
+const { values } = parseArgs({
+  options: {
+    data: { type: 'string', default: resolve(import.meta.dirname, '../../shared/eval-data') },
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+})
+if (values.help) {
+  console.log(`Usage: pnpm bench [--data DIR] [--quick] [--only ${SUITES.map((s) => s.name).join(',')}]\n`)
+  for (const s of SUITES) console.log(`  ${s.name.padEnd(10)} ${s.about}`)
+  process.exit(0)
+}
+const only = values.only?.split(',').map((s) => s.trim())
+const unknown = only?.filter((name) => !SUITES.some((s) => s.name === name)) ?? []
+if (unknown.length) {
+  console.error(`Unknown suite ${unknown.join(', ')}; choose from ${SUITES.map((s) => s.name).join(', ')}`)
+  process.exit(2)
+}
+
+const figures: Figure[] = []
+const scratch = mkdtempSync(join(tmpdir(), 'foundry-bench-'))
+const ctx: BenchContext = {
+  data: resolve(values.data!),
+  quick: values.quick!,
+  scratch,
+  report: (f) => (figures.push(f), console.error(`  ${f.suite}: ${f.figure} = ${f.value}`)),
+  log: (line) => console.error(line),
+}
+let failed = false
+try {
+  for (const suite of SUITES.filter((s) => !only || only.includes(s.name))) {
+    console.error(`# ${suite.name}: ${suite.about}`)
+    try {
+      await suite.run(ctx)
+    } catch (error) {
+      failed = true
+      console.error(`suite ${suite.name} failed: ${(error as Error).message}`)
+    }
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true })
+}
+console.log(`\nFoundry benchmarks, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}${ctx.quick ? ' (quick)' : ''}\n`)
+console.log(renderTable(figures))
+process.exit(failed ? 1 : 0)

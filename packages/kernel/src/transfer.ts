@@ -1,0 +1,50 @@
+import type { Collections, Storage, StorageProblem } from './storage.js'
+
+export interface CopyOptions {
+  /** Append the source's events to the target's log. Default true; repeat imports then repeat events. */
+  events?: boolean
+  /** Records the source cannot read; they are left out of the copy. */
+  onProblem?: (problem: StorageProblem) => void
+}
+
+export interface CopyReport {
+  facts: number
+  runbooks: number
+  contracts: number
+  artifacts: number
+  meta: number
+  events: number
+}
+
+type RecordCollection = 'facts' | 'runbooks' | 'contracts' | 'artifacts'
+const KEY_OF: { [C in RecordCollection]: (record: Collections[C]) => string } = {
+  facts: (f) => f.id,
+  runbooks: (r) => r.slug,
+  contracts: (c) => c.id,
+  artifacts: (a) => `${a.wave}/${a.agent}`,
+}
+/** Derived text worth carrying over; retriever snapshots are not (they describe the source's revisions). */
+const META_KEYS = ['index']
+
+/**
+ * Copy every record and event from one storage into another, losslessly: the CLI's `export` and
+ * `import`. Records with the same key in the target are replaced.
+ */
+export async function copyStorage(from: Storage, to: Storage, options: CopyOptions = {}): Promise<CopyReport> {
+  const report: CopyReport = { facts: 0, runbooks: 0, contracts: 0, artifacts: 0, meta: 0, events: 0 }
+  const listOptions = options.onProblem ? { onProblem: options.onProblem } : {}
+  await to.exclusive(async () => {
+    for (const collection of Object.keys(KEY_OF) as RecordCollection[]) {
+      for (const record of await from.list(collection, listOptions)) {
+        await to.put(collection, KEY_OF[collection](record as never), record)
+        report[collection]++
+      }
+    }
+    for (const key of META_KEYS) {
+      const text = await from.get('meta', key)
+      if (text !== undefined) (await to.put('meta', key, text), report.meta++)
+    }
+  })
+  if (options.events ?? true) for (const event of await from.readEvents()) (await to.appendEvent(event), report.events++)
+  return report
+}

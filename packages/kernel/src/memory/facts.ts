@@ -51,11 +51,12 @@ export function toRetrievalDoc(fact: Fact): RetrievalDoc {
   return { id: fact.id, title: fact.title, body: fact.body, tags: fact.tags, type: fact.type, scope: fact.scope }
 }
 
-const normalize = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').replace(/[\s.!;:,]+$/, '').trim()
+/** Case, runs of whitespace and trailing punctuation do not make two texts different. */
+export const normalizeText = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').replace(/[\s.!;:,]+$/, '').trim()
 
 /** Identical: same type, scope, title and body, ignoring case of the title, whitespace and trailing punctuation. */
 export function isSameFact(a: Pick<Fact, 'type' | 'scope' | 'title' | 'body'>, b: Pick<Fact, 'type' | 'scope' | 'title' | 'body'>): boolean {
-  return a.type === b.type && a.scope === b.scope && normalize(a.title) === normalize(b.title) && normalize(a.body) === normalize(b.body)
+  return a.type === b.type && a.scope === b.scope && normalizeText(a.title) === normalizeText(b.title) && normalizeText(a.body) === normalizeText(b.body)
 }
 
 const SUBJECT_STOP_WORDS = new Set(['a', 'an', 'the', 'of', 'to', 'for', 'in', 'on', 'at', 'by', 'with', 'and', 'or', 'is', 'are', 'be', 'we', 'our'])

@@ -1,6 +1,7 @@
 import type { Fact } from '../schema/fact.js'
 import { estimateTokens } from '../tokens.js'
-import { compareForIndex } from './facts.js'
+import { createFactSet, type FactSet } from './fact-set.js'
+import { isActive } from './facts.js'
 
 export interface MemoryIndex {
   /** The markdown of `memory/INDEX.md`. */
@@ -16,30 +17,32 @@ const HEADER = '# Memory index\n\nOne line a fact: id · confidence · title. Fe
 const footer = (omitted: number) => `\n_${omitted} more fact${omitted === 1 ? '' : 's'} omitted over budget: find them with memory_search._\n`
 
 /**
- * The index of the active facts, one line each, in `compareForIndex` order, capped at `budget`
- * tokens (the whole file counts). Listing stops at the first fact that does not fit, so what is
- * listed is always a prefix of the order: a deterministic cut.
+ * The index of the active facts, one line each, in `compareForIndex` order (type, confidence, newest
+ * first), capped at `budget` tokens (the whole file counts). Listing stops at the first fact that
+ * does not fit, so what is listed is always a prefix of the order: a deterministic cut.
  */
-export function buildIndex(active: Fact[], budget: number): MemoryIndex {
-  const ordered = [...active].sort(compareForIndex)
-  const reserve = footer(ordered.length) // the longest footer this index could need
+export function buildIndex(facts: FactSet | Fact[], budget: number, today: string): MemoryIndex {
+  const set = Array.isArray(facts) ? createFactSet(facts) : facts
+  const total = set.activeCount(today)
+  const reserve = footer(total) // the longest footer this index could need
   let text = HEADER
   let listed = 0
   let group: string | undefined
-  for (const fact of ordered) {
+  for (const fact of set.ordered()) {
+    if (!isActive(fact, today)) continue
     const heading = fact.type !== group ? `\n## ${fact.type}\n` : ''
     const scope = fact.scope === 'project' ? '' : ` · ${fact.scope}`
     const line = `${heading}- ${fact.id} · ${fact.confidence} · ${fact.title}${scope}\n`
-    const more = listed + 1 < ordered.length
+    const more = listed + 1 < total
     if (estimateTokens(text + line + (more ? reserve : '')) > budget) break
     text += line
     listed++
     group = fact.type
   }
-  const omitted = ordered.length - listed
+  const omitted = total - listed
   if (listed === 0 && omitted === 0) text += '\nNo facts yet. Store one with memory_write.\n'
   if (omitted > 0) text += footer(omitted)
-  return { text, listed, total: ordered.length, omitted, tokens: estimateTokens(text), budget }
+  return { text, listed, total, omitted, tokens: estimateTokens(text), budget }
 }
 
 /** `13/16 facts listed, ~1980 tokens, 3 omitted` */

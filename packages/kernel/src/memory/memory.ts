@@ -6,6 +6,7 @@ import { FactInputSchema } from '../schema/fact.js'
 import { SearchInputSchema, type SearchInput } from '../schema/inputs.js'
 import { validator } from '../schema/validate.js'
 import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
+import { createFactSet, type FactSet } from './fact-set.js'
 import { buildIndex, indexSummary, type MemoryIndex } from './index-file.js'
 import { planWrite } from './plan-write.js'
 
@@ -49,10 +50,10 @@ const searchInput = validator(SearchInputSchema)
 /** Facts: write (dedup, supersede, gapless ids), the index, search, listing. */
 export function createMemory(ctx: KernelContext) {
   const { storage, retriever, config } = ctx
-  let cache: { revision: string; facts: Map<string, Fact> } | undefined
+  let cache: { revision: string; facts: FactSet } | undefined
 
   /** Every stored fact, from a cache that is checked against the storage revision on every call. */
-  async function loadFacts(force = false): Promise<Map<string, Fact>> {
+  async function loadFacts(force = false): Promise<FactSet> {
     const revision = await storage.revision('facts')
     if (!force && cache?.revision === revision) return cache.facts
     if (!force && cache && storage.changes) {
@@ -61,7 +62,7 @@ export function createMemory(ctx: KernelContext) {
         const facts = cache.facts
         for (const key of new Set(keys)) {
           const fact = await storage.get('facts', key)
-          if (fact) facts.set(key, fact)
+          if (fact) facts.set(fact)
           else facts.delete(key)
         }
         cache = { revision, facts }
@@ -69,7 +70,7 @@ export function createMemory(ctx: KernelContext) {
       }
     }
     const list = await storage.list('facts', { onProblem: ctx.onProblem })
-    cache = { revision, facts: new Map(list.map((f) => [f.id, f])) }
+    cache = { revision, facts: createFactSet(list) }
     return cache.facts
   }
 
@@ -78,8 +79,8 @@ export function createMemory(ctx: KernelContext) {
     return [...(await loadFacts(force)).values()].filter((f) => isActive(f, today))
   }
 
-  async function saveIndex(active: Fact[]): Promise<MemoryIndex> {
-    const index = buildIndex(active, config.indexTokenBudget)
+  async function saveIndex(facts: FactSet): Promise<MemoryIndex> {
+    const index = buildIndex(facts, config.indexTokenBudget, dayOf(ctx.now()))
     await storage.put('meta', INDEX_KEY, index.text)
     return index
   }
@@ -112,21 +113,20 @@ export function createMemory(ctx: KernelContext) {
     const outcome = await storage.exclusive(async () => {
       const revision = await storage.revision('facts')
       const facts = await loadFacts()
-      const plan = planWrite(input, facts.values(), ctx.now())
+      const plan = planWrite(input, facts, ctx.now())
       if (plan.action === 'duplicate') return { plan, revision, after: revision, index: undefined }
       await storage.put('facts', plan.fact.id, plan.fact)
       if (plan.superseded) await storage.put('facts', plan.superseded.id, plan.superseded)
-      facts.set(plan.fact.id, plan.fact)
-      if (plan.superseded) facts.set(plan.superseded.id, plan.superseded)
+      facts.set(plan.fact)
+      if (plan.superseded) facts.set(plan.superseded)
       const after = await storage.revision('facts')
       cache = { revision: after, facts }
-      const today = dayOf(ctx.now())
-      const index = await saveIndex([...facts.values()].filter((f) => isActive(f, today)))
+      const index = await saveIndex(facts)
       return { plan, revision, after, index }
     })
     const { plan } = outcome
     if (plan.action === 'duplicate') {
-      const index = buildIndex(await activeFacts(), config.indexTokenBudget)
+      const index = buildIndex(await loadFacts(), config.indexTokenBudget, dayOf(ctx.now()))
       return result('duplicate', plan.existing.id, undefined, index, `exists: ${plan.existing.id} (identical fact, nothing written)`)
     }
     // Keep the retriever in step when it was current before the write; otherwise the next search syncs it.
@@ -157,7 +157,7 @@ export function createMemory(ctx: KernelContext) {
       const fact = current?.get(hit.id) ?? (await storage.get('facts', hit.id))
       if (fact && isActive(fact, today)) hits.push({ fact, score: hit.score })
     }
-    const active = hits.length ? 0 : (await activeFacts()).length
+    const active = hits.length ? 0 : (await loadFacts()).activeCount(today)
     const text = hits.length
       ? hits.map((h) => renderFactBlock(h.fact)).join('\n\n')
       : `No stored fact matches "${input.query}". Memory holds ${active} active facts.`
@@ -166,8 +166,7 @@ export function createMemory(ctx: KernelContext) {
 
   /** Rebuild INDEX.md from a full read of storage (picks up facts edited by other means). */
   async function index(): Promise<IndexResult> {
-    const active = await activeFacts(true)
-    const built = await saveIndex(active)
+    const built = await saveIndex(await loadFacts(true))
     await syncRetriever()
     const path = storage.locate('meta', INDEX_KEY)
     return { text: `Rebuilt ${path}\n${indexSummary(built)}.`, path, index: built }
@@ -177,7 +176,7 @@ export function createMemory(ctx: KernelContext) {
   async function readIndex(): Promise<string> {
     const stored = await storage.get('meta', INDEX_KEY)
     if (stored !== undefined) return stored
-    return (await saveIndex(await activeFacts())).text
+    return (await saveIndex(await loadFacts())).text
   }
 
   async function list(options: ListOptions = {}): Promise<Fact[]> {

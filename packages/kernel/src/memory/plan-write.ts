@@ -1,6 +1,7 @@
 import { FoundryError } from '../errors.js'
 import { BODY_MAX_WORDS, type Fact, type FactInput } from '../schema/fact.js'
-import { dayOf, factId, factNumber, isActive, isSameFact, SAME_SUBJECT_THRESHOLD, similarity, subjectWords, wordCount } from './facts.js'
+import type { FactSet } from './fact-set.js'
+import { dayOf, factId, factNumber, SAME_SUBJECT_THRESHOLD, similarity, subjectWords, wordCount } from './facts.js'
 
 export type WritePlan =
   | { action: 'duplicate'; existing: Fact }
@@ -13,7 +14,7 @@ const HOW = /^[\s*_>-]*how to apply\s*:/im
  * Decide what a `memory_write` does, given every stored fact (superseded ones included, so ids are
  * never reused). Pure: the caller runs it inside the storage's exclusive section and applies it.
  */
-export function planWrite(input: FactInput, stored: Iterable<Fact>, now: Date): WritePlan {
+export function planWrite(input: FactInput, stored: FactSet, now: Date): WritePlan {
   const today = dayOf(now)
   const title = input.title.trim().replace(/\s+/g, ' ')
   const body = input.body.trim()
@@ -23,34 +24,28 @@ export function planWrite(input: FactInput, stored: Iterable<Fact>, now: Date): 
   if (!title) throw new FoundryError('INVALID_INPUT', 'title must not be empty: state the fact itself in at most 80 characters')
   if (input.expires !== undefined) checkExpires(input.expires, today)
 
-  let max = 0
-  let duplicate: Fact | undefined
-  let subject: { fact: Fact; score: number } | undefined
-  const byId = new Map<string, Fact>()
+  const duplicate = stored.findDuplicate({ type, scope, title, body }, today)
+  if (duplicate) return { action: 'duplicate', existing: duplicate }
+
   const words = subjectWords(title)
-  for (const fact of stored) {
-    byId.set(fact.id, fact)
-    max = Math.max(max, factNumber(fact.id))
-    if (!isActive(fact, today)) continue
-    if (isSameFact(fact, { type, scope, title, body })) duplicate ??= fact
-    if (fact.type !== type || fact.scope !== scope) continue
+  let subject: { fact: Fact; score: number } | undefined
+  for (const fact of stored.subjectCandidates(type, scope, words, today)) {
     const score = similarity(words, subjectWords(fact.title))
     if (score < SAME_SUBJECT_THRESHOLD) continue
     // The most similar wins; among equals, the newest (highest id).
     if (!subject || score > subject.score || (score === subject.score && factNumber(fact.id) > factNumber(subject.fact.id))) subject = { fact, score }
   }
-  if (duplicate) return { action: 'duplicate', existing: duplicate }
 
   let superseded = subject?.fact
   if (input.supersedes !== undefined) {
-    const named = byId.get(input.supersedes)
+    const named = stored.get(input.supersedes)
     if (!named) throw new FoundryError('INVALID_INPUT', `supersedes names ${input.supersedes}, which does not exist; omit it or name an existing fact`)
     if (named.status !== 'active') throw new FoundryError('INVALID_INPUT', `supersedes names ${input.supersedes}, which is already superseded by ${named.supersededBy ?? 'another fact'}; name the active fact instead`)
     superseded = named
   }
 
   const fact: Fact = {
-    id: factId(max + 1),
+    id: factId(stored.maxNumber + 1),
     title,
     body,
     type,

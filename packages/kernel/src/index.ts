@@ -11,7 +11,7 @@ export { storageTelemetry, safeTelemetry, noTelemetry, type Telemetry } from './
 // Built-in implementations.
 export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js'
 export { copyStorage, type CopyOptions, type CopyReport } from './transfer.js'
-export { minisearchRetriever, type MinisearchRetrieverOptions } from './minisearch-retriever.js'
+export { minisearchRetriever, type MinisearchRetrieverOptions } from './minisearch/retriever.js'
 export { processTerm, STOP_WORDS } from './analyze.js'
 
 // Schemas and their types.

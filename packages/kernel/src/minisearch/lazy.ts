@@ -1,0 +1,100 @@
+import MiniSearch, { type AsPlainObject, type Options, type SearchOptions } from 'minisearch'
+import type { RetrievalDoc, SnapshotStore } from '../retrieval.js'
+import { boundedDistance } from './edit-distance.js'
+import { part, shardOf, type Docs, type Head, type Posting } from './snapshot.js'
+
+/** How a query term is matched; mirrors the retriever's MiniSearch search options. */
+export interface TermMatching {
+  tokenize: (text: string) => string[]
+  processTerm: (term: string) => string | null | undefined | false
+  prefix: (term: string) => boolean
+  /** Maximum edit distance for a term, 0 for none. */
+  fuzzy: (term: string) => number
+}
+
+/**
+ * A snapshot opened without loading it: the documents and the dictionary are read at once, the
+ * postings shard by shard as queries need them. Each search builds a MiniSearch over exactly the
+ * terms the query can match (exact, prefix, fuzzy) with the full document statistics, so its
+ * scores equal those of the whole index.
+ */
+export class LazyIndex {
+  private readonly loaded = new Map<number, Map<string, Posting>>()
+
+  private constructor(
+    readonly head: Head,
+    private readonly store: SnapshotStore,
+    private readonly docs: Docs,
+    private readonly terms: string[],
+    private readonly options: Options<RetrievalDoc>,
+  ) {}
+
+  /** Open the build the head names; `undefined` when a part is missing or unreadable. */
+  static async open(store: SnapshotStore, head: Head, options: Options<RetrievalDoc>): Promise<LazyIndex | undefined> {
+    try {
+      const [docs, terms] = await Promise.all([store.read(part(head.build, 'docs')), store.read(part(head.build, 'terms'))])
+      if (docs === undefined || terms === undefined) return undefined
+      return new LazyIndex(head, store, JSON.parse(docs) as Docs, terms ? terms.split('\n') : [], options)
+    } catch {
+      return undefined
+    }
+  }
+
+  /** A MiniSearch holding every document but only the postings `text` can match. */
+  async partial(text: string, matching: TermMatching): Promise<MiniSearch<RetrievalDoc>> {
+    const wanted = this.expand(text, matching)
+    const entries: Posting[] = []
+    for (const term of wanted) {
+      const shard = await this.shard(shardOf(term, this.head.shards))
+      const posting = shard.get(term)
+      if (posting) entries.push(posting)
+    }
+    return MiniSearch.loadJS({ ...this.docs, index: entries } as AsPlainObject, this.options)
+  }
+
+  /** The whole index (every shard). */
+  async full(): Promise<MiniSearch<RetrievalDoc>> {
+    const entries: Posting[] = []
+    for (let i = 0; i < this.head.shards; i++) for (const posting of (await this.shard(i)).values()) entries.push(posting)
+    return MiniSearch.loadJS({ ...this.docs, index: entries } as AsPlainObject, this.options)
+  }
+
+  private async shard(i: number): Promise<Map<string, Posting>> {
+    let shard = this.loaded.get(i)
+    if (!shard) {
+      const text = await this.store.read(part(this.head.build, `s${i}`))
+      if (text === undefined) throw new Error(`snapshot shard ${i} of build ${this.head.build} is missing`)
+      shard = new Map((JSON.parse(text) as Posting[]).map((p) => [p[0], p]))
+      this.loaded.set(i, shard)
+    }
+    return shard
+  }
+
+  /** Dictionary terms a query can match: each processed query term exactly, as a prefix, or within its edit distance. */
+  private expand(text: string, matching: TermMatching): Set<string> {
+    const out = new Set<string>()
+    for (const token of matching.tokenize(text)) {
+      const term = matching.processTerm(token)
+      if (!term) continue
+      let at = lowerBound(this.terms, term)
+      if (this.terms[at] === term) out.add(term)
+      if (matching.prefix(term)) for (; at < this.terms.length && this.terms[at]!.startsWith(term); at++) out.add(this.terms[at]!)
+      const distance = matching.fuzzy(term)
+      if (distance > 0) for (const candidate of this.terms) if (boundedDistance(term, candidate, distance) <= distance) out.add(candidate)
+    }
+    return out
+  }
+}
+
+function lowerBound(sorted: string[], value: string): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid]! < value) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+export type { SearchOptions }

@@ -1,0 +1,179 @@
+import MiniSearch, { type Options, type SearchOptions, type SearchResult } from 'minisearch'
+import { processTerm } from '../analyze.js'
+import type { RetrievalChanges, RetrievalDoc, RetrievalHit, RetrievalQuery, Retriever, SnapshotStore } from '../retrieval.js'
+import { LazyIndex, type TermMatching } from './lazy.js'
+import { readHead, writeSnapshot, type Head } from './snapshot.js'
+
+export interface MinisearchRetrieverOptions {
+  /**
+   * Extra weight of title and tag words. Every document is scored as one text (title, tags, body, as
+   * flat BM25 baselines do), plus these weights on title and tag matches. Default title 0.3, tags 0.2.
+   */
+  boost?: { title?: number; tags?: number }
+  /** Match query terms as prefixes of indexed terms (terms of at least this length). Default 4; 0 turns it off. */
+  prefixMinLength?: number
+  /** Fuzzy matching: maximum edit distance as a fraction of the term length (terms of 5+ characters). Default 0.2; 0 turns it off. */
+  fuzzy?: number
+  /** BM25 parameters. Default k 0.9, b 0.4, d 0: Lucene's BM25 as the BEIR baselines run it. */
+  bm25?: { k: number; b: number; d: number }
+  /** Changes applied between two snapshots. Default 256; a full rebuild is snapshotted at once, and `flush()` snapshots what is pending. */
+  snapshotEvery?: number
+  /** Searches served from a lazily opened snapshot before loading it whole. Default 2: short-lived processes never pay for the whole index. */
+  lazySearches?: number
+}
+
+/**
+ * The default retriever: MiniSearch with BM25, Porter stemming, stop words, prefix and fuzzy
+ * matching, and field boosts. It snapshots itself into the store the kernel attaches; a new
+ * process opens the snapshot lazily and reads only the postings its first queries need.
+ */
+export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): Retriever {
+  const indexOptions: Options<RetrievalDoc> = {
+    fields: ['text', 'title', 'tags'],
+    storeFields: ['type', 'scope'],
+    extractField: (doc, field) => {
+      if (field === 'text') return `${doc.title}\n${doc.tags.join(' ')}\n${doc.body}`
+      if (field === 'tags') return doc.tags.join(' ')
+      return (doc as unknown as Record<string, string>)[field]
+    },
+    processTerm,
+  }
+  const prefixMin = options.prefixMinLength ?? 4
+  const fuzzy = options.fuzzy ?? 0.2
+  const matching: TermMatching = {
+    tokenize: MiniSearch.getDefault('tokenize'),
+    processTerm,
+    prefix: (term) => prefixMin > 0 && term.length >= prefixMin,
+    fuzzy: (term) => (fuzzy > 0 && term.length >= 5 ? Math.min(6, Math.round(term.length * fuzzy)) : 0),
+  }
+  const searchOptions: SearchOptions = {
+    boost: { text: 1, title: options.boost?.title ?? 0.3, tags: options.boost?.tags ?? 0.2 },
+    prefix: matching.prefix,
+    fuzzy: (term) => matching.fuzzy(term) || false,
+    maxFuzzy: 6,
+    bm25: options.bm25 ?? { k: 0.9, b: 0.4, d: 0 },
+    combineWith: 'OR',
+  }
+  const snapshotEvery = options.snapshotEvery ?? 256
+  const lazyLimit = options.lazySearches ?? 2
+
+  let full: MiniSearch<RetrievalDoc> | undefined
+  let lazy: LazyIndex | undefined
+  /** Changes applied on top of a lazily opened snapshot: a document, or null for a removal. */
+  const overlay = new Map<string, RetrievalDoc | null>()
+  let revision: string | undefined
+  let store: SnapshotStore | undefined
+  let head: Head | undefined
+  let opened = false
+  let pending = 0
+  let lazySearches = 0
+
+  /** Open the stored snapshot (lazily) the first time anything asks. */
+  async function ready(): Promise<void> {
+    if (opened) return
+    opened = true
+    if (!store || full) return
+    const found = await readHead(store)
+    const index = found && (await LazyIndex.open(store, found, indexOptions))
+    if (!index) return // no snapshot, or an unreadable one: it is only a cache, the kernel re-indexes
+    lazy = index
+    head = found
+    revision = found.revision
+  }
+
+  function applyOverlay(index: MiniSearch<RetrievalDoc>) {
+    for (const [id, doc] of overlay) {
+      if (index.has(id)) index.discard(id)
+      if (doc) index.add(doc)
+    }
+  }
+
+  async function hydrate(): Promise<MiniSearch<RetrievalDoc> | undefined> {
+    if (lazy) {
+      try {
+        full = await lazy.full()
+        applyOverlay(full)
+      } catch {
+        full = undefined // a build removed under us: the kernel will reset from storage
+        revision = undefined
+      }
+      lazy = undefined
+      overlay.clear()
+    }
+    return full
+  }
+
+  async function snapshot(): Promise<void> {
+    const index = await hydrate()
+    if (!store || !index || revision === undefined) return
+    head = await writeSnapshot(store, index.toJSON(), revision, head)
+    pending = 0
+  }
+
+  function run(index: MiniSearch<RetrievalDoc>, query: RetrievalQuery): RetrievalHit[] {
+    const { type, scope } = query
+    const filter = type || scope ? (r: SearchResult) => (!type || r.type === type) && (!scope || r.scope === scope) : undefined
+    const results = index.search(query.text, filter ? { ...searchOptions, filter } : searchOptions)
+    // MiniSearch multiplies each score by the number of query terms matched; undo it for plain
+    // BM25 ranking (worth +0.03 nDCG@10 on SciFact).
+    return results
+      .map((r) => ({ id: String(r.id), score: r.score / (r.queryTerms.length || 1) }))
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+      .slice(0, query.limit)
+  }
+
+  return {
+    name: 'minisearch',
+
+    async revision() {
+      await ready()
+      return revision
+    },
+
+    async apply(changes: RetrievalChanges) {
+      await ready()
+      const upsert = [...new Map(changes.upsert.map((d) => [d.id, d])).values()] // the last version of an id wins
+      if (changes.reset || (!full && !lazy)) {
+        full = new MiniSearch(indexOptions)
+        full.addAll(upsert)
+        lazy = undefined
+        overlay.clear()
+        revision = changes.revision
+        if (changes.reset) await snapshot() // a full rebuild is worth keeping at once
+        return
+      }
+      if (lazy) {
+        for (const id of changes.remove) overlay.set(id, null)
+        for (const doc of upsert) overlay.set(doc.id, doc)
+      } else if (full) {
+        for (const id of changes.remove) if (full.has(id)) full.discard(id)
+        for (const doc of upsert) (full.has(doc.id) ? full.replace(doc) : full.add(doc))
+      }
+      revision = changes.revision
+      pending += upsert.length + changes.remove.length
+      if (pending >= snapshotEvery) await snapshot()
+    },
+
+    async search(query: RetrievalQuery): Promise<RetrievalHit[]> {
+      await ready()
+      if (lazy && ++lazySearches > lazyLimit) await hydrate()
+      if (lazy) {
+        const partial = await lazy.partial(query.text, matching).catch(() => undefined)
+        if (partial) {
+          applyOverlay(partial)
+          return run(partial, query)
+        }
+        await hydrate()
+      }
+      return full ? run(full, query) : []
+    },
+
+    attach(target) {
+      store = target
+    },
+
+    async flush() {
+      if (pending > 0) await snapshot()
+    },
+  }
+}

@@ -1,0 +1,107 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { minisearchRetriever, type RetrievalDoc, type Retriever } from '../src/index.js'
+import { distractors, memorySnapshotStore } from '../src/testing/index.js'
+
+const extra: RetrievalDoc[] = [
+  { id: 'fact-0001', title: 'Kubernetes manifests live in the infra repository', body: 'Helm charts too.', tags: ['k8s'], type: 'convention', scope: 'project' },
+  { id: 'fact-0002', title: 'Deployments require two approvals', body: 'Production releases are approved by two reviewers.', tags: ['release'], type: 'constraint', scope: 'project' },
+  { id: 'fact-0003', title: 'Diffusion models are out of scope', body: 'We do not train image models.', tags: [], type: 'decision', scope: 'module:ml' },
+]
+const queries = ['kubernetse manifests', 'deploym approvals', 'diffusion', 'logging structured', 'auth OAuth tokens prefers', 'payments stripe module', 'zzz unknown', 'infra repo', 'caching redis']
+
+/** A retriever whose store reads are counted, to prove a lazy open reads only part of the snapshot. */
+function counted() {
+  const store = memorySnapshotStore()
+  const reads: string[] = []
+  return { store: { ...store, read: (n: string) => (reads.push(n), store.read(n)) }, reads, names: store.names }
+}
+
+async function built(docs: RetrievalDoc[]) {
+  const c = counted()
+  const first = minisearchRetriever()
+  first.attach!(c.store)
+  await first.apply({ revision: 'r1', reset: true, upsert: docs, remove: [] })
+  return { ...c, first }
+}
+
+const search = (r: Retriever, text: string) => r.search({ text, limit: 10 })
+
+/** Documents over a large vocabulary (so the snapshot has many shards): made-up words from syllables. */
+function vocabulary(n: number): RetrievalDoc[] {
+  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'pe', 'zu', 'ga', 'hi', 'jo', 'fu', 'be', 'do']
+  const word = (k: number) => syllables[k % 16]! + syllables[(k >> 4) % 16]! + syllables[(k >> 8) % 16]! + 'x'
+  return Array.from({ length: n }, (_, i) => ({
+    id: `fact-${String(5000 + i)}`,
+    title: `${word(i * 7)} ${word(i * 13 + 1)} ${word(i * 31 + 2)}`,
+    body: Array.from({ length: 12 }, (_, j) => word(i * 17 + j * 101)).join(' '),
+    tags: [],
+    type: 'domain' as const,
+    scope: 'project',
+  }))
+}
+
+/** Same ids in the same order, scores within 1% (MiniSearch counts a discarded document in a term's frequency until a search meets it, so scores after changes differ slightly with posting order). */
+function same(actual: Array<{ id: string; score: number }>, expected: Array<{ id: string; score: number }>, label: string) {
+  assert.equal(actual.map((h) => h.id), expected.map((h) => h.id), label)
+  actual.forEach((h, i) => assert.ok(Math.abs(h.score - expected[i]!.score) <= 1e-2 * Math.abs(expected[i]!.score), `${label}: score of ${h.id}`))
+}
+
+test('a lazily opened snapshot answers exactly as the whole index (prefix, fuzzy, filters)', async () => {
+  const docs = [...distractors(300), ...vocabulary(3000), ...extra]
+  const { store, reads, first } = await built(docs)
+  reads.length = 0
+  const second = minisearchRetriever({ lazySearches: 100 })
+  second.attach!(store)
+  assert.is(await second.revision(), 'r1')
+  for (const q of queries) assert.equal(await search(second, q), await search(first, q), q)
+  assert.equal(await second.search({ text: 'approvals', limit: 5, type: 'constraint' }), await first.search({ text: 'approvals', limit: 5, type: 'constraint' }))
+  const shards = reads.filter((n) => /\/s\d+$/.test(n)).length
+  const total = JSON.parse((await store.read('head'))!).shards as number
+  assert.ok(total > 1, 'the snapshot is sharded')
+  assert.ok(shards < total, `read ${shards} of ${total} shards`)
+})
+
+test('changes applied on a lazy snapshot are searchable and match a full index', async () => {
+  const docs = [...distractors(300), ...extra]
+  const { store, first } = await built(docs)
+  const second = minisearchRetriever({ lazySearches: 100 })
+  second.attach!(store)
+  await second.revision()
+  const changes = {
+    revision: 'r2',
+    upsert: [{ ...extra[1]!, title: 'Deployments require three approvals' }, { id: 'fact-0004', title: 'Kubernetes namespaces per team', body: '', tags: [], type: 'convention' as const, scope: 'project' }],
+    remove: ['fact-0003'],
+  }
+  await second.apply(changes)
+  await first.apply(changes)
+  assert.is(await second.revision(), 'r2')
+  for (const q of [...queries, 'three approvals', 'namespaces']) same(await search(second, q), await search(first, q), q)
+  assert.equal(await search(second, 'diffusion'), [], 'removed')
+})
+
+test('flush persists pending changes; a new process sees them; old builds are removed', async () => {
+  const { store, first, names } = await built([...distractors(100), ...extra])
+  const before = names().length
+  await first.apply({ revision: 'r2', upsert: [{ id: 'fact-0009', title: 'Rollbacks are automated', body: '', tags: [], type: 'convention', scope: 'project' }], remove: [] })
+  await first.flush!()
+  assert.is(names().length, before, 'the previous build was replaced, not kept')
+  const next = minisearchRetriever()
+  next.attach!(store)
+  assert.is(await next.revision(), 'r2')
+  assert.is((await search(next, 'rollback'))[0]?.id, 'fact-0009')
+})
+
+test('an unreadable snapshot is ignored: the retriever reports no revision', async () => {
+  const store = memorySnapshotStore()
+  await store.write('head', '{"format":"foundry-minisearch/3","build":"gone","revision":"r9","shards":4}')
+  const r = minisearchRetriever()
+  r.attach!(store)
+  assert.is(await r.revision(), undefined)
+  await store.write('head', 'not json')
+  const r2 = minisearchRetriever()
+  r2.attach!(store)
+  assert.is(await r2.revision(), undefined)
+})
+
+test.run()

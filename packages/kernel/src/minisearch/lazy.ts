@@ -20,6 +20,7 @@ export interface TermMatching {
  */
 export class LazyIndex {
   private readonly loaded = new Map<number, Map<string, Posting>>()
+  private byLength: string[][] | undefined
 
   private constructor(
     readonly head: Head,
@@ -80,10 +81,19 @@ export class LazyIndex {
       if (this.terms[at] === term) out.add(term)
       if (matching.prefix(term)) for (; at < this.terms.length && this.terms[at]!.startsWith(term); at++) out.add(this.terms[at]!)
       const distance = matching.fuzzy(term)
-      if (distance > 0) for (const candidate of this.terms) if (boundedDistance(term, candidate, distance) <= distance) out.add(candidate)
+      if (distance === 0) continue
+      const buckets = (this.byLength ??= bucketByLength(this.terms))
+      for (let length = Math.max(0, term.length - distance); length <= term.length + distance; length++)
+        for (const candidate of buckets[length] ?? []) if (boundedDistance(term, candidate, distance) <= distance) out.add(candidate)
     }
     return out
   }
+}
+
+function bucketByLength(terms: string[]): string[][] {
+  const buckets: string[][] = []
+  for (const term of terms) (buckets[term.length] ??= []).push(term)
+  return buckets
 }
 
 function lowerBound(sorted: string[], value: string): number {

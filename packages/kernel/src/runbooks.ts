@@ -1,7 +1,7 @@
 import type { KernelContext } from './context.js'
 import { FoundryError } from './errors.js'
 import { RunbookGetInputSchema } from './schema/inputs.js'
-import type { Runbook } from './schema/records.js'
+import { RunbookSchema, type Runbook } from './schema/records.js'
 import { validator } from './schema/validate.js'
 
 export interface RunbookListResult {
@@ -16,6 +16,7 @@ export interface RunbookGetResult {
 
 const NONE = 'No runbooks yet. Create one with the runbook-author skill after any task worth repeating.'
 const getInput = validator(RunbookGetInputSchema)
+const runbookRecord = validator(RunbookSchema)
 
 /** The trigger phrases of a runbook: its `trigger` split on commas, lowercased. */
 export function triggerPhrases(runbook: Pick<Runbook, 'trigger'>): string[] {
@@ -67,7 +68,9 @@ export function createRunbooks(ctx: KernelContext) {
     return (await all()).filter((r) => isTriggeredBy(r, text))
   }
 
-  async function put(runbook: Runbook): Promise<void> {
+  /** Store a runbook (validated; the slug is its key). */
+  async function put(raw: unknown): Promise<void> {
+    const runbook = runbookRecord.parse(raw, 'runbook')
     await ctx.storage.put('runbooks', runbook.slug, runbook)
   }
 

@@ -4,7 +4,7 @@ import { createKernel, memoryStorage, type ConfigFile, type KernelOptions } from
 export function kernelFor(config: ConfigFile = {}, options: Partial<KernelOptions> = {}) {
   let t = Date.parse('2026-11-30T12:00:00Z')
   const storage = options.storage ?? memoryStorage()
-  return createKernel({ storage, config, now: () => new Date((t += 1000)), root: '/home/me/project', ...options })
+  return createKernel({ now: () => new Date((t += 1000)), root: '/home/me/project', ...options, storage, config })
 }
 
 export const decision = (title: string, extra: Record<string, unknown> = {}) => ({

@@ -53,6 +53,8 @@ export function createContracts(ctx: KernelContext) {
     if (hit?.source === source) return hit.check
     let check: Validator<unknown>
     try {
+      const flaw = schemaFlaw(schema)
+      if (flaw) throw new Error(flaw)
       check = validator(schema)
       check.check(null) // compiles now, so a broken schema fails here with its id
     } catch (error) {
@@ -95,6 +97,31 @@ export function createContracts(ctx: KernelContext) {
   }
 
   return { list, get, violations, validate }
+}
+
+const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'])
+
+/** The mistakes a JSON Schema compiler accepts silently (and then validates nothing): a wrong `type`, `properties` or `required`. */
+function schemaFlaw(schema: unknown, at = '#'): string | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined
+  if (Array.isArray(schema)) {
+    for (const [i, item] of schema.entries()) {
+      const flaw = schemaFlaw(item, `${at}/${i}`)
+      if (flaw) return flaw
+    }
+    return undefined
+  }
+  const s = schema as Record<string, unknown>
+  const types = s.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type]
+  for (const t of types) if (typeof t !== 'string' || !JSON_TYPES.has(t)) return `${at}/type: "${String(t)}" is not a JSON Schema type (use ${[...JSON_TYPES].join(', ')})`
+  if (s.properties !== undefined && (typeof s.properties !== 'object' || s.properties === null || Array.isArray(s.properties))) return `${at}/properties must be an object`
+  if (s.required !== undefined && !(Array.isArray(s.required) && s.required.every((r) => typeof r === 'string'))) return `${at}/required must be an array of property names`
+  for (const [key, value] of Object.entries(s)) {
+    if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') continue
+    const flaw = schemaFlaw(value, `${at}/${key}`)
+    if (flaw) return flaw
+  }
+  return undefined
 }
 
 interface NodeErrorLike {

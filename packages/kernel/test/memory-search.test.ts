@@ -1,0 +1,147 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { buildIndex, isFoundryError, memoryStorage, type Fact } from '../src/index.js'
+import { sampleFact } from '../src/testing/index.js'
+import { decision, kernelFor } from './helpers.js'
+
+const NATO = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel']
+
+test('search returns one block a hit, exactly as the seed shows', async () => {
+  const k = kernelFor()
+  await k.memory.write({
+    title: 'Persistence layer uses Flyway, not Liquibase',
+    body: 'Chosen for the plain-SQL migration format the team already reads.\nWhy: readable.\nHow to apply: SQL files.',
+    type: 'decision',
+    confidence: 'high',
+    source: 'adr-0007',
+  })
+  const r = await k.memory.search({ query: 'flyway migrations' })
+  assert.is(
+    r.text,
+    [
+      '### fact-0001 · decision · confidence high',
+      '**Persistence layer uses Flyway, not Liquibase**',
+      'Chosen for the plain-SQL migration format the team already reads.\nWhy: readable.\nHow to apply: SQL files.',
+      '_source: adr-0007 · scope: project_',
+    ].join('\n'),
+  )
+  assert.is(r.hits.length, 1)
+  assert.ok(r.hits[0]!.score > 0)
+})
+
+test('no hits: the seed text with the active fact count', async () => {
+  const k = kernelFor()
+  await k.memory.write({ title: 'Money is stored in integer cents', body: 'x', type: 'convention' })
+  const r = await k.memory.search({ query: 'kubernetes helm' })
+  assert.is(r.text, 'No stored fact matches "kubernetes helm". Memory holds 1 active facts.')
+  assert.equal(r.hits, [])
+})
+
+test('a stemmed or differently inflected query finds its fact among many', async () => {
+  const k = kernelFor()
+  const subjects = ['billing', 'search', 'auth', 'uploads', 'emails', 'queues', 'metrics', 'caching']
+  for (const [i, s] of subjects.entries()) await k.memory.write({ title: `The ${s} service owns its database schema`, body: `Team ${s} migrates it.`, type: 'convention', scope: `module:${s}` })
+  await k.memory.write({ title: 'Deployments require two approvals', body: 'Production releases need two reviewers.', type: 'constraint' })
+  for (const q of ['deploying', 'approval needed', 'deployment approved', 'release reviewer']) {
+    const r = await k.memory.search({ query: q })
+    assert.is(r.hits[0]?.fact.title, 'Deployments require two approvals', q)
+  }
+})
+
+test('type and scope filters; limit between 1 and 25, default from memoryRetrieval.maxFacts', async () => {
+  const k = kernelFor({ memoryRetrieval: { maxFacts: 3 } })
+  for (let i = 0; i < 6; i++) await k.memory.write({ title: `Invoices rule ${NATO[i]} applies`, body: 'Invoices are special.', type: i % 2 ? 'constraint' : 'convention', scope: i < 3 ? 'module:billing' : 'project' })
+  assert.is((await k.memory.search({ query: 'invoices' })).hits.length, 3, 'default limit from config')
+  assert.is((await k.memory.search({ query: 'invoices', limit: 5 })).hits.length, 5)
+  const typed = await k.memory.search({ query: 'invoices', type: 'constraint', limit: 25 })
+  assert.ok(typed.hits.length === 3 && typed.hits.every((h) => h.fact.type === 'constraint'))
+  const scoped = await k.memory.search({ query: 'invoices', scope: 'module:billing', limit: 25 })
+  assert.ok(scoped.hits.length === 3 && scoped.hits.every((h) => h.fact.scope === 'module:billing'))
+  for (const [input, message] of [
+    [{ query: 'x', limit: 0 }, /limit must be >= 1/],
+    [{ query: 'x', limit: 26 }, /limit must be <= 25/],
+    [{ query: 'x', limit: 2.5 }, /limit must be integer/],
+    [{ query: '' }, /query must not be empty/],
+    [{ query: 'x', type: 'opinion' }, /type must be one of/],
+    [{}, /missing required property "query"/],
+  ] as const) {
+    try {
+      await k.memory.search(input)
+      assert.unreachable(JSON.stringify(input))
+    } catch (error) {
+      assert.ok(isFoundryError(error, 'INVALID_INPUT'), String(error))
+      assert.match((error as Error).message, message)
+    }
+  }
+})
+
+test('superseded facts are not returned', async () => {
+  const k = kernelFor()
+  await k.memory.write({ title: 'API timeout is 30 seconds', body: 'Gateway default.', type: 'constraint' })
+  await k.memory.write({ title: 'API timeout is 60 seconds', body: 'Raised.', type: 'constraint' })
+  const r = await k.memory.search({ query: 'api timeout' })
+  assert.equal(r.hits.map((h) => h.fact.id), ['fact-0002'])
+})
+
+test('memory_index rebuilds and reports as the seed shows; it picks up facts written by other means', async () => {
+  const storage = memoryStorage()
+  const k = kernelFor({}, { storage })
+  await k.memory.write(decision('Persistence layer uses Flyway'))
+  await storage.put('facts', 'fact-0002', sampleFact(2, { title: 'Hand written fact about Kafka', expires: undefined, supersedes: undefined }))
+  const r = await k.memory.index()
+  assert.match(r.text, /^Rebuilt memory:\/\/meta\/index\n2\/2 facts listed, ~\d+ tokens, 0 omitted\.$/)
+  assert.match((await storage.get('meta', 'index'))!, /fact-0002 · high · Hand written fact about Kafka · module:billing/)
+  assert.is((await k.memory.search({ query: 'kafka' })).hits[0]?.fact.id, 'fact-0002')
+})
+
+const fact = (n: number, over: Partial<Fact>): Fact => ({ ...sampleFact(n), expires: undefined, supersedes: undefined, title: `Fact number ${n}`, ...over }) as Fact
+
+test('index order: type (seed order), then confidence, then newest first', () => {
+  const facts = [
+    fact(1, { type: 'glossary', confidence: 'high', created: '2026-01-01T00:00:00.000Z' }),
+    fact(2, { type: 'decision', confidence: 'low', created: '2026-01-02T00:00:00.000Z' }),
+    fact(3, { type: 'decision', confidence: 'high', created: '2026-01-01T00:00:00.000Z' }),
+    fact(4, { type: 'decision', confidence: 'high', created: '2026-01-03T00:00:00.000Z' }),
+    fact(5, { type: 'constraint', confidence: 'medium', created: '2026-01-04T00:00:00.000Z' }),
+  ]
+  const index = buildIndex(facts, 4000, '2026-06-01')
+  const ids = [...index.text.matchAll(/- (fact-\d+)/g)].map((m) => m[1])
+  assert.equal(ids, ['fact-0004', 'fact-0003', 'fact-0002', 'fact-0005', 'fact-0001'])
+  assert.match(index.text, /## decision\n- fact-0004 · high · Fact number 4 · module:billing\n/)
+  assert.equal([index.listed, index.total, index.omitted], [5, 5, 0])
+})
+
+test('index budget: the whole file stays within indexTokenBudget and the cut is a prefix of the order', () => {
+  const facts = Array.from({ length: 300 }, (_, i) => fact(i + 1, { type: 'convention', confidence: 'medium', title: `Convention number ${i + 1} about a fairly long subject line`, created: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }))
+  for (const budget of [100, 500, 2000, 4000]) {
+    const index = buildIndex(facts, budget, '2026-06-01')
+    assert.ok(index.tokens <= budget, `${index.tokens} ≤ ${budget}`)
+    assert.is(index.tokens, Math.ceil(index.text.length / 4))
+    assert.is(index.listed + index.omitted, 300)
+    assert.ok(index.omitted > 0)
+    const ids = [...index.text.matchAll(/- (fact-\d+)/g)].map((m) => m[1])
+    assert.equal(ids, Array.from({ length: index.listed }, (_, i) => `fact-${String(300 - i).padStart(4, '0')}`), 'newest first, no gaps')
+    assert.match(index.text, new RegExp(`_${index.omitted} more facts omitted over budget: find them with memory_search._\\n$`))
+  }
+})
+
+test('write reports the index cost, with omitted facts over budget', async () => {
+  const k = kernelFor({ indexTokenBudget: 100 })
+  let last = ''
+  for (let i = 0; i < 8; i++) last = (await k.memory.write({ title: `Glossary entry ${NATO[i]} means something`, body: 'x', type: 'glossary' })).text
+  const m = /^Index: (\d+)\/8 facts listed, ~(\d+) tokens, (\d+) omitted over budget\.$/m.exec(last)
+  assert.ok(m, last)
+  assert.ok(Number(m![2]) <= 100)
+  assert.is(Number(m![1]) + Number(m![3]), 8)
+})
+
+test('readIndex builds INDEX.md when missing', async () => {
+  const storage = memoryStorage()
+  await storage.put('facts', 'fact-0001', fact(1, {}))
+  const k = kernelFor({}, { storage })
+  assert.is(await storage.get('meta', 'index'), undefined)
+  assert.match(await k.memory.readIndex(), /fact-0001/)
+  assert.ok(await storage.get('meta', 'index'))
+})
+
+test.run()

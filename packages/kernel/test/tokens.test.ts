@@ -1,0 +1,73 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { estimateTokens, utf8Bytes } from '../src/index.js'
+import { kernelFor } from './helpers.js'
+
+test('estimateTokens is ceil(length / 4)', () => {
+  assert.is(estimateTokens(''), 0)
+  assert.is(estimateTokens('abc'), 1)
+  assert.is(estimateTokens('abcd'), 1)
+  assert.is(estimateTokens('abcde'), 2)
+})
+
+test('utf8Bytes counts UTF-8 bytes', () => {
+  assert.is(utf8Bytes('abc'), 3)
+  assert.is(utf8Bytes('é'), 2)
+  assert.is(utf8Bytes('€'), 3)
+  assert.is(utf8Bytes('😀'), 4)
+})
+
+test('token report: the tool text and the CLI accounting, with the seed shapes and consistent figures', async () => {
+  const k = kernelFor()
+  for (const [i, t] of ['alpha', 'bravo', 'charlie'].entries()) await k.memory.write({ title: `Service ${t} owns its schema`, body: `Team ${t} migrates it. `.repeat(i + 1), type: 'convention' })
+  await k.runbooks.put({ slug: 'deploy', title: 'Deploy', trigger: 'deploy', body: 'Steps.' })
+  await k.blackboard.write({ wave: 'w', agent: 'a', schema: 'finding.v1', data: { title: 't', severity: 'low', failureScenario: 'f' } })
+  await k.memory.search({ query: 'schema' })
+  const r = await k.tokens.report()
+  const f = r.figures
+  assert.is(f.facts, 3)
+  assert.is(f.runbooks, 1)
+  assert.is(f.eagerTokens, f.factTokens + f.runbookTokens)
+  assert.is(f.savingTokens, f.eagerTokens - f.indexTokens)
+  assert.equal(f.events, { memory_write: 3, blackboard_write: 1, memory_search: 1 })
+  assert.is(
+    r.text,
+    [
+      '# Foundry token report',
+      '',
+      `- Memory index: ~${f.indexTokens} tokens of a 4000 budget (always in context)`,
+      `- Facts stored: 3, ~${f.factTokens} tokens total (retrieved on demand only)`,
+      `- Runbooks: 1, ~${f.runbookTokens} tokens (retrieved on demand only)`,
+      `- Blackboard artifacts: ~${f.artifactTokens} tokens (never enter context wholesale)`,
+      '- Recorded events: memory_write=3, blackboard_write=1, memory_search=1',
+      '',
+      `Loading all memory eagerly would cost ~${f.factTokens + f.runbookTokens + f.artifactTokens} tokens per session; the index-first path costs ~${f.indexTokens}.`,
+    ].join('\n'),
+  )
+  assert.is(
+    r.accounting,
+    [
+      'Foundry token accounting',
+      '',
+      `  memory index (always loaded)   ~${f.indexTokens} tokens  (budget 4000)`,
+      `  facts, retrieved on demand     ~${f.factTokens} tokens across 3 facts`,
+      `  runbooks, retrieved on demand  ~${f.runbookTokens} tokens`,
+      `  blackboard artifacts           ~${f.artifactTokens} tokens (never loaded wholesale)`,
+      '',
+      `  eager loading would cost       ~${f.eagerTokens} tokens per session`,
+      `  index-first costs              ~${f.indexTokens} tokens per session`,
+      `  saving                         ~${f.savingTokens} tokens per session (${f.savingPercent}%)`,
+      '',
+      'Estimates use ~4 characters per token. For billed usage see /cost and /usage.',
+    ].join('\n'),
+  )
+})
+
+test('an empty project reports zeros and no events', async () => {
+  const r = await kernelFor().tokens.report()
+  assert.match(r.text, /- Facts stored: 0, ~0 tokens total/)
+  assert.match(r.text, /- Recorded events: none/)
+  assert.is(r.figures.savingPercent, 0)
+})
+
+test.run()

@@ -39,7 +39,7 @@ test('triggers match whole words and phrases, case-insensitively', async () => {
   assert.ok(isTriggeredBy(deploy, 'can we release to prod today?'))
   assert.not.ok(isTriggeredBy(deploy, 'the deployment failed'), 'deploy is not a word of deployment')
   assert.not.ok(isTriggeredBy(deploy, 'release the prod notes'), 'phrases match in order')
-  assert.not.ok(isTriggeredBy(rotate, 'deploy'), 'no trigger, never triggered')
+  assert.not.ok(isTriggeredBy({ trigger: undefined }, 'deploy'), 'no trigger, never triggered')
   const k = kernelFor()
   await k.runbooks.put(deploy)
   await k.runbooks.put(rotate)

@@ -8,7 +8,7 @@ export interface TermMatching {
   tokenize: (text: string) => string[]
   processTerm: (term: string) => string | null | undefined | false
   prefix: (term: string) => boolean
-  /** Maximum edit distance for a term, 0 for none. */
+  /** Maximum edit distance for a term the dictionary lacks, 0 for none (a known term is never matched fuzzily). */
   fuzzy: (term: string) => number
 }
 
@@ -78,9 +78,10 @@ export class LazyIndex {
       const term = matching.processTerm(token)
       if (!term) continue
       let at = lowerBound(this.terms, term)
-      if (this.terms[at] === term) out.add(term)
+      const known = this.terms[at] === term
+      if (known) out.add(term)
       if (matching.prefix(term)) for (; at < this.terms.length && this.terms[at]!.startsWith(term); at++) out.add(this.terms[at]!)
-      const distance = matching.fuzzy(term)
+      const distance = known ? 0 : matching.fuzzy(term)
       if (distance === 0) continue
       const buckets = (this.byLength ??= bucketByLength(this.terms))
       for (let length = Math.max(0, term.length - distance); length <= term.length + distance; length++)

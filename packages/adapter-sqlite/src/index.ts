@@ -1,2 +1,5 @@
-// Not built yet: this package's issue will fill in its public API.
-export {}
+// @foundry/adapter-sqlite: Foundry's records in one SQLite file, and keyword retrieval on FTS5.
+export { sqliteStorage, type SqliteStorageOptions } from './sqlite-storage.js'
+export { ftsRetriever, type FtsRetrieverOptions } from './fts-retriever.js'
+export type { SqliteTarget, OpenOptions } from './open.js'
+export { SCHEMA_VERSION } from './schema.js'

@@ -1,0 +1,43 @@
+import { STOP_WORDS } from '@foundry/kernel'
+
+/** Runs of letters and digits: the words FTS5's unicode61 tokenizer also sees. Everything else separates. */
+const WORD = /[\p{L}\p{N}]+/gu
+
+/** The query's words, lowercased, without the kernel's stop words, each once, in order. */
+export function queryTerms(text: string): string[] {
+  const words = (text.toLowerCase().match(WORD) ?? []).filter((w) => !STOP_WORDS.has(w))
+  return [...new Set(words)]
+}
+
+/** A term as an FTS5 string: double quotes make every character literal (a quote inside is doubled). */
+export const quote = (term: string) => `"${term.replaceAll('"', '""')}"`
+
+/**
+ * An FTS5 MATCH expression that ORs every term; a term of at least `prefixMinLength` characters
+ * also matches as a prefix (`"kubernet"*`), so a document holding the exact word scores for both.
+ * Users' text never reaches FTS5 unquoted, so its syntax (`AND`, `NEAR(`, `"`, `*`, `:`) is inert.
+ */
+export function matchExpression(terms: string[], prefixMinLength: number): string {
+  return terms.map((t) => (prefixMinLength > 0 && t.length >= prefixMinLength ? `${quote(t)} OR ${quote(t)}*` : quote(t))).join(' OR ')
+}
+
+/**
+ * Levenshtein distance between `a` and `b` when it is at most `max`, else `max + 1`. Rows stop as
+ * soon as every cell exceeds `max`, so scanning a vocabulary costs little per term.
+ */
+export function boundedDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const curr = [i]
+    let best = i
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j]! + 1, curr[j - 1]! + 1, prev[j - 1]! + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1))
+      curr.push(v)
+      if (v < best) best = v
+    }
+    if (best > max) return max + 1
+    prev = curr
+  }
+  return Math.min(prev[b.length]!, max + 1)
+}

@@ -1,0 +1,134 @@
+import { FoundryError, processTerm, type RetrievalChanges, type RetrievalDoc, type RetrievalHit, type RetrievalQuery, type Retriever } from '@foundry/kernel'
+import { boundedDistance, matchExpression, queryTerms, quote } from './fts-query.js'
+import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
+
+export type FtsRetrieverOptions = SqliteTarget &
+  OpenOptions & {
+    /**
+     * BM25 column weights (FTS5's `bm25()`, k1 1.2, b 0.75): a term's frequency counts this many
+     * times in each column. Default title 2, tags 1.5, body 1.
+     */
+    weights?: { title?: number; tags?: number; body?: number }
+    /** Match query terms as prefixes of indexed terms (terms of at least this length). Default 4; 0 turns it off. */
+    prefixMinLength?: number
+    /**
+     * Typo tolerance for a term of 5+ characters that matches nothing: indexed terms within this
+     * fraction of its length in edit distance (rounded, at most 3) are searched instead. Default 0.2; 0 turns it off.
+     */
+    fuzzy?: number
+  }
+
+const REVISION_KEY = 'revision'
+/** Typo variants searched per unknown term, nearest first. */
+const MAX_VARIANTS = 8
+
+/**
+ * Keyword retrieval on SQLite FTS5, ranked by BM25 with column weights, Porter stemming, prefix
+ * matching and a typo fallback. It persists itself: the index and the revision it reflects live in
+ * the file, so a new process answers at once. Give it its own `path` (beside fsStorage, e.g.
+ * `.foundry/cache/fts.db`), the storage's path, or the same `database` as `sqliteStorage`.
+ */
+export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
+  const opened = openTarget(options, options)
+  const { connection } = opened
+  const { db, file } = connection
+  const w = { title: options.weights?.title ?? 2, tags: options.weights?.tags ?? 1.5, body: options.weights?.body ?? 1 }
+  const prefixMin = options.prefixMinLength ?? 4
+  const fuzzy = options.fuzzy ?? 0.2
+  const sql = {
+    revision: db.prepare<[string], string>('SELECT value FROM fts_state WHERE key = ?').pluck(),
+    setRevision: db.prepare<[string, string]>('INSERT INTO fts_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    clearIndex: db.prepare(`INSERT INTO fts_index (fts_index) VALUES ('delete-all')`),
+    clearDocs: db.prepare('DELETE FROM fts_docs'),
+    rowid: db.prepare<[string], number>('SELECT rowid FROM fts_docs WHERE id = ?').pluck(),
+    removeIndex: db.prepare<[number]>('DELETE FROM fts_index WHERE rowid = ?'),
+    removeDoc: db.prepare<[number]>('DELETE FROM fts_docs WHERE rowid = ?'),
+    upsertDoc: db
+      .prepare<[string, string, string], number>(
+        'INSERT INTO fts_docs (id, type, scope) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET type = excluded.type, scope = excluded.scope RETURNING rowid',
+      )
+      .pluck(),
+    putIndex: db.prepare<[number, string, string, string]>('INSERT OR REPLACE INTO fts_index (rowid, title, tags, body) VALUES (?, ?, ?, ?)'),
+    search: db.prepare<{ match: string; type: string | null; scope: string | null; limit: number }, { id: string; rank: number }>(
+      `SELECT d.id AS id, bm25(fts_index, ${w.title}, ${w.tags}, ${w.body}) AS rank
+       FROM fts_index JOIN fts_docs d ON d.rowid = fts_index.rowid
+       WHERE fts_index MATCH :match AND (:type IS NULL OR d.type = :type) AND (:scope IS NULL OR d.scope = :scope)
+       ORDER BY rank, d.id LIMIT :limit`,
+    ),
+    matchesAny: db.prepare<[string], number>('SELECT 1 FROM fts_index WHERE fts_index MATCH ? LIMIT 1').pluck(),
+    termsByLength: db.prepare<[number, number], string>('SELECT term FROM fts_terms WHERE length(term) BETWEEN ? AND ?').pluck(),
+  }
+  let closed = false
+
+  const open = () => {
+    if (closed) throw new FoundryError('UNAVAILABLE', `ftsRetriever for ${file} is closed`)
+  }
+
+  /**
+   * FTS5 has no fuzzy search. A term of 5+ characters that matches nothing, even as a prefix, is
+   * most likely a typo: the indexed terms within the edit distance of it (or of its stem) stand in.
+   */
+  function typoVariants(term: string): string[] {
+    const max = Math.min(3, Math.round(term.length * fuzzy))
+    if (term.length < 5 || max < 1 || sql.matchesAny.get(`${quote(term)}*`) !== undefined) return []
+    const stem = processTerm(term) ?? term
+    const found: Array<[string, number]> = []
+    for (const candidate of sql.termsByLength.iterate(Math.min(term.length, stem.length) - max, term.length + max)) {
+      const d = Math.min(boundedDistance(term, candidate, max), boundedDistance(stem, candidate, max))
+      if (d <= max) found.push([candidate, d])
+    }
+    return found
+      .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, MAX_VARIANTS)
+      .map(([t]) => t)
+  }
+
+  return {
+    name: 'fts',
+
+    async revision() {
+      open()
+      return connection.read(() => sql.revision.get(REVISION_KEY))
+    },
+
+    async apply(changes: RetrievalChanges) {
+      open()
+      await connection.write(() => {
+        if (changes.reset) (sql.clearIndex.run(), sql.clearDocs.run())
+        for (const id of changes.remove) {
+          const rowid = sql.rowid.get(id)
+          if (rowid !== undefined) (sql.removeIndex.run(rowid), sql.removeDoc.run(rowid))
+        }
+        for (const doc of dedupe(changes.upsert)) {
+          const rowid = sql.upsertDoc.get(doc.id, doc.type, doc.scope)!
+          sql.putIndex.run(rowid, doc.title, doc.tags.join(' '), doc.body)
+        }
+        sql.setRevision.run(REVISION_KEY, changes.revision)
+      })
+    },
+
+    async search(query: RetrievalQuery): Promise<RetrievalHit[]> {
+      open()
+      const terms = queryTerms(query.text)
+      if (!terms.length || query.limit < 1) return []
+      return connection.read(() => {
+        const variants = fuzzy > 0 ? terms.flatMap(typoVariants) : []
+        const match = [matchExpression(terms, prefixMin), ...variants.map(quote)].join(' OR ')
+        const rows = sql.search.all({ match, type: query.type ?? null, scope: query.scope ?? null, limit: query.limit })
+        // bm25() is lower-is-better; hits are higher-is-better.
+        return rows.map((r) => ({ id: r.id, score: -r.rank }))
+      })
+    },
+
+    async close() {
+      if (closed) return
+      closed = true
+      await opened.close()
+    },
+  }
+}
+
+/** The last version of each id wins, so a change set may repeat an id. */
+function dedupe(docs: RetrievalDoc[]): RetrievalDoc[] {
+  return [...new Map(docs.map((d) => [d.id, d])).values()]
+}

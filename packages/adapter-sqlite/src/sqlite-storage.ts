@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto'
+import { assertKey, COLLECTIONS, FoundryError, type CollectionName, type Collections, type FoundryEvent, type ListOptions, type Storage } from '@foundry/kernel'
+import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
+import { decode, decodeEvent, encode } from './records.js'
+
+export type SqliteStorageOptions = SqliteTarget &
+  OpenOptions & {
+    /** How many changes per collection `changes()` reaches back; older revisions answer `undefined`. Default 10 000. */
+    changeLogSize?: number
+  }
+
+interface RevisionRow {
+  revision: number
+  tag: string
+  log_base: number
+}
+
+/** Tags make each write's revision token unique: this process's random prefix and a counter. */
+const TAG_PREFIX = randomBytes(6).toString('base64url')
+let tagCounter = 0
+const nextTag = () => `${TAG_PREFIX}${(tagCounter++).toString(36)}`
+
+/** `<revision>.<tag>`, or `0` for a collection never written. */
+const REVISION = /^(\d+)\.([A-Za-z0-9_-]+)$/
+
+/**
+ * Storage in one SQLite file (better-sqlite3, WAL): every collection in one table, a revision
+ * counter and a change log per collection bumped in the same transaction as each write, the event
+ * log in its own table. Safe with many processes: `exclusive` is an IMMEDIATE transaction that
+ * commits when the section succeeds and rolls back when it throws.
+ */
+export function sqliteStorage(options: SqliteStorageOptions): Storage {
+  const opened = openTarget(options, options)
+  const { connection } = opened
+  const { db, file } = connection
+  const logSize = options.changeLogSize ?? 10_000
+  const sql = {
+    get: db.prepare<[string, string], string>('SELECT value FROM records WHERE collection = ? AND key = ?').pluck(),
+    list: db.prepare<[string], { key: string; value: string }>('SELECT key, value FROM records WHERE collection = ? ORDER BY key'),
+    // Keys are ASCII (assertKey), so every key starting with the prefix sorts below prefix + U+10FFFF.
+    listPrefix: db.prepare<[string, string, string], { key: string; value: string }>(
+      'SELECT key, value FROM records WHERE collection = ? AND key >= ? AND key < ? ORDER BY key',
+    ),
+    put: db.prepare<[string, string, string]>(
+      'INSERT INTO records (collection, key, value) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value',
+    ),
+    delete: db.prepare<[string, string]>('DELETE FROM records WHERE collection = ? AND key = ?'),
+    bump: db.prepare<[string, string], RevisionRow>(
+      `INSERT INTO revisions (collection, revision, tag, log_base) VALUES (?, 1, ?, 0)
+       ON CONFLICT (collection) DO UPDATE SET revision = revision + 1, tag = excluded.tag
+       RETURNING revision, tag, log_base`,
+    ),
+    log: db.prepare<[string, number, string, string]>('INSERT INTO changes (collection, revision, key, tag) VALUES (?, ?, ?, ?)'),
+    trim: db.prepare<[string, number]>('DELETE FROM changes WHERE collection = ? AND revision <= ?'),
+    setBase: db.prepare<[number, string]>('UPDATE revisions SET log_base = ? WHERE collection = ?'),
+    revision: db.prepare<[string], RevisionRow>('SELECT revision, tag, log_base FROM revisions WHERE collection = ?'),
+    tagAt: db.prepare<[string, number], string>('SELECT tag FROM changes WHERE collection = ? AND revision = ?').pluck(),
+    changes: db.prepare<[string, number], string>('SELECT key FROM changes WHERE collection = ? AND revision > ? ORDER BY revision').pluck(),
+    append: db.prepare<[string]>('INSERT INTO events (event) VALUES (?)'),
+    events: db.prepare<[], string>('SELECT event FROM events ORDER BY seq').pluck(),
+  }
+  let closed = false
+
+  const open = () => {
+    if (closed) throw new FoundryError('UNAVAILABLE', `sqliteStorage for ${file} is closed`)
+  }
+  const collectionOf = (c: CollectionName) => {
+    if (!COLLECTIONS.includes(c)) throw new FoundryError('INVALID_INPUT', `Unknown collection "${c}"; use one of ${COLLECTIONS.join(', ')}`)
+    return c
+  }
+  const locate = (c: CollectionName, key: string) => `${file}#${c}/${key}`
+  const token = (row: RevisionRow | undefined) => (row ? `${row.revision}.${row.tag}` : '0')
+
+  /** Count one change of `key`; runs inside the write's transaction. */
+  function touch(c: CollectionName, key: string): void {
+    const row = sql.bump.get(c, nextTag())!
+    sql.log.run(c, row.revision, key, row.tag)
+    // Trim in batches, so the log stays between logSize and twice that without a delete per write.
+    if (row.revision - row.log_base > 2 * logSize) {
+      const base = row.revision - logSize
+      sql.trim.run(c, base)
+      sql.setBase.run(base, c)
+    }
+  }
+
+  return {
+    name: 'sqlite',
+    flags: { persistent: true, multiProcess: true, changeLog: true },
+
+    async get<C extends CollectionName>(c: C, key: string) {
+      open()
+      assertKey(c, key)
+      const text = await connection.read(() => sql.get.get(c, key))
+      if (text === undefined) return undefined
+      const read = decode(c, text)
+      if ('problem' in read) throw new FoundryError('CORRUPT', `${locate(c, key)} cannot be read: ${read.problem}. Rewrite the record or delete it`)
+      return read.value
+    },
+
+    async list<C extends CollectionName>(c: C, options: ListOptions = {}) {
+      open()
+      collectionOf(c)
+      const prefix = options.prefix ?? ''
+      const rows = await connection.read(() => (prefix ? sql.listPrefix.all(c, prefix, `${prefix}\u{10FFFF}`) : sql.list.all(c)))
+      const out: Collections[C][] = []
+      for (const row of rows) {
+        const read = decode(c, row.value)
+        if ('value' in read) out.push(read.value)
+        else options.onProblem?.({ collection: c, key: row.key, location: locate(c, row.key), message: read.problem })
+      }
+      return out
+    },
+
+    async put<C extends CollectionName>(c: C, key: string, value: Collections[C]) {
+      open()
+      assertKey(c, key)
+      const text = encode(c, value)
+      await connection.write(() => {
+        sql.put.run(c, key, text)
+        touch(c, key)
+      })
+    },
+
+    async delete(c, key) {
+      open()
+      assertKey(c, key)
+      return connection.write(() => {
+        if (sql.delete.run(c, key).changes === 0) return false
+        touch(c, key)
+        return true
+      })
+    },
+
+    exclusive<T>(fn: () => Promise<T>): Promise<T> {
+      open()
+      return connection.exclusive(fn)
+    },
+
+    async revision(c) {
+      open()
+      collectionOf(c)
+      return token(await connection.read(() => sql.revision.get(c)))
+    },
+
+    async changes(c, since) {
+      open()
+      collectionOf(c)
+      return connection.read(() => {
+        const now = sql.revision.get(c)
+        if (since === token(now)) return []
+        if (!now) return undefined
+        if (since === '0') return now.log_base === 0 ? sql.changes.all(c, 0) : undefined
+        const match = REVISION.exec(since)
+        if (!match) return undefined
+        const from = Number(match[1])
+        // The token must name a write this file still remembers: same number and same tag.
+        if (from >= now.revision || from <= now.log_base || sql.tagAt.get(c, from) !== match[2]) return undefined
+        return sql.changes.all(c, from)
+      })
+    },
+
+    async appendEvent(event: FoundryEvent) {
+      open()
+      const text = JSON.stringify(event)
+      await connection.write(() => sql.append.run(text))
+    },
+
+    async readEvents() {
+      open()
+      const rows = await connection.read(() => sql.events.all())
+      return rows.map(decodeEvent).filter((e): e is FoundryEvent => e !== undefined)
+    },
+
+    locate(c, key) {
+      assertKey(c, key)
+      return locate(c, key)
+    },
+
+    async close() {
+      if (closed) return
+      closed = true
+      await opened.close()
+    },
+  }
+}

@@ -1,0 +1,14 @@
+import { retrieverSuite, storageSuite } from '@foundry/kernel/testing'
+import type { SnapshotStore } from '@foundry/kernel'
+import { test } from 'uvu'
+import { ftsRetriever, sqliteStorage } from '../src/index.js'
+import { tempDb } from './helpers.js'
+
+// The suite opens a retriever twice on the same store to check persistence: one file per store.
+const files = new WeakMap<SnapshotStore, string>()
+const fileFor = (store: SnapshotStore) => files.get(store) ?? (files.set(store, tempDb('fts.db')), files.get(store)!)
+
+storageSuite(test, () => sqliteStorage({ path: tempDb() }), { prefix: 'sqliteStorage: ' })
+retrieverSuite(test, (store) => ftsRetriever({ path: fileFor(store) }), { prefix: 'ftsRetriever: ' })
+
+test.run()

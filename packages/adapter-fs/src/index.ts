@@ -1,2 +1,2 @@
-// Not built yet: this package's issue will fill in its public API.
-export {}
+// @foundry/adapter-fs: Foundry's Storage on the `.foundry` folder.
+export { fsStorage, type FsStorageOptions } from './fs-storage.js'

@@ -1,0 +1,91 @@
+import { statSync, unlinkSync } from 'node:fs'
+import { open, rename, unlink } from 'node:fs/promises'
+import { join } from 'node:path'
+
+const TEMP = /^\.(.+)\.(\d+)-[0-9a-z]+\.tmp$/
+let counter = 0
+
+/** The temporary name a write to `name` uses: hidden, marked with the writer's pid, never a valid key. */
+function tempName(name: string): string {
+  return `.${name}.${process.pid}-${(++counter).toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`
+}
+
+export const isTempName = (name: string): boolean => TEMP.test(name)
+
+/**
+ * Replace `dir/name` with `data` so that readers see the old content or the new, never a mix: write
+ * a temporary file in the same folder, then rename it over the target. With `durable`, the data is
+ * fsynced before the rename and the folder after it, so the new content survives a power loss;
+ * without it (derived cache files), a crash of the process still never leaves a partial file.
+ * `dir` must exist and be a real path (see Guard.folder); `created` runs once the temporary file exists.
+ */
+export async function writeAtomic(dir: string, name: string, data: string, durable: boolean, created?: () => void): Promise<void> {
+  const temp = join(dir, tempName(name))
+  const handle = await open(temp, 'wx')
+  created?.()
+  try {
+    try {
+      await handle.writeFile(data)
+      if (durable) await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await rename(temp, join(dir, name))
+  } catch (error) {
+    await unlink(temp).catch(() => {})
+    throw error
+  }
+  if (durable) await syncFolder(dir)
+}
+
+/** Make a rename or unlink in `dir` durable. Platforms that cannot fsync a folder (Windows) skip it. */
+export async function syncFolder(dir: string): Promise<void> {
+  let handle
+  try {
+    handle = await open(dir, 'r')
+    await handle.sync()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EBADF') throw error
+  } finally {
+    await handle?.close()
+  }
+}
+
+/** How long a temporary file may sit before it is taken for abandoned, whoever wrote it. */
+const ABANDONED_AFTER_MS = 10 * 60_000
+
+/**
+ * Remove temporary files a killed writer left behind among `names` (the entries of `dir`): those
+ * whose writer process is gone from this machine, or that are older than ten minutes. Returns how
+ * many were removed.
+ */
+export function sweepTemps(dir: string, names: string[]): number {
+  let removed = 0
+  for (const name of names) {
+    const match = TEMP.exec(name)
+    if (!match) continue
+    const pid = Number(match[2])
+    const path = join(dir, name)
+    const stat = statSync(path, { throwIfNoEntry: false })
+    if (!stat) continue
+    const old = Date.now() - stat.mtimeMs > ABANDONED_AFTER_MS
+    if (!old && (pid === process.pid || isAlive(pid))) continue
+    try {
+      unlinkSync(path)
+      removed++
+    } catch {
+      // another process swept it first
+    }
+  }
+  return removed
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

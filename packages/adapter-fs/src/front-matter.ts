@@ -1,0 +1,170 @@
+import { FactSchema, RunbookSchema, validator, type Fact, type Runbook } from '@foundry/kernel'
+import { Document, isMap, parseDocument, YAMLSeq } from 'yaml'
+import { FormatError } from './format-error.js'
+
+/*
+ * Facts and runbooks are markdown files with YAML front matter:
+ *
+ *   ---
+ *   id: fact-0004
+ *   title: Migrations are plain SQL files
+ *   …
+ *   ---
+ *
+ *   The body, as markdown.
+ *
+ * Written with the keys in a fixed order, tags as a one-line list, one blank line before the body
+ * and a final newline. Read leniently, because people edit these files: keys in any order, lists in
+ * flow or block style, optional fields left out (defaults below), dates and timestamps as YAML
+ * writes them. Whatever is read is then checked against the kernel's schema.
+ */
+
+const FACT_KEYS = ['id', 'title', 'type', 'scope', 'tags', 'confidence', 'source', 'created', 'expires', 'supersedes', 'supersededBy', 'status'] as const
+const FACT_DEFAULTS = { scope: 'project', confidence: 'medium', source: 'conversation', status: 'active' } as const
+const factCheck = validator(FactSchema)
+const runbookCheck = validator(RunbookSchema)
+
+/** What a reader needs besides the text: the key the file name gives, and its modification time for a fact without `created`. */
+export interface ReadContext {
+  key: string
+  /** The file's name, for messages: `fact-0004.md`. */
+  file: string
+  modified: () => Date
+}
+
+export function factToMarkdown(fact: Fact): string {
+  const front: Record<string, unknown> = {}
+  for (const key of FACT_KEYS) if (fact[key] !== undefined) front[key] = fact[key]
+  return joinFrontMatter(front, fact.body)
+}
+
+export function markdownToFact(text: string, at: ReadContext): Fact {
+  const { data, body } = splitFrontMatter(text)
+  const fact: Record<string, unknown> = { ...data, body }
+  const id = data.id ?? at.key
+  if (String(id) !== at.key) throw new FormatError(`id ${String(id)} does not match the file name ${at.file}; make them agree`)
+  fact.id = at.key
+  for (const key of ['title', 'type', 'scope', 'confidence', 'source', 'status', 'supersedes', 'supersededBy'] as const) fact[key] = scalarText(data[key])
+  for (const [key, value] of Object.entries(FACT_DEFAULTS)) fact[key] ??= value
+  fact.tags = tagList(data.tags)
+  fact.created = data.created == null ? at.modified().toISOString() : timestamp(data.created)
+  fact.expires = data.expires == null ? undefined : day(data.expires)
+  for (const key of Object.keys(fact)) if (fact[key] === undefined) delete fact[key]
+  const problems = factCheck.problems(fact)
+  if (problems.length) throw new FormatError(problems.join('; '))
+  return fact as Fact
+}
+
+/** A stored fact must come back exactly as it was put: refuse a `created` the reader would rewrite. */
+export function checkCreated(created: string): string | undefined {
+  return ISO_TIMESTAMP.test(created) && !Number.isNaN(Date.parse(created)) ? undefined : `created must be an ISO 8601 timestamp such as 2026-01-02T03:04:05.000Z (got ${JSON.stringify(created)})`
+}
+
+export function runbookToMarkdown(runbook: Runbook): string {
+  const front: Record<string, unknown> = { title: runbook.title }
+  if (runbook.trigger !== undefined) front.trigger = runbook.trigger
+  return joinFrontMatter(front, runbook.body)
+}
+
+export function markdownToRunbook(text: string, at: ReadContext): Runbook {
+  const { data, body } = splitFrontMatter(text)
+  const { slug = at.key, title, trigger, ...rest } = data
+  if (String(slug) !== at.key) throw new FormatError(`slug ${String(slug)} does not match the file name ${at.file}; make them agree`)
+  const runbook: Record<string, unknown> = { slug: at.key, title: scalarText(title), ...rest, body }
+  // A list of trigger phrases is the same as the comma-separated form.
+  if (trigger != null) runbook.trigger = Array.isArray(trigger) ? trigger.map(scalarText).join(', ') : scalarText(trigger)
+  if (runbook.title === undefined) delete runbook.title
+  const problems = runbookCheck.problems(runbook)
+  if (problems.length) throw new FormatError(problems.join('; '))
+  return runbook as Runbook
+}
+
+/** `---`, the YAML, `---`, a blank line, the body, a final newline. Lists are written on one line. */
+function joinFrontMatter(front: Record<string, unknown>, body: string): string {
+  const doc = new Document(front)
+  if (isMap(doc.contents)) for (const pair of doc.contents.items) if (pair.value instanceof YAMLSeq) pair.value.flow = true
+  const yaml = doc.toString({ lineWidth: 0, flowCollectionPadding: false })
+  return `---\n${yaml}---\n\n${body}\n`
+}
+
+const CLOSE = /^---[ \t]*(\r?\n|$)/m
+
+/**
+ * The front matter as plain data, and the body: the text after the closing `---`, less one blank
+ * separator line and one final newline (so what `joinFrontMatter` wrote comes back exactly).
+ */
+export function splitFrontMatter(text: string): { data: Record<string, unknown>; body: string } {
+  const source = text.startsWith('\uFEFF') ? text.slice(1) : text
+  const open = /^---[ \t]*\r?\n/.exec(source)
+  if (!open) throw new FormatError('the file must start with a front matter block: a line `---`, `key: value` lines, and a closing `---`')
+  const rest = source.slice(open[0].length)
+  const close = CLOSE.exec(rest)
+  if (!close) throw new FormatError('the front matter is not closed: add a line `---` after the last `key: value` line')
+  const yaml = rest.slice(0, close.index)
+  const newline = close[1] === '\r\n' ? '\r\n' : '\n'
+  let body = rest.slice(close.index + close[0].length)
+  if (body.startsWith(newline)) body = body.slice(newline.length)
+  if (body.endsWith(newline)) body = body.slice(0, -newline.length)
+  return { data: parseYaml(yaml), body }
+}
+
+function parseYaml(yaml: string): Record<string, unknown> {
+  const doc = parseDocument(yaml, { uniqueKeys: true, prettyErrors: false })
+  const error = doc.errors[0]
+  if (error) {
+    // Lines count from the file's first line, the opening `---`.
+    const line = error.linePos?.[0]?.line
+    const reason = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').replace(/:$/, '')
+    throw new FormatError(`front matter${line === undefined ? '' : ` line ${line + 1}`}: ${reason}`)
+  }
+  if (doc.contents === null) return {}
+  const data: unknown = doc.toJS()
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new FormatError('the front matter must be `key: value` lines')
+  return data as Record<string, unknown>
+}
+
+/** Plain scalars a person may leave unquoted (`title: 42`, `scope: yes`) read as the text they wrote. */
+function scalarText(value: unknown): unknown {
+  if (value === null) return undefined
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value
+}
+
+/** `[a, b]`, a block list, `a, b` or nothing. */
+function tagList(value: unknown): unknown {
+  if (value == null) return []
+  if (typeof value === 'string') return value.split(/[,\s]+/).filter(Boolean)
+  return Array.isArray(value) ? value.map(scalarText) : value
+}
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$/
+/** The YAML 1.1 timestamp forms people write: `2026-01-02`, `2026-01-02 03:04:05`, `2026-1-2t3:04:05.5 -5`. */
+const YAML_TIMESTAMP = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|[ \t]+)(\d{1,2}):(\d{2}):(\d{2})(\.\d+)?[ \t]*(Z|[+-]\d{1,2}(?::?\d{2})?)?)?$/
+
+/** An ISO 8601 string is kept as written; other timestamp forms become `toISOString()` (UTC, milliseconds). */
+function timestamp(value: unknown): string {
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString()
+  const text = String(value).trim()
+  if (ISO_TIMESTAMP.test(text) && !Number.isNaN(Date.parse(text))) return text
+  const m = YAML_TIMESTAMP.exec(text)
+  if (m) {
+    const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '', zone = 'Z'] = m
+    let offset = 0
+    if (zone !== 'Z') {
+      const [, sign, zh, zm = '0'] = /^([+-])(\d{1,2}):?(\d{2})?$/.exec(zone)!
+      offset = (sign === '-' ? -1 : 1) * (Number(zh) * 60 + Number(zm))
+    }
+    const asWritten = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Math.round(Number(`0${fraction}`) * 1000))
+    const check = new Date(asWritten)
+    const valid = check.getUTCMonth() === Number(mo) - 1 && check.getUTCDate() === Number(d) && Number(h) < 24 && Number(mi) < 60 && Number(s) < 61
+    if (valid) return new Date(asWritten - offset * 60_000).toISOString()
+  }
+  throw new FormatError(`created must be a timestamp such as 2026-01-02T03:04:05Z (got ${JSON.stringify(text)})`)
+}
+
+/** `expires` as `YYYY-MM-DD`: a YAML date, a timestamp (its date as written), or a date with one-digit parts. */
+function day(value: unknown): unknown {
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString().slice(0, 10)
+  if (typeof value !== 'string') return value
+  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:$|[Tt ])/.exec(value.trim())
+  return m ? `${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}` : value
+}

@@ -1,0 +1,81 @@
+import { lstatSync, mkdirSync, realpathSync } from 'node:fs'
+import { basename, dirname, join, sep } from 'node:path'
+import { FoundryError } from '@foundry/kernel'
+
+/**
+ * Keeps every path inside the data folder. Keys are checked with `assertKey` before they become
+ * paths, so only links can lead out: each access resolves the real path (one `realpath` call, about
+ * 20 µs) and refuses anything outside the folder's own real path. The folder itself may be a link.
+ */
+export interface Guard {
+  /** The real path of an existing file or folder, or undefined when there is none. Throws CORRUPT when it leads outside. */
+  existing(path: string): string | undefined
+  /** Make sure `dir` exists as a folder inside the data folder (creating it and its parents) and return its real path. */
+  folder(dir: string): string
+  /** Throws CORRUPT when `real` (a resolved path) is outside the data folder. */
+  check(path: string, real: string): void
+}
+
+export function createGuard(base: string): Guard {
+  let realBase: string | undefined
+
+  const baseReal = (): string | undefined => {
+    if (realBase !== undefined) return realBase
+    try {
+      return (realBase = realpathSync.native(base))
+    } catch (error) {
+      if (isMissing(error)) return undefined
+      throw error
+    }
+  }
+
+  const check = (path: string, real: string) => {
+    const root = baseReal()
+    if (root !== undefined && (real === root || real.startsWith(root + sep))) return
+    throw new FoundryError(
+      'CORRUPT',
+      `${path} leads outside ${base} (to ${real}); Foundry does not follow links out of its folder. Replace the link with the file or folder itself.`,
+    )
+  }
+
+  const existing = (path: string): string | undefined => {
+    if (baseReal() === undefined) return undefined
+    let real: string
+    try {
+      real = realpathSync.native(path)
+    } catch (error) {
+      if (isMissing(error)) return undefined
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new FoundryError('CORRUPT', `${path} is a link that loops back on itself; replace it with the file itself.`, { cause: error })
+      throw error
+    }
+    check(path, real)
+    return real
+  }
+
+  const folder = (dir: string): string => {
+    const found = existing(dir)
+    if (found !== undefined) return found
+    if (dir === base) {
+      mkdirSync(base, { recursive: true })
+      return baseReal()!
+    }
+    const parent = folder(dirname(dir))
+    try {
+      mkdirSync(join(parent, basename(dir)))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    const made = existing(dir)
+    if (made !== undefined) return made
+    // It exists (mkdir said so) but does not resolve: a link to nowhere.
+    const link = lstatSync(dir, { throwIfNoEntry: false })
+    throw new FoundryError('CORRUPT', `${dir} is ${link?.isSymbolicLink() ? 'a link to a missing folder' : 'not a folder'}; remove it so Foundry can create the folder.`)
+  }
+
+  return { existing, folder, check }
+}
+
+export function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  return code === 'ENOENT' || code === 'ENOTDIR'
+}

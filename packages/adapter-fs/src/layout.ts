@@ -1,0 +1,80 @@
+import { isAbsolute, join, resolve } from 'node:path'
+import type { CollectionName } from '@foundry/kernel'
+
+/** The collections kept one file a record in one folder, and the extension of those files. */
+const FLAT = {
+  facts: { dir: join('memory', 'facts'), ext: '.md' },
+  runbooks: { dir: 'runbooks', ext: '.md' },
+  contracts: { dir: 'contracts', ext: '.json' },
+} as const
+type FlatCollection = keyof typeof FLAT
+
+/** The meta key stored beside the facts as `memory/INDEX.md`; every other meta key is cache. */
+export const INDEX_META_KEY = 'index'
+
+/**
+ * Where everything lives inside the data folder (`<root>/.foundry` by default):
+ *
+ * ```
+ * memory/facts/<id>.md   memory/INDEX.md (meta `index`)   runbooks/<slug>.md   contracts/<id>.json
+ * blackboard/<wave>/<agent>.json   metrics/events.jsonl   .gitignore
+ * cache/meta/<key>   cache/<collection>.journal   cache/write.lock   (cache/ and metrics/ are gitignored)
+ * ```
+ *
+ * Keys map to paths one to one; callers pass only keys that `assertKey` accepted.
+ */
+export interface Layout {
+  /** The data folder, absolute. */
+  readonly base: string
+  /** Derived state: meta blobs, change journals, the write lock. Safe to delete while no process runs. */
+  readonly cache: string
+  readonly events: string
+  readonly gitignore: string
+  readonly lock: string
+  /** The file holding `key`. */
+  file(collection: CollectionName, key: string): string
+  /** The folder every file of the collection sits in or under. */
+  folder(collection: CollectionName): string
+  /** The folder whose modification time stands for changes made by other means, or undefined (meta). */
+  watched(collection: CollectionName): string | undefined
+  journal(collection: CollectionName): string
+}
+
+export function createLayout(root: string, folder = '.foundry'): Layout {
+  const base = isAbsolute(folder) ? resolve(folder) : resolve(root, folder)
+  const cache = join(base, 'cache')
+  const metaDir = join(cache, 'meta')
+
+  const folderOf = (collection: CollectionName): string => {
+    if (collection === 'artifacts') return join(base, 'blackboard')
+    if (collection === 'meta') return metaDir
+    return join(base, FLAT[collection].dir)
+  }
+
+  return {
+    base,
+    cache,
+    events: join(base, 'metrics', 'events.jsonl'),
+    gitignore: join(base, '.gitignore'),
+    lock: join(cache, 'write.lock'),
+    folder: folderOf,
+    file(collection, key) {
+      if (collection === 'meta') return key === INDEX_META_KEY ? join(base, 'memory', 'INDEX.md') : join(metaDir, ...key.split('/'))
+      if (collection === 'artifacts') return join(folderOf('artifacts'), ...key.split('/')) + '.json'
+      return join(folderOf(collection), key + FLAT[collection].ext)
+    },
+    watched: (collection) => (collection === 'meta' ? undefined : folderOf(collection)),
+    journal: (collection) => join(cache, `${collection}.journal`),
+  }
+}
+
+/** The key a file name in a flat collection's folder stands for, or undefined when it is not a record file. */
+export function flatKey(collection: FlatCollection, name: string): string | undefined {
+  const { ext } = FLAT[collection]
+  return name.endsWith(ext) && name.length > ext.length ? name.slice(0, -ext.length) : undefined
+}
+
+export const isFlat = (collection: CollectionName): collection is FlatCollection => collection in FLAT
+
+/** The extension of an artifact file. */
+export const ARTIFACT_EXT = '.json'

@@ -1,0 +1,90 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { FoundryError } from '@foundry/kernel'
+import lockfile from 'proper-lockfile'
+
+export interface LockOptions {
+  /**
+   * A lock not refreshed for this long is taken for abandoned (its holder crashed) and broken.
+   * The holder refreshes it every `stale / 2` ms. Default 10 000; at least 2 000.
+   */
+  stale?: number
+  /** How long to wait for the section before throwing UNAVAILABLE. Default 30 000 ms. */
+  timeout?: number
+}
+
+/** The exclusive section: one holder at a time across every process sharing the data folder. */
+export interface SectionLock {
+  run<T>(fn: () => Promise<T>): Promise<T>
+}
+
+/**
+ * A cross-process lock on `path` (a directory created with mkdir, through proper-lockfile), with an
+ * in-process queue in front so that only one caller per process polls for it. Waiters retry with a
+ * short randomised backoff (2 ms growing to 32 ms), so many contending processes keep making
+ * progress; a holder that dies leaves a lock that goes stale and is broken after `stale` ms.
+ */
+export function createSectionLock(path: string, options: LockOptions = {}): SectionLock {
+  const stale = Math.max(2000, options.stale ?? 10_000)
+  const timeout = options.timeout ?? 30_000
+  let queue: Promise<unknown> = Promise.resolve()
+
+  async function acquire(): Promise<{ release: () => Promise<void>; lost: () => Error | undefined }> {
+    const deadline = Date.now() + timeout
+    let lost: Error | undefined
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const release = await lockfile.lock(dirname(path), {
+          lockfilePath: path,
+          realpath: false,
+          stale,
+          retries: 0,
+          onCompromised: (error) => void (lost = error),
+        })
+        return { release, lost: () => lost }
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        if (code === 'ENOENT') mkdirSync(dirname(path), { recursive: true })
+        else if (code !== 'ELOCKED' && code !== 'EEXIST' && code !== 'ENOTEMPTY')
+          throw new FoundryError('UNAVAILABLE', `Cannot take the write lock ${path}: ${(error as Error).message}`, { cause: error })
+        if (Date.now() >= deadline)
+          throw new FoundryError(
+            'UNAVAILABLE',
+            `Timed out after ${timeout} ms waiting for the write lock ${path}: another process holds it. ` +
+              `A crashed holder's lock is broken automatically once it is ${stale} ms old; if no Foundry process is running, delete that folder.`,
+          )
+        const delay = Math.min(32, 2 * 1.5 ** attempt)
+        await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)))
+      }
+    }
+  }
+
+  async function section<T>(fn: () => Promise<T>): Promise<T> {
+    const held = await acquire()
+    let result: T
+    try {
+      result = await fn()
+    } finally {
+      await held.release().catch(() => {}) // already released when compromised
+    }
+    const lost = held.lost()
+    if (lost)
+      throw new FoundryError(
+        'UNAVAILABLE',
+        `The write lock ${path} was lost while held (${lost.message}): the section ran longer than ${stale} ms without refreshing it, so another process may have entered. Check the last write and retry.`,
+        { cause: lost },
+      )
+    return result
+  }
+
+  return {
+    run<T>(fn: () => Promise<T>): Promise<T> {
+      const run = queue.then(
+        () => section(fn),
+        () => section(fn),
+      )
+      queue = run.catch(() => {})
+      return run
+    },
+  }
+}

@@ -96,9 +96,13 @@ export function createKernel(options: KernelOptions) {
       ),
     },
     tokens: { report: tokenReport },
-    /** Persist what the retriever deferred, then release the storage. */
+    /**
+     * Release the retriever and the storage. Deferred snapshot work is flushed only when the storage
+     * has no change log: otherwise the next process replays the changes, and a short-lived process
+     * (a hook, a CLI call) never pays for writing a snapshot on its way out.
+     */
     async close() {
-      await retriever.flush?.()
+      if (!storage.flags.changeLog) await retriever.flush?.()
       await retriever.close?.()
       await storage.close?.()
     },

@@ -144,4 +144,22 @@ test('readIndex builds INDEX.md when missing', async () => {
   assert.ok(await storage.get('meta', 'index'))
 })
 
+test('a fresh kernel answers a miss and reads the index without reading every fact; an expiry passing rebuilds the index', async () => {
+  const storage = memoryStorage()
+  let now = Date.parse('2026-11-30T12:00:00Z')
+  const first = kernelFor({}, { storage, now: () => new Date(now) })
+  await first.memory.write({ title: 'Freeze deploys during the sale', body: 'x', type: 'constraint', expires: '2026-12-01' })
+  await first.memory.write({ title: 'Money is stored in integer cents', body: 'y', type: 'convention' })
+  let lists = 0
+  const counting = { ...storage, list: ((c: never, o: never) => (lists++, storage.list(c, o))) as typeof storage.list }
+  const fresh = kernelFor({}, { storage: counting, now: () => new Date(now) })
+  assert.is((await fresh.memory.search({ query: 'kubernetes' })).text, 'No stored fact matches "kubernetes". Memory holds 2 active facts.')
+  assert.match(await fresh.memory.readIndex(), /Freeze deploys/)
+  assert.is(lists, 1, 'only the first sync of the retriever listed the facts')
+  now = Date.parse('2026-12-02T12:00:00Z')
+  const later = kernelFor({}, { storage, now: () => new Date(now) })
+  assert.not.match(await later.memory.readIndex(), /Freeze deploys/, 'rebuilt once the expiry passed')
+  assert.is((await later.memory.search({ query: 'kubernetes' })).active, 1)
+})
+
 test.run()

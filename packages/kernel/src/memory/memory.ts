@@ -44,6 +44,16 @@ export interface ListOptions {
 }
 
 export const INDEX_KEY = 'index'
+/** Beside INDEX.md: the figures a short-lived process needs without reading every fact. */
+export const STATS_KEY = 'memory-stats'
+
+interface MemoryStats {
+  /** The facts revision these figures describe. */
+  revision: string
+  active: number
+  /** The earliest `expires` among active facts: the figures hold until that day has passed. */
+  nextExpiry?: string
+}
 const factInput = validator(FactInputSchema)
 const searchInput = validator(SearchInputSchema)
 
@@ -79,10 +89,32 @@ export function createMemory(ctx: KernelContext) {
     return [...(await loadFacts(force)).values()].filter((f) => isActive(f, today))
   }
 
-  async function saveIndex(facts: FactSet): Promise<MemoryIndex> {
-    const index = buildIndex(facts, config.indexTokenBudget, dayOf(ctx.now()))
+  async function saveIndex(facts: FactSet, revision: string): Promise<MemoryIndex> {
+    const today = dayOf(ctx.now())
+    const index = buildIndex(facts, config.indexTokenBudget, today)
     await storage.put('meta', INDEX_KEY, index.text)
+    const stats: MemoryStats = { revision, active: index.total }
+    for (const f of facts.ordered()) if (f.expires !== undefined && f.expires >= today && (!stats.nextExpiry || f.expires < stats.nextExpiry)) stats.nextExpiry = f.expires
+    await storage.put('meta', STATS_KEY, JSON.stringify(stats))
     return index
+  }
+
+  /** Stored figures, when they still describe the facts: same revision, no expiry passed since. */
+  async function currentStats(): Promise<MemoryStats | undefined> {
+    try {
+      const stats = JSON.parse((await storage.get('meta', STATS_KEY)) ?? 'null') as MemoryStats | null
+      if (!stats || stats.revision !== (await storage.revision('facts'))) return undefined
+      return stats.nextExpiry === undefined || dayOf(ctx.now()) <= stats.nextExpiry ? stats : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Active facts now: from the cache when current, else the stored figures, else a full read. */
+  async function activeCount(): Promise<number> {
+    const today = dayOf(ctx.now())
+    if (cache && cache.revision === (await storage.revision('facts'))) return cache.facts.activeCount(today)
+    return (await currentStats())?.active ?? (await loadFacts()).activeCount(today)
   }
 
   /** Bring the retriever up to the storage revision: the changed facts when the store can say which, else all. */
@@ -121,7 +153,7 @@ export function createMemory(ctx: KernelContext) {
       if (plan.superseded) facts.set(plan.superseded)
       const after = await storage.revision('facts')
       cache = { revision: after, facts }
-      const index = await saveIndex(facts)
+      const index = await saveIndex(facts, after)
       return { plan, revision, after, index }
     })
     const { plan } = outcome
@@ -157,7 +189,7 @@ export function createMemory(ctx: KernelContext) {
       const fact = current?.get(hit.id) ?? (await storage.get('facts', hit.id))
       if (fact && isActive(fact, today)) hits.push({ fact, score: hit.score })
     }
-    const active = hits.length ? 0 : (await loadFacts()).activeCount(today)
+    const active = hits.length ? 0 : await activeCount()
     const text = hits.length
       ? hits.map((h) => renderFactBlock(h.fact)).join('\n\n')
       : `No stored fact matches "${input.query}". Memory holds ${active} active facts.`
@@ -166,17 +198,19 @@ export function createMemory(ctx: KernelContext) {
 
   /** Rebuild INDEX.md from a full read of storage (picks up facts edited by other means). */
   async function index(): Promise<IndexResult> {
-    const built = await saveIndex(await loadFacts(true))
+    const facts = await loadFacts(true)
+    const built = await saveIndex(facts, cache!.revision)
     await syncRetriever()
     const path = storage.locate('meta', INDEX_KEY)
     return { text: `Rebuilt ${path}\n${indexSummary(built)}.`, path, index: built }
   }
 
-  /** INDEX.md as stored, built first when missing. */
+  /** INDEX.md as stored; rebuilt first when missing, when facts changed by other means, or when a listed fact has expired. */
   async function readIndex(): Promise<string> {
     const stored = await storage.get('meta', INDEX_KEY)
-    if (stored !== undefined) return stored
-    return (await saveIndex(await loadFacts())).text
+    if (stored !== undefined && (await currentStats())) return stored
+    const facts = await loadFacts()
+    return (await saveIndex(facts, cache!.revision)).text
   }
 
   async function list(options: ListOptions = {}): Promise<Fact[]> {

@@ -65,12 +65,13 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
     }
   }
 
-  function link(fact: Fact) {
+  function link(fact: Fact, ordered = true) {
     if (fact.status !== 'active') return
     addTo(byKey, keyOf(fact), fact.id)
     for (const w of subjectWords(fact.title)) addTo(byWord, wordKey(fact.type, fact.scope, w), fact.id)
     if (fact.expires !== undefined) expiring.add(fact.id)
-    order.splice(position(fact), 0, fact)
+    if (ordered) order.splice(position(fact), 0, fact)
+    else order.push(fact)
   }
 
   const set: FactSet = {
@@ -115,6 +116,14 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
       return order.length - expired
     },
   }
-  for (const fact of initial) set.set(fact)
+  // Bulk load: index everything, then sort once (inserting one by one would be quadratic).
+  for (const fact of initial) {
+    const old = facts.get(fact.id)
+    if (old) unlink(old)
+    facts.set(fact.id, fact)
+    link(fact, false)
+    maxNumber = Math.max(maxNumber, factNumber(fact.id))
+  }
+  order.sort(compareForIndex)
   return set
 }

@@ -113,9 +113,8 @@ function parseYaml(yaml: string): Record<string, unknown> {
   const error = doc.errors[0]
   if (error) {
     // Lines count from the file's first line, the opening `---`.
-    const line = error.linePos?.[0]?.line
-    const reason = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').replace(/:$/, '')
-    throw new FormatError(`front matter${line === undefined ? '' : ` line ${line + 1}`}: ${reason}`)
+    const line = yaml.slice(0, error.pos[0]).split('\n').length + 1
+    throw new FormatError(`front matter line ${line}: ${error.message.split('\n')[0]}`)
   }
   if (doc.contents === null) return {}
   const data: unknown = doc.toJS()

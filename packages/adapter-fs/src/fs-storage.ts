@@ -147,8 +147,10 @@ export function fsStorage(options: FsStorageOptions): Storage {
       const states = [journal.state(collection)]
       const created = () => void states.push(journal.state(collection))
       for (let attempt = 0; ; attempt++) {
-        // Write through a link that stays inside the folder; refuse one that leads out.
-        const target = guard.existing(path) ?? join(guard.folder(dirname(path)), basename(path))
+        // A link in the record's place is refused when it leads out, else replaced (never written
+        // through: a put of one key changes that key's file only).
+        guard.existing(path)
+        const target = join(guard.folder(dirname(path)), basename(path))
         try {
           await writeAtomic(dirname(target), basename(target), text, isDurable(collection, key), created)
           break
@@ -179,7 +181,7 @@ export function fsStorage(options: FsStorageOptions): Storage {
       return true
     },
 
-    exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    async exclusive<T>(fn: () => Promise<T>): Promise<T> {
       open()
       prepare()
       guard.folder(layout.cache)

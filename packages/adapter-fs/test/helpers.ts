@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/** A fresh project root under the system temp folder. */
+export const tempRoot = () => mkdtempSync(join(tmpdir(), 'foundry-fs-'))
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Every file path below `dir`, relative to it. */
+export function walk(dir: string, prefix = ''): string[] {
+  const out: string[] = []
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const rel = prefix + entry.name
+    if (entry.isDirectory()) out.push(rel + '/', ...walk(join(dir, entry.name), rel + '/'))
+    else out.push(rel)
+  }
+  return out
+}
+
+export interface Child {
+  pid: number
+  /** Resolves with the exit code (or the signal's name) and everything printed. */
+  done: Promise<{ code: number | string; stdout: string; stderr: string }>
+  /** Resolves when the child prints a line starting with `text`. */
+  printed(text: string): Promise<void>
+  kill(signal: NodeJS.Signals): void
+}
+
+/** Run `test/fixtures/<name>.ts` in a real `node` process (TypeScript through tsx). */
+export function runFixture(name: string, args: string[]): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', `${name}.ts`), ...args], {
+    cwd: join(import.meta.dirname, '..'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  const waiters: Array<{ text: string; resolve: () => void }> = []
+  child.stdout.on('data', (d) => {
+    stdout += d
+    for (const w of [...waiters]) if (stdout.split('\n').some((line) => line.startsWith(w.text))) (w.resolve(), waiters.splice(waiters.indexOf(w), 1))
+  })
+  child.stderr.on('data', (d) => (stderr += d))
+  const done = new Promise<{ code: number | string; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code: code ?? signal ?? -1, stdout, stderr })),
+  )
+  return {
+    pid: child.pid!,
+    done,
+    printed: (text) =>
+      new Promise<void>((resolve, reject) => {
+        waiters.push({ text, resolve })
+        void done.then((r) => reject(new Error(`fixture ${name} exited (${r.code}) before printing "${text}": ${r.stderr}`)))
+      }),
+    kill: (signal) => void child.kill(signal),
+  }
+}

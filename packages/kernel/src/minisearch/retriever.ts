@@ -25,6 +25,21 @@ export interface MinisearchRetrieverOptions {
   lazySearches?: number
 }
 
+/** The best `limit` hits by BM25 score (ties by id), without sorting every match. */
+function topHits(results: SearchResult[], limit: number): RetrievalHit[] {
+  const top: RetrievalHit[] = []
+  const before = (a: RetrievalHit, b: RetrievalHit) => a.score > b.score || (a.score === b.score && a.id < b.id)
+  for (const r of results) {
+    const hit = { id: String(r.id), score: r.score / (r.queryTerms.length || 1) }
+    if (top.length === limit && !before(hit, top[limit - 1]!)) continue
+    let at = top.length
+    while (at > 0 && before(hit, top[at - 1]!)) at--
+    top.splice(at, 0, hit)
+    if (top.length > limit) top.pop()
+  }
+  return top
+}
+
 /**
  * Whether the index holds a term. MiniSearch (pinned at 7.2.0) has no public lookup, so this reads its
  * term map; were that ever gone, every term counts as unknown and is matched fuzzily: slower, still right.
@@ -128,11 +143,8 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
     const fuzzyFor = (term: string) => (known(term) ? false : matching.fuzzy(term) || false)
     const results = index.search(query.text, { ...searchOptions, fuzzy: fuzzyFor, ...(filter && { filter }) })
     // MiniSearch multiplies each score by the number of query terms matched; undo it for plain
-    // BM25 ranking (worth +0.03 nDCG@10 on SciFact).
-    return results
-      .map((r) => ({ id: String(r.id), score: r.score / (r.queryTerms.length || 1) }))
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
-      .slice(0, query.limit)
+    // BM25 ranking (worth +0.03 nDCG@10 on SciFact), keeping only the best `limit`.
+    return topHits(results, query.limit)
   }
 
   return {

@@ -29,7 +29,7 @@ test('a file from an older schema version is migrated, keeping its records', asy
 
   const storage = sqliteStorage({ path })
   assert.equal(await storage.get('facts', fact.id), fact)
-  await storage.close()
+  await storage.close?.()
   const db = new Database(path)
   assert.is(schemaVersion(db), SCHEMA_VERSION)
   db.close()
@@ -74,7 +74,7 @@ test('a damaged database reports CORRUPT naming the file', async () => {
   const path = tempDb()
   const storage = sqliteStorage({ path })
   for (let n = 1; n <= 200; n++) await storage.put('facts', sampleFact(n).id, sampleFact(n))
-  await storage.close()
+  await storage.close?.()
   const bytes = readFileSync(path)
   // Keep page 1 (the header and schema), scribble over every page after it.
   for (let i = 4096; i < bytes.length; i++) bytes[i] = (i * 7919) & 0xff

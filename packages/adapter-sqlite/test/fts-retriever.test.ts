@@ -1,0 +1,136 @@
+import { createKernel, minisearchRetriever, type RetrievalDoc, type Retriever } from '@foundry/kernel'
+import { distractors } from '@foundry/kernel/testing'
+import Database from 'better-sqlite3'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { ftsRetriever, sqliteStorage } from '../src/index.js'
+import { matchExpression, queryTerms } from '../src/fts-query.js'
+import { runChild } from './child.js'
+import { tempDb } from './helpers.js'
+
+const doc = (id: string, title: string, body = '', extra: Partial<RetrievalDoc> = {}): RetrievalDoc => ({ id, title, body, tags: [], type: 'decision', scope: 'project', ...extra })
+
+async function indexed(docs: RetrievalDoc[], path = tempDb('fts.db')): Promise<Retriever> {
+  const retriever = ftsRetriever({ path })
+  await retriever.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  return retriever
+}
+
+test('query text is quoted term by term: FTS5 syntax in a query is inert', () => {
+  assert.equal(queryTerms('"foo" AND (bar OR NEAR( the'), ['foo', 'bar', 'near'])
+  assert.is(matchExpression(['foo', 'kubernet'], 4), '"foo" OR "kubernet" OR "kubernet"*')
+})
+
+test('a query full of FTS5 syntax never throws', async () => {
+  const r = await indexed([...distractors(), doc('fact-0001', 'NEAR and AND are words here', 'Column title: body "quoted" * star')])
+  const nasty = [
+    '"foo" AND (bar OR NEAR(',
+    'NEAR(a b, 3)',
+    'title:redis',
+    '{title tags}: redis',
+    '- redis',
+    '^redis',
+    'redis*',
+    '* * *',
+    '"',
+    '""""',
+    "'single' quotes",
+    'AND OR NOT',
+    'a OR',
+    '(((',
+    ')))',
+    'x:y:z',
+    '\\"escaped\\"',
+    '\u0000 nul',
+    'emoji 🚀 and ünïcödé',
+    '+ - / \\ ; , . ! ? @ # $ % ^ & = ~ ` | < > [ ]',
+    'redis'.repeat(400),
+  ]
+  // And random strings over FTS5's syntax characters, from a fixed seed.
+  let seed = 42
+  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
+  const alphabet = ['"', '(', ')', '*', ':', '^', '+', '-', '{', '}', ',', ' ', 'NEAR', 'AND', 'OR', 'NOT', 'redis', 'title', 'a']
+  for (let i = 0; i < 300; i++) nasty.push(Array.from({ length: 1 + Math.floor(rand() * 12) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join(''))
+  for (const text of nasty) {
+    const hits = await r.search({ text, limit: 5 })
+    assert.ok(Array.isArray(hits), text)
+  }
+  assert.is((await r.search({ text: '"foo" AND (near OR NEAR(', limit: 1 }))[0]?.id, 'fact-0001', 'the words in it still match')
+  await r.close?.()
+})
+
+test('stop words and punctuation alone match nothing', async () => {
+  const r = await indexed([doc('fact-0001', 'The cache is the source of truth for sessions')])
+  assert.equal(await r.search({ text: 'the AND of OR is', limit: 5 }), [])
+  assert.equal(await r.search({ text: '!!! ??? ...', limit: 5 }), [])
+  await r.close?.()
+})
+
+test('the revision and the index survive into a new process, without re-indexing', async () => {
+  const path = tempDb('fts.db')
+  const r = await indexed([...distractors(), doc('fact-0001', 'Deployments require two approvals')], path)
+  await r.apply({ revision: '2.abc', upsert: [doc('fact-0002', 'Rollbacks are automated')], remove: [] })
+  await r.close?.()
+  const out = JSON.parse(await runChild('fts-open', [path, 'approval deploying'])) as { revision: string; hits: Array<{ id: string }> }
+  assert.is(out.revision, '2.abc')
+  assert.is(out.hits[0]?.id, 'fact-0001')
+})
+
+test('a typo is found only when the word itself is unknown; fuzzy 0 turns it off', async () => {
+  const docs = [...distractors(), doc('fact-0001', 'Kubernetes manifests live in the infra repository'), doc('fact-0002', 'Kubernetse is a typo')]
+  const r = await indexed(docs)
+  assert.equal((await r.search({ text: 'kubernetse', limit: 5 })).map((h) => h.id), ['fact-0002'], 'a known word is never replaced by its neighbours')
+  assert.equal((await r.search({ text: 'kubrenetes', limit: 5 })).map((h) => h.id), ['fact-0001'], 'a transposition')
+  const strict = ftsRetriever({ path: tempDb('fts.db'), fuzzy: 0 })
+  await strict.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  assert.equal(await strict.search({ text: 'kubrenetes', limit: 5 }), [])
+  await r.close?.()
+  await strict.close?.()
+})
+
+test('tags are searchable and weigh more than the body', async () => {
+  const r = await indexed([
+    ...distractors(),
+    doc('fact-0001', 'Queue consumers', 'They retry with backoff.', { tags: ['reentrancy'] }),
+    doc('fact-0002', 'Payment calls', 'Every call is checked for reentrancy by the gateway.'),
+  ])
+  assert.equal((await r.search({ text: 'reentrancy', limit: 5 })).map((h) => h.id), ['fact-0001', 'fact-0002'])
+  await r.close?.()
+})
+
+test('beside sqliteStorage on one database: the kernel writes, searches, and a new kernel resumes without re-indexing', async () => {
+  const path = tempDb()
+  const open = () => {
+    const database = new Database(path)
+    return { database, kernel: createKernel({ storage: sqliteStorage({ database }), retriever: ftsRetriever({ database }) }) }
+  }
+  const first = open()
+  for (const [i, d] of distractors(30).entries())
+    await first.kernel.memory.write({ title: d.title, body: `${d.body} Entry ${i}.`, type: 'convention', scope: `module:m${i}` })
+  await first.kernel.memory.write({ title: 'Deployments require two approvals', body: 'Production releases need two reviewers.', type: 'constraint' })
+  const found = await first.kernel.memory.search({ query: 'deploying approval' })
+  assert.is(found.hits[0]?.fact.title, 'Deployments require two approvals')
+  await first.kernel.close()
+  first.database.close()
+
+  const second = open()
+  const revision = await second.kernel.storage.revision('facts')
+  assert.is(await second.kernel.retriever.revision(), revision, 'the index on disk reflects the latest write')
+  assert.equal((await second.kernel.memory.search({ query: 'deploying approval' })).hits.map((h) => h.fact.id), found.hits.map((h) => h.fact.id))
+  await second.kernel.close()
+  second.database.close()
+})
+
+test('MiniSearch on sqliteStorage: its snapshot lives in the file and a new process restores it', async () => {
+  const path = tempDb()
+  const kernel = createKernel({ storage: sqliteStorage({ path }), retriever: minisearchRetriever() })
+  await kernel.memory.write({ title: 'Sessions expire after thirty minutes idle', body: 'Set by the gateway.', type: 'constraint' })
+  await kernel.memory.search({ query: 'session' })
+  await kernel.close()
+  const again = createKernel({ storage: sqliteStorage({ path }), retriever: minisearchRetriever() })
+  assert.is(await again.retriever.revision(), await again.storage.revision('facts'), 'restored from the snapshot in meta')
+  assert.is((await again.memory.search({ query: 'sessions idle' })).hits.length, 1)
+  await again.close()
+})
+
+test.run()

@@ -1,2 +1,8 @@
-// Not built yet: this package's issue will fill in its public API.
-export {}
+// @foundry/mcp: the foundry MCP server, its tool table and resources. The composition root (reading
+// .foundry/config.json, choosing adapters) is the subpath `@foundry/mcp/config`; the CLI is the `foundry` bin.
+export { createServer, INSTRUCTIONS, type ServerOptions } from './server.js'
+export { serveStdio, type ServeStdioOptions } from './stdio.js'
+export { TOOLS, type FoundryTool, type ToolResult, type ToolName, type ToolOutput } from './tools.js'
+export { listTools, callTool } from './dispatch.js'
+export { listResources, readResource, INDEX_URI, CONTRACTS_URI, RUNBOOK_PREFIX } from './resources.js'
+export * from './output-schemas.js'

@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { runCli } from './cli/program.js'
+
+await runCli()

@@ -1,0 +1,28 @@
+import type { Command } from 'commander'
+import { blackboardCommand } from './blackboard.js'
+import { indexCommand } from './index-command.js'
+import { initCommand } from './init.js'
+import { listCommand } from './list.js'
+import { mcpCommand } from './mcp.js'
+import { runbooksCommand } from './runbooks.js'
+import { searchCommand } from './search.js'
+import { tokensCommand } from './tokens.js'
+import { exportCommand, importCommand } from './transfer.js'
+import { validateCommand } from './validate.js'
+import { writeCommand } from './write.js'
+
+/** Every `foundry` command, in the order `--help` lists them. A new command is a file and a line here. */
+export const COMMANDS: Array<() => Command> = [
+  initCommand,
+  writeCommand,
+  searchCommand,
+  listCommand,
+  indexCommand,
+  tokensCommand,
+  runbooksCommand,
+  validateCommand,
+  blackboardCommand,
+  exportCommand,
+  importCommand,
+  mcpCommand,
+]

@@ -1,0 +1,27 @@
+import { Command, Option } from 'commander'
+import type { FactType } from '@foundry/kernel'
+import { action } from '../context.js'
+import { integer } from '../input.js'
+import { FACT_TYPES } from '../choices.js'
+
+interface SearchOptions {
+  type?: FactType
+  scope?: string
+  limit?: number
+}
+
+/** `foundry search`: the memory_search tool. */
+export function searchCommand(): Command {
+  return new Command('search')
+    .description('Search project memory (memory_search): the matching facts, best first')
+    .argument('<query>', 'keywords describing what you need to know')
+    .addOption(new Option('--type <type>', 'only facts of this type').choices(FACT_TYPES))
+    .option('--scope <scope>', 'only facts of this scope, e.g. module:billing')
+    .option('--limit <n>', '1-25 (default memoryRetrieval.maxFacts, 8)', integer)
+    .action(
+      action(async (ctx, query: string, options: SearchOptions) => {
+        const result = await ctx.tool('memory_search', { query, ...options })
+        return { text: result.text, json: result.structured }
+      }),
+    )
+}

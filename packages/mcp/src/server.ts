@@ -1,0 +1,78 @@
+import type { Kernel } from '@foundry/kernel'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js'
+import pkg from '../package.json' with { type: 'json' }
+import { retrying } from './retrying.js'
+
+/** Returned on `initialize`, verbatim from seed 000: what shapes the model's default behaviour. */
+export const INSTRUCTIONS =
+  'Foundry memory and contracts. Prefer memory_search over reading .foundry files. Consult runbook_list before recurring tasks. ' +
+  'Hand work between agents with blackboard_write, returning only the artifact path and a short summary.'
+
+export interface ServerOptions {
+  /**
+   * The kernel the tools call, or a function that opens it. The function is called on first use
+   * (and again after it fails, so a fixed config.json is picked up without a restart).
+   */
+  kernel: Kernel | (() => Promise<Kernel>)
+  /** Diagnostics, one line each. Default: stderr (stdout carries protocol messages only). */
+  log?: (line: string) => void
+}
+
+/**
+ * The foundry MCP server on any transport: the nine tools, the resources, the instructions. It
+ * implements initialize, ping, tools/list, tools/call, resources/list and resources/read; the SDK
+ * negotiates the protocol version (2025-11-25 and 2025-06-18 among them).
+ */
+export function createServer(options: ServerOptions): Server {
+  const log = options.log ?? ((line: string) => void process.stderr.write(`foundry: ${line}\n`))
+  const source = options.kernel
+  const kernel = typeof source === 'function' ? retrying(source) : async () => source
+  // The tool table and the resources pull in the kernel (TypeBox, MiniSearch): load them on first
+  // use, so a client's `initialize` is answered before they are parsed.
+  const dispatch = retrying(() => import('./dispatch.js'))
+  const resources = retrying(() => import('./resources.js'))
+
+  const server = new Server(
+    { name: 'foundry', title: 'Foundry', version: pkg.version },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_ELICITATION },
+  )
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await dispatch()).listTools() }))
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }) => (await dispatch()).callTool(kernel, params.name, params.arguments, log))
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await (await resources()).listResources(await kernel()) }))
+  server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
+    const found = await (await resources()).readResource(await kernel(), params.uri)
+    if (!found) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown resource: ${params.uri}`)
+    return found
+  })
+  // Open the project while the client sends its first requests, not during the first tool call.
+  server.oninitialized = () => void kernel().catch((error: unknown) => log(`cannot open the project: ${(error as Error).message}`))
+  return server
+}
+
+/**
+ * The SDK's server checks JSON Schema only on elicitation responses, and this server never elicits:
+ * a validator nobody asks spares building Ajv on every start (~10 ms of `foundry mcp` start-up).
+ */
+const NO_ELICITATION: jsonSchemaValidator = {
+  getValidator: () => () => {
+    throw new Error('The foundry server sends no elicitation requests, so it validates no JSON Schema')
+  },
+}
+
+/** A JSON-RPC error whose message reaches the client as written (the SDK's McpError prefixes it). */
+class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}

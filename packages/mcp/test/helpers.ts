@@ -1,0 +1,127 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+
+/** The built bin: tests run what users run. Build first (`pnpm --filter @foundry/mcp build`). */
+export const BIN = fileURLToPath(new URL('../dist/bin/foundry.js', import.meta.url))
+
+const made: string[] = []
+
+/** A fresh project folder; `config` becomes .foundry/config.json. Removed by `cleanup()`. */
+export function tempProject(config?: object): string {
+  const root = mkdtempSync(join(tmpdir(), 'foundry-mcp-test-'))
+  made.push(root)
+  if (config) {
+    mkdirSync(join(root, '.foundry'), { recursive: true })
+    writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify(config))
+  }
+  return root
+}
+
+export function cleanup(): void {
+  for (const root of made.splice(0)) rmSync(root, { recursive: true, force: true })
+}
+
+export interface Connection {
+  client: Client
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string
+  close(): Promise<void>
+}
+
+/** `foundry mcp --root <root>` spawned and connected with the SDK client over stdio. */
+export async function connect(root: string, extraArgs: string[] = []): Promise<Connection> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '--root', root, ...extraArgs],
+    stderr: 'pipe',
+  })
+  let stderr = ''
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const client = new Client({ name: 'foundry-mcp-test', version: '1.0.0' })
+  await client.connect(transport)
+  return { client, stderr: () => stderr, close: () => client.close() }
+}
+
+/** Call a tool; its text, structured content and error flag. */
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult
+  const first = result.content[0]
+  return { text: first?.type === 'text' ? first.text : '', structured: result.structuredContent as Record<string, any> | undefined, isError: result.isError === true }
+}
+
+export interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Run the `foundry` bin to completion in `cwd`. */
+export function cli(args: string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): CliResult {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? tmpdir(),
+    input: options.input ?? '',
+    encoding: 'utf8',
+    env: { ...process.env, ...options.env },
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+/**
+ * Speak raw JSON-RPC to `foundry mcp`: send each message, collect every stdout line until `count`
+ * responses arrived, then close stdin and wait for the exit.
+ */
+export async function rawSession(root: string, messages: object[], count: number) {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--root', root], { stdio: ['pipe', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+  const responses = new Promise<void>((resolve) =>
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString()
+      if (stdout.split('\n').filter((l) => l.includes('"id"')).length >= count) resolve()
+    }),
+  )
+  for (const m of messages) child.stdin.write(`${JSON.stringify(m)}\n`)
+  await responses
+  child.stdin.end()
+  const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  const lines = stdout.split('\n').filter(Boolean)
+  return { lines, messages: lines.map((l) => JSON.parse(l) as Record<string, any>), stderr, exitCode }
+}
+
+export const initialize = (id: number, protocolVersion = '2025-06-18') => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+})
+
+/** A decision as the seed's example shows it. */
+export const flyway = {
+  title: 'Persistence layer uses Flyway, not Liquibase',
+  body: 'Chosen for the plain-SQL migration format the team already reads.\nWhy: the team reviews SQL, not XML.\nHow to apply: add migrations as V<n>__<name>.sql files.',
+  type: 'decision',
+  confidence: 'high',
+  source: 'adr-0007',
+}
+
+/** A finding that satisfies finding.v1. */
+export const finding = {
+  title: 'Orders endpoint lacks access control',
+  severity: 'high',
+  summary: 'Six findings, two high. Access control on /api/orders is the blocking one.',
+  failureScenario: 'A signed-in customer requests /api/orders/42 and reads another customer\'s order.',
+}
+
+/** The text of a resource (every foundry resource is one markdown text). */
+export async function readText(client: Client, uri: string): Promise<string> {
+  const { contents } = await client.readResource({ uri })
+  const first = contents[0]
+  return first && 'text' in first ? first.text : ''
+}

@@ -84,7 +84,8 @@ const meta: Codec<Collections['meta']> = {
 export const CODECS: { [C in CollectionName]: Codec<Collections[C]> } = { facts, runbooks, contracts, artifacts, meta }
 
 function refuse(what: string, key: string, check: Validator<unknown>, value: unknown, mismatch: string | undefined) {
-  const problems = check.problems(value)
+  // `check` is cheap; `problems` walks every error, so it runs only for a message.
+  const problems = check.check(value) ? [] : check.problems(value)
   if (mismatch) problems.push(mismatch)
   if (problems.length) throw new FoundryError('INVALID_INPUT', `Cannot store ${what} ${key}: ${problems.join('; ')}`)
 }

@@ -50,9 +50,8 @@ export function markdownToFact(text: string, at: ReadContext): Fact {
   fact.created = data.created == null ? at.modified().toISOString() : timestamp(data.created)
   fact.expires = data.expires == null ? undefined : day(data.expires)
   for (const key of Object.keys(fact)) if (fact[key] === undefined) delete fact[key]
-  const problems = factCheck.problems(fact)
-  if (problems.length) throw new FormatError(problems.join('; '))
-  return fact as Fact
+  if (!factCheck.check(fact)) throw new FormatError(factCheck.problems(fact).join('; '))
+  return fact
 }
 
 /** A stored fact must come back exactly as it was put: refuse a `created` the reader would rewrite. */
@@ -74,9 +73,8 @@ export function markdownToRunbook(text: string, at: ReadContext): Runbook {
   // A list of trigger phrases is the same as the comma-separated form.
   if (trigger != null) runbook.trigger = Array.isArray(trigger) ? trigger.map(scalarText).join(', ') : scalarText(trigger)
   if (runbook.title === undefined) delete runbook.title
-  const problems = runbookCheck.problems(runbook)
-  if (problems.length) throw new FormatError(problems.join('; '))
-  return runbook as Runbook
+  if (!runbookCheck.check(runbook)) throw new FormatError(runbookCheck.problems(runbook).join('; '))
+  return runbook
 }
 
 /** `---`, the YAML, `---`, a blank line, the body, a final newline. Lists are written on one line. */

@@ -21,6 +21,7 @@ import { appendLine, readText } from './io.js'
 import { createJournal } from './journal.js'
 import { INDEX_META_KEY, createLayout } from './layout.js'
 import { createSectionLock, type LockOptions } from './lock.js'
+import { fileIdentity, openRecordCache, type RecordCache } from './record-cache.js'
 import { scan } from './scan.js'
 
 export interface FsStorageOptions {
@@ -80,9 +81,8 @@ export function fsStorage(options: FsStorageOptions): Storage {
   /** Cache files are rebuilt when lost, so they skip fsync; records and INDEX.md do not. */
   const isDurable = (collection: CollectionName, key: string) => durable && (collection !== 'meta' || key === INDEX_META_KEY)
 
-  async function read<C extends CollectionName>(collection: C, key: string, path: string): Promise<Collections[C] | undefined> {
-    const real = guard.existing(path)
-    if (real === undefined) return undefined
+  /** The record in the file at `real` (a resolved path inside the folder), or undefined when it is gone. */
+  async function decode<C extends CollectionName>(collection: C, key: string, path: string, real: string): Promise<Collections[C] | undefined> {
     let text: string
     try {
       text = await readText(real)
@@ -92,6 +92,17 @@ export function fsStorage(options: FsStorageOptions): Storage {
       throw new FormatError(reason)
     }
     return CODECS[collection].decode(text, { key, file: basename(path), modified: () => statSync(real).mtime }) as Collections[C]
+  }
+
+  /** The parsed-record cache, for the markdown collections; none when its file cannot be trusted. */
+  const recordCache = <T>(collection: CollectionName): RecordCache<T> | undefined => {
+    if (collection !== 'facts' && collection !== 'runbooks') return undefined
+    try {
+      guard.existing(layout.records(collection))
+    } catch {
+      return undefined // a link out of the folder: parse everything rather than trust it
+    }
+    return openRecordCache<T>(layout.records(collection), () => guard.folder(layout.cache))
   }
 
   const corrupt = (collection: CollectionName, key: string, path: string, error: unknown) =>
@@ -115,7 +126,8 @@ export function fsStorage(options: FsStorageOptions): Storage {
       open(collection, key)
       const path = layout.file(collection, key)
       try {
-        return await read(collection, key, path)
+        const real = guard.existing(path)
+        return real === undefined ? undefined : await decode(collection, key, path, real)
       } catch (error) {
         throw corrupt(collection, key, path, error)
       }
@@ -126,16 +138,28 @@ export function fsStorage(options: FsStorageOptions): Storage {
       const found = scan(collection, listOptions.prefix ?? '', layout, guard)
       const report = (key: string, location: string, message: string) => listOptions.onProblem?.({ collection, key, location, message })
       for (const misfit of found.misfits) report(misfit.key, misfit.path, misfit.message)
+      const cache = recordCache<Collections[C]>(collection)
       const records: Collections[C][] = []
-      for (const { key, path } of found.found) {
+      for (const { key, path, real: plain } of found.found) {
         try {
-          const record = await read(collection, key, path)
-          if (record !== undefined) records.push(record)
+          const real = plain ?? guard.existing(path)
+          if (real === undefined) continue
+          const identity = cache && fileIdentity(real) // taken before the read: a newer file is never cached as this one
+          const cached = identity && cache.lookup(key, identity)
+          if (cached) {
+            records.push(cached)
+            continue
+          }
+          const record = await decode(collection, key, path, real)
+          if (record === undefined) continue
+          records.push(record)
+          if (identity) cache.remember(key, identity, record)
         } catch (error) {
           report(key, path, error instanceof FormatError ? error.message : (error as Error).message)
         }
       }
       if (found.temps.length) sweep(collection, found.temps)
+      if (cache && !listOptions.prefix) await cache.save(new Set(found.found.map((f) => f.key))).catch(() => {}) // only a cache
       return records
     },
 

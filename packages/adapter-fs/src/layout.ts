@@ -18,7 +18,8 @@ export const INDEX_META_KEY = 'index'
  * ```
  * memory/facts/<id>.md   memory/INDEX.md (meta `index`)   runbooks/<slug>.md   contracts/<id>.json
  * blackboard/<wave>/<agent>.json   metrics/events.jsonl   .gitignore
- * cache/meta/<key>   cache/<collection>.journal   cache/write.lock   (cache/ and metrics/ are gitignored)
+ * cache/meta/<key>   cache/<collection>.journal   cache/<collection>.records.json   cache/write.lock
+ * (cache/ and metrics/ are gitignored)
  * ```
  *
  * Keys map to paths one to one; callers pass only keys that `assertKey` accepted.
@@ -38,6 +39,8 @@ export interface Layout {
   /** The folder whose modification time stands for changes made by other means, or undefined (meta). */
   watched(collection: CollectionName): string | undefined
   journal(collection: CollectionName): string
+  /** The parsed-record cache of a markdown collection (record-cache.ts). */
+  records(collection: CollectionName): string
 }
 
 export function createLayout(root: string, folder = '.foundry'): Layout {
@@ -65,6 +68,7 @@ export function createLayout(root: string, folder = '.foundry'): Layout {
     },
     watched: (collection) => (collection === 'meta' ? undefined : folderOf(collection)),
     journal: (collection) => join(cache, `${collection}.journal`),
+    records: (collection) => join(cache, `${collection}.records.json`),
   }
 }
 

@@ -9,6 +9,8 @@ import { ARTIFACT_EXT, flatKey, INDEX_META_KEY, isFlat, type Layout } from './la
 export interface Found {
   key: string
   path: string
+  /** Its real path when it is a plain file in a checked folder; links are resolved (and checked) when read. */
+  real?: string
 }
 
 /** A file that looks like a record but cannot be one (a bad name, a link out of the folder). */
@@ -32,25 +34,26 @@ export interface Scan {
  */
 export function scan(collection: CollectionName, prefix: string, layout: Layout, guard: Guard): Scan {
   const out: Scan = { found: [], misfits: [], temps: [] }
-  const add = (key: string, path: string) => {
+  const add = (key: string, path: string, real?: string) => {
     if (!key.startsWith(prefix)) return
-    if (isValidKey(collection, key)) out.found.push({ key, path })
+    if (isValidKey(collection, key)) out.found.push(real === undefined ? { key, path } : { key, path, real })
     else out.misfits.push({ key, path, message: `${path} is not named like a ${collection} record (expected ${SHAPES[collection]}); rename it` })
   }
-  const entries = (dir: string): Dirent[] => {
+  /** The visible entries of a folder, each with its real path when it is a plain file. */
+  const entries = (dir: string): Array<Dirent & { real?: string }> => {
     const real = guard.existing(dir)
     if (real === undefined) return []
     const list = readdirSync(real, { withFileTypes: true })
     const temps = list.filter((e) => isTempName(e.name)).map((e) => e.name)
     if (temps.length) out.temps.push({ dir: real, names: temps })
-    return list.filter((e) => !e.name.startsWith('.'))
+    return list.filter((e) => !e.name.startsWith('.')).map((e) => Object.assign(e, e.isFile() ? { real: join(real, e.name) } : {}))
   }
   const folder = layout.folder(collection)
 
   if (isFlat(collection)) {
     for (const entry of entries(folder)) {
       const key = flatKey(collection, entry.name)
-      if (key !== undefined) add(key, join(folder, entry.name))
+      if (key !== undefined) add(key, join(folder, entry.name), entry.real)
     }
   } else if (collection === 'artifacts') {
     // `w1/` reads only the folder of wave w1; `w` reads every wave whose name starts with it.
@@ -60,14 +63,15 @@ export function scan(collection: CollectionName, prefix: string, layout: Layout,
       .filter((e) => (slash < 0 ? e.name.startsWith(prefix) : e.name === prefix.slice(0, slash)))
     for (const wave of waves) {
       const dir = join(folder, wave.name)
-      let agents: Dirent[]
+      let agents: ReturnType<typeof entries>
       try {
         agents = entries(dir)
       } catch (error) {
         out.misfits.push({ key: `${wave.name}/`, path: dir, message: (error as Error).message })
         continue
       }
-      for (const agent of agents) if (agent.name.endsWith(ARTIFACT_EXT)) add(`${wave.name}/${agent.name.slice(0, -ARTIFACT_EXT.length)}`, join(dir, agent.name))
+      for (const agent of agents)
+        if (agent.name.endsWith(ARTIFACT_EXT)) add(`${wave.name}/${agent.name.slice(0, -ARTIFACT_EXT.length)}`, join(dir, agent.name), agent.real)
     }
   } else {
     if (INDEX_META_KEY.startsWith(prefix)) {
@@ -77,7 +81,7 @@ export function scan(collection: CollectionName, prefix: string, layout: Layout,
     // Walk only below the folder the prefix names in full: `retriever/minisearch/` starts there.
     const fixed = prefix.slice(0, prefix.lastIndexOf('/') + 1).split('/').filter(Boolean)
     const walk = (dir: string, names: string[]) => {
-      let list: Dirent[]
+      let list: ReturnType<typeof entries>
       try {
         list = entries(dir)
       } catch (error) {
@@ -88,7 +92,7 @@ export function scan(collection: CollectionName, prefix: string, layout: Layout,
         const path = join(dir, entry.name)
         const key = [...names, entry.name].join('/')
         if (entry.isDirectory() || (entry.isSymbolicLink() && isFolder(guard, path))) walk(path, [...names, entry.name])
-        else if (key !== INDEX_META_KEY) add(key, path)
+        else if (key !== INDEX_META_KEY) add(key, path, entry.real)
       }
     }
     walk(join(folder, ...fixed), fixed)

@@ -247,6 +247,32 @@ test('files that look like records but are misnamed are reported, other files ar
   assert.match(problems.find((p) => p.key === 'fact-0002')!.message, /a folder, not a file/)
 })
 
+test('listings keep parsed records in the cache, and re-read a file edited in place', async () => {
+  const root = tempRoot()
+  const storage = fsStorage({ root })
+  for (const n of [1, 2, 3]) await storage.put('facts', sampleFact(n).id, sampleFact(n))
+  handWrite(root, 'memory/facts/fact-0004.md', '---\ntitle: Broken\ntype: opinion\n---\nBody.\n')
+  const problems: StorageProblem[] = []
+  assert.is((await storage.list('facts', { onProblem: (p) => problems.push(p) })).length, 3)
+  const cacheFile = join(root, '.foundry', 'cache', 'facts.records.json')
+  const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as { entries: Record<string, [string, Fact]> }
+  assert.equal(Object.keys(cached.entries).sort(), ['fact-0001', 'fact-0002', 'fact-0003'], 'valid records only')
+
+  await new Promise((resolve) => setTimeout(resolve, 20)) // past the file system's timestamp tick
+  const file = join(factsDir(root), 'fact-0002.md')
+  writeFileSync(file, readFileSync(file, 'utf8').replace('Title #2', 'Title #9')) // same size, in place
+  const again: StorageProblem[] = []
+  const facts = await storage.list('facts', { onProblem: (p) => again.push(p) })
+  assert.is(facts.find((f) => f.id === 'fact-0002')?.title, sampleFact(9).title)
+  assert.is(again.length, 1, 'a bad file is reported on every listing')
+
+  writeFileSync(cacheFile, '{ not json')
+  assert.is((await fsStorage({ root }).list('facts')).length, 3, 'an unreadable cache costs a full parse, nothing else')
+  await storage.delete('facts', 'fact-0001')
+  await storage.list('facts')
+  assert.equal(Object.keys((JSON.parse(readFileSync(cacheFile, 'utf8')) as typeof cached).entries).sort(), ['fact-0002', 'fact-0003'])
+})
+
 test('put refuses a record that would not read back as it is', async () => {
   const storage = fsStorage({ root: tempRoot() })
   for (const [key, fact, problem] of [

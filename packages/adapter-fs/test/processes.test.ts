@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { buildIndex, createKernel, factId, minisearchRetriever, type RetrievalChanges, type Retriever, type StorageProblem } from '@foundry/kernel'
+import { buildIndex, createKernel, dayOf, factId, minisearchRetriever, type RetrievalChanges, type Retriever, type StorageProblem } from '@foundry/kernel'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { fsStorage } from '../src/index.js'
@@ -22,7 +22,7 @@ test('8 processes × 100 memory writes into one folder: 800 facts, gapless ids, 
   assert.ok(facts.every((f) => f.status === 'active'))
 
   const index = readFileSync(join(root, '.foundry', 'memory', 'INDEX.md'), 'utf8')
-  const expected = buildIndex(facts, 4000)
+  const expected = buildIndex(facts, 4000, dayOf(new Date()))
   assert.is(index, expected.text, 'INDEX.md is the index of all 800 facts')
   assert.is(expected.listed + expected.omitted, 800)
   assert.is(index.split('\n').filter((line) => line.startsWith('- fact-')).length, expected.listed)

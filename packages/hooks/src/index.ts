@@ -1,2 +1,18 @@
-// Not built yet: this package's issue will fill in its public API.
-export {}
+// @foundry/hooks: Claude Code hooks that enforce Foundry's token economy, the hook server, and asset validation.
+export { runHook, answer, answerStdin, HANDLERS, type HookRun, type RunOptions } from './run.js'
+export { HOOK_EVENTS, HOOK_NAMES, SERVED_HOOKS, isHookName, type HookName } from './names.js'
+export { serveHooks, type HookServer } from './server.js'
+export { askServer, hookSocketPath, parseAnswer, PROTOCOL_VERSION, type HookRequest, type HookAnswer } from './socket.js'
+export { sessionStart } from './session-start.js'
+export { promptContext, relevantFacts, type RelevantFact } from './prompt-context.js'
+export { subagentFirewall, FIREWALL_WAVE, FIREWALL_FACTOR, type FirewallOutcome } from './subagent-firewall.js'
+export { precompact, compactionReminder } from './precompact.js'
+export { sessionEnd } from './session-end.js'
+export { HANDOFF_CONTRACT, HANDOFF_SCHEMA, ensureHandoffContract } from './handoff-contract.js'
+export { promptQuery, relevance, relevanceUnit, PROMPT_FILLER } from './relevance.js'
+export { activeFactCount, countIndexedFacts } from './fact-count.js'
+export { openProject, readConfig, CONFIG_FILE, type ProjectContext, type HookProject, type OpenOptions } from './config.js'
+export { locateProject, findProjectRoot, DATA_FOLDER } from './locate.js'
+export { parseHookInput, type HookInputs, type HookEventName, type CommonInput, type SessionStartInput, type UserPromptSubmitInput, type SubagentStopInput, type PreCompactInput, type SessionEndInput } from './input.js'
+export { EXIT_OK, EXIT_ERROR, HookInputError, type HookOutput } from './io.js'
+export { validateAssets, formatAssetReport, checkAgent, checkSkill, SKILL_MAX_LINES, AGENT_KEYS, type AssetReport, type AssetViolation, type ValidateAssetsOptions } from './validate-assets.js'

@@ -1,0 +1,59 @@
+import { EXIT_ERROR, errorLine, parseJsonObject, readStdin } from './io.js'
+import { locateProject } from './locate.js'
+import { HOOK_NAMES, isHookName, SERVED_HOOKS, type HookName } from './names.js'
+import { askServer, type HookAnswer } from './socket.js'
+
+/**
+ * `foundry-hook <hook>`: the command a Claude Code hook runs. Reads the event JSON on stdin, prints
+ * the hook's answer on stdout, and exits 0, or 1 with one line on stderr; never 2 (which would block).
+ *
+ * This entry imports only what it needs to ask a running hook server (socket.ts); the kernel and the
+ * adapters load only when the hook runs in this process.
+ */
+const USAGE = `Usage: foundry-hook <${HOOK_NAMES.join(' | ')}>  (the Claude Code event JSON on stdin)\n`
+
+async function main(): Promise<void> {
+  const name = process.argv[2]
+  if (name === undefined || name === '--help' || name === '-h') {
+    process.stdout.write(USAGE)
+    return
+  }
+  if (!isHookName(name)) {
+    process.stderr.write(errorLine(name, new Error(`unknown hook; use one of ${HOOK_NAMES.join(', ')}`)))
+    process.exitCode = EXIT_ERROR
+    return
+  }
+  let stdin: string
+  try {
+    stdin = await readStdin()
+  } catch (error) {
+    process.stderr.write(errorLine(name, error))
+    process.exitCode = EXIT_ERROR
+    return
+  }
+  const result = (await served(name, stdin)) ?? (await inProcess(name, stdin))
+  process.stdout.write(result.stdout)
+  process.stderr.write(result.stderr)
+  process.exitCode = result.exitCode
+}
+
+/** The answer of the project's hook server, when the hook is one it serves and a server runs. */
+async function served(name: HookName, stdin: string): Promise<HookAnswer | undefined> {
+  if (!SERVED_HOOKS.has(name) || process.env.FOUNDRY_HOOK_SERVER === 'off') return undefined
+  let cwd: string
+  try {
+    const raw = parseJsonObject(stdin)
+    cwd = typeof raw.cwd === 'string' && raw.cwd ? raw.cwd : process.cwd()
+  } catch {
+    return undefined // the in-process run reports the bad input
+  }
+  const root = locateProject(cwd)
+  return root ? askServer(root, name, stdin) : undefined
+}
+
+async function inProcess(name: HookName, stdin: string): Promise<HookAnswer> {
+  const { runHook } = await import('./run.js')
+  return runHook(name, stdin)
+}
+
+await main()

@@ -1,0 +1,98 @@
+import { unlink } from 'node:fs/promises'
+import { connect, createServer, type Server, type Socket } from 'node:net'
+import type { ProjectContext } from './config.js'
+import { isHookName, SERVED_HOOKS } from './names.js'
+import { answerStdin } from './run.js'
+import { hookSocketPath, PROTOCOL_VERSION, type HookRequest } from './socket.js'
+
+/** Requests larger than this are refused (an event JSON with a huge prompt still fits). */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024
+
+export interface HookServer {
+  /** The socket or pipe it listens on. */
+  path: string
+  /** Stop listening and remove the socket. Idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * Answer the project's per-prompt hooks (`SERVED_HOOKS`) over the hook socket (socket.ts), from a
+ * process that keeps the project open, such as `foundry mcp`: the hooks then skip loading the kernel
+ * and opening the index. Resolves `undefined` when another live server already holds the address
+ * (a second session on the same project). The server never keeps its process alive by itself, and
+ * it answers with the configuration the project was opened with.
+ */
+export async function serveHooks(project: ProjectContext): Promise<HookServer | undefined> {
+  const path = hookSocketPath(project.root)
+  const server = createServer((socket) => void respond(socket, project))
+  if (!(await listen(server, path))) {
+    if (await isLive(path)) return undefined
+    await unlink(path).catch(() => undefined) // a stale socket left by a process that died
+    if (!(await listen(server, path))) return undefined
+  }
+  server.unref()
+  let closing: Promise<void> | undefined
+  return {
+    path,
+    close: () =>
+      (closing ??= new Promise<void>((done) => server.close(() => done())).then(async () => {
+        if (process.platform !== 'win32') await unlink(path).catch(() => undefined)
+      })),
+  }
+}
+
+async function respond(socket: Socket, project: ProjectContext): Promise<void> {
+  socket.on('error', () => socket.destroy())
+  const reply = (value: Record<string, unknown>) => socket.end(`${JSON.stringify({ v: PROTOCOL_VERSION, ...value })}\n`)
+  let request: HookRequest
+  try {
+    request = JSON.parse(await readLine(socket)) as HookRequest
+  } catch (error) {
+    reply({ unavailable: `bad request: ${(error as Error).message}` })
+    return
+  }
+  if (request.v !== PROTOCOL_VERSION || typeof request.stdin !== 'string' || typeof request.hook !== 'string') {
+    reply({ unavailable: `unsupported request (protocol ${PROTOCOL_VERSION})` })
+    return
+  }
+  if (!isHookName(request.hook) || !SERVED_HOOKS.has(request.hook)) {
+    reply({ unavailable: `hook "${request.hook}" is not served` })
+    return
+  }
+  reply({ ...(await answerStdin(request.hook, request.stdin, project)) })
+}
+
+/** The first line the client sends (or all it sends before ending). */
+function readLine(socket: Socket): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => {
+      text += chunk
+      if (text.length > MAX_REQUEST_BYTES) reject(new Error(`request over ${MAX_REQUEST_BYTES} bytes`))
+      const end = text.indexOf('\n')
+      if (end >= 0) resolve(text.slice(0, end))
+    })
+    socket.on('end', () => resolve(text))
+    socket.on('error', reject)
+  })
+}
+
+function listen(server: Server, path: string): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(false) : reject(error))
+    server.once('error', onError)
+    server.listen(path, () => {
+      server.off('error', onError)
+      resolve(true)
+    })
+  })
+}
+
+function isLive(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(path)
+    socket.on('connect', () => (socket.destroy(), resolve(true)))
+    socket.on('error', () => resolve(false))
+  })
+}

@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
-import lockfile from 'proper-lockfile'
+
+// Loaded on the first section: processes that only read never pay for it.
+let lockfile: Promise<typeof import('proper-lockfile')> | undefined
 
 export interface LockOptions {
   /**
@@ -34,7 +36,8 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
     let lost: Error | undefined
     for (let attempt = 0; ; attempt++) {
       try {
-        const release = await lockfile.lock(dirname(path), {
+        const { lock } = await (lockfile ??= import('proper-lockfile'))
+        const release = await lock(dirname(path), {
           lockfilePath: path,
           realpath: false,
           stale,

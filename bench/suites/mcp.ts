@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fsStorage } from '@foundry/adapter-fs'
+import { openProject } from '@foundry/mcp/config'
+import type { BenchContext, Suite } from '../lib/context.js'
+import { seedFacts, syntheticFacts } from '../lib/corpus.js'
+import { latency, ms, sample } from '../lib/measure.js'
+
+/** What this suite uses of the SDK's `Client`. */
+interface McpClient {
+  connect(transport: unknown): Promise<void>
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>
+  ping(): Promise<unknown>
+  close(): Promise<void>
+}
+
+// The SDK client is resolved from @foundry/mcp, whose dependency it is: the version the server is built with.
+const mcpPackage = createRequire(import.meta.url).resolve('@foundry/mcp/package.json')
+const fromMcp = createRequire(mcpPackage)
+const { Client } = fromMcp('@modelcontextprotocol/sdk/client/index.js') as { Client: new (info: { name: string; version: string }) => McpClient }
+const { StdioClientTransport } = fromMcp('@modelcontextprotocol/sdk/client/stdio.js') as {
+  StdioClientTransport: new (options: { command: string; args: string[]; stderr: 'inherit' }) => unknown
+}
+const BIN = join(dirname(mcpPackage), 'dist', 'bin', 'foundry.js')
+
+/** `foundry mcp` over stdio with the SDK client: memory_search round trips at 10k facts, and start-up against bare node. */
+export const mcpSuite: Suite = {
+  name: 'mcp',
+  about: '`foundry mcp` over stdio: memory_search round trip at 10k facts (SDK client), spawn+initialize vs bare node',
+  async run(ctx) {
+    await searchRoundTrip(ctx)
+    await startUp(ctx)
+  },
+}
+
+async function searchRoundTrip(ctx: BenchContext): Promise<void> {
+  const size = ctx.quick ? 1000 : 10_000
+  const root = join(ctx.scratch, `mcp-${size}`)
+  const storage = fsStorage({ root, durable: false })
+  await seedFacts(ctx, storage, size)
+  await storage.close?.()
+
+  const client = await connect(root)
+  try {
+    const queries = syntheticFacts(ctx, size + 200)
+      .slice(size)
+      .map((f) => f.title.split(' ').slice(0, 4).join(' '))
+    const n = ctx.quick ? 50 : 300
+    const query = (i: number) => queries[Math.abs(i) % queries.length]!
+    // Steady state: every query runs once untimed first (a restored index loads what a query needs on first use).
+    const search = await sample(n, (i) => client.callTool({ name: 'memory_search', arguments: { query: query(i) } }), n)
+    const ping = await sample(n, () => client.ping())
+    // The same searches in-process on the same project: what the round trip adds is the protocol's share.
+    const project = await openProject({ root })
+    const local = await sample(n, (i) => project.kernel.memory.search({ query: query(i) }), n)
+    await project.close()
+    ctx.report({
+      suite: 'mcp',
+      figure: `memory_search round trip p50 / p99 @${size / 1000}k (stdio, fs storage)`,
+      value: `${ms(search.p50)} / ${ms(search.p99)} ms`,
+      baseline: `in-process ${ms(local.p50)} / ${ms(local.p99)} ms; ping ${ms(ping.p50)} ms`,
+      target: 'p50 ≤ 2 ms',
+      met: search.p50 <= 2,
+    })
+  } finally {
+    await client.close()
+  }
+}
+
+async function startUp(ctx: BenchContext): Promise<void> {
+  const root = join(ctx.scratch, 'mcp-startup')
+  mkdirSync(root, { recursive: true })
+  const empty = join(ctx.scratch, 'empty.mjs')
+  writeFileSync(empty, '')
+  const bare: number[] = []
+  const server: number[] = []
+  // Interleaved, so a busy moment of the machine weighs on both.
+  for (let i = 0; i < (ctx.quick ? 5 : 25); i++) {
+    bare.push(await timeBareNode(empty))
+    server.push(await timeSpawnInitialize(root))
+  }
+  const b = latency(bare).p50
+  const s = latency(server).p50
+  ctx.report({
+    suite: 'mcp',
+    figure: '`foundry mcp` spawn + initialize p50',
+    value: `${ms(s)} ms`,
+    baseline: `bare node ${ms(b)} ms`,
+    ratio: s / b,
+    target: '≤ 2×',
+    met: s / b <= 2,
+  })
+}
+
+async function connect(root: string): Promise<McpClient> {
+  const client = new Client({ name: 'foundry-bench', version: '1.0.0' })
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--root', root], stderr: 'inherit' }))
+  return client
+}
+
+/** Spawn `node empty.mjs` and wait for it to exit. */
+async function timeBareNode(script: string): Promise<number> {
+  const start = performance.now()
+  const child = spawn(process.execPath, [script], { stdio: 'ignore' })
+  await new Promise((resolve) => child.once('exit', resolve))
+  return performance.now() - start
+}
+
+/** Spawn `foundry mcp` and connect the SDK client: the time until initialize is answered. */
+async function timeSpawnInitialize(root: string): Promise<number> {
+  const start = performance.now()
+  const client = await connect(root)
+  const elapsed = performance.now() - start
+  await client.close()
+  return elapsed
+}

@@ -88,8 +88,9 @@ export function fsStorage(options: FsStorageOptions): Storage {
       text = await readText(real)
     } catch (error) {
       if (isMissing(error)) return undefined // deleted since it was found
-      const reason = (error as NodeJS.ErrnoException).code === 'EISDIR' ? 'it is a folder, not a file' : (error as Error).message
-      throw new FormatError(reason)
+      if ((error as NodeJS.ErrnoException).code !== 'EISDIR') throw new FormatError((error as Error).message)
+      if (collection === 'meta') return undefined // `a` when only `a/b` exists: a folder of names, not a record
+      throw new FormatError('it is a folder, not a file')
     }
     return CODECS[collection].decode(text, { key, file: basename(path), modified: () => statSync(real).mtime }) as Collections[C]
   }
@@ -179,6 +180,8 @@ export function fsStorage(options: FsStorageOptions): Storage {
           await writeAtomic(dirname(target), basename(target), text, isDurable(collection, key), created)
           break
         } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'EISDIR')
+            throw new FoundryError('CONFLICT', `Cannot store ${NOUN[collection]} ${key}: ${path} is a folder. A name cannot be both a record and a folder of records.`)
           // Another process pruned the (empty) folder between our check and our write: make it again.
           if (!isMissing(error) || attempt > 2) throw error
         }

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, realpathSync } from 'node:fs'
+import { lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, join, sep } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
 
@@ -10,7 +10,10 @@ import { FoundryError } from '@foundry/kernel'
 export interface Guard {
   /** The real path of an existing file or folder, or undefined when there is none. Throws CORRUPT when it leads outside. */
   existing(path: string): string | undefined
-  /** Make sure `dir` exists as a folder inside the data folder (creating it and its parents) and return its real path. */
+  /**
+   * Make sure `dir` exists as a folder inside the data folder (creating it and its parents) and
+   * return its real path. Throws CORRUPT when it leads outside, CONFLICT when it is a file.
+   */
   folder(dir: string): string
   /** Throws CORRUPT when `real` (a resolved path) is outside the data folder. */
   check(path: string, real: string): void
@@ -54,7 +57,10 @@ export function createGuard(base: string): Guard {
 
   const folder = (dir: string): string => {
     const found = existing(dir)
-    if (found !== undefined) return found
+    if (found !== undefined) {
+      if (statSync(found).isDirectory()) return found
+      throw new FoundryError('CONFLICT', `${dir} is a file, so nothing can be stored under it: a name cannot be both a record and a folder of records.`)
+    }
     if (dir === base) {
       mkdirSync(base, { recursive: true })
       return baseReal()!

@@ -177,6 +177,18 @@ test('exclusive waits for a held lock, breaks a stale one, and times out with UN
   assert.not.ok(existsSync(lock), 'released')
 })
 
+test('a meta name cannot be both a record and a folder of records: CONFLICT, and a folder reads as no record', async () => {
+  const storage = fsStorage({ root: tempRoot() })
+  await storage.put('meta', 'a/b', 'x')
+  await refused(() => storage.put('meta', 'a', 'y'), 'CONFLICT', /cache\/meta\/a is a folder/)
+  assert.is(await storage.get('meta', 'a'), undefined)
+  await storage.put('meta', 'c', 'z')
+  await refused(() => storage.put('meta', 'c/d', 'w'), 'CONFLICT', /cache\/meta\/c is a file/)
+  assert.equal((await storage.list('meta')).sort(), ['x', 'z'])
+  assert.ok(await storage.delete('meta', 'a/b'))
+  assert.not.ok(existsSync(join(storage.locate('meta', 'a'))), 'the emptied folder is pruned')
+})
+
 test('close is idempotent and later calls are refused', async () => {
   const storage = fsStorage({ root: tempRoot() })
   await storage.put('facts', 'fact-0001', sampleFact(1))

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, rmdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
 
@@ -20,16 +20,45 @@ export interface SectionLock {
   run<T>(fn: () => Promise<T>): Promise<T>
 }
 
+/** proper-lockfile never breaks a lock itself (see `breakIfStale`); it only keeps ours fresh. */
+const NEVER = 2 ** 31 - 1
+
 /**
- * A cross-process lock on `path` (a directory created with mkdir, through proper-lockfile), with an
- * in-process queue in front so that only one caller per process polls for it. Waiters retry with a
- * short randomised backoff (2 ms growing to 32 ms), so many contending processes keep making
- * progress; a holder that dies leaves a lock that goes stale and is broken after `stale` ms.
+ * A cross-process lock on `path` (a directory created with mkdir, through proper-lockfile, which
+ * refreshes its time while held), with an in-process queue in front so that only one caller per
+ * process polls for it. Waiters retry with a short randomised backoff (2 ms growing to 32 ms), so
+ * many contending processes keep making progress. A lock not refreshed for `stale` ms belongs to a
+ * crashed holder and is broken by one waiter at a time (proper-lockfile's own check-then-remove
+ * would let two waiters that find it stale at once both enter).
  */
 export function createSectionLock(path: string, options: LockOptions = {}): SectionLock {
   const stale = Math.max(2000, options.stale ?? 10_000)
   const timeout = options.timeout ?? 30_000
+  const breaker = `${path}.break`
   let queue: Promise<unknown> = Promise.resolve()
+
+  const isStale = (at: string) => {
+    const stat = statSync(at, { throwIfNoEntry: false })
+    return stat !== undefined && Date.now() - stat.mtimeMs > stale
+  }
+
+  /** Remove the lock when it is stale, holding `<lock>.break` so that no other waiter removes the lock we then take. */
+  function breakIfStale(): void {
+    if (!isStale(path)) return
+    try {
+      mkdirSync(breaker)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      // Another waiter is breaking it; a breaker left by a crash (a microsecond window) expires too.
+      if (isStale(breaker)) rmdirSync(breaker)
+      return
+    }
+    try {
+      if (isStale(path)) rmdirSync(path) // still stale under the breaker: its holder is gone
+    } finally {
+      rmdirSync(breaker)
+    }
+  }
 
   async function acquire(): Promise<{ release: () => Promise<void>; lost: () => Error | undefined }> {
     const deadline = Date.now() + timeout
@@ -40,7 +69,8 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
         const release = await lock(dirname(path), {
           lockfilePath: path,
           realpath: false,
-          stale,
+          stale: NEVER,
+          update: stale / 2,
           retries: 0,
           onCompromised: (error) => void (lost = error),
         })
@@ -48,8 +78,8 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         if (code === 'ENOENT') mkdirSync(dirname(path), { recursive: true })
-        else if (code !== 'ELOCKED' && code !== 'EEXIST' && code !== 'ENOTEMPTY')
-          throw new FoundryError('UNAVAILABLE', `Cannot take the write lock ${path}: ${(error as Error).message}`, { cause: error })
+        else if (code === 'ELOCKED') breakIfStale()
+        else throw new FoundryError('UNAVAILABLE', `Cannot take the write lock ${path}: ${(error as Error).message}`, { cause: error })
         if (Date.now() >= deadline)
           throw new FoundryError(
             'UNAVAILABLE',

@@ -189,6 +189,41 @@ test('a meta name cannot be both a record and a folder of records: CONFLICT, and
   assert.not.ok(existsSync(join(storage.locate('meta', 'a'))), 'the emptied folder is pruned')
 })
 
+test('waiters that find the same stale lock at once break it once: sections never overlap', async () => {
+  const root = tempRoot()
+  const stores = Array.from({ length: 4 }, () => fsStorage({ root, lock: { stale: 2000, timeout: 10_000 } }))
+  await stores[0]!.put('meta', 'index', 'x')
+  const lock = join(root, '.foundry', 'cache', 'write.lock')
+  mkdirSync(lock)
+  const old = new Date(Date.now() - 60_000)
+  utimesSync(lock, old, old)
+  let inside = 0
+  let overlaps = 0
+  const section = async () => {
+    if (++inside > 1) overlaps++
+    await sleep(2)
+    inside--
+  }
+  await Promise.all(stores.flatMap((s) => Array.from({ length: 5 }, () => s.exclusive(section))))
+  assert.is(overlaps, 0)
+  assert.not.ok(existsSync(lock) || existsSync(`${lock}.break`), 'released, no breaker left')
+})
+
+test('a stale lock is broken only by the waiter holding the breaker', async () => {
+  const root = tempRoot()
+  const storage = fsStorage({ root, lock: { stale: 2000, timeout: 300 } })
+  await storage.put('meta', 'index', 'x')
+  const lock = join(root, '.foundry', 'cache', 'write.lock')
+  const old = new Date(Date.now() - 60_000)
+  mkdirSync(lock)
+  utimesSync(lock, old, old)
+  mkdirSync(`${lock}.break`) // another waiter is breaking it right now
+  await refused(() => storage.exclusive(async () => 1), 'UNAVAILABLE', /Timed out/)
+  assert.ok(existsSync(lock), 'not removed behind the breaker holder')
+  utimesSync(`${lock}.break`, old, old) // that waiter died in its microsecond window
+  assert.is(await storage.exclusive(async () => 'entered'), 'entered')
+})
+
 test('close is idempotent and later calls are refused', async () => {
   const storage = fsStorage({ root: tempRoot() })
   await storage.put('facts', 'fact-0001', sampleFact(1))

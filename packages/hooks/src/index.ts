@@ -9,7 +9,7 @@ export { subagentFirewall, FIREWALL_WAVE, FIREWALL_FACTOR, type FirewallOutcome 
 export { precompact, compactionReminder } from './precompact.js'
 export { sessionEnd } from './session-end.js'
 export { HANDOFF_CONTRACT, HANDOFF_SCHEMA, ensureHandoffContract } from './handoff-contract.js'
-export { promptQuery, relevance, relevanceUnit, PROMPT_FILLER } from './relevance.js'
+export { promptQuery, relevance, relevanceUnit, PROMPT_FILLER, RETRIEVER_SCALE } from './relevance.js'
 export { activeFactCount, countIndexedFacts } from './fact-count.js'
 export { openProject, readConfig, CONFIG_FILE, type ProjectContext, type HookProject, type OpenOptions } from './config.js'
 export { locateProject, findProjectRoot, DATA_FOLDER } from './locate.js'

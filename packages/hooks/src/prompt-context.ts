@@ -35,7 +35,7 @@ export async function relevantFacts(prompt: string, project: ProjectContext): Pr
   const result = await project.kernel.memory.search({ query, limit: maxFacts })
   if (!result.hits.length) return []
   const active = await activeFactCount(project.kernel)
-  return result.hits.map((hit) => ({ fact: hit.fact, relevance: relevance(hit.score, active) })).filter((hit) => hit.relevance >= minScore)
+  return result.hits.map((hit) => ({ fact: hit.fact, relevance: relevance(hit.score, active, project.kernel.retriever.name) })).filter((hit) => hit.relevance >= minScore)
 }
 
 function renderContext(facts: RelevantFact[], runbooks: Runbook[], minScore: number): string {

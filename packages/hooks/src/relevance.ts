@@ -11,7 +11,9 @@
  *
  * A fact earns about 1 for each distinctive word of the prompt it contains (more when the word is
  * in its title or tags, less for a word many facts share), so `promptContext.minScore` 3 asks for
- * about three such words. Before searching, conversational words that carry no topic ("can you",
+ * about three such words. The FTS5 retriever weighs columns more heavily (title 2, tags 1.5, body 1;
+ * k1 1.2, b 0.75) and scores the same matches about 1.7 times higher on that memory, so its scores
+ * are divided by 1.7 as well (`RETRIEVER_SCALE`): the same prompts then pass the same threshold. Before searching, conversational words that carry no topic ("can you",
  * "please", "how do I", "let's"…) are dropped from the prompt: they are not in the retriever's stop
  * list, and each one matched somewhere in a realistic memory.
  */
@@ -44,13 +46,22 @@ export function promptQuery(prompt: string): string {
   return query
 }
 
-/** The IDF of a word found in one fact of `activeFacts` (MiniSearch's BM25 idf; FTS5's is within 1% of it from 100 facts up): the unit of relevance. */
-export function relevanceUnit(activeFacts: number): number {
+/**
+ * How much higher than MiniSearch's a retriever scores the same matches, by retriever name (measured
+ * on the Larkspur memory, test/fixtures). A retriever not listed is taken to score like MiniSearch.
+ */
+export const RETRIEVER_SCALE: Readonly<Record<string, number>> = { minisearch: 1, fts: 1.7 }
+
+/**
+ * The unit of relevance: the IDF of a word found in one fact of `activeFacts` (MiniSearch's BM25
+ * idf; FTS5's is within 1% of it from 100 facts up), times the retriever's scale.
+ */
+export function relevanceUnit(activeFacts: number, retriever = 'minisearch'): number {
   const n = Math.max(1, activeFacts)
-  return Math.log(1 + (n - 0.5) / 1.5)
+  return Math.log(1 + (n - 0.5) / 1.5) * (RETRIEVER_SCALE[retriever] ?? 1)
 }
 
 /** A retriever score in relevance units (see the top of this file). */
-export function relevance(score: number, activeFacts: number): number {
-  return score / relevanceUnit(activeFacts)
+export function relevance(score: number, activeFacts: number, retriever = 'minisearch'): number {
+  return score / relevanceUnit(activeFacts, retriever)
 }

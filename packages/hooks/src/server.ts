@@ -24,7 +24,8 @@ export interface HookServer {
  */
 export async function serveHooks(project: ProjectContext): Promise<HookServer | undefined> {
   const path = hookSocketPath(project.root)
-  const server = createServer((socket) => void respond(socket, project))
+  // Half-open: the client ends its side after the request and still waits for the answer.
+  const server = createServer({ allowHalfOpen: true }, (socket) => void respond(socket, project))
   if (!(await listen(server, path))) {
     if (await isLive(path)) return undefined
     await unlink(path).catch(() => undefined) // a stale socket left by a process that died

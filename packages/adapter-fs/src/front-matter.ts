@@ -120,7 +120,7 @@ function parseYaml(yaml: string): Record<string, unknown> {
   return data as Record<string, unknown>
 }
 
-/** Plain scalars a person may leave unquoted (`title: 42`, `scope: yes`) read as the text they wrote. */
+/** Plain scalars a person may leave unquoted (`title: 42`, `title: true`) read as the text they wrote. */
 function scalarText(value: unknown): unknown {
   if (value === null) return undefined
   return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value
@@ -139,7 +139,6 @@ const YAML_TIMESTAMP = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|[ \t]+)(\d{1,2}):
 
 /** An ISO 8601 string is kept as written; other timestamp forms become `toISOString()` (UTC, milliseconds). */
 function timestamp(value: unknown): string {
-  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString()
   const text = String(value).trim()
   if (ISO_TIMESTAMP.test(text) && !Number.isNaN(Date.parse(text))) return text
   const m = YAML_TIMESTAMP.exec(text)
@@ -160,7 +159,6 @@ function timestamp(value: unknown): string {
 
 /** `expires` as `YYYY-MM-DD`: a YAML date, a timestamp (its date as written), or a date with one-digit parts. */
 function day(value: unknown): unknown {
-  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString().slice(0, 10)
   if (typeof value !== 'string') return value
   const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:$|[Tt ])/.exec(value.trim())
   return m ? `${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}` : value

@@ -5,10 +5,14 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { BenchContext, Suite } from './lib/context.js'
 import { renderTable, type Figure } from './lib/table.js'
+import { fsSuite } from './suites/fs.js'
+import { hooksSuite } from './suites/hooks.js'
 import { kernelSuite } from './suites/kernel.js'
+import { mcpSuite } from './suites/mcp.js'
 import { scifactSuite } from './suites/scifact.js'
+import { sqliteSuite } from './suites/sqlite.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite]
+const SUITES: Suite[] = [kernelSuite, scifactSuite, fsSuite, sqliteSuite, mcpSuite, hooksSuite]
 
 const { values } = parseArgs({
   options: {

@@ -1,4 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js'
 import type { Project } from './config.js'
 import { createServer } from './server.js'
 
@@ -10,8 +12,9 @@ export interface ServeStdioOptions {
 }
 
 /**
- * `foundry mcp`: serve one client over stdin/stdout until it closes stdin or the process is told to
- * stop, then flush and release the project. Resolves once everything is closed.
+ * `foundry mcp`: serve one client over stdin/stdout until it closes stdin (once every request it
+ * sent is answered) or the process is told to stop, then flush and release the project. Resolves
+ * once everything is closed.
  */
 export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   // stdout belongs to the protocol: anything a dependency prints goes to stderr instead.
@@ -32,11 +35,57 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
         .catch((error: unknown) => log(`closing the project failed: ${(error as Error).message}`))
       resolve()
     }
-    process.stdin.once('end', close)
     process.once('SIGINT', close)
     process.once('SIGTERM', close)
     server.onclose = close
   })
-  await server.connect(new StdioServerTransport())
+  await server.connect(new DrainingStdioTransport())
   await closed
+}
+
+/**
+ * The SDK's stdio transport, closing when stdin ends but only once every request read so far has
+ * its response written: a client may send its last request and close stdin at once
+ * (`printf '…' | foundry mcp`), and still deserves the answer.
+ */
+class DrainingStdioTransport implements Transport {
+  onmessage?: Transport['onmessage']
+  onerror?: Transport['onerror']
+  onclose?: Transport['onclose']
+  private readonly inner = new StdioServerTransport()
+  private unanswered = 0
+  private ended = false
+
+  constructor() {
+    this.inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
+      if ('method' in message && 'id' in message) this.unanswered++
+      this.onmessage?.(message, extra)
+    }
+    this.inner.onerror = (error) => this.onerror?.(error)
+    this.inner.onclose = () => this.onclose?.()
+  }
+
+  async start(): Promise<void> {
+    await this.inner.start()
+    process.stdin.once('end', () => {
+      this.ended = true
+      this.closeWhenAnswered()
+    })
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.inner.send(message)
+    if (!('method' in message) && 'id' in message) {
+      this.unanswered--
+      this.closeWhenAnswered()
+    }
+  }
+
+  close(): Promise<void> {
+    return this.inner.close()
+  }
+
+  private closeWhenAnswered(): void {
+    if (this.ended && this.unanswered <= 0) void this.close()
+  }
 }

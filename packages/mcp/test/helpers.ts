@@ -73,23 +73,16 @@ export function cli(args: string[], options: { cwd?: string; input?: string; env
 }
 
 /**
- * Speak raw JSON-RPC to `foundry mcp`: send each message, collect every stdout line until `count`
- * responses arrived, then close stdin and wait for the exit.
+ * Pipe raw JSON-RPC into `foundry mcp` the way `printf '…' | foundry mcp` does: every message, then
+ * stdin closed at once. Returns every stdout line (each a message), stderr and the exit code.
  */
-export async function rawSession(root: string, messages: object[], count: number) {
+export async function pipeSession(root: string, messages: object[]) {
   const child = spawn(process.execPath, [BIN, 'mcp', '--root', root], { stdio: ['pipe', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-  const responses = new Promise<void>((resolve) =>
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString()
-      if (stdout.split('\n').filter((l) => l.includes('"id"')).length >= count) resolve()
-    }),
-  )
-  for (const m of messages) child.stdin.write(`${JSON.stringify(m)}\n`)
-  await responses
-  child.stdin.end()
+  child.stdin.end(messages.map((m) => `${JSON.stringify(m)}\n`).join(''))
   const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve))
   const lines = stdout.split('\n').filter(Boolean)
   return { lines, messages: lines.map((l) => JSON.parse(l) as Record<string, any>), stderr, exitCode }

@@ -14,7 +14,6 @@ export function createProgram(commands = COMMANDS): Command {
     .option('--json', 'print JSON for scripts (the MCP tool\'s structuredContent where there is one)')
     .option('--debug', 'print stack traces')
     .configureHelp({ showGlobalOptions: true })
-    .showHelpAfterError('(add --help for usage)')
   for (const make of commands) {
     const command = make()
     command.copyInheritedSettings(program)

@@ -22,7 +22,12 @@ export interface Connection {
   /** The file, for messages. */
   readonly file: string
   read<T>(fn: () => T): Promise<T>
-  write<T>(fn: () => T): Promise<T>
+  /**
+   * `durable: false` commits without syncing the log to disk: for caches and metrics (the FTS
+   * index, retriever snapshots, events), where a power loss may drop the last commits but never
+   * corrupts the file. Inside a section the section's own (durable) commit applies.
+   */
+  write<T>(fn: () => T, options?: { durable?: boolean }): Promise<T>
   /** Commits when `fn` resolves, rolls back when it throws. Throws UNAVAILABLE when the write lock is not free in time. */
   exclusive<T>(fn: () => Promise<T>): Promise<T>
   /** Resolves once every queued write and section has settled. */
@@ -55,6 +60,8 @@ export function createConnection(db: Database, file: string, timeout: number): C
     // Waiting for the write lock happens in `begin`, without blocking the event loop; readers keep
     // the busy timeout the connection was opened with.
     noWait: db.prepare('PRAGMA busy_timeout = 0'),
+    syncFull: db.prepare('PRAGMA synchronous = FULL'),
+    syncNormal: db.prepare('PRAGMA synchronous = NORMAL'),
     wait: db.prepare(`PRAGMA busy_timeout = ${Number(db.pragma('busy_timeout', { simple: true }))}`),
   }
 
@@ -67,8 +74,10 @@ export function createConnection(db: Database, file: string, timeout: number): C
   }
 
   /** Take SQLite's write lock without blocking the event loop: try at once, back off, give up at the deadline. */
-  async function begin(): Promise<void> {
+  async function begin(durable: boolean): Promise<void> {
     const deadline = Date.now() + timeout
+    // WAL with FULL syncs the log on every commit (~0.5 ms here); NORMAL leaves it to checkpoints.
+    ;(durable ? statements.syncFull : statements.syncNormal).run()
     for (let attempt = 0; ; attempt++) {
       try {
         statements.noWait.run()
@@ -112,7 +121,7 @@ export function createConnection(db: Database, file: string, timeout: number): C
       return guard(file, fn)
     },
 
-    async write(fn) {
+    async write(fn, options) {
       if (inSection())
         return guard(file, () => {
           statements.savepoint.run()
@@ -127,7 +136,7 @@ export function createConnection(db: Database, file: string, timeout: number): C
           }
         })
       return enqueue(async () => {
-        await begin()
+        await begin(options?.durable ?? true)
         try {
           const value = guard(file, fn)
           commit()
@@ -142,7 +151,7 @@ export function createConnection(db: Database, file: string, timeout: number): C
     exclusive(fn) {
       if (inSection()) return Promise.reject(new FoundryError('UNSUPPORTED', `exclusive sections on ${file} do not nest: call the storage directly inside the section`))
       return enqueue(async () => {
-        await begin()
+        await begin(true)
         let settle!: () => void
         const section: Section = { open: true, done: new Promise<void>((resolve) => (settle = resolve)) }
         current = section

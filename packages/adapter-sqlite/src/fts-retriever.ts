@@ -104,7 +104,8 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
           sql.putIndex.run(rowid, doc.title, doc.tags.join(' '), doc.body)
         }
         sql.setRevision.run(REVISION_KEY, changes.revision)
-      })
+        // The index is a cache of storage: a commit lost to a power cut is replayed from storage.
+      }, { durable: false })
     },
 
     async search(query: RetrievalQuery): Promise<RetrievalHit[]> {

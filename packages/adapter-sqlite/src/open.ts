@@ -25,9 +25,9 @@ export const DEFAULT_TIMEOUT = 10_000
 const adopted = new WeakMap<Database.Database, Connection>()
 
 /**
- * Open (creating it and its folder when missing) or adopt an SQLite file: WAL journal, synchronous
- * commits, the busy timeout, and the schema migrated to this version. Throws CORRUPT for a file that
- * is not SQLite, CONFLICT for a newer or foreign schema, UNAVAILABLE when it cannot be opened.
+ * Open (creating it and its folder when missing) or adopt an SQLite file: WAL journal, the busy
+ * timeout, and the schema migrated to this version. Throws CORRUPT for a file that is not SQLite,
+ * CONFLICT for a newer or foreign schema, UNAVAILABLE when it cannot be opened.
  */
 export function openTarget(target: SqliteTarget, options: OpenOptions = {}): Opened {
   const timeout = options.timeout ?? DEFAULT_TIMEOUT
@@ -66,8 +66,6 @@ function prepare(db: Database.Database, file: string, timeout: number): Connecti
     db.pragma(`busy_timeout = ${timeout}`)
     // The first statement reads the header: a file that is not SQLite fails here, as CORRUPT.
     db.pragma('journal_mode = WAL')
-    // Every commit is durable: WAL with FULL syncs the log on commit (~0.5 ms here).
-    db.pragma('synchronous = FULL')
     migrate(db, file)
     return createConnection(db, file, timeout)
   } catch (error) {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { assertKey, COLLECTIONS, FoundryError, type CollectionName, type Collections, type FoundryEvent, type ListOptions, type Storage } from '@foundry/kernel'
+import { assertKey, COLLECTIONS, FoundryError, INDEX_KEY, type CollectionName, type Collections, type FoundryEvent, type ListOptions, type Storage } from '@foundry/kernel'
 import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
 import { decode, decodeEvent, encode } from './records.js'
 
@@ -69,6 +69,8 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     return c
   }
   const locate = (c: CollectionName, key: string) => `${file}#${c}/${key}`
+  /** Records and the memory index are synced on commit; other meta (retriever snapshots, stats) is cache, and events are metrics. */
+  const isDurable = (c: CollectionName, key: string) => c !== 'meta' || key === INDEX_KEY
   const token = (row: RevisionRow | undefined) => (row ? `${row.revision}.${row.tag}` : '0')
 
   /** Count one change of `key`; runs inside the write's transaction. */
@@ -115,10 +117,13 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
       open()
       assertKey(c, key)
       const text = encode(c, value)
-      await connection.write(() => {
-        sql.put.run(c, key, text)
-        touch(c, key)
-      })
+      await connection.write(
+        () => {
+          sql.put.run(c, key, text)
+          touch(c, key)
+        },
+        { durable: isDurable(c, key) },
+      )
     },
 
     async delete(c, key) {
@@ -162,7 +167,7 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     async appendEvent(event: FoundryEvent) {
       open()
       const text = JSON.stringify(event)
-      await connection.write(() => sql.append.run(text))
+      await connection.write(() => sql.append.run(text), { durable: false })
     },
 
     async readEvents() {

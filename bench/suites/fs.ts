@@ -73,7 +73,7 @@ const median = (values: number[]) => latency(values).p50
 
 /**
  * fsStorage through the kernel. Writes: `memory.write` at 100, 1k and 10k facts (a warm kernel:
- * seeded, then one search), against a bare atomic file write of the same size in the same folder.
+ * seeded, then one search), against a bare atomic write (tmp, fsync, rename) of one fact file on the same disk.
  * Cold start: a new `node` process's first `memory.search` at 10k facts, with the retriever's
  * snapshot stored and without it, against spawning a bare `node`.
  */
@@ -102,17 +102,17 @@ export const fsSuite: Suite = {
       const write = await sample(n, () => kernel.memory.write(extra[next++]!))
       await kernel.close()
 
-      const sizeOf = readFileSync(kernel.storage.locate('facts', 'fact-0001'), 'utf8')
+      const factText = readFileSync(kernel.storage.locate('facts', 'fact-0001'), 'utf8')
       const bareDir = join(root, 'bare')
       mkdirSync(bareDir, { recursive: true })
-      const bare = await sample(n, (i) => bareAtomicWrite(bareDir, `f${i}.md`, sizeOf))
+      const bare = await sample(n, (i) => bareAtomicWrite(bareDir, `f${i}.md`, factText))
       rmSync(bareDir, { recursive: true, force: true })
       const target = size === 10_000 ? { target: '≤ 20 ms p50', met: write.p50 <= 20 } : {}
       ctx.report({
         suite: 'fs',
         figure: `memory_write p50 / p99 @${label(size)} (fsStorage, durable)`,
         value: `${ms(write.p50)} / ${ms(write.p99)} ms`,
-        baseline: `atomic write of ${Buffer.byteLength(sizeOf)} B (tmp+fsync+rename) p50 ${ms(bare.p50)} ms`,
+        baseline: `atomic write of ${Buffer.byteLength(factText)} B (tmp+fsync+rename) p50 ${ms(bare.p50)} ms`,
         ratio: write.p50 / bare.p50,
         ...target,
       })

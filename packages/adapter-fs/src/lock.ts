@@ -65,7 +65,9 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
     let lost: Error | undefined
     for (let attempt = 0; ; attempt++) {
       try {
-        const { lock } = await (lockfile ??= import('proper-lockfile'))
+        const loaded = await (lockfile ??= import('proper-lockfile'))
+        // A CommonJS module: bundlers may expose its exports only as `default`.
+        const { lock } = (loaded as { default?: typeof loaded }).default ?? loaded
         const release = await lock(dirname(path), {
           lockfilePath: path,
           realpath: false,

@@ -58,7 +58,7 @@ flow('init writes config.json and the index; a second init keeps them', ({ root 
   const other = cli(['init', '--storage', 'sqlite'], { cwd: root })
   assert.is(other.code, 1)
   assert.is(other.stderr.trim().split('\n').length, 1)
-  assert.match(other.stderr, 'already sets "storage": "fs"')
+  assert.match(other.stderr, 'The project already uses storage "fs"')
 })
 
 flow('write and search print the seed texts; --json the tool structured content', ({ root }) => {

@@ -15,7 +15,9 @@ export function initCommand(): Command {
         const existing = existsSync(file) ? await readConfig(ctx.root) : undefined
         const storage = ctx.storage ?? existing?.storage ?? 'fs'
         if (existing && existing.storage !== storage)
-          throw new Error(`${file} already sets "storage": "${existing.storage}"; move the data with \`foundry export\` and \`foundry import\`, then change it`)
+          throw new Error(
+            `The project already uses storage "${existing.storage}" (${file}); move the data with \`foundry export\` and \`foundry import\`, then change "storage"`,
+          )
         if (!existing) {
           await mkdir(join(ctx.root, '.foundry'), { recursive: true })
           await writeFile(file, `${JSON.stringify({ storage }, null, 2)}\n`)

@@ -11,10 +11,9 @@ export default defineConfig([
     target: 'node20',
     platform: 'node',
   },
-  // The `foundry` bin: one bundle, so `foundry mcp` resolves no modules at start-up. The kernel, the
-  // tools and the adapters are chunks loaded on first use, after the client's `initialize` is answered.
-  // External: the native better-sqlite3, and proper-lockfile, which adapter-fs imports dynamically
-  // for its named exports: a split chunk of CommonJS has only a default export, Node's loader has both.
+  // The `foundry` bin: one bundle, so `foundry mcp` resolves no modules at start-up. The native
+  // better-sqlite3 stays external; the kernel, the tools and the adapters are chunks loaded on first
+  // use, after the client's `initialize` is answered.
   {
     entry: { foundry: 'src/bin.ts' },
     outDir: 'dist/bin',
@@ -24,8 +23,8 @@ export default defineConfig([
     splitting: true,
     target: 'node20',
     platform: 'node',
-    noExternal: [/^(?!(better-sqlite3|proper-lockfile)$)/],
-    // Bundled CommonJS (commander) calls `require` for Node built-ins.
+    noExternal: [/^(?!better-sqlite3$)/],
+    // Bundled CommonJS (commander, proper-lockfile) calls `require` for Node built-ins.
     banner: { js: "import { createRequire as __foundryRequire } from 'node:module'; const require = __foundryRequire(import.meta.url);" },
     esbuildPlugins: [
       {

@@ -1,7 +1,7 @@
 // @foundry/hooks: Claude Code hooks that enforce Foundry's token economy, the hook server, and asset validation.
 export { runHook, answer, answerStdin, HANDLERS, type HookRun, type RunOptions } from './run.js'
 export { HOOK_EVENTS, HOOK_NAMES, SERVED_HOOKS, isHookName, type HookName } from './names.js'
-export { serveHooks, type HookServer } from './server.js'
+export { serveHooks, type HookServer, type ServeOptions } from './server.js'
 export { askServer, hookSocketPath, parseAnswer, PROTOCOL_VERSION, type HookRequest, type HookAnswer } from './socket.js'
 export { sessionStart } from './session-start.js'
 export { promptContext, relevantFacts, type RelevantFact } from './prompt-context.js'

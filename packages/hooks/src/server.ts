@@ -15,6 +15,15 @@ export interface HookServer {
   close(): Promise<void>
 }
 
+export interface ServeOptions {
+  /**
+   * Load the index in the background as soon as the server listens, so no prompt waits for it: bring
+   * the retriever up to date, then search it three times (MiniSearch answers its first two searches
+   * from the lazily opened snapshot and loads the whole index on the third). Default true.
+   */
+  warm?: boolean
+}
+
 /**
  * Answer the project's per-prompt hooks (`SERVED_HOOKS`) over the hook socket (socket.ts), from a
  * process that keeps the project open, such as `foundry mcp`: the hooks then skip loading the kernel
@@ -22,7 +31,7 @@ export interface HookServer {
  * (a second session on the same project). The server never keeps its process alive by itself, and
  * it answers with the configuration the project was opened with.
  */
-export async function serveHooks(project: ProjectContext): Promise<HookServer | undefined> {
+export async function serveHooks(project: ProjectContext, options: ServeOptions = {}): Promise<HookServer | undefined> {
   const path = hookSocketPath(project.root)
   // Half-open: the client ends its side after the request and still waits for the answer.
   const server = createServer({ allowHalfOpen: true }, (socket) => void respond(socket, project))
@@ -32,6 +41,7 @@ export async function serveHooks(project: ProjectContext): Promise<HookServer | 
     if (!(await listen(server, path))) return undefined
   }
   server.unref()
+  if (options.warm ?? true) void warm(project)
   let closing: Promise<void> | undefined
   return {
     path,
@@ -77,6 +87,15 @@ function readLine(socket: Socket): Promise<string> {
     socket.on('end', () => resolve(text))
     socket.on('error', reject)
   })
+}
+
+async function warm({ kernel }: ProjectContext): Promise<void> {
+  try {
+    await kernel.memory.syncRetriever()
+    for (let i = 0; i < 3; i++) await kernel.retriever.search({ text: 'foundry warm up', limit: 1 })
+  } catch {
+    // a cold index is slower, not wrong: the first request opens it
+  }
 }
 
 function listen(server: Server, path: string): Promise<boolean> {

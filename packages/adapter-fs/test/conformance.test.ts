@@ -1,10 +1,8 @@
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { storageSuite } from '@foundry/kernel/testing'
 import { test } from 'uvu'
 import { fsStorage } from '../src/index.js'
+import { tempRoot } from './helpers.js'
 
-storageSuite(test, () => fsStorage({ root: mkdtempSync(join(tmpdir(), 'foundry-fs-')) }), { prefix: 'fsStorage: ' })
+storageSuite(test, () => fsStorage({ root: tempRoot() }), { prefix: 'fsStorage: ' })
 
 test.run()

@@ -1,10 +1,19 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-/** A fresh project root under the system temp folder. */
-export const tempRoot = () => mkdtempSync(join(tmpdir(), 'foundry-fs-'))
+const roots: string[] = []
+process.on('exit', () => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true })
+})
+
+/** A fresh project root under the system temp folder, removed when the test process exits. */
+export function tempRoot(): string {
+  const root = mkdtempSync(join(tmpdir(), 'foundry-fs-'))
+  roots.push(root)
+  return root
+}
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { minisearchRetriever, type RetrievalDoc, type Retriever } from '../src/index.js'
+import { createKernel, memoryStorage, minisearchRetriever, type RetrievalDoc, type Retriever } from '../src/index.js'
 import { distractors, memorySnapshotStore } from '../src/testing/index.js'
 
 const extra: RetrievalDoc[] = [
@@ -92,16 +92,29 @@ test('flush persists pending changes; a new process sees them; old builds are re
   assert.is((await search(next, 'rollback'))[0]?.id, 'fact-0009')
 })
 
-test('an unreadable snapshot is ignored: the retriever reports no revision', async () => {
+test('a snapshot whose parts are gone is forgotten at the first search', async () => {
   const store = memorySnapshotStore()
   await store.write('head', '{"format":"foundry-minisearch/3","build":"gone","revision":"r9","shards":4}')
   const r = minisearchRetriever()
   r.attach!(store)
-  assert.is(await r.revision(), undefined)
+  assert.is(await r.revision(), 'r9', 'a write-only process reads the head alone')
+  assert.equal(await r.search({ text: 'anything', limit: 5 }), [])
+  assert.is(await r.revision(), undefined, 'forgotten: the kernel re-indexes')
   await store.write('head', 'not json')
   const r2 = minisearchRetriever()
   r2.attach!(store)
   assert.is(await r2.revision(), undefined)
+})
+
+test('the kernel re-indexes once when the snapshot vanished under it', async () => {
+  const storage = memoryStorage()
+  const k1 = createKernel({ storage })
+  await k1.memory.write({ title: 'Kubernetes manifests live in infra', body: 'x', type: 'convention' })
+  assert.is((await k1.memory.search({ query: 'kubernetes' })).hits.length, 1)
+  const k2 = createKernel({ storage })
+  const head = JSON.parse((await storage.get('meta', 'retriever/minisearch/head'))!)
+  await storage.delete('meta', `retriever/minisearch/${head.build}/docs`)
+  assert.is((await k2.memory.search({ query: 'kubernetes' })).hits.length, 1)
 })
 
 test.run()

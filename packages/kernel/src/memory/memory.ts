@@ -27,8 +27,8 @@ export interface SearchResult {
   text: string
   query: string
   hits: SearchHit[]
-  /** Active facts in memory (as of the retriever's last update). */
-  active: number
+  /** Active facts in memory, reported (and counted) only when nothing matched. */
+  active?: number
 }
 
 export interface IndexResult {
@@ -61,6 +61,8 @@ const searchInput = validator(SearchInputSchema)
 export function createMemory(ctx: KernelContext) {
   const { storage, retriever, config } = ctx
   let cache: { revision: string; facts: FactSet } | undefined
+  /** Facts fetched for search hits, while the facts revision stays the same (a server searches often, rarely loads all). */
+  let fetched: { revision: string; facts: Map<string, Fact> } = { revision: '', facts: new Map() }
 
   /** Every stored fact, from a cache that is checked against the storage revision on every call. */
   async function loadFacts(force = false): Promise<FactSet> {
@@ -180,20 +182,26 @@ export function createMemory(ctx: KernelContext) {
     const limit = input.limit ?? config.memoryRetrieval.maxFacts
     await syncRetriever()
     const query = { text: input.query, limit: limit * 2 + 4, ...(input.type && { type: input.type }), ...(input.scope && { scope: input.scope }) }
-    const found = await retriever.search(query)
+    let found = await retriever.search(query)
+    if (!found.length && (await retriever.revision()) === undefined) {
+      // The retriever lost its state (a snapshot removed under it): index again, once.
+      await syncRetriever()
+      found = await retriever.search(query)
+    }
     const today = dayOf(ctx.now())
-    const current = cache?.revision === (await storage.revision('facts')) ? cache.facts : undefined
+    const revision = await storage.revision('facts')
+    const current = cache?.revision === revision ? cache.facts : undefined
+    if (fetched.revision !== revision) fetched = { revision, facts: new Map() }
     const hits: SearchHit[] = []
     for (const hit of found) {
       if (hits.length === limit) break
-      const fact = current?.get(hit.id) ?? (await storage.get('facts', hit.id))
+      let fact = current?.get(hit.id) ?? fetched.facts.get(hit.id)
+      if (!fact && (fact = await storage.get('facts', hit.id))) fetched.facts.set(hit.id, fact)
       if (fact && isActive(fact, today)) hits.push({ fact, score: hit.score })
     }
-    const active = hits.length ? 0 : await activeCount()
-    const text = hits.length
-      ? hits.map((h) => renderFactBlock(h.fact)).join('\n\n')
-      : `No stored fact matches "${input.query}". Memory holds ${active} active facts.`
-    return { text, query: input.query, hits, active }
+    if (hits.length) return { text: hits.map((h) => renderFactBlock(h.fact)).join('\n\n'), query: input.query, hits }
+    const active = await activeCount()
+    return { text: `No stored fact matches "${input.query}". Memory holds ${active} active facts.`, query: input.query, hits, active }
   }
 
   /** Rebuild INDEX.md from a full read of storage (picks up facts edited by other means). */

@@ -91,20 +91,37 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
   let store: SnapshotStore | undefined
   let head: Head | undefined
   let opened = false
+  /** A head was read but its parts not yet: a write-only process never reads them. */
+  let unopened = false
   let pending = 0
   let lazySearches = 0
 
-  /** Open the stored snapshot (lazily) the first time anything asks. */
+  /** Read the stored snapshot's head the first time anything asks; its parts wait for a search. */
   async function ready(): Promise<void> {
     if (opened) return
     opened = true
     if (!store || full) return
     const found = await readHead(store)
-    const index = found && (await LazyIndex.open(store, found, indexOptions))
-    if (!index) return // no snapshot, or an unreadable one: it is only a cache, the kernel re-indexes
-    lazy = index
+    if (!found) return
     head = found
     revision = found.revision
+    unopened = true
+  }
+
+  /** The snapshot's documents and dictionary, read on first need; false when they are gone. */
+  async function openLazy(): Promise<boolean> {
+    if (!unopened) return !!lazy
+    unopened = false
+    lazy = (store && head && (await LazyIndex.open(store, head, indexOptions))) || undefined
+    if (!lazy) forget() // removed under us, or unreadable: it is only a cache, the kernel re-indexes
+    return !!lazy
+  }
+
+  function forget() {
+    full = undefined
+    lazy = undefined
+    overlay.clear()
+    revision = undefined
   }
 
   function applyOverlay(index: MiniSearch<RetrievalDoc>) {
@@ -115,16 +132,14 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
   }
 
   async function hydrate(): Promise<MiniSearch<RetrievalDoc> | undefined> {
-    if (lazy) {
-      try {
-        full = await lazy.full()
-        applyOverlay(full)
-      } catch {
-        full = undefined // a build removed under us: the kernel will reset from storage
-        revision = undefined
-      }
+    if (!(await openLazy()) || !lazy) return full
+    try {
+      full = await lazy.full()
+      applyOverlay(full)
       lazy = undefined
       overlay.clear()
+    } catch {
+      forget() // a build removed under us: the kernel will reset from storage
     }
     return full
   }
@@ -158,16 +173,17 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
     async apply(changes: RetrievalChanges) {
       await ready()
       const upsert = [...new Map(changes.upsert.map((d) => [d.id, d])).values()] // the last version of an id wins
-      if (changes.reset || (!full && !lazy)) {
+      if (changes.reset || (!full && !lazy && !unopened)) {
         full = new MiniSearch(indexOptions)
         full.addAll(upsert)
         lazy = undefined
+        unopened = false
         overlay.clear()
         revision = changes.revision
         if (changes.reset) await snapshot() // a full rebuild is worth keeping at once
         return
       }
-      if (lazy) {
+      if (lazy || unopened) {
         for (const id of changes.remove) overlay.set(id, null)
         for (const doc of upsert) overlay.set(doc.id, doc)
       } else if (full) {
@@ -181,6 +197,7 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
 
     async search(query: RetrievalQuery): Promise<RetrievalHit[]> {
       await ready()
+      if (unopened) await openLazy()
       if (lazy && ++lazySearches > lazyLimit) await hydrate()
       if (lazy) {
         const partial = await lazy.partial(query.text, matching).catch(() => undefined)

@@ -12,9 +12,8 @@ export default defineConfig([
   },
   // The bins: bundled, since a hook starts on every prompt and pays for every module it resolves.
   // The entry holds only what asking a hook server takes; the kernel and adapters are chunks loaded
-  // when a hook runs in process. External: the native better-sqlite3 (loaded only when the project's
-  // configuration names SQLite), and proper-lockfile, which adapter-fs imports dynamically for its
-  // named exports (a split CommonJS chunk would only have a default export).
+  // when a hook runs in process. Only the native better-sqlite3 stays external (loaded only when the
+  // project's configuration names SQLite).
   {
     entry: { 'foundry-hook': 'src/bin.ts', 'foundry-validate-assets': 'src/validate-assets-bin.ts' },
     outDir: 'dist/bin',
@@ -24,7 +23,7 @@ export default defineConfig([
     splitting: true,
     target: 'node20',
     platform: 'node',
-    noExternal: [/^(?!(better-sqlite3|proper-lockfile)$)/],
+    noExternal: [/^(?!better-sqlite3$)/],
     // Bundled CommonJS (proper-lockfile, …) calls `require` for Node built-ins.
     banner: { js: "#!/usr/bin/env node\nimport { createRequire as __foundryRequire } from 'node:module'; const require = __foundryRequire(import.meta.url);" },
   },

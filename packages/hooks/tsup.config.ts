@@ -1,9 +1,10 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig([
-  // The library: `@foundry/hooks`, dependencies left to the consumer's resolver.
+  // The library: `@foundry/hooks`, and `@foundry/hooks/validate-assets` alone (the CLI's command needs
+  // nothing else); dependencies left to the consumer's resolver.
   {
-    entry: { index: 'src/index.ts' },
+    entry: { index: 'src/index.ts', 'validate-assets': 'src/validate-assets.ts' },
     format: ['esm'],
     dts: true,
     clean: ['*.js', '*.d.ts'], // top-level files only: dist/bin belongs to the build below

@@ -9,6 +9,7 @@ import { searchCommand } from './search.js'
 import { tokensCommand } from './tokens.js'
 import { exportCommand, importCommand } from './transfer.js'
 import { validateCommand } from './validate.js'
+import { validateAssetsCommand } from './validate-assets.js'
 import { writeCommand } from './write.js'
 
 /** Every `foundry` command, in the order `--help` lists them. A new command is a file and a line here. */
@@ -21,6 +22,7 @@ export const COMMANDS: Array<() => Command> = [
   tokensCommand,
   runbooksCommand,
   validateCommand,
+  validateAssetsCommand,
   blackboardCommand,
   exportCommand,
   importCommand,

@@ -1,4 +1,4 @@
-import { STOP_WORDS } from '@foundry/kernel'
+import { processTerm, STOP_WORDS } from '@foundry/kernel'
 
 /** Runs of letters and digits: the words FTS5's unicode61 tokenizer also sees. Everything else separates. */
 const WORD = /[\p{L}\p{N}]+/gu
@@ -7,6 +7,19 @@ const WORD = /[\p{L}\p{N}]+/gu
 export function queryTerms(text: string): string[] {
   const words = (text.toLowerCase().match(WORD) ?? []).filter((w) => !STOP_WORDS.has(w))
   return [...new Set(words)]
+}
+
+/**
+ * The stemmed words of a text, as the index's vocabulary holds them (Porter, like FTS5's `porter`
+ * tokenizer), without stop words: the typo candidates a new document brings.
+ */
+export function vocabulary(text: string): Set<string> {
+  const out = new Set<string>()
+  for (const word of text.toLowerCase().match(WORD) ?? []) {
+    const term = processTerm(word)
+    if (term && term.length >= 2) out.add(term)
+  }
+  return out
 }
 
 /** A term as an FTS5 string: double quotes make every character literal (a quote inside is doubled). */

@@ -1,5 +1,5 @@
 import { FoundryError, processTerm, type RetrievalChanges, type RetrievalDoc, type RetrievalHit, type RetrievalQuery, type Retriever } from '@foundry/kernel'
-import { boundedDistance, matchExpression, queryTerms, quote } from './fts-query.js'
+import { boundedDistance, matchExpression, queryTerms, quote, vocabulary } from './fts-query.js'
 import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
 
 export type FtsRetrieverOptions = SqliteTarget &
@@ -56,7 +56,10 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
        ORDER BY rank, d.id LIMIT :limit`,
     ),
     matchesAny: db.prepare<[string], number>('SELECT 1 FROM fts_index WHERE fts_index MATCH ? LIMIT 1').pluck(),
-    termsByLength: db.prepare<[number, number], string>('SELECT term FROM fts_terms WHERE length(term) BETWEEN ? AND ?').pluck(),
+    clearWords: db.prepare('DELETE FROM fts_words'),
+    wordsOfIndex: db.prepare('INSERT OR IGNORE INTO fts_words (length, term) SELECT length(term), term FROM fts_terms WHERE length(term) >= 2'),
+    addWord: db.prepare<[number, string]>('INSERT OR IGNORE INTO fts_words (length, term) VALUES (?, ?)'),
+    wordsByLength: db.prepare<[number, number], string>('SELECT term FROM fts_words WHERE length BETWEEN ? AND ?').pluck(),
   }
   let closed = false
 
@@ -73,7 +76,7 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
     if (term.length < 5 || max < 1 || sql.matchesAny.get(`${quote(term)}*`) !== undefined) return []
     const stem = processTerm(term) ?? term
     const found: Array<[string, number]> = []
-    for (const candidate of sql.termsByLength.iterate(Math.min(term.length, stem.length) - max, term.length + max)) {
+    for (const candidate of sql.wordsByLength.iterate(Math.min(term.length, stem.length) - max, term.length + max)) {
       const d = Math.min(boundedDistance(term, candidate, max), boundedDistance(stem, candidate, max))
       if (d <= max) found.push([candidate, d])
     }
@@ -93,18 +96,23 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
 
     async apply(changes: RetrievalChanges) {
       open()
+      // The index is a cache of storage: a commit lost to a power cut is replayed from storage, so no sync.
       await connection.write(() => {
-        if (changes.reset) (sql.clearIndex.run(), sql.clearDocs.run())
+        if (changes.reset) (sql.clearIndex.run(), sql.clearDocs.run(), sql.clearWords.run())
         for (const id of changes.remove) {
           const rowid = sql.rowid.get(id)
           if (rowid !== undefined) (sql.removeIndex.run(rowid), sql.removeDoc.run(rowid))
         }
-        for (const doc of dedupe(changes.upsert)) {
+        const docs = dedupe(changes.upsert)
+        for (const doc of docs) {
           const rowid = sql.upsertDoc.get(doc.id, doc.type, doc.scope)!
           sql.putIndex.run(rowid, doc.title, doc.tags.join(' '), doc.body)
         }
+        // The vocabulary: FTS5's own after a full rebuild; the new documents' words otherwise (words
+        // of removed documents stay until the next rebuild: as typo candidates they match nothing).
+        if (changes.reset) sql.wordsOfIndex.run()
+        else for (const doc of docs) for (const word of vocabulary(`${doc.title} ${doc.tags.join(' ')} ${doc.body}`)) sql.addWord.run(word.length, word)
         sql.setRevision.run(REVISION_KEY, changes.revision)
-        // The index is a cache of storage: a commit lost to a power cut is replayed from storage.
       }, { durable: false })
     },
 

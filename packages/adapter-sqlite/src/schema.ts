@@ -42,7 +42,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    about: 'retrieval: an FTS5 index of title, tags and body (Porter stemming), the filter fields, and the revision it reflects',
+    about: 'retrieval: an FTS5 index of title, tags and body (Porter stemming), the filter fields, its vocabulary, and the revision it reflects',
     sql: `
       CREATE TABLE fts_docs (
         rowid INTEGER PRIMARY KEY,
@@ -56,6 +56,8 @@ export const MIGRATIONS: readonly Migration[] = [
         tokenize = 'porter unicode61'
       );
       CREATE VIRTUAL TABLE fts_terms USING fts5vocab(fts_index, 'row');
+      -- The vocabulary by length, for typo lookups: reading fts_terms walks the whole index.
+      CREATE TABLE fts_words (length INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (length, term)) WITHOUT ROWID;
       CREATE TABLE fts_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
     `,
   },

@@ -81,6 +81,8 @@ test('a typo is found only when the word itself is unknown; fuzzy 0 turns it off
   const r = await indexed(docs)
   assert.equal((await r.search({ text: 'kubernetse', limit: 5 })).map((h) => h.id), ['fact-0002'], 'a known word is never replaced by its neighbours')
   assert.equal((await r.search({ text: 'kubrenetes', limit: 5 })).map((h) => h.id), ['fact-0001'], 'a transposition')
+  await r.apply({ revision: '2', upsert: [doc('fact-0003', 'Terraform modules are versioned')], remove: [] })
+  assert.equal((await r.search({ text: 'terrafrom', limit: 5 })).map((h) => h.id), ['fact-0003'], 'a word added incrementally is a typo candidate too')
   const strict = ftsRetriever({ path: tempDb('fts.db'), fuzzy: 0 })
   await strict.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
   assert.equal(await strict.search({ text: 'kubrenetes', limit: 5 }), [])

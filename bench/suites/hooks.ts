@@ -109,6 +109,7 @@ function startServer(root: string): Promise<ChildProcess> {
   const code = `const { openProject, serveHooks } = await import(${JSON.stringify(pathToFileURL(HOOKS_LIB).href)})
 const project = await openProject(${JSON.stringify(root)})
 const server = await serveHooks(project)
+process.on('SIGTERM', () => void server?.close().then(() => process.exit(0)))
 console.log(server ? 'serving' : 'not serving')
 setInterval(() => {}, 1 << 30)`
   const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] })

@@ -76,8 +76,8 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
     if (term.length < 5 || max < 1 || sql.matchesAny.get(`${quote(term)}*`) !== undefined) return []
     const stem = processTerm(term) ?? term
     const found: Array<[string, number]> = []
-    for (const candidate of sql.wordsByLength.iterate(Math.min(term.length, stem.length) - max, term.length + max)) {
-      const d = Math.min(boundedDistance(term, candidate, max), boundedDistance(stem, candidate, max))
+    for (const candidate of sql.wordsByLength.all(Math.min(term.length, stem.length) - max, term.length + max)) {
+      const d = stem === term ? boundedDistance(term, candidate, max) : Math.min(boundedDistance(term, candidate, max), boundedDistance(stem, candidate, max))
       if (d <= max) found.push([candidate, d])
     }
     return found

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ftsRetriever, sqliteStorage } from '../src/index.js'
-import { matchExpression, queryTerms } from '../src/fts-query.js'
+import { boundedDistance, matchExpression, queryTerms } from '../src/fts-query.js'
 import { runChild } from './child.js'
 import { tempDb } from './helpers.js'
 
@@ -19,6 +19,25 @@ async function indexed(docs: RetrievalDoc[], path = tempDb('fts.db')): Promise<R
 test('query text is quoted term by term: FTS5 syntax in a query is inert', () => {
   assert.equal(queryTerms('"foo" AND (bar OR NEAR( the'), ['foo', 'bar', 'near'])
   assert.is(matchExpression(['foo', 'kubernet'], 4), '"foo" OR "kubernet" OR "kubernet"*')
+})
+
+test('boundedDistance is Levenshtein distance, capped at max + 1', () => {
+  const levenshtein = (a: string, b: string) => {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j)
+    for (let i = 1; i <= a.length; i++) {
+      const next = [i]
+      for (let j = 1; j <= b.length; j++) next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)))
+      row = next
+    }
+    return row[b.length]!
+  }
+  let seed = 7
+  const rand = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n
+  const word = () => Array.from({ length: rand(12) }, () => 'abcd'[rand(4)]).join('')
+  for (let i = 0; i < 3000; i++) {
+    const [a, b, max] = [word(), word(), rand(4)]
+    assert.is(boundedDistance(a, b, max), Math.min(levenshtein(a, b), max + 1), `${a} ${b} ${max}`)
+  }
 })
 
 test('a query full of FTS5 syntax never throws', async () => {

@@ -75,9 +75,10 @@ export function createConnection(db: Database, file: string, timeout: number): C
 
   /** Take SQLite's write lock without blocking the event loop: try at once, back off, give up at the deadline. */
   async function begin(durable: boolean): Promise<void> {
-    const deadline = Date.now() + timeout
     // WAL with FULL syncs the log on every commit (~0.5 ms here); NORMAL leaves it to checkpoints.
-    ;(durable ? statements.syncFull : statements.syncNormal).run()
+    const sync = durable ? statements.syncFull : statements.syncNormal
+    sync.run()
+    const deadline = Date.now() + timeout
     for (let attempt = 0; ; attempt++) {
       try {
         statements.noWait.run()

@@ -63,7 +63,7 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
   }
   let closed = false
 
-  const open = () => {
+  const ensureOpen = () => {
     if (closed) throw new FoundryError('UNAVAILABLE', `ftsRetriever for ${file} is closed`)
   }
 
@@ -90,12 +90,12 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
     name: 'fts',
 
     async revision() {
-      open()
+      ensureOpen()
       return connection.read(() => sql.revision.get(REVISION_KEY))
     },
 
     async apply(changes: RetrievalChanges) {
-      open()
+      ensureOpen()
       // The index is a cache of storage: a commit lost to a power cut is replayed from storage, so no sync.
       await connection.write(() => {
         if (changes.reset) (sql.clearIndex.run(), sql.clearDocs.run(), sql.clearWords.run())
@@ -117,7 +117,7 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
     },
 
     async search(query: RetrievalQuery): Promise<RetrievalHit[]> {
-      open()
+      ensureOpen()
       const terms = queryTerms(query.text)
       if (!terms.length || query.limit < 1) return []
       return connection.read(() => {

@@ -61,12 +61,11 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
   }
   let closed = false
 
-  const open = () => {
+  const ensureOpen = () => {
     if (closed) throw new FoundryError('UNAVAILABLE', `sqliteStorage for ${file} is closed`)
   }
-  const collectionOf = (c: CollectionName) => {
+  const assertCollection = (c: CollectionName) => {
     if (!COLLECTIONS.includes(c)) throw new FoundryError('INVALID_INPUT', `Unknown collection "${c}"; use one of ${COLLECTIONS.join(', ')}`)
-    return c
   }
   const locate = (c: CollectionName, key: string) => `${file}#${c}/${key}`
   /** Records and the memory index are synced on commit; other meta (retriever snapshots, stats) is cache, and events are metrics. */
@@ -90,7 +89,7 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     flags: { persistent: true, multiProcess: true, changeLog: true },
 
     async get<C extends CollectionName>(c: C, key: string) {
-      open()
+      ensureOpen()
       assertKey(c, key)
       const text = await connection.read(() => sql.get.get(c, key))
       if (text === undefined) return undefined
@@ -100,8 +99,8 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     },
 
     async list<C extends CollectionName>(c: C, options: ListOptions = {}) {
-      open()
-      collectionOf(c)
+      ensureOpen()
+      assertCollection(c)
       const prefix = options.prefix ?? ''
       const rows = await connection.read(() => (prefix ? sql.listPrefix.all(c, prefix, `${prefix}\u{10FFFF}`) : sql.list.all(c)))
       const out: Collections[C][] = []
@@ -114,7 +113,7 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     },
 
     async put<C extends CollectionName>(c: C, key: string, value: Collections[C]) {
-      open()
+      ensureOpen()
       assertKey(c, key)
       const text = encode(c, value)
       await connection.write(
@@ -127,29 +126,32 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     },
 
     async delete(c, key) {
-      open()
+      ensureOpen()
       assertKey(c, key)
-      return connection.write(() => {
-        if (sql.delete.run(c, key).changes === 0) return false
-        touch(c, key)
-        return true
-      })
+      return connection.write(
+        () => {
+          if (sql.delete.run(c, key).changes === 0) return false
+          touch(c, key)
+          return true
+        },
+        { durable: isDurable(c, key) },
+      )
     },
 
-    exclusive<T>(fn: () => Promise<T>): Promise<T> {
-      open()
+    async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+      ensureOpen()
       return connection.exclusive(fn)
     },
 
     async revision(c) {
-      open()
-      collectionOf(c)
+      ensureOpen()
+      assertCollection(c)
       return token(await connection.read(() => sql.revision.get(c)))
     },
 
     async changes(c, since) {
-      open()
-      collectionOf(c)
+      ensureOpen()
+      assertCollection(c)
       return connection.read(() => {
         const now = sql.revision.get(c)
         if (since === token(now)) return []
@@ -165,13 +167,13 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     },
 
     async appendEvent(event: FoundryEvent) {
-      open()
+      ensureOpen()
       const text = JSON.stringify(event)
       await connection.write(() => sql.append.run(text), { durable: false })
     },
 
     async readEvents() {
-      open()
+      ensureOpen()
       const rows = await connection.read(() => sql.events.all())
       return rows.map(decodeEvent).filter((e): e is FoundryEvent => e !== undefined)
     },

@@ -40,6 +40,12 @@ export interface RetrievalChanges {
  */
 export interface Retriever {
   readonly name: string
+  /**
+   * What one query word of the highest possible IDF, found once in a document of average length,
+   * adds to a hit's score, as a multiple of that IDF: 1 for plain BM25 (the default). The kernel
+   * divides scores by it to report `relevance` on one scale whatever the retriever.
+   */
+  readonly scoreScale?: number
   /** The storage revision the index reflects, or `undefined` when it reflects nothing (fresh, or a stale snapshot). */
   revision(): Promise<string | undefined>
   /** Apply a change set; afterwards `revision()` returns `changes.revision`. */
@@ -51,6 +57,8 @@ export interface Retriever {
    * restores instead of re-indexing. Retrievers that persist by themselves ignore it.
    */
   attach?(store: SnapshotStore): void
+  /** Load now what a later search would load lazily (long-lived processes call it once after start). */
+  warm?(): Promise<void>
   /** Persist now whatever is pending (a retriever may defer snapshots to keep writes fast). */
   flush?(): Promise<void>
   close?(): Promise<void>

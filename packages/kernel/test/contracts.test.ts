@@ -55,7 +55,7 @@ test('project contracts sit beside the built-ins; a broken schema names its cont
   await k.storage.put('contracts', 'incident.v1', { id: 'incident.v1', schema: { type: 'object', required: ['summary'], properties: { summary: { type: 'string' } } } })
   await k.storage.put('contracts', 'broken.v1', { id: 'broken.v1', schema: { type: 'object', properties: { a: { type: 'no-such-type' } } } })
   await k.storage.put('contracts', 'finding.v1', { id: 'finding.v1', schema: { type: 'object' } })
-  assert.equal((await k.contracts.list()).map((c) => `${c.id}:${c.origin}`), ['broken.v1:project', 'finding.v1:builtin', 'incident.v1:project', 'review.v1:builtin'])
+  assert.equal((await k.contracts.list()).map((c) => `${c.id}:${c.origin}`), ['broken.v1:project', 'finding.v1:builtin', 'handoff.v1:builtin', 'incident.v1:project', 'review.v1:builtin'])
   assert.ok(k.problems.some((p) => p.key === 'finding.v1' && /built-in contract id/.test(p.message)), 'reserved id reported')
   assert.is((await k.contracts.validate({ schema: 'incident.v1', data: {} })).text, 'INVALID against incident.v1:\n- missing required property "summary"')
   assert.not.ok((await k.contracts.validate({ schema: 'finding.v1', data: {} })).valid, 'the built-in wins')

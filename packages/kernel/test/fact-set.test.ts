@@ -14,10 +14,10 @@ test('bulk load and one-by-one changes keep the same index order as a full sort'
   const facts = Array.from({ length: 400 }, (_, i) => make(i + 1))
   const bulk = createFactSet(facts)
   const sorted = [...facts].sort(compareForIndex).map((f) => f.id)
-  assert.equal(bulk.ordered().map((f) => f.id), sorted)
+  assert.equal([...bulk.ordered()].map((f) => f.id), sorted)
   const incremental = createFactSet()
   for (const f of facts) incremental.set(f)
-  assert.equal(incremental.ordered().map((f) => f.id), sorted)
+  assert.equal([...incremental.ordered()].map((f) => f.id), sorted)
   // supersede one, change the confidence of another, delete a third
   incremental.set({ ...facts[10]!, status: 'superseded', supersededBy: 'fact-0999' })
   incremental.set({ ...facts[20]!, confidence: 'high' })
@@ -27,7 +27,7 @@ test('bulk load and one-by-one changes keep the same index order as a full sort'
     .map((f, i) => (f.id === facts[20]!.id ? { ...f, confidence: 'high' as const } : f))
     .sort(compareForIndex)
     .map((f) => f.id)
-  assert.equal(incremental.ordered().map((f) => f.id), expected)
+  assert.equal([...incremental.ordered()].map((f) => f.id), expected)
   assert.is(incremental.size, 399)
   assert.is(incremental.maxNumber, 400)
 })
@@ -45,6 +45,13 @@ test('activeCount discounts facts past their expiry', () => {
   const set = createFactSet([make(1, { expires: '2026-06-01' }), make(2), make(3, { status: 'superseded' })])
   assert.is(set.activeCount('2026-06-01'), 2)
   assert.is(set.activeCount('2026-06-02'), 1)
+})
+
+test('nextExpiry is the earliest expiry among facts still active', () => {
+  const set = createFactSet([make(1, { expires: '2026-06-01' }), make(2, { expires: '2026-03-01' }), make(3, { expires: '2026-01-01', status: 'superseded' })])
+  assert.is(set.nextExpiry('2026-02-01'), '2026-03-01')
+  assert.is(set.nextExpiry('2026-03-02'), '2026-06-01')
+  assert.is(set.nextExpiry('2026-07-01'), undefined)
 })
 
 test.run()

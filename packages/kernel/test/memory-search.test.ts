@@ -162,4 +162,35 @@ test('a fresh kernel answers a miss and reads the index without reading every fa
   assert.is((await later.memory.search({ query: 'kubernetes' })).active, 1)
 })
 
+test('relevance: about one unit for each distinctive query word a fact contains, on any memory size', async () => {
+  for (const size of [20, 400]) {
+    const k = kernelFor()
+    const storage = k.storage
+    for (let i = 1; i <= size; i++) await storage.put('facts', `fact-${String(i).padStart(4, '0')}`, fact(i, { title: `Routine note ${i}`, body: `General housekeeping item number ${i} for the team.`, type: 'glossary', confidence: 'low' }))
+    await storage.put('facts', 'fact-9000', fact(9000, { title: 'Ledger reconciliation runs nightly', body: 'The zebracorn job compares balances.', type: 'glossary', confidence: 'low' }))
+    const one = (await k.memory.search({ query: 'zebracorn' })).hits[0]!
+    const three = (await k.memory.search({ query: 'zebracorn ledger reconciliation' })).hits[0]!
+    assert.is(one.fact.id, 'fact-9000')
+    assert.ok(one.relevance > 0.6 && one.relevance < 1.4, `one body word ≈ 1 (got ${one.relevance.toFixed(2)} at ${size})`)
+    assert.ok(three.relevance > 3, `three words, two in the title > 3 (got ${three.relevance.toFixed(2)} at ${size})`)
+    const common = (await k.memory.search({ query: 'housekeeping team' })).hits[0]!
+    assert.ok(common.relevance < 0.5, `words every fact has weigh little (got ${common.relevance.toFixed(2)})`)
+    assert.is(await k.memory.activeCount(), size + 1)
+  }
+})
+
+test('warm loads the retriever whole so the first search pays nothing', async () => {
+  const storage = memoryStorage()
+  const k1 = kernelFor({}, { storage })
+  await k1.memory.write({ title: 'Kubernetes manifests live in infra', body: 'x', type: 'convention' })
+  await k1.memory.search({ query: 'kubernetes' })
+  let applied = 0
+  const k2 = kernelFor({}, { storage })
+  const apply = k2.retriever.apply.bind(k2.retriever)
+  k2.retriever.apply = async (c) => (applied++, apply(c))
+  await k2.memory.warm()
+  assert.is((await k2.memory.search({ query: 'kubernetes' })).hits.length, 1)
+  assert.is(applied, 0, 'restored from the snapshot, nothing re-indexed')
+})
+
 test.run()

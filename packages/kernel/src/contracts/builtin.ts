@@ -31,8 +31,28 @@ export const ReviewV1 = Type.Object(
   { $id: 'review.v1', title: 'review.v1' },
 )
 
+/**
+ * A subagent's handoff: a summary within the handoff budget, and optionally the full text, blocking
+ * questions and who produced it. The context firewall saves oversized returns with it.
+ */
+export const HandoffV1 = Type.Object(
+  {
+    schema: Type.Optional(Type.String()),
+    producedBy: Type.Optional(Type.String()),
+    summary: Type.String({ minLength: 1, description: 'What the agent concluded, within handoffSummaryTokenBudget' }),
+    text: Type.Optional(Type.String({ description: 'The full result, or the oversized return the context firewall saved' })),
+    questions: Type.Optional(Type.Array(Type.String(), { description: 'Blocking questions for the caller' })),
+    agentType: Type.Optional(Type.String()),
+    agentId: Type.Optional(Type.String()),
+    sessionId: Type.Optional(Type.String()),
+    tokens: Type.Optional(Type.Integer({ minimum: 0, description: 'Estimated tokens of text' })),
+  },
+  { $id: 'handoff.v1', title: 'handoff.v1' },
+)
+
 /** Contracts every project has; project contracts live beside them and may not reuse these ids. */
 export const BUILTIN_CONTRACTS: Readonly<Record<string, object>> = {
   'finding.v1': FindingV1,
   'review.v1': ReviewV1,
+  'handoff.v1': HandoffV1,
 }

@@ -1,10 +1,10 @@
-import type { Fact, FactType } from '../schema/fact.js'
-import { compareForIndex, factNumber, isActive, normalizeText, subjectWords } from './facts.js'
+import { CONFIDENCES, FACT_TYPES, type Fact, type FactType } from '../schema/fact.js'
+import { factNumber, isActive, normalizeText, subjectWords } from './facts.js'
 
 /**
  * Every stored fact plus the structures a write needs, kept up to date change by change so a write
- * costs the same at 100 facts and at 100 000: duplicates by key, same-subject candidates by word,
- * the index order, the highest id.
+ * costs about the same at 100 facts and at 100 000: duplicates by title, same-subject candidates
+ * by word, the index order, the highest id.
  */
 export interface FactSet {
   readonly size: number
@@ -18,22 +18,31 @@ export interface FactSet {
   findDuplicate(fact: Pick<Fact, 'type' | 'scope' | 'title' | 'body'>, today: string): Fact | undefined
   /** Active facts of this type and scope whose title shares at least one subject word. */
   subjectCandidates(type: FactType, scope: string, words: Set<string>, today: string): Fact[]
-  /** Facts with status `active` (expired ones included: callers check the date) in index order. */
-  ordered(): readonly Fact[]
+  /** Facts with status `active` (expired ones included: callers check the date) in index order: type, confidence, newest first. */
+  ordered(): Iterable<Fact>
   /** Active facts on `today`. */
   activeCount(today: string): number
+  /** The earliest `expires` among facts active on `today`, if any. */
+  nextExpiry(today: string): string | undefined
 }
+
+/** Oldest first within a (type, confidence) bucket; the index reads each bucket backwards. */
+const olderFirst = (a: Fact, b: Fact) => (a.created < b.created ? -1 : a.created > b.created ? 1 : factNumber(a.id) - factNumber(b.id))
 
 export function createFactSet(initial: Iterable<Fact> = []): FactSet {
   const facts = new Map<string, Fact>()
-  const byKey = new Map<string, Set<string>>()
+  const byTitle = new Map<string, Set<string>>()
   const byWord = new Map<string, Set<string>>()
-  const order: Fact[] = []
+  // One bucket per (type, confidence), in index order: appending the newest fact is O(1).
+  const buckets = new Map<string, Fact[]>()
+  for (const type of FACT_TYPES) for (const confidence of CONFIDENCES) buckets.set(`${type}/${confidence}`, [])
   const expiring = new Set<string>()
+  let activeTotal = 0
   let maxNumber = 0
 
-  const keyOf = (f: Pick<Fact, 'type' | 'scope' | 'title' | 'body'>) => `${f.type}\u0000${f.scope}\u0000${normalizeText(f.title)}\u0000${normalizeText(f.body)}`
+  const titleKey = (f: Pick<Fact, 'type' | 'scope' | 'title'>) => `${f.type}\u0000${f.scope}\u0000${normalizeText(f.title)}`
   const wordKey = (type: string, scope: string, word: string) => `${type}\u0000${scope}\u0000${word}`
+  const bucketOf = (f: Fact) => buckets.get(`${f.type}/${f.confidence}`)!
   const addTo = (map: Map<string, Set<string>>, key: string, id: string) => {
     let set = map.get(key)
     if (!set) map.set(key, (set = new Set()))
@@ -43,35 +52,49 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
     const set = map.get(key)
     if (set?.delete(id) && set.size === 0) map.delete(key)
   }
-  /** Position of `fact` in `order` (or where it would go): binary search on the index order. */
-  const position = (fact: Fact) => {
+  const position = (bucket: Fact[], fact: Fact) => {
     let lo = 0
-    let hi = order.length
+    let hi = bucket.length
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
-      if (compareForIndex(order[mid]!, fact) < 0) lo = mid + 1
+      if (olderFirst(bucket[mid]!, fact) < 0) lo = mid + 1
       else hi = mid
     }
     return lo
   }
 
   function unlink(fact: Fact) {
-    removeFrom(byKey, keyOf(fact), fact.id)
+    if (fact.status !== 'active') return
+    removeFrom(byTitle, titleKey(fact), fact.id)
     for (const w of subjectWords(fact.title)) removeFrom(byWord, wordKey(fact.type, fact.scope, w), fact.id)
     expiring.delete(fact.id)
-    if (fact.status === 'active') {
-      const at = position(fact)
-      if (order[at]?.id === fact.id) order.splice(at, 1)
-    }
+    const bucket = bucketOf(fact)
+    const at = position(bucket, fact)
+    if (bucket[at]?.id === fact.id) bucket.splice(at, 1)
+    activeTotal--
   }
 
-  function link(fact: Fact, ordered = true) {
+  function link(fact: Fact, sorted = true) {
     if (fact.status !== 'active') return
-    addTo(byKey, keyOf(fact), fact.id)
+    addTo(byTitle, titleKey(fact), fact.id)
     for (const w of subjectWords(fact.title)) addTo(byWord, wordKey(fact.type, fact.scope, w), fact.id)
     if (fact.expires !== undefined) expiring.add(fact.id)
-    if (ordered) order.splice(position(fact), 0, fact)
-    else order.push(fact)
+    const bucket = bucketOf(fact)
+    if (!sorted) bucket.push(fact)
+    else {
+      const last = bucket[bucket.length - 1]
+      if (!last || olderFirst(last, fact) < 0) bucket.push(fact)
+      else bucket.splice(position(bucket, fact), 0, fact)
+    }
+    activeTotal++
+  }
+
+  function put(fact: Fact, sorted: boolean) {
+    const old = facts.get(fact.id)
+    if (old) unlink(old)
+    facts.set(fact.id, fact)
+    link(fact, sorted)
+    maxNumber = Math.max(maxNumber, factNumber(fact.id))
   }
 
   const set: FactSet = {
@@ -83,13 +106,7 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
     },
     get: (id) => facts.get(id),
     values: () => facts.values(),
-    set(fact) {
-      const old = facts.get(fact.id)
-      if (old) unlink(old)
-      facts.set(fact.id, fact)
-      link(fact)
-      maxNumber = Math.max(maxNumber, factNumber(fact.id))
-    },
+    set: (fact) => put(fact, true),
     delete(id) {
       const old = facts.get(id)
       if (!old) return
@@ -98,9 +115,10 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
       if (factNumber(id) === maxNumber) maxNumber = Math.max(0, ...[...facts.keys()].map(factNumber))
     },
     findDuplicate(fact, today) {
-      for (const id of byKey.get(keyOf(fact)) ?? []) {
-        const found = facts.get(id)
-        if (found && isActive(found, today)) return found
+      const body = normalizeText(fact.body)
+      for (const id of byTitle.get(titleKey(fact)) ?? []) {
+        const found = facts.get(id)!
+        if (isActive(found, today) && normalizeText(found.body) === body) return found
       }
       return undefined
     },
@@ -109,21 +127,25 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
       for (const w of words) for (const id of byWord.get(wordKey(type, scope, w)) ?? []) ids.add(id)
       return [...ids].map((id) => facts.get(id)!).filter((f) => isActive(f, today))
     },
-    ordered: () => order,
+    *ordered() {
+      for (const bucket of buckets.values()) for (let i = bucket.length - 1; i >= 0; i--) yield bucket[i]!
+    },
     activeCount(today) {
       let expired = 0
       for (const id of expiring) if (!isActive(facts.get(id)!, today)) expired++
-      return order.length - expired
+      return activeTotal - expired
+    },
+    nextExpiry(today) {
+      let next: string | undefined
+      for (const id of expiring) {
+        const expires = facts.get(id)!.expires!
+        if (expires >= today && (next === undefined || expires < next)) next = expires
+      }
+      return next
     },
   }
-  // Bulk load: index everything, then sort once (inserting one by one would be quadratic).
-  for (const fact of initial) {
-    const old = facts.get(fact.id)
-    if (old) unlink(old)
-    facts.set(fact.id, fact)
-    link(fact, false)
-    maxNumber = Math.max(maxNumber, factNumber(fact.id))
-  }
-  order.sort(compareForIndex)
+  // Bulk load: index everything, then sort each bucket once (inserting one by one would be quadratic).
+  for (const fact of initial) put(fact, false)
+  for (const bucket of buckets.values()) bucket.sort(olderFirst)
   return set
 }

@@ -20,7 +20,20 @@ export interface WriteResult {
 
 export interface SearchHit {
   fact: Fact
+  /** The retriever's score (BM25 for both built-ins); comparable within one retriever. */
   score: number
+  /**
+   * The score in units of the largest IDF a word can have in this memory, ln(1 + (N − 0.5) / 1.5)
+   * for N active facts, divided by the retriever's `scoreScale`: about 1 for each distinctive query
+   * word the fact contains (more in its title or tags). Comparable across memories and retrievers;
+   * `promptContext.minScore` is on this scale.
+   */
+  relevance: number
+}
+
+/** The unit of `SearchHit.relevance` for a memory of `active` facts and a retriever's `scoreScale`. */
+export function relevanceUnit(active: number, scoreScale = 1): number {
+  return Math.log(1 + (Math.max(1, active) - 0.5) / 1.5) * scoreScale
 }
 
 export interface SearchResult {
@@ -96,7 +109,8 @@ export function createMemory(ctx: KernelContext) {
     const index = buildIndex(facts, config.indexTokenBudget, today)
     await storage.put('meta', INDEX_KEY, index.text)
     const stats: MemoryStats = { revision, active: index.total }
-    for (const f of facts.ordered()) if (f.expires !== undefined && f.expires >= today && (!stats.nextExpiry || f.expires < stats.nextExpiry)) stats.nextExpiry = f.expires
+    const nextExpiry = facts.nextExpiry(today)
+    if (nextExpiry) stats.nextExpiry = nextExpiry
     await storage.put('meta', STATS_KEY, JSON.stringify(stats))
     return index
   }
@@ -112,11 +126,23 @@ export function createMemory(ctx: KernelContext) {
     }
   }
 
+  let counted: { revision: string; day: string; active: number } | undefined
+
   /** Active facts now: from the cache when current, else the stored figures, else a full read. */
   async function activeCount(): Promise<number> {
     const today = dayOf(ctx.now())
-    if (cache && cache.revision === (await storage.revision('facts'))) return cache.facts.activeCount(today)
-    return (await currentStats())?.active ?? (await loadFacts()).activeCount(today)
+    const revision = await storage.revision('facts')
+    if (cache && cache.revision === revision) return cache.facts.activeCount(today)
+    if (counted?.revision === revision && counted.day === today) return counted.active
+    const active = (await currentStats())?.active ?? (await loadFacts()).activeCount(today)
+    counted = { revision, day: today, active }
+    return active
+  }
+
+  /** Bring the retriever up to date and load it whole: for servers, once after start. */
+  async function warm(): Promise<void> {
+    await syncRetriever()
+    await retriever.warm?.()
   }
 
   /** Bring the retriever up to the storage revision: the changed facts when the store can say which, else all. */
@@ -197,9 +223,13 @@ export function createMemory(ctx: KernelContext) {
       if (hits.length === limit) break
       let fact = current?.get(hit.id) ?? fetched.facts.get(hit.id)
       if (!fact && (fact = await storage.get('facts', hit.id))) fetched.facts.set(hit.id, fact)
-      if (fact && isActive(fact, today)) hits.push({ fact, score: hit.score })
+      if (fact && isActive(fact, today)) hits.push({ fact, score: hit.score, relevance: 0 })
     }
-    if (hits.length) return { text: hits.map((h) => renderFactBlock(h.fact)).join('\n\n'), query: input.query, hits }
+    if (hits.length) {
+      const unit = relevanceUnit(await activeCount(), retriever.scoreScale)
+      for (const hit of hits) hit.relevance = hit.score / unit
+      return { text: hits.map((h) => renderFactBlock(h.fact)).join('\n\n'), query: input.query, hits }
+    }
     const active = await activeCount()
     return { text: `No stored fact matches "${input.query}". Memory holds ${active} active facts.`, query: input.query, hits, active }
   }
@@ -237,7 +267,7 @@ export function createMemory(ctx: KernelContext) {
     return fact
   }
 
-  return { write, search, index, readIndex, list, get, activeFacts, syncRetriever }
+  return { write, search, index, readIndex, list, get, activeFacts, activeCount, warm, syncRetriever }
 }
 
 export type Memory = ReturnType<typeof createMemory>

@@ -41,16 +41,39 @@ export class LazyIndex {
     }
   }
 
-  /** A MiniSearch holding every document but only the postings `text` can match. */
-  async partial(text: string, matching: TermMatching): Promise<MiniSearch<RetrievalDoc>> {
+  /**
+   * A MiniSearch with only the postings `text` can match, and only the documents those postings (or
+   * `also`, ids about to be replaced) name; the collection's statistics (document count, average
+   * lengths) stay those of the whole index, so every score is the whole index's.
+   */
+  async partial(text: string, matching: TermMatching, also: Iterable<string> = []): Promise<MiniSearch<RetrievalDoc>> {
     const wanted = this.expand(text, matching)
     const entries: Posting[] = []
+    const named = new Set<string>()
     for (const term of wanted) {
       const shard = await this.shard(shardOf(term, this.head.shards))
       const posting = shard.get(term)
-      if (posting) entries.push(posting)
+      if (!posting) continue
+      entries.push(posting)
+      for (const docs of Object.values(posting[1])) for (const shortId of Object.keys(docs)) named.add(shortId)
     }
-    return MiniSearch.loadJS({ ...this.docs, index: entries } as AsPlainObject, this.options)
+    for (const id of also) {
+      const shortId = this.shortIds().get(id)
+      if (shortId !== undefined) named.add(shortId)
+    }
+    const pick = <T>(all: Record<string, T>) => {
+      const out: Record<string, T> = {}
+      for (const shortId of named) if (shortId in all) out[shortId] = all[shortId]!
+      return out
+    }
+    const { documentIds, fieldLength, storedFields } = this.docs
+    const subset = { ...this.docs, documentIds: pick(documentIds), fieldLength: pick(fieldLength), storedFields: pick(storedFields), index: entries }
+    return MiniSearch.loadJS(subset as AsPlainObject, this.options)
+  }
+
+  private reverse: Map<string, string> | undefined
+  private shortIds(): Map<string, string> {
+    return (this.reverse ??= new Map(Object.entries(this.docs.documentIds).map(([shortId, id]) => [String(id), shortId])))
   }
 
   /** The whole index (every shard). */

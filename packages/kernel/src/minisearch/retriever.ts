@@ -164,6 +164,7 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
 
   return {
     name: 'minisearch',
+    scoreScale: 1,
 
     async revision() {
       await ready()
@@ -200,7 +201,7 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
       if (unopened) await openLazy()
       if (lazy && ++lazySearches > lazyLimit) await hydrate()
       if (lazy) {
-        const partial = await lazy.partial(query.text, matching).catch(() => undefined)
+        const partial = await lazy.partial(query.text, matching, overlay.keys()).catch(() => undefined)
         if (partial) {
           applyOverlay(partial)
           return run(partial, query)
@@ -212,6 +213,11 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
 
     attach(target) {
       store = target
+    },
+
+    async warm() {
+      await ready()
+      await hydrate()
     },
 
     async flush() {

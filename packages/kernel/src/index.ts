@@ -19,7 +19,7 @@ export * from './schema/fact.js'
 export * from './schema/records.js'
 export * from './schema/event.js'
 export * from './schema/inputs.js'
-export { ConfigFileSchema, DEFAULT_CONFIG, PROFILES, resolveConfig, ENFORCEMENT_LEVELS, type Config, type ConfigFile, type Enforcement } from './schema/config.js'
+export { ConfigFileSchema, DEFAULT_CONFIG, PROFILES, resolveConfig, parseConfig, ENFORCEMENT_LEVELS, type Config, type ConfigFile, type Enforcement } from './schema/config.js'
 export { validator, fieldName, type Validator } from './schema/validate.js'
 
 // Domain helpers consumers and adapters share.

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, DEFAULT_CONFIG, isFoundryError, memoryStorage, resolveConfig, storageTelemetry } from '../src/index.js'
+import { createKernel, DEFAULT_CONFIG, isFoundryError, memoryStorage, parseConfig, resolveConfig, storageTelemetry } from '../src/index.js'
 
 test('defaults as DESIGN.md §3 lists them', () => {
   assert.equal(resolveConfig(undefined), DEFAULT_CONFIG)
@@ -35,6 +35,18 @@ test('bad config names the file and the key', () => {
       assert.ok(isFoundryError(error, 'INVALID_INPUT'), String(error))
       assert.match((error as Error).message, message)
     }
+  }
+})
+
+test('parseConfig: a missing file gives the defaults; text that is not JSON names the file', () => {
+  assert.equal(parseConfig(undefined), DEFAULT_CONFIG)
+  assert.is(parseConfig('{"indexTokenBudget": 2000}').indexTokenBudget, 2000)
+  try {
+    parseConfig('{ nope', '/p/.foundry/config.json')
+    assert.unreachable()
+  } catch (error) {
+    assert.ok(isFoundryError(error, 'INVALID_INPUT'))
+    assert.match((error as Error).message, /^Invalid \/p\/\.foundry\/config\.json: not JSON/)
   }
 })
 

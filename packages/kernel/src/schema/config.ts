@@ -81,6 +81,21 @@ export function resolveConfig(raw: unknown, where = '.foundry/config.json'): Con
   return merge(merge(DEFAULT_CONFIG, profile), file, profileName)
 }
 
+/**
+ * Resolve the text of a `config.json` (`undefined` when the file does not exist): not JSON, or
+ * breaking the schema, throws INVALID_INPUT naming the file and the key.
+ */
+export function parseConfig(text: string | undefined, file = '.foundry/config.json'): Config {
+  if (text === undefined) return resolveConfig(undefined, file)
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (error) {
+    throw new FoundryError('INVALID_INPUT', `Invalid ${file}: not JSON (${(error as Error).message})`, { cause: error })
+  }
+  return resolveConfig(raw, file)
+}
+
 function merge(base: Config, over: ConfigFile, profile = base.profile): Config {
   return {
     profile,

@@ -34,37 +34,5 @@ export function matchExpression(terms: string[], prefixMinLength: number): strin
   return terms.map((t) => (prefixMinLength > 0 && t.length >= prefixMinLength ? `${quote(t)} OR ${quote(t)}*` : quote(t))).join(' OR ')
 }
 
-let prev = new Int32Array(64)
-let curr = new Int32Array(64)
-
-/**
- * Levenshtein distance between `a` and `b` when it is at most `max`, else `max + 1`. Only the
- * diagonal band of width 2·max + 1 is computed, in reused buffers, and a row whose cells all exceed
- * `max` ends it: scanning a vocabulary costs little per term.
- */
-export function boundedDistance(a: string, b: string, max: number): number {
-  const n = a.length
-  const m = b.length
-  const over = max + 1
-  if (Math.abs(n - m) > max) return over
-  if (m + 1 > prev.length) (prev = new Int32Array(m + 1)), (curr = new Int32Array(m + 1))
-  for (let j = 0; j <= m; j++) prev[j] = j <= max ? j : over
-  for (let i = 1; i <= n; i++) {
-    const from = Math.max(1, i - max)
-    const to = Math.min(m, i + max)
-    curr[from - 1] = from === 1 && i <= max ? i : over
-    let best = curr[from - 1]!
-    const ca = a.charCodeAt(i - 1)
-    for (let j = from; j <= to; j++) {
-      const v = Math.min(prev[j - 1]! + (ca === b.charCodeAt(j - 1) ? 0 : 1), (j < i + max ? prev[j]! : over) + 1, curr[j - 1]! + 1, over)
-      curr[j] = v
-      if (v < best) best = v
-    }
-    if (to < m) curr[to + 1] = over
-    if (best > max) return over
-    const t = prev
-    prev = curr
-    curr = t
-  }
-  return Math.min(prev[m]!, over)
-}
+/** The kernel's bounded Levenshtein distance (the MiniSearch retriever's fuzzy matching uses the same). */
+export { boundedDistance } from '@foundry/kernel'

@@ -13,6 +13,7 @@ export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js'
 export { copyStorage, type CopyOptions, type CopyReport } from './transfer.js'
 export { minisearchRetriever, type MinisearchRetrieverOptions } from './minisearch/retriever.js'
 export { processTerm, STOP_WORDS } from './analyze.js'
+export { boundedDistance } from './minisearch/edit-distance.js'
 
 // Schemas and their types.
 export * from './schema/fact.js'

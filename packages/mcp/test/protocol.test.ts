@@ -63,7 +63,7 @@ handshake('foundry://memory/index is built on demand; foundry://contracts lists 
   const index = await conn.client.readResource({ uri: 'foundry://memory/index' })
   assert.is(index.contents[0]?.mimeType, 'text/markdown')
   assert.match(await readText(conn.client, 'foundry://memory/index'), /^# Memory index\n[^]*No facts yet/)
-  assert.match(await readText(conn.client, 'foundry://contracts'), /- `finding\.v1` \(built-in\)\n- `review\.v1` \(built-in\)/)
+  assert.match(await readText(conn.client, 'foundry://contracts'), /- `finding\.v1` \(built-in\)\n- `handoff\.v1` \(built-in\)\n- `review\.v1` \(built-in\)/)
 })
 
 handshake('an unknown resource is JSON-RPC error -32602 "Unknown resource: <uri>"', async ({ conn }) => {
@@ -103,7 +103,7 @@ handshake('a tool that throws is an error result "<tool> failed: <message>"', as
   const unknown = await call(conn.client, 'runbook_get', { slug: 'deploy' })
   assert.is(unknown.text, 'runbook_get failed: Unknown runbook "deploy". Available: none.')
   const contract = await call(conn.client, 'contract_validate', { schema: 'nope.v1', data: {} })
-  assert.is(contract.text, 'contract_validate failed: Unknown contract "nope.v1". Available: finding.v1, review.v1.')
+  assert.is(contract.text, 'contract_validate failed: Unknown contract "nope.v1". Available: finding.v1, handoff.v1, review.v1.')
   assert.is(conn.stderr(), '', 'user errors are not diagnostics')
 })
 

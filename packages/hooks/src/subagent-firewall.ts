@@ -1,9 +1,10 @@
 import { errorMessage, estimateTokens } from '@foundry/kernel'
 import type { ProjectContext } from './config.js'
-import { ensureHandoffContract, HANDOFF_CONTRACT } from './handoff-contract.js'
 import type { SubagentStopInput } from './input.js'
 import { block, type HookOutput } from './io.js'
 
+/** The contract of the returns the firewall saves: a built-in of the kernel (`BUILTIN_CONTRACTS`). */
+export const HANDOFF_CONTRACT = 'handoff.v1'
 /** The blackboard wave that holds the returns the firewall saved. */
 export const FIREWALL_WAVE = 'firewall'
 /** A return may be this many times `handoffSummaryTokenBudget`. */
@@ -55,7 +56,6 @@ async function saveReturn(project: ProjectContext, input: SubagentStopInput, tex
   const agentType = input.agent_type ?? 'subagent'
   const head = text.replace(/\s+/g, ' ').trim().slice(0, 300)
   try {
-    await ensureHandoffContract(project.kernel)
     const result = await project.kernel.blackboard.write({
       wave: FIREWALL_WAVE,
       agent: `${agentType}-${input.agent_id ?? (input.session_id || 'unknown')}`,

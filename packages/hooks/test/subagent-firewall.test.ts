@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { createKernel, memoryStorage } from '@foundry/kernel'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { emptyProject, events, messageOf, payload, runHookBin } from './helpers.js'
@@ -37,7 +38,9 @@ test('an oversized return is blocked with the instruction, and saved to the blac
   assert.is(artifact.sessionId, 'sess-7f3a')
   assert.is(artifact.tokens, 2400)
   assert.match(artifact.summary, /^Oversized return of code-reviewer \(~2400 tokens, limit 900\)/)
-  assert.ok(existsSync(join(dir, '.foundry', 'contracts', 'handoff.v1.json')), 'the contract it was validated against is installed')
+  const check = await createKernel({ storage: memoryStorage() }).contracts.validate({ schema: 'handoff.v1', data: artifact })
+  assert.ok(check.valid, `the artifact satisfies the built-in handoff.v1: ${check.violations.join('; ')}`)
+  assert.not.ok(existsSync(join(dir, '.foundry', 'contracts')), 'the contract is the kernel\'s built-in: nothing is installed in the project')
   const kinds = events(dir).map((e) => e.kind)
   assert.equal(kinds, ['subagent_return', 'blackboard_write', 'gate_blocked'])
   const blocked = events(dir)[2]!.data!
@@ -93,17 +96,28 @@ test('agent names are sanitised into one safe path segment', async () => {
   assert.ok(existsSync(saved(dir, 'plugin-..-..-reviewer-x-y')))
 })
 
-test('when the artifact cannot be saved it still blocks, and says so', async () => {
+test('a project file handoff.v1 does not replace the built-in: the return is still saved against it', async () => {
   const dir = emptyProject()
-  // A project contract handoff.v1 of the team's own that the saved return does not satisfy.
-  const { mkdirSync, writeFileSync } = await import('node:fs')
   mkdirSync(join(dir, '.foundry', 'contracts'), { recursive: true })
   writeFileSync(join(dir, '.foundry', 'contracts', 'handoff.v1.json'), JSON.stringify({ type: 'object', required: ['verdict'] }))
   const ran = await runHookBin('subagent-firewall', payload.subagentStop(dir, messageOf(1000)))
   assert.is(ran.json?.decision, 'block')
-  assert.match(ran.json!.reason, /could not be saved for you .*verdict.*write your full result with blackboard_write first/)
-  assert.not.ok(existsSync(saved(dir)))
-  assert.equal(events(dir).map((e) => e.kind), ['subagent_return', 'contract_violation', 'gate_blocked'])
+  assert.match(ran.json!.reason, /saved unchanged to \.foundry\/blackboard\/firewall\/code-reviewer-a91c2e\.json/)
+  assert.is(JSON.parse(readFileSync(saved(dir), 'utf8')).schema, 'handoff.v1')
+})
+
+test('when the artifact cannot be saved it still blocks, and says so', async () => {
+  const dir = emptyProject()
+  // A file where the firewall's wave folder should be: the blackboard cannot write there.
+  mkdirSync(join(dir, '.foundry', 'blackboard'), { recursive: true })
+  writeFileSync(join(dir, '.foundry', 'blackboard', 'firewall'), 'not a folder')
+  const ran = await runHookBin('subagent-firewall', payload.subagentStop(dir, messageOf(1000)))
+  assert.is(ran.code, 0, ran.stderr)
+  assert.is(ran.json?.decision, 'block')
+  assert.match(ran.json!.reason, /could not be saved for you \(.*blackboard\/firewall is a file.*\): write your full result with blackboard_write first/)
+  assert.match(ran.json!.reason, /1\. the path of the blackboard artifact holding your full result;/)
+  assert.equal(events(dir).map((e) => e.kind), ['subagent_return', 'gate_blocked'])
+  assert.is(events(dir)[1]!.data!.artifact, undefined)
 })
 
 test('a SubagentStop without last_assistant_message counts as an empty return', async () => {

@@ -21,6 +21,14 @@ export type FtsRetrieverOptions = SqliteTarget &
 const REVISION_KEY = 'revision'
 /** Typo variants searched per unknown term, nearest first. */
 const MAX_VARIANTS = 8
+/**
+ * `Retriever.scoreScale`: with the default column weights (title 2, tags 1.5, body 1; k1 1.2,
+ * b 0.75), FTS5 scores the same matches about 1.7 times higher than MiniSearch's BM25. Measured by
+ * the hooks on the Larkspur memory (219 facts, packages/hooks/test/fixtures): divided by 1.7, prompts
+ * about a fact reach the same relevance on both retrievers and unrelated prompts top out at 2.0
+ * (MiniSearch 1.9), so one `promptContext.minScore` serves both. Other weights shift the factor.
+ */
+const SCORE_SCALE = 1.7
 
 /**
  * Keyword retrieval on SQLite FTS5, ranked by BM25 with column weights, Porter stemming, prefix
@@ -88,6 +96,7 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
 
   return {
     name: 'fts',
+    scoreScale: SCORE_SCALE,
 
     async revision() {
       ensureOpen()

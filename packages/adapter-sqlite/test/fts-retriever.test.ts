@@ -1,4 +1,4 @@
-import { createKernel, minisearchRetriever, type RetrievalDoc, type Retriever } from '@foundry/kernel'
+import { createKernel, memoryStorage, minisearchRetriever, relevanceUnit, type RetrievalDoc, type Retriever } from '@foundry/kernel'
 import { distractors } from '@foundry/kernel/testing'
 import Database from 'better-sqlite3'
 import { test } from 'uvu'
@@ -140,6 +140,18 @@ test('beside sqliteStorage on one database: the kernel writes, searches, and a n
   assert.equal((await second.kernel.memory.search({ query: 'deploying approval' })).hits.map((h) => h.fact.id), found.hits.map((h) => h.fact.id))
   await second.kernel.close()
   second.database.close()
+})
+
+test('scoreScale 1.7: the kernel reports relevance as score / (IDF unit × 1.7)', async () => {
+  const retriever = ftsRetriever({ path: tempDb('fts.db') })
+  assert.is(retriever.scoreScale, 1.7)
+  const kernel = createKernel({ storage: memoryStorage(), retriever })
+  for (const [i, d] of distractors(20).entries()) await kernel.memory.write({ title: d.title, body: `${d.body} Entry ${i}.`, type: 'convention', scope: `module:m${i}` })
+  await kernel.memory.write({ title: 'Deployments require two approvals', body: 'Production releases need two reviewers.', type: 'constraint' })
+  const [hit] = (await kernel.memory.search({ query: 'deployments approvals reviewers' })).hits
+  assert.ok(hit, 'found')
+  assert.ok(Math.abs(hit.relevance - hit.score / relevanceUnit(21, 1.7)) < 1e-9, `relevance ${hit.relevance}, score ${hit.score}`)
+  await kernel.close()
 })
 
 test('MiniSearch on sqliteStorage: its snapshot lives in the file and a new process restores it', async () => {

@@ -1,11 +1,11 @@
 import type { ProjectContext } from './config.js'
-import { activeFactCount } from './fact-count.js'
 import type { PreCompactInput } from './input.js'
 import type { HookOutput } from './io.js'
 
 /**
  * PreCompact: remind that compaction forgets whatever is not stored as a fact, naming how many
- * facts memory holds. It never blocks: it cannot know what is worth keeping.
+ * facts memory holds (`memory.activeCount()`: the stored figures, no fact read). It never blocks: it
+ * cannot know what is worth keeping.
  *
  * The reminder is printed as plain text. PreCompact has no `additionalContext` (Claude Code rejects
  * `hookSpecificOutput` for it), but the plain stdout of a PreCompact hook that exits 0 is passed to
@@ -13,7 +13,7 @@ import type { HookOutput } from './io.js'
  * continues from: the decisions still unwritten survive there, to be stored right after.
  */
 export async function precompact(_input: PreCompactInput, project: ProjectContext): Promise<HookOutput> {
-  return `${compactionReminder(await activeFactCount(project.kernel))}\n`
+  return `${compactionReminder(await project.kernel.memory.activeCount())}\n`
 }
 
 export function compactionReminder(facts: number): string {

@@ -1,13 +1,12 @@
 import { renderFactBlock, renderRunbook, type Fact, type Runbook } from '@foundry/kernel'
 import type { ProjectContext } from './config.js'
-import { activeFactCount } from './fact-count.js'
 import type { UserPromptSubmitInput } from './input.js'
 import { additionalContext, type HookOutput } from './io.js'
-import { promptQuery, relevance } from './relevance.js'
+import { promptQuery } from './prompt-query.js'
 
 export interface RelevantFact {
   fact: Fact
-  /** In relevance units (relevance.ts): about one per distinctive prompt word the fact contains. */
+  /** The kernel's `SearchHit.relevance`: about one per distinctive prompt word the fact contains. */
   relevance: number
 }
 
@@ -32,10 +31,8 @@ export async function relevantFacts(prompt: string, project: ProjectContext): Pr
   const { maxFacts, minScore } = project.config.promptContext
   const query = promptQuery(prompt)
   if (maxFacts === 0 || !query) return []
-  const result = await project.kernel.memory.search({ query, limit: maxFacts })
-  if (!result.hits.length) return []
-  const active = await activeFactCount(project.kernel)
-  return result.hits.map((hit) => ({ fact: hit.fact, relevance: relevance(hit.score, active, project.kernel.retriever.name) })).filter((hit) => hit.relevance >= minScore)
+  const { hits } = await project.kernel.memory.search({ query, limit: maxFacts })
+  return hits.filter((hit) => hit.relevance >= minScore).map(({ fact, relevance }) => ({ fact, relevance }))
 }
 
 function renderContext(facts: RelevantFact[], runbooks: Runbook[], minScore: number): string {

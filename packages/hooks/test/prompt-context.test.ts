@@ -1,11 +1,12 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { openProject, promptQuery, relevantFacts } from '../src/index.js'
 import { contextOf, emptyProject, events, larkspurProject, payload, runHookBin } from './helpers.js'
 
 /**
- * Calibration on the Larkspur memory (219 facts). With the default minScore 3 (relevance units,
- * src/relevance.ts), each of these prompts injects the fact it is about. Observed relevance of that
- * fact: 3.9 to 5.9; unrelated prompts top out at 1.9.
+ * Calibration on the Larkspur memory (219 facts). With the default minScore 3 (the kernel's
+ * `SearchHit.relevance`), each of these prompts injects the fact it is about. Observed relevance of that
+ * fact: 3.9 to 5.9 (FTS5 3.8 to 5.9); unrelated prompts top out at 1.9 (FTS5 2.0).
  */
 const ABOUT_A_FACT: Array<[prompt: string, title: string]> = [
   ['why do we store appointment times in UTC? a clinic reported a wrong slot after the clock change', 'Appointment slots are stored in UTC'],
@@ -70,6 +71,21 @@ test('at most promptContext.maxFacts facts, each scoring at least promptContext.
   assert.is(two.match(/^### fact-/gm)?.length, 2)
   const strict = await runHookBin('prompt-context', payload.prompt(await larkspurProject({ promptContext: { minScore: 50 } }), prompt))
   assert.is(strict.stdout, '', 'nothing reaches an unreachable bar')
+})
+
+test('the threshold applies to the kernel\'s relevance as is, on both retrievers', async () => {
+  const prompt = 'lab results are not matching patients when the accession is typed by hand'
+  for (const retrieval of ['minisearch', 'fts']) {
+    const project = await openProject(await larkspurProject({ retrieval, promptContext: { minScore: 3.5 } }))
+    try {
+      const { hits } = await project.kernel.memory.search({ query: promptQuery(prompt), limit: 5 })
+      const kept = hits.filter((hit) => hit.relevance >= 3.5).map((hit) => [hit.fact.id, hit.relevance])
+      assert.ok(kept.length >= 2 && kept.length < hits.length, `${retrieval}: the bar splits the hits`)
+      assert.equal((await relevantFacts(prompt, project)).map((f) => [f.fact.id, f.relevance]), kept, retrieval)
+    } finally {
+      await project.close()
+    }
+  }
 })
 
 test('prompts shorter than minPromptLength (12) are ignored, even when they match', async () => {

@@ -17,9 +17,8 @@ export interface HookServer {
 
 export interface ServeOptions {
   /**
-   * Load the index in the background as soon as the server listens, so no prompt waits for it: bring
-   * the retriever up to date, then search it three times (MiniSearch answers its first two searches
-   * from the lazily opened snapshot and loads the whole index on the third). Default true.
+   * Load the index in the background as soon as the server listens, so no prompt waits for it
+   * (`kernel.memory.warm()`: the retriever brought up to date and loaded whole). Default true.
    */
   warm?: boolean
 }
@@ -91,8 +90,7 @@ function readLine(socket: Socket): Promise<string> {
 
 async function warm({ kernel }: ProjectContext): Promise<void> {
   try {
-    await kernel.memory.syncRetriever()
-    for (let i = 0; i < 3; i++) await kernel.retriever.search({ text: 'foundry warm up', limit: 1 })
+    await kernel.memory.warm()
   } catch {
     // a cold index is slower, not wrong: the first request opens it
   }

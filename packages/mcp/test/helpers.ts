@@ -34,12 +34,13 @@ export interface Connection {
   close(): Promise<void>
 }
 
-/** `foundry mcp --root <root>` spawned and connected with the SDK client over stdio. */
-export async function connect(root: string, extraArgs: string[] = []): Promise<Connection> {
+/** `foundry mcp --root <root>` spawned and connected with the SDK client over stdio; `env` adds to the SDK's default environment. */
+export async function connect(root: string, extraArgs: string[] = [], env?: Record<string, string>): Promise<Connection> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', '--root', root, ...extraArgs],
     stderr: 'pipe',
+    ...(env && { env }),
   })
   let stderr = ''
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))

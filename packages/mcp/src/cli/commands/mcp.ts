@@ -8,7 +8,8 @@ export function mcpCommand(): Command {
     .action(
       action(async (ctx) => {
         const { serveStdio } = await import('../../stdio.js')
-        await serveStdio({ open: ctx.project })
+        // The session's hooks are answered from this process too, unless the user turned hook servers off.
+        await serveStdio({ open: ctx.project, hooks: process.env.FOUNDRY_HOOK_SERVER !== 'off' })
         // The client has gone and the project is closed: leave now, whatever handle (stdin, a lock timer) is still open.
         process.exit(0)
       }),

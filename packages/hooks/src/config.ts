@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { isAbsolute, join } from 'node:path'
-import { fsStorage } from '@foundry/adapter-fs'
-import { createKernel, FoundryError, resolveConfig, type Config, type Kernel, type Retriever, type Storage } from '@foundry/kernel'
+import { cacheFile, fsStorage } from '@foundry/adapter-fs'
+import { createKernel, FoundryError, parseConfig, type Config, type Kernel, type Retriever, type Storage } from '@foundry/kernel'
 import { DATA_FOLDER } from './locate.js'
 
 /**
@@ -35,20 +35,13 @@ export interface OpenOptions {
 /** `.foundry/config.json` resolved; the defaults when the file is absent. Throws INVALID_INPUT naming the file and the key. */
 export async function readConfig(root: string): Promise<Config> {
   const file = join(root, CONFIG_FILE)
-  let text: string
+  let text: string | undefined
   try {
     text = await readFile(file, 'utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return resolveConfig(undefined)
-    throw new FoundryError('UNAVAILABLE', `Cannot read ${file}: ${(error as Error).message}`, { cause: error })
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new FoundryError('UNAVAILABLE', `Cannot read ${file}: ${(error as Error).message}`, { cause: error })
   }
-  let raw: unknown
-  try {
-    raw = JSON.parse(text)
-  } catch (error) {
-    throw new FoundryError('INVALID_INPUT', `Invalid ${file}: not JSON (${(error as Error).message})`, { cause: error })
-  }
-  return resolveConfig(raw, file)
+  return parseConfig(text, file)
 }
 
 /**
@@ -83,11 +76,11 @@ async function openStorage(root: string, config: Config): Promise<Storage> {
   return sqliteStorage({ path: sqlitePath(root, config) })
 }
 
-/** `undefined` for MiniSearch (the kernel's default, opened lazily from its snapshot); FTS5 in the SQLite file otherwise. */
+/** `undefined` for MiniSearch (the kernel's default, opened lazily from its snapshot); FTS5 in the SQLite file, or in the cache beside the folder layout (as the CLI does). */
 async function openRetriever(root: string, config: Config): Promise<Retriever | undefined> {
   if (config.retrieval === 'minisearch') return undefined
   const { ftsRetriever } = await import('@foundry/adapter-sqlite')
-  return ftsRetriever({ path: sqlitePath(root, config) })
+  return ftsRetriever({ path: config.storage === 'sqlite' ? sqlitePath(root, config) : cacheFile(root, 'fts.db') })
 }
 
 function sqlitePath(root: string, config: Config): string {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { isAbsolute, join, resolve } from 'node:path'
-import { fsStorage } from '@foundry/adapter-fs'
-import { createKernel, FoundryError, resolveConfig, type Config, type Kernel, type Retriever, type Storage, type StorageProblem } from '@foundry/kernel'
+import { cacheFile, fsStorage } from '@foundry/adapter-fs'
+import { createKernel, FoundryError, parseConfig, type Config, type Kernel, type Retriever, type Storage, type StorageProblem } from '@foundry/kernel'
 
 /**
  * The composition root of the foundry CLI and MCP server (and of anything else that opens a project
@@ -44,20 +44,13 @@ export interface Project {
  */
 export async function readConfig(root: string): Promise<Config> {
   const file = join(resolve(root), CONFIG_FILE)
-  let text: string
+  let text: string | undefined
   try {
     text = await readFile(file, 'utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return resolveConfig(undefined)
-    throw new FoundryError('UNAVAILABLE', `Cannot read ${file}: ${(error as Error).message}`, { cause: error })
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new FoundryError('UNAVAILABLE', `Cannot read ${file}: ${(error as Error).message}`, { cause: error })
   }
-  let raw: unknown
-  try {
-    raw = JSON.parse(text)
-  } catch (error) {
-    throw new FoundryError('INVALID_INPUT', `Invalid ${file}: not JSON (${(error as Error).message})`, { cause: error })
-  }
-  return resolveConfig(raw, file)
+  return parseConfig(text, file)
 }
 
 /**
@@ -104,7 +97,7 @@ export async function openProject(options: OpenProjectOptions): Promise<Project>
 async function openRetriever(root: string, config: Config): Promise<Retriever | undefined> {
   if (config.retrieval === 'minisearch') return undefined
   const { ftsRetriever } = await import('@foundry/adapter-sqlite')
-  return ftsRetriever({ path: config.storage === 'sqlite' ? sqlitePath(root, config) : join(root, '.foundry', 'cache', 'fts.db') })
+  return ftsRetriever({ path: config.storage === 'sqlite' ? sqlitePath(root, config) : cacheFile(root, 'fts.db') })
 }
 
 function sqlitePath(root: string, config: Config): string {

@@ -1,10 +1,4 @@
 import { defineConfig } from 'tsup'
+import { library } from '../../tsup.preset.js'
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
-})
+export default defineConfig(library({ index: 'src/index.ts' }))

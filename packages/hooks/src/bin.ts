@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { EXIT_ERROR, errorLine, parseJsonObject, readStdin } from './io.js'
 import { locateProject } from './locate.js'
 import { HOOK_NAMES, isHookName, SERVED_HOOKS, type HookName } from './names.js'

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { formatAssetReport, validateAssets } from './validate-assets.js'
 
 /**

@@ -1,0 +1,27 @@
+import type { Options } from 'tsup'
+
+/** A package's library build: ESM and .d.ts for Node 20, dependencies left to the consumer's resolver. */
+export function library(entry: Record<string, string>, extra: Options = {}): Options {
+  return { entry, format: ['esm'], dts: true, clean: true, target: 'node20', platform: 'node', ...extra }
+}
+
+/**
+ * A bin: one bundle with code splitting, so a short-lived process resolves no packages at start-up
+ * and loads a chunk only when it runs it. The native better-sqlite3 stays external. Bundled CommonJS
+ * (commander, proper-lockfile) calls `require` for Node built-ins, hence the banner; an entry keeps its own `#!` line.
+ */
+export function bundledBin(entry: Record<string, string>, extra: Options = {}): Options {
+  return {
+    entry,
+    outDir: 'dist/bin',
+    format: ['esm'],
+    dts: false,
+    clean: true,
+    splitting: true,
+    target: 'node20',
+    platform: 'node',
+    noExternal: [/^(?!better-sqlite3$)/],
+    banner: { js: "import { createRequire as __foundryRequire } from 'node:module'; const require = __foundryRequire(import.meta.url);" },
+    ...extra,
+  }
+}

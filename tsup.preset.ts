@@ -1,14 +1,31 @@
 import type { Options } from 'tsup'
 
-/** A package's library build: ESM and .d.ts for Node 20, dependencies left to the consumer's resolver. */
-export function library(entry: Record<string, string>, extra: Options = {}): Options {
-  return { entry, format: ['esm'], dts: true, clean: true, target: 'node20', platform: 'node', ...extra }
+/** Lets bundled CommonJS (commander, proper-lockfile, yaml) `require` Node built-ins from an ES module. */
+const REQUIRE_SHIM = "import { createRequire as __foundryRequire } from 'node:module'; const require = __foundryRequire(import.meta.url);"
+
+/**
+ * A package's library build: ESM and .d.ts for Node 20, dependencies left to the consumer's
+ * resolver, except those named in `bundle` (packages of many small modules that cost a new process
+ * more to resolve than to parse).
+ */
+export function library(entry: Record<string, string>, extra: Options & { bundle?: string[] } = {}): Options {
+  const { bundle, ...rest } = extra
+  return {
+    entry,
+    format: ['esm'],
+    dts: true,
+    clean: true,
+    target: 'node20',
+    platform: 'node',
+    ...(bundle?.length && { noExternal: bundle, banner: { js: REQUIRE_SHIM } }),
+    ...rest,
+  }
 }
 
 /**
  * A bin: one bundle with code splitting, so a short-lived process resolves no packages at start-up
- * and loads a chunk only when it runs it. The native better-sqlite3 stays external. Bundled CommonJS
- * (commander, proper-lockfile) calls `require` for Node built-ins, hence the banner; an entry keeps its own `#!` line.
+ * and loads a chunk only when it runs it. The native better-sqlite3 stays external; an entry keeps
+ * its own `#!` line.
  */
 export function bundledBin(entry: Record<string, string>, extra: Options = {}): Options {
   return {
@@ -21,7 +38,7 @@ export function bundledBin(entry: Record<string, string>, extra: Options = {}): 
     target: 'node20',
     platform: 'node',
     noExternal: [/^(?!better-sqlite3$)/],
-    banner: { js: "import { createRequire as __foundryRequire } from 'node:module'; const require = __foundryRequire(import.meta.url);" },
+    banner: { js: REQUIRE_SHIM },
     ...extra,
   }
 }

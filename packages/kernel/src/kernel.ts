@@ -97,12 +97,12 @@ export function createKernel(options: KernelOptions) {
     },
     tokens: { report: tokenReport },
     /**
-     * Release the retriever and the storage. Deferred snapshot work is flushed only when the storage
-     * has no change log: otherwise the next process replays the changes, and a short-lived process
-     * (a hook, a CLI call) never pays for writing a snapshot on its way out.
+     * Release the retriever and the storage. Deferred snapshot work is persisted when the next process
+     * would pay more to replay it from the storage's change log (a short-lived process that wrote a
+     * fact or two leaves without writing a snapshot), and always when the storage has no change log.
      */
     async close() {
-      if (!storage.flags.changeLog) await retriever.flush?.()
+      await retriever.flush?.(!storage.flags.changeLog)
       await retriever.close?.()
       await storage.close?.()
     },

@@ -59,8 +59,11 @@ export interface Retriever {
   attach?(store: SnapshotStore): void
   /** Load now what a later search would load lazily (long-lived processes call it once after start). */
   warm?(): Promise<void>
-  /** Persist now whatever is pending (a retriever may defer snapshots to keep writes fast). */
-  flush?(): Promise<void>
+  /**
+   * Persist deferred state (a retriever may defer snapshots to keep writes fast). With `all`, persist
+   * anything pending; without, only what the next process would otherwise pay more to replay.
+   */
+  flush?(all?: boolean): Promise<void>
   close?(): Promise<void>
 }
 

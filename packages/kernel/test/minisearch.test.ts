@@ -84,12 +84,24 @@ test('flush persists pending changes; a new process sees them; old builds are re
   const { store, first, names } = await built([...distractors(100), ...extra])
   const before = names().length
   await first.apply({ revision: 'r2', upsert: [{ id: 'fact-0009', title: 'Rollbacks are automated', body: '', tags: [], type: 'convention', scope: 'project' }], remove: [] })
-  await first.flush!()
+  await first.flush!(true)
   assert.is(names().length, before, 'the previous build was replaced, not kept')
   const next = minisearchRetriever()
   next.attach!(store)
   assert.is(await next.revision(), 'r2')
   assert.is((await search(next, 'rollback'))[0]?.id, 'fact-0009')
+})
+
+test('flush without `all` writes a snapshot only when replaying the changes would cost more', async () => {
+  const { store, first } = await built([...distractors(50), ...extra])
+  const head = () => store.read('head').then((h) => JSON.parse(h!).revision)
+  await first.apply({ revision: 'r2', upsert: [{ id: 'fact-0009', title: 'Rollbacks are automated', body: '', tags: [], type: 'convention', scope: 'project' }], remove: [] })
+  await first.flush!()
+  assert.is(await head(), 'r1', 'one change: the next process replays it')
+  const many = Array.from({ length: 40 }, (_, i) => ({ id: `fact-${2000 + i}`, title: `Note ${i}`, body: '', tags: [], type: 'domain' as const, scope: 'project' }))
+  await first.apply({ revision: 'r3', upsert: many, remove: [] })
+  await first.flush!()
+  assert.is(await head(), 'r3', 'forty changes: snapshotted on the way out')
 })
 
 test('a snapshot whose parts are gone is forgotten at the first search', async () => {

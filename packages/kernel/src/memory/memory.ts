@@ -96,6 +96,9 @@ export function createMemory(ctx: KernelContext) {
     }
     const list = await storage.list('facts', { onProblem: ctx.onProblem })
     cache = { revision, facts: createFactSet(list) }
+    // Having read everything, leave the figures for the next short-lived process (facts imported or
+    // written by other means have none yet).
+    if (!(await currentStats())) await saveStats(cache.facts, revision)
     return cache.facts
   }
 
@@ -108,11 +111,16 @@ export function createMemory(ctx: KernelContext) {
     const today = dayOf(ctx.now())
     const index = buildIndex(facts, config.indexTokenBudget, today)
     await storage.put('meta', INDEX_KEY, index.text)
-    const stats: MemoryStats = { revision, active: index.total }
+    await saveStats(facts, revision)
+    return index
+  }
+
+  async function saveStats(facts: FactSet, revision: string): Promise<void> {
+    const today = dayOf(ctx.now())
+    const stats: MemoryStats = { revision, active: facts.activeCount(today) }
     const nextExpiry = facts.nextExpiry(today)
     if (nextExpiry) stats.nextExpiry = nextExpiry
     await storage.put('meta', STATS_KEY, JSON.stringify(stats))
-    return index
   }
 
   /** Stored figures, when they still describe the facts: same revision, no expiry passed since. */

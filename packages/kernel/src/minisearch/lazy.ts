@@ -8,7 +8,7 @@ export interface TermMatching {
   tokenize: (text: string) => string[]
   processTerm: (term: string) => string | null | undefined | false
   prefix: (term: string) => boolean
-  /** Maximum edit distance for a term the dictionary lacks, 0 for none (a known term is never matched fuzzily). */
+  /** Maximum edit distance for a term the dictionary lacks, 0 for none (a known term is matched as written). */
   fuzzy: (term: string) => number
 }
 
@@ -94,7 +94,7 @@ export class LazyIndex {
     return shard
   }
 
-  /** Dictionary terms a query can match: each processed query term exactly, as a prefix, or within its edit distance. */
+  /** Dictionary terms a query can match: each processed query term exactly, or, when the dictionary lacks it, as a prefix or within its edit distance. */
   private expand(text: string, matching: TermMatching): Set<string> {
     const out = new Set<string>()
     for (const token of matching.tokenize(text)) {
@@ -103,7 +103,7 @@ export class LazyIndex {
       let at = lowerBound(this.terms, term)
       const known = this.terms[at] === term
       if (known) out.add(term)
-      if (matching.prefix(term)) for (; at < this.terms.length && this.terms[at]!.startsWith(term); at++) out.add(this.terms[at]!)
+      if (!known && matching.prefix(term)) for (; at < this.terms.length && this.terms[at]!.startsWith(term); at++) out.add(this.terms[at]!)
       const distance = known ? 0 : matching.fuzzy(term)
       if (distance === 0) continue
       const buckets = (this.byLength ??= bucketByLength(this.terms))

@@ -10,7 +10,11 @@ export interface MinisearchRetrieverOptions {
    * flat BM25 baselines do), plus these weights on title and tag matches. Default title 0.3, tags 0.2.
    */
   boost?: { title?: number; tags?: number }
-  /** Match query terms as prefixes of indexed terms (terms of at least this length). Default 4; 0 turns it off. */
+  /**
+   * Match query terms the index does not contain as prefixes of indexed terms (a word still being
+   * typed: `kubernet`), for terms of at least this length. Default 4; 0 turns it off. A word the
+   * index knows is taken as written, which keeps a query's cost to its own postings.
+   */
   prefixMinLength?: number
   /**
    * Fuzzy matching for query terms the index does not contain (a known word is not a typo): maximum
@@ -19,8 +23,13 @@ export interface MinisearchRetrieverOptions {
   fuzzy?: number
   /** BM25 parameters. Default k 0.9, b 0.4, d 0: Lucene's BM25 as the BEIR baselines run it. */
   bm25?: { k: number; b: number; d: number }
-  /** Changes applied between two snapshots. Default 256; a full rebuild is snapshotted at once, and `flush()` snapshots what is pending. */
+  /** Changes applied between two snapshots. Default 256; a full rebuild is snapshotted at once. */
   snapshotEvery?: number
+  /**
+   * Changes worth a snapshot when the process closes (`flush()`): replaying them from storage in the
+   * next process would cost more than writing the snapshot now. Default 32; `flush(true)` persists any.
+   */
+  flushAt?: number
   /** Searches served from a lazily opened snapshot before loading it whole. Default 2: short-lived processes never pay for the whole index. */
   lazySearches?: number
 }
@@ -75,12 +84,12 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
   }
   const searchOptions: SearchOptions = {
     boost: { text: 1, title: options.boost?.title ?? 0.3, tags: options.boost?.tags ?? 0.2 },
-    prefix: matching.prefix,
     maxFuzzy: 6,
     bm25: options.bm25 ?? { k: 0.9, b: 0.4, d: 0 },
     combineWith: 'OR',
   }
   const snapshotEvery = options.snapshotEvery ?? 256
+  const flushAt = options.flushAt ?? 32
   const lazyLimit = options.lazySearches ?? 2
 
   let full: MiniSearch<RetrievalDoc> | undefined
@@ -155,8 +164,9 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
     const { type, scope } = query
     const filter = type || scope ? (r: SearchResult) => (!type || r.type === type) && (!scope || r.scope === scope) : undefined
     const known = termLookup(index)
+    const prefixFor = (term: string) => !known(term) && matching.prefix(term)
     const fuzzyFor = (term: string) => (known(term) ? false : matching.fuzzy(term) || false)
-    const results = index.search(query.text, { ...searchOptions, fuzzy: fuzzyFor, ...(filter && { filter }) })
+    const results = index.search(query.text, { ...searchOptions, prefix: prefixFor, fuzzy: fuzzyFor, ...(filter && { filter }) })
     // MiniSearch multiplies each score by the number of query terms matched; undo it for plain
     // BM25 ranking (worth +0.03 nDCG@10 on SciFact), keeping only the best `limit`.
     return topHits(results, query.limit)
@@ -220,8 +230,8 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
       await hydrate()
     },
 
-    async flush() {
-      if (pending > 0) await snapshot()
+    async flush(all = false) {
+      if (pending > 0 && (all || pending >= flushAt)) await snapshot()
     },
   }
 }

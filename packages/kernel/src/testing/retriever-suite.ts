@@ -183,7 +183,7 @@ const RETRIEVER_CASES: Case[] = [
       const first = await b.open()
       await first.apply({ revision: '5', reset: true, upsert: [...distractors(), doc('fact-0001', 'Deployments require two approvals')], remove: [] })
       await first.apply({ revision: '6', upsert: [doc('fact-0002', 'Rollbacks are automated')], remove: [] })
-      await first.flush?.()
+      await first.flush?.(true)
       const second = await b.open()
       equal(await second.revision(), '6', 'restored revision')
       equal(ids(await second.search({ text: 'approvals deployment', limit: 1 })), ['fact-0001'], 'restored documents')

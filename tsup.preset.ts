@@ -1,25 +1,11 @@
 import type { Options } from 'tsup'
 
-/** Lets bundled CommonJS (commander, proper-lockfile, yaml) `require` Node built-ins from an ES module. */
+/** Lets bundled CommonJS (commander, proper-lockfile, yaml) `require` Node built-ins from an ES module bin. */
 const REQUIRE_SHIM = "import { createRequire as __foundryRequire } from 'node:module'; const require = __foundryRequire(import.meta.url);"
 
-/**
- * A package's library build: ESM and .d.ts for Node 20, dependencies left to the consumer's
- * resolver, except those named in `bundle` (packages of many small modules that cost a new process
- * more to resolve than to parse).
- */
-export function library(entry: Record<string, string>, extra: Options & { bundle?: string[] } = {}): Options {
-  const { bundle, ...rest } = extra
-  return {
-    entry,
-    format: ['esm'],
-    dts: true,
-    clean: true,
-    target: 'node20',
-    platform: 'node',
-    ...(bundle?.length && { noExternal: bundle, banner: { js: REQUIRE_SHIM } }),
-    ...rest,
-  }
+/** A package's library build: ESM and .d.ts for Node 20, dependencies left to the consumer's resolver (the bins bundle them). */
+export function library(entry: Record<string, string>, extra: Options = {}): Options {
+  return { entry, format: ['esm'], dts: true, clean: true, target: 'node20', platform: 'node', ...extra }
 }
 
 /**

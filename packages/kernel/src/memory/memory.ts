@@ -97,8 +97,8 @@ export function createMemory(ctx: KernelContext) {
     const list = await storage.list('facts', { onProblem: ctx.onProblem })
     cache = { revision, facts: createFactSet(list) }
     // Having read everything, leave the figures for the next short-lived process (facts imported or
-    // written by other means have none yet).
-    if (!(await currentStats())) await saveStats(cache.facts, revision)
+    // written by other means have none yet). Only a cache: a read-only store must not fail the read.
+    if (!(await currentStats())) await saveStats(cache.facts, revision).catch(() => {})
     return cache.facts
   }
 

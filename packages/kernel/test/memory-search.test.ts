@@ -162,6 +162,16 @@ test('a fresh kernel answers a miss and reads the index without reading every fa
   assert.is((await later.memory.search({ query: 'kubernetes' })).active, 1)
 })
 
+test('a store that refuses writes can still be searched (the stats a full read leaves are only a cache)', async () => {
+  const storage = memoryStorage()
+  await storage.put('facts', 'fact-0001', fact(1, { title: 'Kubernetes manifests live in infra' }))
+  const readOnly = { ...storage, put: async () => Promise.reject(new Error('EROFS: read-only file system')) }
+  const k = kernelFor({}, { storage: readOnly })
+  const r = await k.memory.search({ query: 'kubernetes' })
+  assert.is(r.hits[0]?.fact.id, 'fact-0001')
+  assert.is(await k.memory.activeCount(), 1)
+})
+
 test('relevance: about one unit for each distinctive query word a fact contains, on any memory size', async () => {
   for (const size of [20, 400]) {
     const k = kernelFor()

@@ -151,7 +151,12 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
   async function snapshot(): Promise<void> {
     const index = await hydrate()
     if (!store || !index || revision === undefined) return
-    head = await writeSnapshot(store, index.toJSON(), revision, head)
+    try {
+      head = await writeSnapshot(store, index.toJSON(), revision, head)
+    } catch {
+      // A snapshot is only a cache: a read-only or full disk costs the next process a re-index, never
+      // this search or write. Try again after the next `snapshotEvery` changes.
+    }
     pending = 0
   }
 

@@ -15,6 +15,8 @@ import { sqliteSuite } from './suites/sqlite.js'
 const SUITES: Suite[] = [kernelSuite, scifactSuite, fsSuite, sqliteSuite, mcpSuite, hooksSuite]
 
 const { values } = parseArgs({
+  // `pnpm bench -- --quick` forwards the `--` itself.
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
   options: {
     data: { type: 'string', default: resolve(import.meta.dirname, '../../shared/eval-data') },
     quick: { type: 'boolean', default: false },

@@ -1,5 +1,5 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { isValidKey, type CollectionName } from '@foundry/kernel'
 import { isTempName } from './atomic.js'
 import type { Guard } from './guard.js'
@@ -77,6 +77,10 @@ export function scan(collection: CollectionName, prefix: string, layout: Layout,
     if (INDEX_META_KEY.startsWith(prefix)) {
       const path = layout.file('meta', INDEX_META_KEY)
       if (guard.existing(path) !== undefined) add(INDEX_META_KEY, path)
+      // INDEX.md lives outside the meta folder: what a writer killed while replacing it left is there.
+      const home = guard.existing(dirname(path))
+      const temps = home === undefined ? [] : readdirSync(home).filter(isTempName)
+      if (temps.length) out.temps.push({ dir: home!, names: temps })
     }
     // Walk only below the folder the prefix names in full: `retriever/minisearch/` starts there.
     const fixed = prefix.slice(0, prefix.lastIndexOf('/') + 1).split('/').filter(Boolean)

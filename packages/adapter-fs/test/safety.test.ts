@@ -164,6 +164,17 @@ test('temporary files of writers that died are ignored, then swept; those of liv
   assert.equal(readdirSync(dir).sort(), [`.fact-0003.md.${process.pid}-k2abc.tmp`, 'fact-0001.md'])
 })
 
+test('a dead writer\'s temporary INDEX.md, beside the facts folder, is swept by a meta listing', async () => {
+  const root = tempRoot()
+  const storage = fsStorage({ root })
+  await storage.put('meta', 'index', '# Memory index\n')
+  const dir = join(root, '.foundry', 'memory')
+  writeFileSync(join(dir, '.INDEX.md.999999999-k3abc.tmp'), '# Memory in')
+  await storage.list('meta')
+  assert.equal(readdirSync(dir).filter((name) => name.endsWith('.tmp')), [], 'swept')
+  assert.is(await storage.get('meta', 'index'), '# Memory index\n')
+})
+
 test('exclusive waits for a held lock, breaks a stale one, and times out with UNAVAILABLE naming the lock', async () => {
   const root = tempRoot()
   const storage = fsStorage({ root, lock: { stale: 2000, timeout: 400 } })

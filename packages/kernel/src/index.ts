@@ -26,7 +26,6 @@ export { validator, fieldName, type Validator } from './schema/validate.js'
 // Domain helpers consumers and adapters share.
 export { estimateTokens, utf8Bytes } from './tokens.js'
 export { buildIndex, indexSummary, type MemoryIndex } from './memory/index-file.js'
-export { planWrite, type WritePlan } from './memory/plan-write.js'
 export { dayOf, isActive, renderFactBlock, factId, factNumber, subjectWords, similarity, SAME_SUBJECT_THRESHOLD } from './memory/facts.js'
 export { INDEX_KEY, relevanceUnit, type WriteResult, type SearchResult, type SearchHit, type IndexResult } from './memory/memory.js'
 export { isTriggeredBy, triggerPhrases, renderRunbook, type RunbookListResult, type RunbookGetResult } from './runbooks.js'

@@ -44,7 +44,8 @@ export async function copyStorage(from: Storage, to: Storage, options: CopyOptio
       const text = await from.get('meta', key)
       if (text !== undefined) (await to.put('meta', key, text), report.meta++)
     }
+    // Inside the section too: on SQLite the whole import is then one transaction.
+    if (options.events ?? true) for (const event of await from.readEvents()) (await to.appendEvent(event), report.events++)
   })
-  if (options.events ?? true) for (const event of await from.readEvents()) (await to.appendEvent(event), report.events++)
   return report
 }

@@ -14,7 +14,7 @@ export interface FactSet {
   /** Add or replace a fact. */
   set(fact: Fact): void
   delete(id: string): void
-  /** An active fact identical to this one (see `isSameFact`), if any. */
+  /** An active fact identical to this one, if any: same type and scope, same title and body after `normalizeText`. */
   findDuplicate(fact: Pick<Fact, 'type' | 'scope' | 'title' | 'body'>, today: string): Fact | undefined
   /** Active facts of this type and scope whose title shares at least one subject word. */
   subjectCandidates(type: FactType, scope: string, words: Set<string>, today: string): Fact[]

@@ -54,11 +54,6 @@ export function toRetrievalDoc(fact: Fact): RetrievalDoc {
 /** Case, runs of whitespace and trailing punctuation do not make two texts different. */
 export const normalizeText = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').replace(/[\s.!;:,]+$/, '').trim()
 
-/** Identical: same type, scope, title and body, ignoring case of the title, whitespace and trailing punctuation. */
-export function isSameFact(a: Pick<Fact, 'type' | 'scope' | 'title' | 'body'>, b: Pick<Fact, 'type' | 'scope' | 'title' | 'body'>): boolean {
-  return a.type === b.type && a.scope === b.scope && normalizeText(a.title) === normalizeText(b.title) && normalizeText(a.body) === normalizeText(b.body)
-}
-
 const SUBJECT_STOP_WORDS = new Set(['a', 'an', 'the', 'of', 'to', 'for', 'in', 'on', 'at', 'by', 'with', 'and', 'or', 'is', 'are', 'be', 'we', 'our'])
 
 /** The words a title's subject is made of: lowercase letters only (numbers are values, not subject), minus filler words. */

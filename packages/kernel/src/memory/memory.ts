@@ -102,9 +102,9 @@ export function createMemory(ctx: KernelContext) {
     return cache.facts
   }
 
-  const activeFacts = async (force = false) => {
+  const activeFacts = async () => {
     const today = dayOf(ctx.now())
-    return [...(await loadFacts(force)).values()].filter((f) => isActive(f, today))
+    return [...(await loadFacts()).values()].filter((f) => isActive(f, today))
   }
 
   async function saveIndex(facts: FactSet, revision: string): Promise<MemoryIndex> {
@@ -215,6 +215,7 @@ export function createMemory(ctx: KernelContext) {
     const input: SearchInput = searchInput.parse(raw, 'memory_search input')
     const limit = input.limit ?? config.memoryRetrieval.maxFacts
     await syncRetriever()
+    // Ask for more than `limit`: the retriever may still hold facts that expired since it was updated.
     const query = { text: input.query, limit: limit * 2 + 4, ...(input.type && { type: input.type }), ...(input.scope && { scope: input.scope }) }
     let found = await retriever.search(query)
     if (!found.length && (await retriever.revision()) === undefined) {
@@ -275,7 +276,7 @@ export function createMemory(ctx: KernelContext) {
     return fact
   }
 
-  return { write, search, index, readIndex, list, get, activeFacts, activeCount, warm, syncRetriever }
+  return { write, search, index, readIndex, list, get, activeFacts, activeCount, warm }
 }
 
 export type Memory = ReturnType<typeof createMemory>

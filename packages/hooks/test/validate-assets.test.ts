@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { test } from 'uvu'
@@ -6,8 +6,12 @@ import * as assert from 'uvu/assert'
 import { checkAgent, checkSkill, formatAssetReport, validateAssets } from '../src/index.js'
 import { run, VALIDATE_BIN } from './helpers.js'
 
+const trees: string[] = []
+process.on('exit', () => trees.forEach((root) => rmSync(root, { recursive: true, force: true })))
+
 function tree(files: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), 'foundry-assets-'))
+  trees.push(root)
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, path)), { recursive: true })
     writeFileSync(join(root, path), text)

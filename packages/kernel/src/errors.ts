@@ -7,10 +7,20 @@ export type FoundryErrorCode =
   | 'UNSUPPORTED' // the adapter lacks the ability the operation needs
   | 'UNAVAILABLE' // the backing store cannot be reached or locked in time
 
+export const ERROR_CODES: readonly FoundryErrorCode[] = ['INVALID_INPUT', 'NOT_FOUND', 'CONFLICT', 'CORRUPT', 'UNSUPPORTED', 'UNAVAILABLE']
+
+/**
+ * The brand every FoundryError carries. Recognition goes by the brand and the code, never by
+ * `instanceof`: an adapter bundled with its own copy of the kernel throws errors of another class
+ * object, and they are still Foundry's errors.
+ */
+const BRAND = Symbol.for('foundry.error')
+
 /** The one error type Foundry throws. `message` is one line a user can act on. */
 export class FoundryError extends Error {
   override readonly name = 'FoundryError'
   readonly code: FoundryErrorCode
+  readonly [BRAND] = true
 
   constructor(code: FoundryErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options)
@@ -18,8 +28,11 @@ export class FoundryError extends Error {
   }
 }
 
+/** True for an error any copy of the kernel threw (and, with `code`, of that code). */
 export function isFoundryError(error: unknown, code?: FoundryErrorCode): error is FoundryError {
-  return error instanceof FoundryError && (code === undefined || error.code === code)
+  if (typeof error !== 'object' || error === null || (error as Record<symbol, unknown>)[BRAND] !== true) return false
+  const found = (error as { code?: unknown }).code
+  return typeof found === 'string' && (ERROR_CODES as readonly string[]).includes(found) && (code === undefined || found === code)
 }
 
 /** One clear line for any thrown value: the message of a FoundryError, or a generic description. */

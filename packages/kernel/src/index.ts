@@ -1,10 +1,10 @@
 // The kernel's public API. Pure: no `node:` imports anywhere below this file (a test checks the build).
 export { createKernel, snapshotStore, type Kernel, type KernelOptions } from './kernel.js'
-export { FoundryError, isFoundryError, errorMessage, type FoundryErrorCode } from './errors.js'
-export { assertKey, isValidKey, COLLECTIONS } from './keys.js'
+export { FoundryError, isFoundryError, errorMessage, ERROR_CODES, type FoundryErrorCode } from './errors.js'
+export { assertKey, assertCollection, assertLogName, isCollectionName, isValidKey, COLLECTIONS } from './keys.js'
 
 // Seams: implement these to plug in storage, retrieval and telemetry.
-export type { Storage, StorageFlags, StorageProblem, ListOptions, Collections, CollectionName } from './storage.js'
+export type { Storage, StorageFlags, StorageProblem, ListOptions, WriteOptions, LogPage, Collections, CollectionName, KernelCollection, OpenCollection, RecordOf, JsonValue } from './storage.js'
 export type { Retriever, RetrievalDoc, RetrievalQuery, RetrievalHit, RetrievalChanges, SnapshotStore } from './retrieval.js'
 export { storageTelemetry, safeTelemetry, noTelemetry, type Telemetry } from './telemetry.js'
 

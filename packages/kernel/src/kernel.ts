@@ -111,11 +111,13 @@ export function createKernel(options: KernelOptions) {
 
 export type Kernel = ReturnType<typeof createKernel>
 
+const RELAXED = { durability: 'relaxed' } as const
+
 /** A retriever's snapshots live in the storage's `meta` collection under a prefix. */
 export function snapshotStore(storage: Storage, prefix: string): SnapshotStore {
   return {
     read: (name) => storage.get('meta', prefix + name),
-    write: (name, text) => storage.put('meta', prefix + name, text),
-    remove: async (name) => void (await storage.delete('meta', prefix + name)),
+    write: (name, text) => storage.put('meta', prefix + name, text, RELAXED),
+    remove: async (name) => void (await storage.delete('meta', prefix + name, RELAXED)),
   }
 }

@@ -1,30 +1,53 @@
 import { FoundryError } from './errors.js'
 import { FACT_ID_PATTERN } from './schema/fact.js'
 import { CONTRACT_ID_PATTERN, SLUG_PATTERN } from './schema/records.js'
-import type { CollectionName } from './storage.js'
+import type { CollectionName, KernelCollection } from './storage.js'
 
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,79}$/
-const PATTERNS: Record<Exclude<CollectionName, 'artifacts' | 'meta'>, RegExp> = {
+const OPEN_COLLECTION = /^[a-z][a-z0-9-]{0,39}\.[a-z][a-z0-9-]{0,39}$/
+const PATTERNS: Record<Exclude<KernelCollection, 'artifacts' | 'meta'>, RegExp> = {
   facts: new RegExp(FACT_ID_PATTERN),
   runbooks: new RegExp(SLUG_PATTERN),
   contracts: new RegExp(CONTRACT_ID_PATTERN),
 }
-const SHAPES: Record<CollectionName, string> = {
+const NAMES = 'slash-separated names of [A-Za-z0-9._-] not starting with a dot'
+const SHAPES: Record<KernelCollection, string> = {
   facts: 'fact-NNNN',
   runbooks: 'a lowercase slug of [a-z0-9._-]',
   contracts: 'an id of [A-Za-z0-9._-]',
   artifacts: '<wave>/<agent>, each of [A-Za-z0-9._-] not starting with a dot',
-  meta: 'slash-separated names of [A-Za-z0-9._-] not starting with a dot',
+  meta: NAMES,
+}
+
+/** The kernel's own collections. Consumers add theirs as `<consumer>.<name>` (see `Collections`). */
+export const COLLECTIONS = Object.keys(SHAPES) as KernelCollection[]
+
+const isKernelCollection = (name: string): name is KernelCollection => Object.hasOwn(SHAPES, name)
+const isNames = (key: string) => key.length <= 400 && key.split('/').every((p) => SEGMENT.test(p))
+
+/** A kernel collection, or an open one named `<consumer>.<name>` with each part of `[a-z0-9-]` starting with a letter. */
+export function isCollectionName(name: unknown): name is CollectionName {
+  return typeof name === 'string' && (isKernelCollection(name) || OPEN_COLLECTION.test(name))
+}
+
+/** Throws INVALID_INPUT unless `name` is a collection name (see `isCollectionName`). */
+export function assertCollection(name: unknown): asserts name is CollectionName {
+  if (!isCollectionName(name))
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `Unknown collection ${JSON.stringify(name)}: use one of ${COLLECTIONS.join(', ')}, or name your own "<consumer>.<name>" (lowercase letters, digits, dashes)`,
+    )
 }
 
 /** True when `key` is a well-formed key of the collection: no empty, `.`/`..` or absolute segment can pass. */
 export function isValidKey(collection: CollectionName, key: string): boolean {
+  if (typeof key !== 'string') return false
   if (collection === 'artifacts') {
     const parts = key.split('/')
     return parts.length === 2 && parts.every((p) => SEGMENT.test(p))
   }
-  if (collection === 'meta') return key.length <= 400 && key.split('/').every((p) => SEGMENT.test(p))
-  const pattern = PATTERNS[collection]
+  if (collection === 'meta' || !isKernelCollection(collection)) return isNames(key)
+  const pattern = PATTERNS[collection as keyof typeof PATTERNS]
   return pattern !== undefined && pattern.test(key) && !key.startsWith('.')
 }
 
@@ -33,9 +56,12 @@ export function isValidKey(collection: CollectionName, key: string): boolean {
  * Throws INVALID_INPUT naming the collection and the expected shape.
  */
 export function assertKey(collection: CollectionName, key: string): void {
-  if (!(collection in SHAPES)) throw new FoundryError('INVALID_INPUT', `Unknown collection "${collection}"; use one of ${Object.keys(SHAPES).join(', ')}`)
-  if (typeof key !== 'string' || !isValidKey(collection, key))
-    throw new FoundryError('INVALID_INPUT', `Invalid ${collection} key ${JSON.stringify(key)}: expected ${SHAPES[collection]}`)
+  assertCollection(collection)
+  if (!isValidKey(collection, key))
+    throw new FoundryError('INVALID_INPUT', `Invalid ${collection} key ${JSON.stringify(key)}: expected ${isKernelCollection(collection) ? SHAPES[collection] : NAMES}`)
 }
 
-export const COLLECTIONS = Object.keys(SHAPES) as CollectionName[]
+/** Every adapter calls this before touching a log: log names are shaped like meta keys. Throws INVALID_INPUT. */
+export function assertLogName(log: string): void {
+  if (typeof log !== 'string' || !isNames(log)) throw new FoundryError('INVALID_INPUT', `Invalid log name ${JSON.stringify(log)}: expected ${NAMES}`)
+}

@@ -2,7 +2,20 @@ import type { FoundryEvent } from './schema/event.js'
 import type { Fact } from './schema/fact.js'
 import type { Artifact, Contract, Runbook } from './schema/records.js'
 
-/** What each collection holds. `meta` holds derived text: the memory index and retriever snapshots. */
+/** A JSON value: what an open collection holds. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+
+/**
+ * The kernel's collections and what each holds. `meta` holds derived text: the memory index,
+ * retriever snapshots, memory stats.
+ *
+ * Collections are open: a consumer keeps its own records in a collection named
+ * `<consumer>.<name>` (`marbles.runs`), with no kernel change. Its values are JSON; name their type
+ * by merging into this interface:
+ * ```ts
+ * declare module '@foundry/kernel' { interface Collections { 'marbles.runs': RunRecord } }
+ * ```
+ */
 export interface Collections {
   facts: Fact
   runbooks: Runbook
@@ -10,33 +23,52 @@ export interface Collections {
   artifacts: Artifact
   meta: string
 }
-export type CollectionName = keyof Collections
+/** The kernel's own collections. */
+export type KernelCollection = 'facts' | 'runbooks' | 'contracts' | 'artifacts' | 'meta'
+/** A consumer's collection: `<consumer>.<name>`, each part `[a-z][a-z0-9-]*` (see `isCollectionName`). */
+export type OpenCollection = `${string}.${string}`
+export type CollectionName = KernelCollection | OpenCollection | (keyof Collections & string)
+/** What a collection holds: its declared type, or any JSON value for an undeclared open collection. */
+export type RecordOf<C extends CollectionName> = C extends keyof Collections ? Collections[C] : JsonValue
 
 /**
  * Keys: facts by id (`fact-0004`), runbooks by slug, contracts by id, artifacts by `<wave>/<agent>`,
- * meta by a slash-separated name (`index`, `retriever/minisearch/head`). The kernel sanitises keys
- * before they arrive; an adapter still refuses any key that would leave its root.
+ * meta and open collections by a slash-separated name (`index`, `retriever/minisearch/head`,
+ * `run-7f3a/steps`). The kernel sanitises keys before they arrive; an adapter still refuses any key
+ * that would leave its root (`assertKey`).
  */
 export interface Storage {
   readonly name: string
   readonly flags: StorageFlags
 
   /** The record under `key`, or `undefined` when there is none. Throws CORRUPT when it exists but cannot be read. */
-  get<C extends CollectionName>(collection: C, key: string): Promise<Collections[C] | undefined>
+  get<C extends CollectionName>(collection: C, key: string): Promise<RecordOf<C> | undefined>
   /**
    * Every readable record of the collection, ordered by key. Records that cannot be read are left out
    * and reported through `onProblem`, so one bad file never hides the rest.
    */
-  list<C extends CollectionName>(collection: C, options?: ListOptions): Promise<Collections[C][]>
-  /** Create or replace atomically: a reader sees the old record or the new one, never half of either. */
-  put<C extends CollectionName>(collection: C, key: string, value: Collections[C]): Promise<void>
+  list<C extends CollectionName>(collection: C, options?: ListOptions): Promise<RecordOf<C>[]>
+  /** Every key of the collection, sorted, optionally only those starting with `prefix`; cheap (no record is read). */
+  keys(collection: CollectionName, prefix?: string): Promise<string[]>
+  /**
+   * Create or replace atomically: a reader sees the old record or the new one, never half of either.
+   * `durability` says what a crash or power loss may take (default `durable`: nothing once resolved).
+   */
+  put<C extends CollectionName>(collection: C, key: string, value: RecordOf<C>, options?: WriteOptions): Promise<void>
   /** Remove the record; returns false when there was none. */
-  delete(collection: CollectionName, key: string): Promise<boolean>
+  delete(collection: CollectionName, key: string, options?: WriteOptions): Promise<boolean>
+  /** Every collection holding at least one record, kernel and open ones, sorted: what a lossless copy walks. */
+  collections(): Promise<CollectionName[]>
 
   /**
    * Run `fn` while holding the store's exclusive write section, across every process sharing the
    * store: reads inside see every write committed before, and no other `exclusive` section runs
-   * until `fn` settles. Not reentrant. Throws UNAVAILABLE when the section cannot be entered in time.
+   * until `fn` settles. Throws UNAVAILABLE when the section cannot be entered in time.
+   *
+   * With `flags.transactional`, a section that throws leaves no trace (its writes roll back), and a
+   * nested call from inside `fn` rejects with UNSUPPORTED. Without it, the writes made before the
+   * throw stay, and callers must order their writes so that any prefix of them is consistent (the
+   * kernel does); a nested call is a programming error and may deadlock.
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T>
 
@@ -53,13 +85,44 @@ export interface Storage {
 
   /** Append one event to the log; concurrent appends never interleave. */
   appendEvent(event: FoundryEvent): Promise<void>
-  /** Every event in append order; unreadable lines are skipped. */
+  /** Every event in append order, whatever its kind; only lines that cannot be parsed are skipped. */
   readEvents(): Promise<FoundryEvent[]>
+
+  /**
+   * Append entries to the named log (created by the first append), after every entry appended before,
+   * by this process or another; one call's entries stay together. Resolves once they are stored with
+   * `durability`, to the cursor after the last of them. Names are shaped like meta keys (`marbles/run-7f3a`).
+   */
+  appendLog(log: string, entries: readonly string[], options?: WriteOptions): Promise<number>
+  /**
+   * Entries from `cursor` (0: the first), at most `limit` (default: all), and the cursor after the
+   * last one returned. A missing log reads as empty. An entry cut short by a crash is never returned.
+   */
+  readLog(log: string, cursor: number, options?: { limit?: number }): Promise<LogPage>
+  /** The cursor after the last entry (0 for a missing log): cheap, so a watcher polls it to learn there is more. */
+  logEnd(log: string): Promise<number>
+  /** The names of the logs holding entries, sorted, optionally only those starting with `prefix`. */
+  logs(prefix?: string): Promise<string[]>
 
   /** Where a record lives, for messages: a path or URI. */
   locate(collection: CollectionName, key: string): string
   /** Release handles (database connections, locks). Idempotent. */
   close?(): Promise<void>
+}
+
+export interface WriteOptions {
+  /**
+   * `durable` (default): once the call resolves, neither a crash nor a power loss loses the write.
+   * `relaxed`: a power loss may lose the last writes (never half of one): for caches, snapshots and
+   * anything else that is rebuilt when lost.
+   */
+  durability?: 'durable' | 'relaxed'
+}
+
+export interface LogPage {
+  entries: string[]
+  /** Pass it back to read on; equal to the cursor given when nothing was read. */
+  cursor: number
 }
 
 export interface ListOptions {
@@ -85,4 +148,6 @@ export interface StorageFlags {
   multiProcess: boolean
   /** `changes()` is implemented. */
   changeLog: boolean
+  /** `exclusive` rolls back when its section throws, and refuses to nest (see `exclusive`). */
+  transactional: boolean
 }

@@ -120,7 +120,7 @@ export function createMemory(ctx: KernelContext) {
     const stats: MemoryStats = { revision, active: facts.activeCount(today) }
     const nextExpiry = facts.nextExpiry(today)
     if (nextExpiry) stats.nextExpiry = nextExpiry
-    await storage.put('meta', STATS_KEY, JSON.stringify(stats))
+    await storage.put('meta', STATS_KEY, JSON.stringify(stats), { durability: 'relaxed' })
   }
 
   /** Stored figures, when they still describe the facts: same revision, no expiry passed since. */

@@ -1,6 +1,10 @@
 import { Type, type Static } from 'typebox'
 
-/** The event kinds seed 004 lists; `.foundry/metrics/events.jsonl` holds one JSON line each. */
+/**
+ * The kernel's event kinds: the ones seed 004 lists, then one per operation that has no seed kind.
+ * Kinds are open: a consumer records its own as `<consumer>.<kind>` (`marbles.run_started`,
+ * `hooks.prompt_context`), and every kind is kept and read back.
+ */
 export const EVENT_KINDS = [
   'memory_search',
   'memory_write',
@@ -13,11 +17,17 @@ export const EVENT_KINDS = [
   'subagent_return',
   'session_end',
 ] as const
-export type EventKind = (typeof EVENT_KINDS)[number]
+/** A kind the kernel records. */
+export type KernelEventKind = (typeof EVENT_KINDS)[number]
+/** Any event kind: the kernel's, or a consumer's `<consumer>.<kind>`. */
+export type EventKind = KernelEventKind | (string & {})
+
+/** An event kind: lowercase words joined by `_`, optionally namespaced by dots (`marbles.run_started`). */
+export const EVENT_KIND_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$'
 
 export const EventSchema = Type.Object({
   ts: Type.String({ description: 'ISO 8601 timestamp' }),
-  kind: Type.Enum([...EVENT_KINDS]),
+  kind: Type.String({ minLength: 1, maxLength: 120, description: 'The kernel\'s kinds (EVENT_KINDS) or a consumer\'s "<consumer>.<kind>"' }),
   data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 })
 export type FoundryEvent = Static<typeof EventSchema>

@@ -1,4 +1,4 @@
-import { FoundryError, type FoundryErrorCode } from '../errors.js'
+import { isFoundryError, type FoundryError, type FoundryErrorCode } from '../errors.js'
 
 /** Assertions without a runner or `node:assert`, so the suites run under uvu, node:test, vitest or bun. */
 export class SuiteAssertionError extends Error {
@@ -19,7 +19,7 @@ export async function rejects(fn: () => Promise<unknown>, code: FoundryErrorCode
   try {
     await fn()
   } catch (error) {
-    if (error instanceof FoundryError && error.code === code) return error
+    if (isFoundryError(error, code)) return error
     throw new SuiteAssertionError(`${message}: expected a FoundryError ${code}, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`)
   }
   throw new SuiteAssertionError(`${message}: expected a FoundryError ${code}, but nothing was thrown`)

@@ -197,6 +197,141 @@ const STORAGE_CASES: Case[] = [
     },
   ],
   [
+    'events of any kind are kept and read back',
+    async (s) => {
+      const events: FoundryEvent[] = [
+        { ts: '2026-01-01T00:00:00.000Z', kind: 'memory_write', data: { id: 'fact-0001' } },
+        { ts: '2026-01-01T00:00:01.000Z', kind: 'marbles.run_started', data: { run: 'r1' } },
+        { ts: '2026-01-01T00:00:02.000Z', kind: 'custom_kind_nobody_knows' },
+      ]
+      for (const e of events) await s.appendEvent(e)
+      equal(await s.readEvents(), events, 'every kind, in order')
+    },
+  ],
+  [
+    'open collections keep a consumer\'s JSON records beside the kernel\'s',
+    async (s) => {
+      const run = { id: 'run-1', status: 'queued', steps: [{ name: 'a', ok: true }], attempts: 0, note: null, label: 'ü ✓' }
+      await s.put('marbles.runs', 'run-1', run)
+      await s.put('marbles.runs', 'nested/run-2', { id: 'run-2' })
+      await s.put('other-tool.state', 'run-1', 'a plain string')
+      equal(await s.get('marbles.runs', 'run-1'), run, 'round-trips every JSON type')
+      equal(await s.get('other-tool.state', 'run-1'), 'a plain string', 'another consumer\'s collection is separate')
+      equal(await s.get('marbles.runs', 'missing'), undefined, 'missing record')
+      equal((await s.list('marbles.runs')).length, 2, 'listed')
+      equal(await s.keys('marbles.runs'), ['nested/run-2', 'run-1'], 'keys, sorted')
+      equal(await s.keys('marbles.runs', 'nested/'), ['nested/run-2'], 'keys by prefix')
+      equal(await s.keys('facts'), [], 'no keys in an empty collection')
+      equal(await s.list('marbles.runs', { prefix: 'nested/' }), [{ id: 'run-2' }], 'listed by prefix')
+      equal((await s.list('facts')).length, 0, 'the kernel\'s collections are untouched')
+      const r0 = await s.revision('marbles.runs')
+      equal(await s.delete('marbles.runs', 'run-1'), true, 'deleted')
+      ok((await s.revision('marbles.runs')) !== r0, 'revision changed')
+      equal(await s.get('marbles.runs', 'run-1'), undefined, 'gone')
+      ok(s.locate('marbles.runs', 'nested/run-2').includes('run-2'), 'located')
+      for (const name of ['Marbles.runs', 'marbles', 'marbles/runs', '../x.y', 'a.b.c', '.runs']) {
+        await rejects(() => s.put(name as 'x.y', 'k', {}), 'INVALID_INPUT', `collection ${name}`)
+      }
+      await rejects(() => s.put('marbles.runs', '../../x', {}), 'INVALID_INPUT', 'a key that leaves the collection')
+    },
+  ],
+  [
+    'relaxed writes round-trip like durable ones',
+    async (s) => {
+      await s.put('meta', 'retriever/x/head', 'cache text', { durability: 'relaxed' })
+      await s.put('marbles.runs', 'r', { n: 1 }, { durability: 'relaxed' })
+      equal(await s.get('meta', 'retriever/x/head'), 'cache text', 'meta')
+      equal(await s.get('marbles.runs', 'r'), { n: 1 }, 'open collection')
+      equal(await s.delete('meta', 'retriever/x/head', { durability: 'relaxed' }), true, 'relaxed delete')
+    },
+  ],
+  [
+    'a section that throws rolls back exactly when the store says it is transactional',
+    async (s) => {
+      await s.put('meta', 'kept', 'before')
+      try {
+        await s.exclusive(async () => {
+          await s.put('meta', 'kept', 'inside')
+          await s.put('facts', 'fact-0001', sampleFact(1))
+          throw new Error('abort the section')
+        })
+      } catch {
+        // expected
+      }
+      if (s.flags.transactional) {
+        equal(await s.get('meta', 'kept'), 'before', 'rolled back')
+        equal(await s.get('facts', 'fact-0001'), undefined, 'the new record rolled back')
+      } else {
+        equal(await s.get('meta', 'kept'), 'inside', 'a non-transactional store keeps what was written before the throw')
+        equal((await s.get('facts', 'fact-0001'))?.id, 'fact-0001', 'and says so with transactional: false')
+      }
+    },
+  ],
+  [
+    'a nested section is refused by a transactional store, and the outer one goes on',
+    async (s) => {
+      if (!s.flags.transactional) return // nesting is a programming error there (see Storage.exclusive)
+      const outcome = await s.exclusive(async () => {
+        await s.put('meta', 'outer', '1')
+        await rejects(() => s.exclusive(async () => 'inner'), 'UNSUPPORTED', 'nested exclusive')
+        await s.put('meta', 'outer', '2')
+        return 'outer done'
+      })
+      equal(outcome, 'outer done', 'outer value')
+      equal(await s.get('meta', 'outer'), '2', 'outer writes committed')
+    },
+  ],
+  [
+    'a log appends, reads from a cursor in pages, and tells where it ends',
+    async (s) => {
+      equal(await s.logEnd('marbles/run-1'), 0, 'a missing log ends at 0')
+      equal(await s.readLog('marbles/run-1', 0), { entries: [], cursor: 0 }, 'a missing log reads empty')
+      const first = await s.appendLog('marbles/run-1', ['one', '{"json":true}'])
+      const end = await s.appendLog('marbles/run-1', ['three\nwith a newline', 'ünïcödé ✓', ''])
+      ok(end > first && first > 0, 'cursors grow')
+      equal(await s.logEnd('marbles/run-1'), end, 'logEnd is the last cursor')
+      const all = await s.readLog('marbles/run-1', 0)
+      equal(all.entries, ['one', '{"json":true}', 'three\nwith a newline', 'ünïcödé ✓', ''], 'every entry intact, in order')
+      equal(all.cursor, end, 'read to the end')
+      const page1 = await s.readLog('marbles/run-1', 0, { limit: 2 })
+      equal(page1.entries, ['one', '{"json":true}'], 'first page')
+      equal(page1.cursor, first, 'the first page ends where the first append did')
+      const page2 = await s.readLog('marbles/run-1', page1.cursor, { limit: 2 })
+      equal(page2.entries, ['three\nwith a newline', 'ünïcödé ✓'], 'second page')
+      const rest = await s.readLog('marbles/run-1', page2.cursor)
+      equal(rest, { entries: [''], cursor: end }, 'the rest')
+      equal(await s.readLog('marbles/run-1', end), { entries: [], cursor: end }, 'nothing more at the end')
+      equal(await s.readLog('marbles/run-2', 0), { entries: [], cursor: 0 }, 'logs are separate')
+      await rejects(() => s.appendLog('../escape', ['x']), 'INVALID_INPUT', 'a log name that leaves the store')
+    },
+  ],
+  [
+    'concurrent log appends are all kept, each call\'s entries together',
+    async (s) => {
+      await Promise.all(Array.from({ length: 25 }, (_, i) => s.appendLog('journal', [`a${i}`, `b${i}`], { durability: i % 2 ? 'relaxed' : 'durable' })))
+      const { entries } = await s.readLog('journal', 0)
+      equal(entries.length, 50, 'fifty entries')
+      for (let i = 0; i < 25; i++) equal(entries[entries.indexOf(`a${i}`) + 1], `b${i}`, `append ${i} kept together`)
+    },
+  ],
+  [
+    'collections and logs name everything a copy must walk',
+    async (s) => {
+      equal(await s.collections(), [], 'a new store holds no collection')
+      equal(await s.logs(), [], 'and no log')
+      await s.put('facts', 'fact-0001', sampleFact(1))
+      await s.put('marbles.runs', 'r1', { id: 'r1' })
+      await s.put('meta', 'index', '# index')
+      await s.appendLog('marbles/r1', ['x'])
+      await s.appendLog('other/log', ['y'])
+      equal(await s.collections(), ['facts', 'marbles.runs', 'meta'], 'collections with records, sorted')
+      equal(await s.logs(), ['marbles/r1', 'other/log'], 'logs, sorted')
+      equal(await s.logs('marbles/'), ['marbles/r1'], 'logs by prefix')
+      await s.delete('marbles.runs', 'r1')
+      equal(await s.collections(), ['facts', 'meta'], 'an emptied collection is no longer named')
+    },
+  ],
+  [
     'keys that could leave the store are refused with INVALID_INPUT',
     async (s) => {
       for (const [collection, key] of [

@@ -6,12 +6,14 @@ export { assertKey, assertCollection, assertLogName, isCollectionName, isValidKe
 // Seams: implement these to plug in storage, retrieval and telemetry.
 export type { Storage, StorageFlags, StorageProblem, ListOptions, WriteOptions, LogPage, Collections, CollectionName, KernelCollection, OpenCollection, RecordOf, JsonValue } from './storage.js'
 export type { Retriever, RetrievalDoc, RetrievalQuery, RetrievalHit, RetrievalChanges, SnapshotStore } from './retrieval.js'
+export { defineStorage, defineRetriever, type StorageDescriptor, type RetrieverDescriptor, type AdapterSite } from './adapter.js'
 export { storageTelemetry, safeTelemetry, noTelemetry, type Telemetry } from './telemetry.js'
 
 // Built-in implementations.
 export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js'
 export { copyStorage, type CopyOptions, type CopyReport } from './transfer.js'
 export { minisearchRetriever, type MinisearchRetrieverOptions } from './minisearch/retriever.js'
+export { minisearchDescriptor } from './minisearch/descriptor.js'
 export { processTerm, STOP_WORDS } from './analyze.js'
 export { boundedDistance } from './minisearch/edit-distance.js'
 

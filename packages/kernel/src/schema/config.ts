@@ -4,10 +4,13 @@ import { validator } from './validate.js'
 
 export const ENFORCEMENT_LEVELS = ['off', 'warn', 'gate'] as const
 export type Enforcement = (typeof ENFORCEMENT_LEVELS)[number]
-export const STORAGE_KINDS = ['fs', 'sqlite'] as const
-export const RETRIEVAL_KINDS = ['minisearch', 'fts'] as const
 
-/** `.foundry/config.json`: every key optional, unknown keys refused. */
+/**
+ * The kernel's keys of `.foundry/config.json`: every key optional, unknown keys refused. The file's
+ * other keys (`storage`, `retrieval`: which adapters, and their options) belong to the composition
+ * root (`@foundry/project`), which validates them with each adapter's own schema and passes the
+ * kernel only these.
+ */
 export const ConfigFileSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
@@ -28,9 +31,6 @@ export const ConfigFileSchema = Type.Object(
       ),
     ),
     enforcement: Type.Optional(Type.Enum([...ENFORCEMENT_LEVELS])),
-    storage: Type.Optional(Type.Enum([...STORAGE_KINDS])),
-    retrieval: Type.Optional(Type.Enum([...RETRIEVAL_KINDS])),
-    sqlite: Type.Optional(Type.Object({ path: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 )
@@ -44,9 +44,6 @@ export interface Config {
   memoryRetrieval: { maxFacts: number }
   promptContext: { maxFacts: number; minScore: number; minPromptLength: number }
   enforcement: Enforcement
-  storage: (typeof STORAGE_KINDS)[number]
-  retrieval: (typeof RETRIEVAL_KINDS)[number]
-  sqlite: { path: string }
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -56,9 +53,6 @@ export const DEFAULT_CONFIG: Config = {
   memoryRetrieval: { maxFacts: 8 },
   promptContext: { maxFacts: 5, minScore: 3, minPromptLength: 12 },
   enforcement: 'gate',
-  storage: 'fs',
-  retrieval: 'minisearch',
-  sqlite: { path: '.foundry/foundry.db' },
 }
 
 /** Presets a project picks with `profile`; explicit keys in the file still win. */
@@ -104,9 +98,6 @@ function merge(base: Config, over: ConfigFile, profile = base.profile): Config {
     memoryRetrieval: { ...base.memoryRetrieval, ...defined(over.memoryRetrieval) },
     promptContext: { ...base.promptContext, ...defined(over.promptContext) },
     enforcement: over.enforcement ?? base.enforcement,
-    storage: over.storage ?? base.storage,
-    retrieval: over.retrieval ?? base.retrieval,
-    sqlite: { ...base.sqlite, ...defined(over.sqlite) },
   }
 }
 

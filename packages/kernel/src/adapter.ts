@@ -1,0 +1,49 @@
+import type { Static, TSchema } from 'typebox'
+import type { Retriever } from './retrieval.js'
+import type { Storage } from './storage.js'
+
+/**
+ * Where an adapter opens: the project it serves. The composition root (`@foundry/project`) builds it;
+ * adapters resolve their relative paths against `root` or `dataDir`.
+ */
+export interface AdapterSite {
+  /** The project root, absolute. */
+  root: string
+  /** The project's data folder, absolute (`<root>/.foundry`). */
+  dataDir: string
+}
+
+/**
+ * How a storage adapter plugs into the composition root: `config.json`'s `"storage": { "kind", …options }`
+ * names it by `kind`, its `options` schema validates the rest, and `open` builds it. Each adapter
+ * package exports one; registering it is one line in `@foundry/project`.
+ */
+export interface StorageDescriptor<S extends TSchema = TSchema> {
+  /** The `kind` in config.json (`fs`, `sqlite`). */
+  readonly kind: string
+  /** One line for `--help` and error messages. */
+  readonly description: string
+  /** The options beside `kind` (every key optional: `{ "kind": "fs" }` must be valid). */
+  readonly options: S
+  /** Open the storage; throws a FoundryError naming the option at fault. */
+  open(options: Static<S>, site: AdapterSite): Storage | Promise<Storage>
+}
+
+/** How a retriever plugs in: `"retrieval": { "kind", …options }`. It may share the storage's file. */
+export interface RetrieverDescriptor<S extends TSchema = TSchema> {
+  readonly kind: string
+  readonly description: string
+  readonly options: S
+  /** `storage` is the project's storage as configured, for a retriever that keeps its index beside it. */
+  open(options: Static<S>, site: AdapterSite & { storage: { kind: string; options: Record<string, unknown> } }): Retriever | Promise<Retriever>
+}
+
+/** Declare a storage descriptor with its options typed from the schema. */
+export function defineStorage<S extends TSchema>(descriptor: StorageDescriptor<S>): StorageDescriptor<S> {
+  return descriptor
+}
+
+/** Declare a retriever descriptor with its options typed from the schema. */
+export function defineRetriever<S extends TSchema>(descriptor: RetrieverDescriptor<S>): RetrieverDescriptor<S> {
+  return descriptor
+}

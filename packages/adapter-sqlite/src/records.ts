@@ -9,11 +9,15 @@ import {
   type CollectionName,
   type Collections,
   type FoundryEvent,
+  type KernelCollection,
+  type RecordOf,
   type Validator,
 } from '@foundry/kernel'
 
-/** Each record collection's schema: a row is read back only when it still satisfies it. */
-const VALIDATORS: { [C in Exclude<CollectionName, 'meta'>]: Validator<Collections[C]> } = {
+type RecordCollection = Exclude<KernelCollection, 'meta'>
+
+/** Each kernel record collection's schema: a row is read back only when it still satisfies it. */
+const VALIDATORS: { [C in RecordCollection]: Validator<Collections[C]> } = {
   facts: validator(FactSchema),
   runbooks: validator(RunbookSchema),
   contracts: validator(ContractSchema),
@@ -21,28 +25,41 @@ const VALIDATORS: { [C in Exclude<CollectionName, 'meta'>]: Validator<Collection
 }
 const events = validator(EventSchema)
 
-/** A row's text: records as JSON, meta as the text itself (snapshots are JSON already; quoting them again would cost). */
-export function encode<C extends CollectionName>(collection: C, value: Collections[C]): string {
-  if (collection !== 'meta') return JSON.stringify(value)
-  if (typeof value !== 'string') throw new FoundryError('INVALID_INPUT', `meta values are text; got ${typeof value}`)
-  return value
+const isRecordCollection = (c: CollectionName): c is RecordCollection => Object.hasOwn(VALIDATORS, c)
+
+/**
+ * A row's text: meta as the text itself (snapshots are JSON already; quoting them again would
+ * cost), everything else as JSON: the kernel's records and the values of open collections alike.
+ */
+export function encode<C extends CollectionName>(collection: C, value: RecordOf<C>): string {
+  if (collection === 'meta') {
+    if (typeof value !== 'string') throw new FoundryError('INVALID_INPUT', `meta values are text; got ${typeof value}. Pass a string, or keep JSON in a "<consumer>.<name>" collection`)
+    return value
+  }
+  const text = JSON.stringify(value) as string | undefined
+  if (text === undefined) throw new FoundryError('INVALID_INPUT', `${collection} values are JSON; got ${typeof value}. Pass an object, array, string, number, boolean or null`)
+  return text
 }
 
-/** The record a row holds, or a one-line reason it cannot be read. */
-export function decode<C extends CollectionName>(collection: C, text: string): { value: Collections[C] } | { problem: string } {
-  if (collection === 'meta') return { value: text as Collections[C] }
+/**
+ * The value a row holds, or a one-line reason it cannot be read. Kernel records must also satisfy
+ * their schema; an open collection's value only has to be JSON (its consumer validates it).
+ */
+export function decode<C extends CollectionName>(collection: C, text: string): { value: RecordOf<C> } | { problem: string } {
+  if (collection === 'meta') return { value: text as RecordOf<C> }
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch (error) {
     return { problem: `not JSON (${(error as Error).message})` }
   }
-  const check = VALIDATORS[collection as Exclude<CollectionName, 'meta'>]
-  if (check.check(value)) return { value: value as Collections[C] }
+  if (!isRecordCollection(collection)) return { value: value as RecordOf<C> }
+  const check: Validator<unknown> = VALIDATORS[collection]
+  if (check.check(value)) return { value: value as RecordOf<C> }
   return { problem: `not a valid ${collection.replace(/s$/, '')}: ${check.problems(value).join('; ')}` }
 }
 
-/** An event row, or undefined when it is unreadable (the log skips those). */
+/** An event row, or undefined when it is unreadable (the log skips those). Any kind passes: EventSchema's kind is an open string. */
 export function decodeEvent(text: string): FoundryEvent | undefined {
   try {
     const value: unknown = JSON.parse(text)

@@ -61,6 +61,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE fts_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
     `,
   },
+  {
+    about: 'storage: append-only logs, entries numbered from 1 per log without gaps (the number is the cursor after the entry)',
+    sql: `
+      -- Keyed by (name, seq): logEnd is max(seq) for a name, one lookup in the key's index. A rowid
+      -- table, so entries of any size stay out of that index.
+      CREATE TABLE logs (
+        name TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        entry TEXT NOT NULL,
+        PRIMARY KEY (name, seq)
+      );
+    `,
+  },
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

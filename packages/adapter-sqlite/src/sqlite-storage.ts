@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto'
-import { assertKey, COLLECTIONS, FoundryError, INDEX_KEY, type CollectionName, type Collections, type FoundryEvent, type ListOptions, type Storage } from '@foundry/kernel'
+import {
+  assertCollection,
+  assertKey,
+  assertLogName,
+  FoundryError,
+  type CollectionName,
+  type FoundryEvent,
+  type ListOptions,
+  type RecordOf,
+  type Storage,
+  type WriteOptions,
+} from '@foundry/kernel'
 import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
 import { decode, decodeEvent, encode } from './records.js'
 
@@ -23,11 +34,25 @@ const nextTag = () => `${TAG_PREFIX}${(tagCounter++).toString(36)}`
 /** `<revision>.<tag>`, or `0` for a collection never written. */
 const REVISION = /^(\d+)\.([A-Za-z0-9_-]+)$/
 
+/** Keys and log names are ASCII (assertKey, assertLogName): every one starting with a prefix sorts below prefix + U+10FFFF. */
+const upTo = (prefix: string) => `${prefix}\u{10FFFF}`
+
+/** A relaxed write commits without syncing the log to disk (see Connection.write). */
+const durable = (options?: WriteOptions) => ({ durable: options?.durability !== 'relaxed' })
+
+/** A readLog cursor or limit: fractions are floored and negatives read as 0, as in the reference storage; NaN or a non-number is refused. */
+function count(field: 'cursor' | 'limit', value: number): number {
+  if (typeof value !== 'number' || Number.isNaN(value))
+    throw new FoundryError('INVALID_INPUT', `readLog's ${field} must be a number (${field === 'cursor' ? '0, or a cursor appendLog, readLog or logEnd returned' : 'how many entries to read at most'}); got ${JSON.stringify(value)}`)
+  return value
+}
+
 /**
- * Storage in one SQLite file (better-sqlite3, WAL): every collection in one table, a revision
- * counter and a change log per collection bumped in the same transaction as each write, the event
- * log in its own table. Safe with many processes: `exclusive` is an IMMEDIATE transaction that
- * commits when the section succeeds and rolls back when it throws.
+ * Storage in one SQLite file (better-sqlite3, WAL): every collection, the kernel's and the open
+ * ones, in one table, a revision counter and a change log per collection bumped in the same
+ * transaction as each write, the event log and the append-only logs in tables of their own. Safe
+ * with many processes, and transactional: `exclusive` is an IMMEDIATE transaction that commits when
+ * the section succeeds and rolls back when it throws.
  */
 export function sqliteStorage(options: SqliteStorageOptions): Storage {
   const opened = openTarget(options, options)
@@ -37,14 +62,25 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
   const sql = {
     get: db.prepare<[string, string], string>('SELECT value FROM records WHERE collection = ? AND key = ?').pluck(),
     list: db.prepare<[string], { key: string; value: string }>('SELECT key, value FROM records WHERE collection = ? ORDER BY key'),
-    // Keys are ASCII (assertKey), so every key starting with the prefix sorts below prefix + U+10FFFF.
     listPrefix: db.prepare<[string, string, string], { key: string; value: string }>(
       'SELECT key, value FROM records WHERE collection = ? AND key >= ? AND key < ? ORDER BY key',
     ),
     put: db.prepare<[string, string, string]>(
       'INSERT INTO records (collection, key, value) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value',
     ),
+    keys: db.prepare<[string, string, string], string>('SELECT key FROM records WHERE collection = ? AND key >= ? AND key < ? ORDER BY key').pluck(),
     delete: db.prepare<[string, string]>('DELETE FROM records WHERE collection = ? AND key = ?'),
+    // Jump from one collection to the next through the primary key's index, instead of reading every row.
+    collections: db
+      .prepare<[], string>(
+        `WITH RECURSIVE found(name) AS (
+           SELECT min(collection) FROM records
+           UNION ALL
+           SELECT (SELECT min(collection) FROM records WHERE collection > found.name) FROM found WHERE found.name IS NOT NULL
+         )
+         SELECT name FROM found WHERE name IS NOT NULL`,
+      )
+      .pluck(),
     bump: db.prepare<[string, string], RevisionRow>(
       `INSERT INTO revisions (collection, revision, tag, log_base) VALUES (?, 1, ?, 0)
        ON CONFLICT (collection) DO UPDATE SET revision = revision + 1, tag = excluded.tag
@@ -58,18 +94,27 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     changes: db.prepare<[string, number], string>('SELECT key FROM changes WHERE collection = ? AND revision > ? ORDER BY revision').pluck(),
     append: db.prepare<[string]>('INSERT INTO events (event) VALUES (?)'),
     events: db.prepare<[], string>('SELECT event FROM events ORDER BY seq').pluck(),
+    logEnd: db.prepare<[string], number>('SELECT coalesce(max(seq), 0) FROM logs WHERE name = ?').pluck(),
+    logAppend: db.prepare<[string, number, string]>('INSERT INTO logs (name, seq, entry) VALUES (?, ?, ?)'),
+    // LIMIT -1: no limit.
+    logRead: db.prepare<[string, number, number], { seq: number; entry: string }>('SELECT seq, entry FROM logs WHERE name = ? AND seq > ? ORDER BY seq LIMIT ?'),
+    logs: db
+      .prepare<[{ from: string; to: string }], string>(
+        `WITH RECURSIVE found(name) AS (
+           SELECT min(name) FROM logs WHERE name >= @from AND name < @to
+           UNION ALL
+           SELECT (SELECT min(name) FROM logs WHERE name > found.name AND name < @to) FROM found WHERE found.name IS NOT NULL
+         )
+         SELECT name FROM found WHERE name IS NOT NULL`,
+      )
+      .pluck(),
   }
   let closed = false
 
   const ensureOpen = () => {
     if (closed) throw new FoundryError('UNAVAILABLE', `sqliteStorage for ${file} is closed`)
   }
-  const assertCollection = (c: CollectionName) => {
-    if (!COLLECTIONS.includes(c)) throw new FoundryError('INVALID_INPUT', `Unknown collection "${c}"; use one of ${COLLECTIONS.join(', ')}`)
-  }
   const locate = (c: CollectionName, key: string) => `${file}#${c}/${key}`
-  /** Records and the memory index are synced on commit; other meta (retriever snapshots, stats) is cache, and events are metrics. */
-  const isDurable = (c: CollectionName, key: string) => c !== 'meta' || key === INDEX_KEY
   const token = (row: RevisionRow | undefined) => (row ? `${row.revision}.${row.tag}` : '0')
 
   /** Count one change of `key`; runs inside the write's transaction. */
@@ -86,7 +131,7 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
 
   return {
     name: 'sqlite',
-    flags: { persistent: true, multiProcess: true, changeLog: true },
+    flags: { persistent: true, multiProcess: true, changeLog: true, transactional: true },
 
     async get<C extends CollectionName>(c: C, key: string) {
       ensureOpen()
@@ -102,8 +147,8 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
       ensureOpen()
       assertCollection(c)
       const prefix = options.prefix ?? ''
-      const rows = await connection.read(() => (prefix ? sql.listPrefix.all(c, prefix, `${prefix}\u{10FFFF}`) : sql.list.all(c)))
-      const out: Collections[C][] = []
+      const rows = await connection.read(() => (prefix ? sql.listPrefix.all(c, prefix, upTo(prefix)) : sql.list.all(c)))
+      const out: RecordOf<C>[] = []
       for (const row of rows) {
         const read = decode(c, row.value)
         if ('value' in read) out.push(read.value)
@@ -112,7 +157,13 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
       return out
     },
 
-    async put<C extends CollectionName>(c: C, key: string, value: Collections[C]) {
+    async keys(c, prefix = '') {
+      ensureOpen()
+      assertCollection(c)
+      return connection.read(() => sql.keys.all(c, prefix, upTo(prefix)))
+    },
+
+    async put<C extends CollectionName>(c: C, key: string, value: RecordOf<C>, options?: WriteOptions) {
       ensureOpen()
       assertKey(c, key)
       const text = encode(c, value)
@@ -121,11 +172,11 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
           sql.put.run(c, key, text)
           touch(c, key)
         },
-        { durable: isDurable(c, key) },
+        durable(options),
       )
     },
 
-    async delete(c, key) {
+    async delete(c, key, options) {
       ensureOpen()
       assertKey(c, key)
       return connection.write(
@@ -134,8 +185,13 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
           touch(c, key)
           return true
         },
-        { durable: isDurable(c, key) },
+        durable(options),
       )
+    },
+
+    async collections() {
+      ensureOpen()
+      return (await connection.read(() => sql.collections.all())) as CollectionName[]
     },
 
     async exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -176,6 +232,44 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
       ensureOpen()
       const rows = await connection.read(() => sql.events.all())
       return rows.map(decodeEvent).filter((e): e is FoundryEvent => e !== undefined)
+    },
+
+    async appendLog(log, entries, options) {
+      ensureOpen()
+      assertLogName(log)
+      if (!Array.isArray(entries)) throw new FoundryError('INVALID_INPUT', `appendLog's entries must be an array of strings; got ${typeof entries}. Wrap a single entry: [entry]`)
+      const texts = entries.map(String)
+      if (!texts.length) return connection.read(() => sql.logEnd.get(log)!)
+      // max(seq) + 1 inside the write transaction: SQLite's write lock orders appenders of every process.
+      return connection.write(() => {
+        const end = sql.logEnd.get(log)!
+        texts.forEach((entry, i) => sql.logAppend.run(log, end + i + 1, entry))
+        return end + texts.length
+      }, durable(options))
+    },
+
+    async readLog(log, cursor, options = {}) {
+      ensureOpen()
+      assertLogName(log)
+      const from = Math.max(0, Math.floor(count('cursor', cursor)))
+      const limit = options.limit === undefined || options.limit === Infinity ? -1 : Math.max(0, Math.floor(count('limit', options.limit)))
+      return connection.read(() => {
+        const rows = sql.logRead.all(log, from, limit)
+        if (rows.length) return { entries: rows.map((r) => r.entry), cursor: rows[rows.length - 1]!.seq }
+        // Nothing to read: a cursor past the end answers the end, as the reference storage does.
+        return { entries: [], cursor: Math.min(from, sql.logEnd.get(log)!) }
+      })
+    },
+
+    async logEnd(log) {
+      ensureOpen()
+      assertLogName(log)
+      return connection.read(() => sql.logEnd.get(log)!)
+    },
+
+    async logs(prefix = '') {
+      ensureOpen()
+      return connection.read(() => sql.logs.all({ from: prefix, to: upTo(prefix) }))
     },
 
     locate(c, key) {

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { createLayout } from './layout.js'
 
 export { fsStorage, type FsStorageOptions } from './fs-storage.js'
+export { fsDescriptor, type FsDescriptorOptions } from './descriptor.js'
 
 /**
  * A file in the data folder's cache (`<root>/.foundry/cache/<name>`: gitignored, derived, safe to

@@ -3,15 +3,20 @@ import {
   ContractSchema,
   FactSchema,
   FoundryError,
+  isFoundryError,
   RunbookSchema,
   serializeArtifact,
   validator,
   type CollectionName,
   type Collections,
+  type JsonValue,
+  type KernelCollection,
+  type RecordOf,
   type Validator,
 } from '@foundry/kernel'
 import { FormatError } from './format-error.js'
 import { checkCreated, factToMarkdown, markdownToFact, markdownToRunbook, runbookToMarkdown, type ReadContext } from './front-matter.js'
+import { isOpen } from './layout.js'
 
 /** How one collection's records become file text and back. */
 export interface Codec<T> {
@@ -81,7 +86,44 @@ const meta: Codec<Collections['meta']> = {
   decode: (text) => text,
 }
 
-export const CODECS: { [C in CollectionName]: Codec<Collections[C]> } = { facts, runbooks, contracts, artifacts, meta }
+/**
+ * An open collection's `<key>.json` holds the value as pretty-printed JSON. Values that JSON would
+ * change (a non-finite number, a function, `undefined` in an array) are refused rather than stored
+ * altered; `undefined` object fields are left out, as absent optional fields.
+ */
+const jsonCodec = (collection: string): Codec<JsonValue> => ({
+  encode(value, key) {
+    let text: string | undefined
+    try {
+      text = JSON.stringify(value, function (this: unknown, field, inner: unknown) {
+        const problem = notJson(inner, Array.isArray(this))
+        if (problem) throw new FoundryError('INVALID_INPUT', `Cannot store ${collection} record ${key}: ${field === '' ? 'the value' : `field ${JSON.stringify(field)}`} is ${problem}, which JSON cannot hold; store a JSON value`)
+        return inner
+      }, 2)
+    } catch (error) {
+      if (isFoundryError(error)) throw error
+      throw new FoundryError('INVALID_INPUT', `Cannot store ${collection} record ${key}: ${(error as Error).message}; store a JSON value`, { cause: error })
+    }
+    if (text === undefined) throw new FoundryError('INVALID_INPUT', `Cannot store ${collection} record ${key}: the value is undefined; store a JSON value (null for none)`)
+    return `${text}\n`
+  },
+  decode: (text) => parseJson(text) as JsonValue,
+})
+
+const CODECS: { [C in KernelCollection]: Codec<Collections[C]> } = { facts, runbooks, contracts, artifacts, meta }
+
+/** How records of `collection` become file text and back. */
+export function codecOf<C extends CollectionName>(collection: C): Codec<RecordOf<C>> {
+  return (isOpen(collection) ? jsonCodec(collection) : CODECS[collection as KernelCollection]) as unknown as Codec<RecordOf<C>>
+}
+
+/** Why JSON would not keep `value` as it is, or undefined when it would. */
+function notJson(value: unknown, inArray: boolean): string | undefined {
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value)
+  if (typeof value === 'function' || typeof value === 'symbol') return `a ${typeof value}`
+  if (value === undefined && inArray) return 'undefined'
+  return undefined
+}
 
 function refuse(what: string, key: string, check: Validator<unknown>, value: unknown, mismatch: string | undefined) {
   // `check` is cheap; `problems` walks every error, so it runs only for a message.
@@ -91,14 +133,17 @@ function refuse(what: string, key: string, check: Validator<unknown>, value: unk
 }
 
 function jsonObject(text: string, expected: string): Record<string, unknown> {
-  let value: unknown
+  const value = parseJson(text)
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new FormatError(expected)
+  return value as Record<string, unknown>
+}
+
+function parseJson(text: string): unknown {
   try {
-    value = JSON.parse(text)
+    return JSON.parse(text)
   } catch (error) {
     throw new FormatError(`invalid JSON${position(text, (error as Error).message)}: ${(error as Error).message.replace(/ in JSON at position \d+.*$/, '')}`)
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new FormatError(expected)
-  return value as Record<string, unknown>
 }
 
 /** ` at line L, column C` from a JSON.parse message that names a position. */

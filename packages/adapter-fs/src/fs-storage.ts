@@ -1,28 +1,33 @@
-import { rmdirSync, statSync, writeFileSync } from 'node:fs'
+import { readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import { basename, dirname, join, sep } from 'node:path'
 import {
+  assertCollection,
   assertKey,
+  assertLogName,
   COLLECTIONS,
   EventSchema,
   FoundryError,
+  isCollectionName,
   validator,
   type CollectionName,
-  type Collections,
   type FoundryEvent,
   type ListOptions,
+  type RecordOf,
   type Storage,
+  type WriteOptions,
 } from '@foundry/kernel'
 import { sweepTemps, syncFolder, writeAtomic } from './atomic.js'
-import { CODECS } from './codecs.js'
+import { codecOf } from './codecs.js'
 import { FormatError } from './format-error.js'
 import { createGuard, isMissing } from './guard.js'
 import { appendLine, readText } from './io.js'
 import { createJournal } from './journal.js'
-import { INDEX_META_KEY, createLayout } from './layout.js'
+import { createLayout, isOpen } from './layout.js'
 import { createSectionLock, type LockOptions } from './lock.js'
+import { appendEntries, endOf, readEntries } from './log-file.js'
 import { fileIdentity, openRecordCache, type RecordCache } from './record-cache.js'
-import { scan } from './scan.js'
+import { scan, scanLogs } from './scan.js'
 
 export interface FsStorageOptions {
   /** The project root. The data lives in `<root>/.foundry`. */
@@ -30,25 +35,27 @@ export interface FsStorageOptions {
   /** The data folder: a name or path relative to `root`, or an absolute path. Default `.foundry`. */
   folder?: string
   /**
-   * fsync each record file and its folder before `put` and `delete` resolve, so a power loss keeps
-   * every write that was reported done. Default true. Cache files (retriever snapshots, journals)
-   * are never fsynced: they are rebuilt when lost. Turn off only for throwaway data (tests, seeding).
+   * fsync what a durable write (the default of `put`, `delete` and `appendLog`) wrote, and its
+   * folder, before it resolves, so a power loss keeps every write that was reported done. Default
+   * true; `false` skips every fsync. Turn off only for throwaway data (tests, seeding).
    */
   durable?: boolean
   /** The exclusive section's lock: when a crashed holder's lock is broken, and how long to wait. */
   lock?: LockOptions
 }
 
-const GITIGNORE = '# Local to this machine: telemetry and caches (rebuilt when missing).\nmetrics/\ncache/\n'
-const NOUN: Record<CollectionName, string> = { facts: 'fact', runbooks: 'runbook', contracts: 'contract', artifacts: 'artifact', meta: 'meta' }
+const GITIGNORE = '# Local to this machine: telemetry, caches (rebuilt when missing) and logs (run journals).\nmetrics/\ncache/\nlogs/\n'
+const NOUNS: Record<string, string> = { facts: 'fact', runbooks: 'runbook', contracts: 'contract', artifacts: 'artifact', meta: 'meta' }
+const noun = (collection: CollectionName) => NOUNS[collection] ?? `${collection} record`
 const eventCheck = validator(EventSchema)
 
 /**
  * Storage on the `.foundry` folder: human-readable files a team reviews in git, safe with many
  * processes writing at once. Records are replaced atomically (temporary file, fsync, rename); the
- * exclusive section is a lock shared by every process; events are appended one O_APPEND write a
- * line; revisions and change lists come from per-collection journals (journal.ts). No path leaves
- * the data folder: keys pass `assertKey`, and links out of the folder are refused.
+ * exclusive section is a lock shared by every process; events and log entries are appended one
+ * O_APPEND write a call; revisions and change lists come from per-collection journals (journal.ts).
+ * Not transactional: a section that throws keeps the writes it made. No path leaves the data
+ * folder: keys pass `assertKey`, log names `assertLogName`, and links out of the folder are refused.
  */
 export function fsStorage(options: FsStorageOptions): Storage {
   const layout = createLayout(options.root, options.folder)
@@ -61,9 +68,13 @@ export function fsStorage(options: FsStorageOptions): Storage {
 
   const open = (collection?: CollectionName, key?: string) => {
     if (closed) throw new FoundryError('UNAVAILABLE', `fsStorage on ${layout.base} is closed`)
-    if (collection !== undefined && !COLLECTIONS.includes(collection))
-      throw new FoundryError('INVALID_INPUT', `Unknown collection "${collection}"; use one of ${COLLECTIONS.join(', ')}`)
+    if (collection !== undefined) assertCollection(collection)
     if (key !== undefined) assertKey(collection!, key)
+  }
+  const openLog = (name: string) => {
+    open()
+    assertLogName(name)
+    return layout.log(name)
   }
 
   /** Before the first write: the data folder and its `.gitignore` (never overwritten: it is the team's file once it exists). */
@@ -78,21 +89,22 @@ export function fsStorage(options: FsStorageOptions): Storage {
     prepared = true
   }
 
-  /** Cache files are rebuilt when lost, so they skip fsync; records and INDEX.md do not. */
-  const isDurable = (collection: CollectionName, key: string) => durable && (collection !== 'meta' || key === INDEX_META_KEY)
+  /** The caller says what a write may lose; `durable: false` makes every write relaxed. */
+  const isDurable = (options: WriteOptions | undefined) => durable && options?.durability !== 'relaxed'
 
   /** The record in the file at `real` (a resolved path inside the folder), or undefined when it is gone. */
-  async function decode<C extends CollectionName>(collection: C, key: string, path: string, real: string): Promise<Collections[C] | undefined> {
+  async function decode<C extends CollectionName>(collection: C, key: string, path: string, real: string): Promise<RecordOf<C> | undefined> {
     let text: string
     try {
       text = await readText(real)
     } catch (error) {
       if (isMissing(error)) return undefined // deleted since it was found
       if ((error as NodeJS.ErrnoException).code !== 'EISDIR') throw new FormatError((error as Error).message)
-      if (collection === 'meta') return undefined // `a` when only `a/b` exists: a folder of names, not a record
+      // Meta `a` when only `a/b` exists, or a `<name>.json` folder of an open collection: a folder of names, not a record.
+      if (collection === 'meta' || isOpen(collection)) return undefined
       throw new FormatError('it is a folder, not a file')
     }
-    return CODECS[collection].decode(text, { key, file: basename(path), modified: () => statSync(real).mtime }) as Collections[C]
+    return codecOf(collection).decode(text, { key, file: basename(path), modified: () => statSync(real).mtime })
   }
 
   /** The parsed-record cache, for the markdown collections; none when its file cannot be trusted. */
@@ -108,7 +120,7 @@ export function fsStorage(options: FsStorageOptions): Storage {
 
   const corrupt = (collection: CollectionName, key: string, path: string, error: unknown) =>
     error instanceof FormatError
-      ? new FoundryError('CORRUPT', `Cannot read ${NOUN[collection]} ${key} from ${path}: ${error.message}. Fix the file or delete it.`, { cause: error })
+      ? new FoundryError('CORRUPT', `Cannot read ${noun(collection)} ${key} from ${path}: ${error.message}. Fix the file or delete it.`, { cause: error })
       : error
 
   /** Remove what killed writers left in `dirs`; a sweep in a watched folder is journaled, so it breaks no change chain. */
@@ -121,7 +133,7 @@ export function fsStorage(options: FsStorageOptions): Storage {
 
   return {
     name: 'fs',
-    flags: { persistent: true, multiProcess: true, changeLog: true },
+    flags: { persistent: true, multiProcess: true, changeLog: true, transactional: false },
 
     async get<C extends CollectionName>(collection: C, key: string) {
       open(collection, key)
@@ -139,8 +151,8 @@ export function fsStorage(options: FsStorageOptions): Storage {
       const found = scan(collection, listOptions.prefix ?? '', layout, guard)
       const report = (key: string, location: string, message: string) => listOptions.onProblem?.({ collection, key, location, message })
       for (const misfit of found.misfits) report(misfit.key, misfit.path, misfit.message)
-      const cache = recordCache<Collections[C]>(collection)
-      const records: Collections[C][] = []
+      const cache = recordCache<RecordOf<C>>(collection)
+      const records: RecordOf<C>[] = []
       for (const { key, path, real: plain } of found.found) {
         try {
           const real = plain ?? guard.existing(path)
@@ -164,9 +176,14 @@ export function fsStorage(options: FsStorageOptions): Storage {
       return records
     },
 
-    async put<C extends CollectionName>(collection: C, key: string, value: Collections[C]) {
+    async keys(collection, prefix = '') {
+      open(collection)
+      return scan(collection, prefix, layout, guard).found.map((f) => f.key)
+    },
+
+    async put<C extends CollectionName>(collection: C, key: string, value: RecordOf<C>, writeOptions?: WriteOptions) {
       open(collection, key)
-      const text = CODECS[collection].encode(value, key)
+      const text = codecOf(collection).encode(value, key)
       prepare()
       const path = layout.file(collection, key)
       const states = [journal.state(collection)]
@@ -177,11 +194,11 @@ export function fsStorage(options: FsStorageOptions): Storage {
         guard.existing(path)
         const target = join(guard.folder(dirname(path)), basename(path))
         try {
-          await writeAtomic(dirname(target), basename(target), text, isDurable(collection, key), created)
+          await writeAtomic(dirname(target), basename(target), text, isDurable(writeOptions), created)
           break
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'EISDIR')
-            throw new FoundryError('CONFLICT', `Cannot store ${NOUN[collection]} ${key}: ${path} is a folder. A name cannot be both a record and a folder of records.`)
+            throw new FoundryError('CONFLICT', `Cannot store ${noun(collection)} ${key}: ${path} is a folder. A name cannot be both a record and a folder of records.`)
           // Another process pruned the (empty) folder between our check and our write: make it again.
           if (!isMissing(error) || attempt > 2) throw error
         }
@@ -190,7 +207,7 @@ export function fsStorage(options: FsStorageOptions): Storage {
       journal.record(collection, 'put', key, distinct(states))
     },
 
-    async delete(collection, key) {
+    async delete(collection, key, writeOptions) {
       open(collection, key)
       const path = layout.file(collection, key)
       const dir = guard.existing(dirname(path))
@@ -202,10 +219,19 @@ export function fsStorage(options: FsStorageOptions): Storage {
         if (isMissing(error)) return false
         throw error
       }
-      if (isDurable(collection, key)) await syncFolder(dir)
-      if (collection === 'meta') prune(dir, guard.existing(layout.folder('meta')))
+      if (isDurable(writeOptions)) await syncFolder(dir)
+      if (collection === 'meta' || isOpen(collection)) prune(dir, guard.existing(layout.folder(collection)))
       journal.record(collection, 'del', key, distinct([before, journal.state(collection)]))
       return true
+    },
+
+    async collections() {
+      open()
+      const real = guard.existing(layout.data)
+      const consumers = real === undefined ? [] : readdirSync(real).filter((name) => isCollectionName(name) && isOpen(name))
+      const found: CollectionName[] = []
+      for (const collection of [...COLLECTIONS, ...(consumers as CollectionName[])]) if (scan(collection, '', layout, guard).found.length) found.push(collection)
+      return found.sort()
     },
 
     async exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -243,12 +269,42 @@ export function fsStorage(options: FsStorageOptions): Storage {
         if (!line.trim()) continue
         try {
           const event: unknown = JSON.parse(line)
-          if (eventCheck.check(event)) events.push(event)
+          if (eventCheck.check(event)) events.push(event) // any kind: kinds are open
         } catch {
           // a line cut short by a crash: skipped, as the contract allows
         }
       }
       return events
+    },
+
+    async appendLog(name, entries, writeOptions) {
+      const path = openLog(name)
+      if (entries.length === 0) {
+        const real = guard.existing(path)
+        return real === undefined ? 0 : endOf(real)
+      }
+      prepare()
+      const dir = guard.folder(dirname(path))
+      guard.existing(path) // refuses a log file that links out
+      return appendEntries(join(dir, basename(path)), entries, isDurable(writeOptions))
+    },
+
+    async readLog(name, cursor, readOptions = {}) {
+      const real = guard.existing(openLog(name))
+      if (real === undefined) return { entries: [], cursor }
+      return readEntries(real, cursor, readOptions.limit === undefined ? Infinity : Math.max(0, readOptions.limit))
+    },
+
+    async logEnd(name) {
+      const real = guard.existing(openLog(name))
+      return real === undefined ? 0 : endOf(real)
+    },
+
+    async logs(prefix = '') {
+      open()
+      return scanLogs(prefix, layout, guard)
+        .filter((log) => endOf(log.real ?? guard.existing(log.path) ?? log.path) > 0)
+        .map((log) => log.key)
     },
 
     locate(collection, key) {

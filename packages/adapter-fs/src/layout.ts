@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path'
-import type { CollectionName } from '@foundry/kernel'
+import { COLLECTIONS, type CollectionName, type KernelCollection, type OpenCollection } from '@foundry/kernel'
 
 /** The collections kept one file a record in one folder, and the extension of those files. */
 const FLAT = {
@@ -12,17 +12,26 @@ type FlatCollection = keyof typeof FLAT
 /** The meta key stored beside the facts as `memory/INDEX.md`; every other meta key is cache. */
 export const INDEX_META_KEY = 'index'
 
+/** The extension of the files of artifacts and open collections (JSON). */
+export const JSON_EXT = '.json'
+/** The extension of log files (one JSON string a line). */
+export const LOG_EXT = '.jsonl'
+
+/** A consumer's collection (`marbles.runs`); callers pass only names `assertCollection` accepted. */
+export const isOpen = (collection: CollectionName): collection is OpenCollection => !COLLECTIONS.includes(collection as KernelCollection)
+
 /**
  * Where everything lives inside the data folder (`<root>/.foundry` by default):
  *
  * ```
  * memory/facts/<id>.md   memory/INDEX.md (meta `index`)   runbooks/<slug>.md   contracts/<id>.json
- * blackboard/<wave>/<agent>.json   metrics/events.jsonl   .gitignore
- * cache/meta/<key>   cache/<collection>.journal   cache/<collection>.records.json   cache/write.lock
- * (cache/ and metrics/ are gitignored)
+ * blackboard/<wave>/<agent>.json   data/<consumer>.<name>/<key>.json   metrics/events.jsonl   .gitignore
+ * logs/<name>.jsonl   cache/meta/<key>   cache/<collection>.journal   cache/<collection>.records.json
+ * cache/write.lock   (cache/, logs/ and metrics/ are gitignored)
  * ```
  *
- * Keys map to paths one to one; callers pass only keys that `assertKey` accepted.
+ * Keys and log names map to paths one to one (slashes become folders); callers pass only keys
+ * that `assertKey` accepted and log names that `assertLogName` accepted.
  */
 export interface Layout {
   /** The data folder, absolute. */
@@ -32,11 +41,21 @@ export interface Layout {
   readonly events: string
   readonly gitignore: string
   readonly lock: string
+  /** The folder of every log. */
+  readonly logs: string
+  /** The folder holding each open collection's folder. */
+  readonly data: string
+  /** The file holding the named log. */
+  log(name: string): string
   /** The file holding `key`. */
   file(collection: CollectionName, key: string): string
   /** The folder every file of the collection sits in or under. */
   folder(collection: CollectionName): string
-  /** The folder whose modification time stands for changes made by other means, or undefined (meta). */
+  /**
+   * The folder whose modification time stands for changes made by other means, or undefined (meta).
+   * For an open collection it is the collection's folder: records added by hand in its sub-folders
+   * go unnoticed there, like hand edits in place.
+   */
   watched(collection: CollectionName): string | undefined
   journal(collection: CollectionName): string
   /** The parsed-record cache of a markdown collection (record-cache.ts). */
@@ -47,10 +66,13 @@ export function createLayout(root: string, folder = '.foundry'): Layout {
   const base = isAbsolute(folder) ? resolve(folder) : resolve(root, folder)
   const cache = join(base, 'cache')
   const metaDir = join(cache, 'meta')
+  const data = join(base, 'data')
+  const logs = join(base, 'logs')
 
   const folderOf = (collection: CollectionName): string => {
     if (collection === 'artifacts') return join(base, 'blackboard')
     if (collection === 'meta') return metaDir
+    if (isOpen(collection)) return join(data, collection)
     return join(base, FLAT[collection].dir)
   }
 
@@ -60,10 +82,13 @@ export function createLayout(root: string, folder = '.foundry'): Layout {
     events: join(base, 'metrics', 'events.jsonl'),
     gitignore: join(base, '.gitignore'),
     lock: join(cache, 'write.lock'),
+    logs,
+    data,
+    log: (name) => join(logs, ...name.split('/')) + LOG_EXT,
     folder: folderOf,
     file(collection, key) {
       if (collection === 'meta') return key === INDEX_META_KEY ? join(base, 'memory', 'INDEX.md') : join(metaDir, ...key.split('/'))
-      if (collection === 'artifacts') return join(folderOf('artifacts'), ...key.split('/')) + '.json'
+      if (collection === 'artifacts' || isOpen(collection)) return join(folderOf(collection), ...key.split('/')) + JSON_EXT
       return join(folderOf(collection), key + FLAT[collection].ext)
     },
     watched: (collection) => (collection === 'meta' ? undefined : folderOf(collection)),
@@ -78,7 +103,4 @@ export function flatKey(collection: FlatCollection, name: string): string | unde
   return name.endsWith(ext) && name.length > ext.length ? name.slice(0, -ext.length) : undefined
 }
 
-export const isFlat = (collection: CollectionName): collection is FlatCollection => collection in FLAT
-
-/** The extension of an artifact file. */
-export const ARTIFACT_EXT = '.json'
+export const isFlat = (collection: CollectionName): collection is FlatCollection => Object.hasOwn(FLAT, collection)

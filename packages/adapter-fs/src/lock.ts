@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { mkdirSync, rmdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
@@ -17,8 +18,16 @@ export interface LockOptions {
 
 /** The exclusive section: one holder at a time across every process sharing the data folder. */
 export interface SectionLock {
+  /** Run `fn` holding the lock. Throws UNSUPPORTED when called from inside a section of the same lock (it would wait for itself). */
   run<T>(fn: () => Promise<T>): Promise<T>
 }
+
+/**
+ * The sections the current async context runs inside (by lock path, any storage instance), so that
+ * a nested call is refused instead of waiting forever for its own caller. A section is `open` until
+ * it settles: work it started without awaiting may still enter the section afterwards.
+ */
+const inside = new AsyncLocalStorage<ReadonlyArray<{ path: string; open: boolean }>>()
 
 /** proper-lockfile never breaks a lock itself (see `breakIfStale`); it only keeps ours fresh. */
 const NEVER = 2 ** 31 - 1
@@ -96,10 +105,12 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
 
   async function section<T>(fn: () => Promise<T>): Promise<T> {
     const held = await acquire()
+    const here = { path, open: true }
     let result: T
     try {
-      result = await fn()
+      result = await inside.run([...(inside.getStore() ?? []), here], fn)
     } finally {
+      here.open = false
       await held.release().catch(() => {}) // already released when compromised
     }
     const lost = held.lost()
@@ -114,6 +125,13 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
 
   return {
     run<T>(fn: () => Promise<T>): Promise<T> {
+      if (inside.getStore()?.some((s) => s.path === path && s.open))
+        return Promise.reject(
+          new FoundryError(
+            'UNSUPPORTED',
+            `exclusive was called from inside an exclusive section of ${dirname(dirname(path))}: sections do not nest, and this one would wait for itself. Do the inner work directly in the outer section.`,
+          ),
+        )
       const run = queue.then(
         () => section(fn),
         () => section(fn),

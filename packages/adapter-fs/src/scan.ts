@@ -3,9 +3,9 @@ import { dirname, join } from 'node:path'
 import { isValidKey, type CollectionName } from '@foundry/kernel'
 import { isTempName } from './atomic.js'
 import type { Guard } from './guard.js'
-import { ARTIFACT_EXT, flatKey, INDEX_META_KEY, isFlat, type Layout } from './layout.js'
+import { flatKey, INDEX_META_KEY, isFlat, JSON_EXT, LOG_EXT, type Layout } from './layout.js'
 
-/** A record file found on disk. */
+/** A record (or log) file found on disk. */
 export interface Found {
   key: string
   path: string
@@ -27,6 +27,8 @@ export interface Scan {
   temps: Array<{ dir: string; names: string[] }>
 }
 
+type Entry = Dirent & { real?: string }
+
 /**
  * The record files of a collection whose keys start with `prefix`, ordered by key. Reads folder
  * listings only; entries that cannot be records are reported as misfits rather than thrown, so one
@@ -37,17 +39,9 @@ export function scan(collection: CollectionName, prefix: string, layout: Layout,
   const add = (key: string, path: string, real?: string) => {
     if (!key.startsWith(prefix)) return
     if (isValidKey(collection, key)) out.found.push(real === undefined ? { key, path } : { key, path, real })
-    else out.misfits.push({ key, path, message: `${path} is not named like a ${collection} record (expected ${SHAPES[collection]}); rename it` })
+    else out.misfits.push({ key, path, message: `${path} is not named like a ${collection} record (expected ${shapeOf(collection)}); rename it` })
   }
-  /** The visible entries of a folder, each with its real path when it is a plain file. */
-  const entries = (dir: string): Array<Dirent & { real?: string }> => {
-    const real = guard.existing(dir)
-    if (real === undefined) return []
-    const list = readdirSync(real, { withFileTypes: true })
-    const temps = list.filter((e) => isTempName(e.name)).map((e) => e.name)
-    if (temps.length) out.temps.push({ dir: real, names: temps })
-    return list.filter((e) => !e.name.startsWith('.')).map((e) => Object.assign(e, e.isFile() ? { real: join(real, e.name) } : {}))
-  }
+  const entries = lister(guard, out)
   const folder = layout.folder(collection)
 
   if (isFlat(collection)) {
@@ -63,7 +57,7 @@ export function scan(collection: CollectionName, prefix: string, layout: Layout,
       .filter((e) => (slash < 0 ? e.name.startsWith(prefix) : e.name === prefix.slice(0, slash)))
     for (const wave of waves) {
       const dir = join(folder, wave.name)
-      let agents: ReturnType<typeof entries>
+      let agents: Entry[]
       try {
         agents = entries(dir)
       } catch (error) {
@@ -71,10 +65,10 @@ export function scan(collection: CollectionName, prefix: string, layout: Layout,
         continue
       }
       for (const agent of agents)
-        if (agent.name.endsWith(ARTIFACT_EXT)) add(`${wave.name}/${agent.name.slice(0, -ARTIFACT_EXT.length)}`, join(dir, agent.name), agent.real)
+        if (agent.name.endsWith(JSON_EXT)) add(`${wave.name}/${agent.name.slice(0, -JSON_EXT.length)}`, join(dir, agent.name), agent.real)
     }
   } else {
-    if (INDEX_META_KEY.startsWith(prefix)) {
+    if (collection === 'meta' && INDEX_META_KEY.startsWith(prefix)) {
       const path = layout.file('meta', INDEX_META_KEY)
       if (guard.existing(path) !== undefined) add(INDEX_META_KEY, path)
       // INDEX.md lives outside the meta folder: what a writer killed while replacing it left is there.
@@ -82,36 +76,83 @@ export function scan(collection: CollectionName, prefix: string, layout: Layout,
       const temps = home === undefined ? [] : readdirSync(home).filter(isTempName)
       if (temps.length) out.temps.push({ dir: home!, names: temps })
     }
-    // Walk only below the folder the prefix names in full: `retriever/minisearch/` starts there.
-    const fixed = prefix.slice(0, prefix.lastIndexOf('/') + 1).split('/').filter(Boolean)
-    const walk = (dir: string, names: string[]) => {
-      let list: ReturnType<typeof entries>
-      try {
-        list = entries(dir)
-      } catch (error) {
-        out.misfits.push({ key: `${names.join('/')}/`, path: dir, message: (error as Error).message })
-        return
-      }
-      for (const entry of list) {
-        const path = join(dir, entry.name)
-        const key = [...names, entry.name].join('/')
-        if (entry.isDirectory() || (entry.isSymbolicLink() && isFolder(guard, path))) walk(path, [...names, entry.name])
-        else if (key !== INDEX_META_KEY) add(key, path, entry.real)
-      }
-    }
-    walk(join(folder, ...fixed), fixed)
+    // Meta files are named by the key itself; open collections' files are `<key>.json`.
+    const ext = collection === 'meta' ? '' : JSON_EXT
+    walkNames(folder, prefix, ext, guard, entries, (key, path, real) => {
+      if (!(collection === 'meta' && key === INDEX_META_KEY)) add(key, path, real)
+    }, (key, path, error) => out.misfits.push({ key, path, message: (error as Error).message }))
   }
-  out.found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  out.found.sort(byKey)
   return out
 }
 
-const SHAPES: Record<CollectionName, string> = {
+/** The log files whose names start with `prefix`, ordered by name. Throws CORRUPT for a link out of the folder. */
+export function scanLogs(prefix: string, layout: Layout, guard: Guard): Found[] {
+  const found: Found[] = []
+  const entries = lister(guard, { found: [], misfits: [], temps: [] })
+  const fail = (_name: string, _path: string, error: unknown) => {
+    throw error
+  }
+  walkNames(layout.logs, prefix, LOG_EXT, guard, entries, (name, path, real) => {
+    if (name.startsWith(prefix) && isValidKey('meta', name)) found.push(real === undefined ? { key: name, path } : { key: name, path, real })
+  }, fail)
+  return found.sort(byKey)
+}
+
+/** Lists a folder's visible entries, each with its real path when it is a plain file; notes temporary files in `out`. */
+function lister(guard: Guard, out: Scan): (dir: string) => Entry[] {
+  return (dir) => {
+    const real = guard.existing(dir)
+    if (real === undefined) return []
+    const list = readdirSync(real, { withFileTypes: true })
+    const temps = list.filter((e) => isTempName(e.name)).map((e) => e.name)
+    if (temps.length) out.temps.push({ dir: real, names: temps })
+    return list.filter((e) => !e.name.startsWith('.')).map((e) => Object.assign(e, e.isFile() ? { real: join(real, e.name) } : {}))
+  }
+}
+
+/**
+ * Visit the files below `folder` named by slash-separated names (folders are the leading names, a
+ * file `<last name><ext>`), walking only below the folder that `prefix` names in full:
+ * `retriever/minisearch/` starts there. With an `ext`, other files are ignored.
+ */
+function walkNames(
+  folder: string,
+  prefix: string,
+  ext: string,
+  guard: Guard,
+  entries: (dir: string) => Entry[],
+  visit: (name: string, path: string, real?: string) => void,
+  problem: (name: string, path: string, error: unknown) => void,
+): void {
+  const walk = (dir: string, names: string[]) => {
+    let list: Entry[]
+    try {
+      list = entries(dir)
+    } catch (error) {
+      problem(`${names.join('/')}/`, dir, error)
+      return
+    }
+    for (const entry of list) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory() || (entry.isSymbolicLink() && isFolder(guard, path))) walk(path, [...names, entry.name])
+      else if (entry.name.endsWith(ext) && entry.name.length > ext.length) visit([...names, entry.name.slice(0, entry.name.length - ext.length)].join('/'), path, entry.real)
+    }
+  }
+  const fixed = prefix.slice(0, prefix.lastIndexOf('/') + 1).split('/').filter(Boolean)
+  walk(join(folder, ...fixed), fixed)
+}
+
+const byKey = (a: Found, b: Found) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+
+const SHAPES: Record<string, string> = {
   facts: 'fact-NNNN.md',
   runbooks: '<lowercase-slug>.md',
   contracts: '<id>.json',
   artifacts: '<wave>/<agent>.json',
   meta: 'names of [A-Za-z0-9._-]',
 }
+const shapeOf = (collection: CollectionName) => SHAPES[collection] ?? 'slash-separated names of [A-Za-z0-9._-], each file <name>.json'
 
 function isFolder(guard: Guard, path: string): boolean {
   try {

@@ -1,5 +1,5 @@
-import type { KernelContext } from './context.js'
-import type { Contracts } from './contracts/contracts.js'
+import { contractsPlugin } from './contracts/contracts.js'
+import { definePlugin, type PluginHost } from './plugin.js'
 import { BlackboardReadInputSchema, BlackboardWriteInputSchema } from './schema/inputs.js'
 import type { Artifact } from './schema/records.js'
 import { validator } from './schema/validate.js'
@@ -62,7 +62,18 @@ export function summaryLine(data: Record<string, unknown>): string | undefined {
   return undefined
 }
 
-export function createBlackboard(ctx: KernelContext, contracts: Contracts) {
+/** The blackboard: wave artifacts agents hand each other, validated against their contract. */
+export interface BlackboardService {
+  /** `blackboard_write`: validate against the contract, then store. A rejected artifact is a result, not an error. */
+  write(input: unknown): Promise<BlackboardWriteResult>
+  /** `blackboard_read`: a wave's artifacts, summaries first (`full` for the artifacts themselves). */
+  read(input: unknown): Promise<BlackboardReadResult>
+  /** Every artifact of every wave, summarised. */
+  all(): Promise<ArtifactSummary[]>
+}
+
+export function createBlackboard(ctx: PluginHost): BlackboardService {
+  const contracts = ctx.use(contractsPlugin)
   const display = (location: string) => {
     const root = ctx.root?.replace(/[\\/]+$/, '')
     return root && location.startsWith(`${root}/`) ? location.slice(root.length + 1) : location
@@ -130,4 +141,16 @@ function summarize(a: Artifact): ArtifactSummary {
   }
 }
 
-export type Blackboard = ReturnType<typeof createBlackboard>
+export const blackboardPlugin = definePlugin({
+  name: 'blackboard',
+  needs: [contractsPlugin],
+  setup: createBlackboard,
+  trace: {
+    write: {
+      kind: 'blackboard_write',
+      kindOf: (r) => (r.written ? 'blackboard_write' : 'contract_violation'),
+      data: (r) => (r.written ? { path: r.path, tokens: r.tokens } : { violations: r.violations.length }),
+    },
+    read: { kind: 'blackboard_read', data: (r) => ({ artifacts: r.artifacts.length }) },
+  },
+})

@@ -1,37 +1,82 @@
-// The kernel's public API. Pure: no `node:` imports anywhere below this file (a test checks the build).
-export { createKernel, snapshotStore, type Kernel, type KernelOptions } from './kernel.js'
+// @foundry/kernel: Foundry's pure domain. No `node:` imports anywhere below this file (a test checks the build).
+// Every public name is listed here, one group per seam; anything not listed is internal.
+
+// The kernel and its plugin API.
+export { createKernel, BUILTIN_PLUGINS, type Kernel, type KernelOptions } from './kernel.js'
+export { definePlugin, DEFAULT_HINTS, type KernelPlugin, type PluginHost, type TraceSpec, type KernelHints } from './plugin.js'
+
+// Errors: recognised by brand and code, never by `instanceof`.
 export { FoundryError, isFoundryError, errorMessage, ERROR_CODES, type FoundryErrorCode } from './errors.js'
-export { assertKey, assertCollection, assertLogName, isCollectionName, isValidKey, COLLECTIONS } from './keys.js'
 
-// Seams: implement these to plug in storage, retrieval and telemetry.
+// The storage seam.
 export type { Storage, StorageFlags, StorageProblem, ListOptions, WriteOptions, LogPage, Collections, CollectionName, KernelCollection, OpenCollection, RecordOf, JsonValue } from './storage.js'
-export type { Retriever, RetrievalDoc, RetrievalQuery, RetrievalHit, RetrievalChanges, SnapshotStore } from './retrieval.js'
-export { defineStorage, defineRetriever, type StorageDescriptor, type RetrieverDescriptor, type AdapterSite } from './adapter.js'
-export { storageTelemetry, safeTelemetry, noTelemetry, type Telemetry } from './telemetry.js'
-
-// Built-in implementations.
+export { COLLECTIONS, assertKey, assertCollection, assertLogName, isValidKey, isCollectionName } from './keys.js'
 export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js'
 export { copyStorage, type CopyOptions, type CopyReport } from './transfer.js'
+
+// The retrieval seam, and the default retriever.
+export type { Retriever, RetrieverCapabilities, RetrievalDoc, RetrievalQuery, RetrievalHit, RetrievalChanges, SnapshotStore } from './retrieval.js'
 export { minisearchRetriever, type MinisearchRetrieverOptions } from './minisearch/retriever.js'
 export { minisearchDescriptor } from './minisearch/descriptor.js'
 export { processTerm, STOP_WORDS } from './analyze.js'
 export { boundedDistance } from './minisearch/edit-distance.js'
 
-// Schemas and their types.
-export * from './schema/fact.js'
-export * from './schema/records.js'
-export * from './schema/event.js'
-export * from './schema/inputs.js'
-export { ConfigFileSchema, DEFAULT_CONFIG, PROFILES, resolveConfig, parseConfig, ENFORCEMENT_LEVELS, type Config, type ConfigFile, type Enforcement } from './schema/config.js'
+// Adapter descriptors, for the composition root's registry.
+export { defineStorage, defineRetriever, type StorageDescriptor, type RetrieverDescriptor, type AdapterSite } from './adapter.js'
+
+// The telemetry seam.
+export { storageTelemetry, safeTelemetry, noTelemetry, type Telemetry } from './telemetry.js'
+
+// Services: their interfaces, results and plugins.
+export { memoryPlugin, relevanceUnit, INDEX_KEY, type MemoryService, type WriteResult, type SearchResult, type SearchHit, type IndexResult, type FactListOptions } from './memory/memory.js'
+export { buildIndex, indexSummary, type MemoryIndex } from './memory/index-file.js'
+export { runbooksPlugin, isTriggeredBy, triggerPhrases, renderRunbook, type RunbookService, type RunbookListResult, type RunbookGetResult } from './runbooks.js'
+export { contractsPlugin, type ContractService, type ValidationResult, type ContractInfo } from './contracts/contracts.js'
+export { BUILTIN_CONTRACTS } from './contracts/builtin.js'
+export { blackboardPlugin, sanitizeName, serializeArtifact, summaryLine, type BlackboardService, type BlackboardWriteResult, type BlackboardReadResult, type ArtifactSummary } from './blackboard.js'
+export { tokensPlugin, type TokenService, type TokenReport, type TokenFigures } from './token-report.js'
+export { firewallPlugin, HANDOFF_CONTRACT, FIREWALL_WAVE, FIREWALL_FACTOR, type FirewallService, type FirewallInput, type FirewallDecision, type FirewallOutcome } from './firewall.js'
+export { promptContextPlugin, type PromptContextService, type PromptContext, type RelevantFact } from './prompt/prompt-context.js'
+export { promptQuery, PROMPT_FILLER } from './prompt/prompt-query.js'
+
+// Schemas beside their types.
+export {
+  FactSchema,
+  FactInputSchema,
+  FactTypeSchema,
+  ConfidenceSchema,
+  FACT_TYPES,
+  CONFIDENCES,
+  FACT_STATUSES,
+  TITLE_MAX_CHARS,
+  BODY_MAX_WORDS,
+  SCOPE_PATTERN,
+  SOURCE_PATTERN,
+  FACT_ID_PATTERN,
+  type Fact,
+  type FactInput,
+  type FactType,
+  type Confidence,
+  type FactStatus,
+} from './schema/fact.js'
+export { RunbookSchema, ContractSchema, ArtifactSchema, SLUG_PATTERN, CONTRACT_ID_PATTERN, type Runbook, type Contract, type Artifact } from './schema/records.js'
+export { EventSchema, EVENT_KINDS, EVENT_KIND_PATTERN, type FoundryEvent, type EventKind, type KernelEventKind } from './schema/event.js'
+export {
+  SearchInputSchema,
+  NoInputSchema,
+  RunbookGetInputSchema,
+  ContractValidateInputSchema,
+  BlackboardWriteInputSchema,
+  BlackboardReadInputSchema,
+  type SearchInput,
+  type RunbookGetInput,
+  type ContractValidateInput,
+  type BlackboardWriteInput,
+  type BlackboardReadInput,
+} from './schema/inputs.js'
+export { ConfigFileSchema, DEFAULT_CONFIG, PROFILES, ENFORCEMENT_LEVELS, resolveConfig, parseConfig, type Config, type ConfigFile, type Enforcement } from './schema/config.js'
 export { validator, fieldName, type Validator } from './schema/validate.js'
 
-// Domain helpers consumers and adapters share.
+// Small domain helpers that adapters and consumers share.
 export { estimateTokens, utf8Bytes } from './tokens.js'
-export { buildIndex, indexSummary, type MemoryIndex } from './memory/index-file.js'
-export { dayOf, isActive, renderFactBlock, factId, factNumber, subjectWords, similarity, SAME_SUBJECT_THRESHOLD } from './memory/facts.js'
-export { INDEX_KEY, relevanceUnit, type WriteResult, type SearchResult, type SearchHit, type IndexResult } from './memory/memory.js'
-export { isTriggeredBy, triggerPhrases, renderRunbook, type RunbookListResult, type RunbookGetResult } from './runbooks.js'
-export { BUILTIN_CONTRACTS } from './contracts/builtin.js'
-export type { ValidationResult, ContractInfo } from './contracts/contracts.js'
-export { sanitizeName, serializeArtifact, summaryLine, type BlackboardWriteResult, type BlackboardReadResult, type ArtifactSummary } from './blackboard.js'
-export type { TokenReport, TokenFigures } from './token-report.js'
+export { dayOf, isActive, renderFactBlock, factId, factNumber } from './memory/facts.js'

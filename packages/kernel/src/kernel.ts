@@ -1,21 +1,25 @@
-import { createBlackboard } from './blackboard.js'
-import type { KernelContext } from './context.js'
-import { createContracts } from './contracts/contracts.js'
-import { createMemory } from './memory/memory.js'
+import { blackboardPlugin, type BlackboardService } from './blackboard.js'
+import { contractsPlugin, type ContractService } from './contracts/contracts.js'
+import { isFoundryError } from './errors.js'
+import { firewallPlugin, type FirewallService } from './firewall.js'
+import { memoryPlugin, type MemoryService } from './memory/memory.js'
 import { minisearchRetriever } from './minisearch/retriever.js'
+import { DEFAULT_HINTS, type KernelHints, type KernelPlugin, type PluginHost, type TraceSpec } from './plugin.js'
+import { promptContextPlugin, type PromptContextService } from './prompt/prompt-context.js'
 import type { Retriever, SnapshotStore } from './retrieval.js'
-import { createRunbooks } from './runbooks.js'
-import { resolveConfig, type ConfigFile } from './schema/config.js'
+import { runbooksPlugin, type RunbookService } from './runbooks.js'
+import { resolveConfig, type Config, type ConfigFile } from './schema/config.js'
 import type { EventKind } from './schema/event.js'
 import type { Storage, StorageProblem } from './storage.js'
 import { safeTelemetry, storageTelemetry, type Telemetry } from './telemetry.js'
-import { createTokenReport } from './token-report.js'
+import { tokensPlugin, type TokenService } from './token-report.js'
+import { FoundryError } from './errors.js'
 
 export interface KernelOptions {
   storage: Storage
   /** Default: `minisearchRetriever()`. */
   retriever?: Retriever
-  /** The contents of a `config.json`, or a resolved `Config`: validated, defaults fill the rest. */
+  /** The contents of a `config.json` (the kernel's keys), or a resolved `Config`: validated, defaults fill the rest. */
   config?: ConfigFile
   /** Default: events appended to the storage's log. Failures never reach the caller. */
   telemetry?: Telemetry
@@ -25,82 +29,101 @@ export interface KernelOptions {
   root?: string
   /** Lets `contract_validate` read `path`; pass the host's file reader. */
   readFile?: (path: string) => Promise<string>
-  /** Records that exist but cannot be read. Default: kept in `kernel.problems`. */
+  /** Records that exist but cannot be read. Default: ignored (they are left out of every answer). */
   onProblem?: (problem: StorageProblem) => void
+  /** The host's words in the kernel's texts (see `KernelHints`). */
+  hints?: Partial<KernelHints>
+  /** More services, set up after the kernel's own; `kernel.use(plugin)` returns each. */
+  plugins?: readonly KernelPlugin<string, object>[]
 }
 
 /**
- * Compose the services over one storage and one retriever. Every consumer (MCP server, CLI, hooks,
- * an embedding agent) calls this from its composition root and nothing else.
+ * The kernel: Foundry's services over one storage and one retriever. Every consumer (MCP server,
+ * CLI, hooks, Marbles, an embedding agent) gets one from `createKernel` (or `@foundry/project`'s
+ * `openProject`) and calls these; nothing else.
  */
-export function createKernel(options: KernelOptions) {
+export interface Kernel {
+  /** The resolved configuration. */
+  readonly config: Config
+  /** Facts: write (dedup, supersede), search, the index, listing. */
+  readonly memory: MemoryService
+  readonly runbooks: RunbookService
+  /** The built-in and project contracts, and validation against them. */
+  readonly contracts: ContractService
+  /** Wave artifacts, validated against their contract. */
+  readonly blackboard: BlackboardService
+  /** Token accounting. */
+  readonly tokens: TokenService
+  /** The context firewall: whether a subagent's return passes, and saving it when it does not. */
+  readonly firewall: FirewallService
+  /** The facts and runbooks worth adding to a user's prompt. */
+  readonly promptContext: PromptContextService
+  /** The service of a plugin: a built-in one or one passed in `plugins`. Throws NOT_FOUND for any other. */
+  use<S extends object>(plugin: KernelPlugin<string, S>): S
+  /** Record an event; never throws. Consumers name theirs `<consumer>.<kind>`. */
+  record(kind: EventKind, data?: Record<string, unknown>): Promise<void>
+  /**
+   * Release the retriever and the storage. Deferred snapshot work is persisted when the next process
+   * would pay more to replay it from the storage's change log, and always when the storage has no
+   * change log.
+   */
+  close(): Promise<void>
+}
+
+/** The kernel's own services, in setup order. */
+export const BUILTIN_PLUGINS = [memoryPlugin, runbooksPlugin, contractsPlugin, blackboardPlugin, tokensPlugin, firewallPlugin, promptContextPlugin] as const
+
+/** Compose the services over one storage and one retriever. */
+export function createKernel(options: KernelOptions): Kernel {
   const { storage } = options
   const retriever = options.retriever ?? minisearchRetriever()
   const config = resolveConfig(options.config)
   const now = options.now ?? (() => new Date())
-  const problems: StorageProblem[] = []
   const telemetry = safeTelemetry(options.telemetry ?? storageTelemetry(storage))
-  const ctx: KernelContext = {
+  const record = (kind: EventKind, data?: Record<string, unknown>) =>
+    telemetry.record(data ? { ts: now().toISOString(), kind, data } : { ts: now().toISOString(), kind })
+  retriever.attach?.(snapshotStore(storage, `retriever/${retriever.name}/`))
+
+  const services = new Map<KernelPlugin<string, object>, object>()
+  const names = new Set<string>()
+  const use = <S extends object>(plugin: KernelPlugin<string, S>): S => {
+    const service = services.get(plugin as KernelPlugin<string, object>)
+    if (!service) throw new FoundryError('NOT_FOUND', `No plugin "${plugin.name}" in this kernel: pass it in createKernel({ plugins })`)
+    return service as S
+  }
+  const host: PluginHost = {
     storage,
     retriever,
     config,
     now,
     root: options.root,
     readFile: options.readFile,
-    onProblem: options.onProblem ?? ((p) => void (problems.some((q) => q.location === p.location) || problems.push(p))),
+    onProblem: options.onProblem ?? (() => {}),
+    hints: { ...DEFAULT_HINTS, ...options.hints },
+    record,
+    use,
   }
-  retriever.attach?.(snapshotStore(storage, `retriever/${retriever.name}/`))
-
-  const memory = createMemory(ctx)
-  const runbooks = createRunbooks(ctx)
-  const contracts = createContracts(ctx)
-  const blackboard = createBlackboard(ctx, contracts)
-  const tokenReport = createTokenReport(ctx, memory, blackboard)
-
-  /** Record an event; never throws. Hooks use it for `gate_blocked`, `subagent_return`, … */
-  const record = (kind: EventKind, data?: Record<string, unknown>) =>
-    telemetry.record(data ? { ts: now().toISOString(), kind, data } : { ts: now().toISOString(), kind })
-
-  // Telemetry wraps the operations: the services themselves know nothing of it.
-  const traced =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>, events: (result: R) => Array<[EventKind, Record<string, unknown>]>) =>
-    async (...args: A): Promise<R> => {
-      const result = await fn(...args)
-      for (const [kind, data] of events(result)) await record(kind, data)
-      return result
-    }
+  for (const plugin of [...BUILTIN_PLUGINS, ...(options.plugins ?? [])] as KernelPlugin<string, object>[]) {
+    if (names.has(plugin.name)) throw new FoundryError('CONFLICT', `Two kernel plugins are named "${plugin.name}": rename one`)
+    for (const need of plugin.needs ?? [])
+      if (!services.has(need)) throw new FoundryError('INVALID_INPUT', `Plugin "${plugin.name}" needs "${need.name}": list "${need.name}" before it in plugins`)
+    names.add(plugin.name)
+    const needs: readonly KernelPlugin<string, object>[] = plugin.needs ?? []
+    const service = plugin.setup({ ...host, use: (p) => (needs.includes(p as KernelPlugin<string, object>) ? host.use(p) : refuse(plugin, p as KernelPlugin<string, object>)) })
+    services.set(plugin, traced(service, plugin.trace ?? {}, record))
+  }
 
   return {
     config,
-    storage,
-    retriever,
-    /** Records found unreadable so far (when no `onProblem` was given). */
-    problems,
+    memory: use(memoryPlugin),
+    runbooks: use(runbooksPlugin),
+    contracts: use(contractsPlugin),
+    blackboard: use(blackboardPlugin),
+    tokens: use(tokensPlugin),
+    firewall: use(firewallPlugin),
+    promptContext: use(promptContextPlugin),
+    use,
     record,
-    memory: {
-      ...memory,
-      write: traced(memory.write, (r) => [['memory_write', { action: r.action, id: r.id, ...(r.supersedes && { supersedes: r.supersedes }) }]]),
-      search: traced(memory.search, (r) => [['memory_search', { hits: r.hits.length }]]),
-    },
-    runbooks,
-    contracts: {
-      ...contracts,
-      validate: traced(contracts.validate, (r) => [
-        r.valid ? ['contract_valid', { schema: r.schema }] : ['contract_violation', { schema: r.schema, violations: r.violations.length }],
-      ]),
-    },
-    blackboard: {
-      ...blackboard,
-      write: traced(blackboard.write, (r) =>
-        r.written ? [['blackboard_write', { path: r.path, tokens: r.tokens }]] : [['contract_violation', { violations: r.violations.length }]],
-      ),
-    },
-    tokens: { report: tokenReport },
-    /**
-     * Release the retriever and the storage. Deferred snapshot work is persisted when the next process
-     * would pay more to replay it from the storage's change log (a short-lived process that wrote a
-     * fact or two leaves without writing a snapshot), and always when the storage has no change log.
-     */
     async close() {
       await retriever.flush?.(!storage.flags.changeLog)
       await retriever.close?.()
@@ -109,11 +132,45 @@ export function createKernel(options: KernelOptions) {
   }
 }
 
-export type Kernel = ReturnType<typeof createKernel>
+function refuse(plugin: KernelPlugin<string, object>, wanted: KernelPlugin<string, object>): never {
+  throw new FoundryError('INVALID_INPUT', `Plugin "${plugin.name}" uses "${wanted.name}" without listing it in needs`)
+}
+
+/** The clock for durations: `performance` is global in Node, browsers, Deno and Bun. */
+const timer = (globalThis as { performance?: { now(): number } }).performance ?? Date
+const clock = () => timer.now()
+
+/**
+ * The service with each traced operation wrapped: the call runs, then one event records its kind,
+ * duration and outcome (`ok`, or the error's code; other errors are `ERROR`), and the error, if
+ * any, is rethrown unchanged. Untraced members pass through.
+ */
+function traced<S extends object>(service: S, trace: { [M in keyof S]?: TraceSpec<S[M]> }, record: PluginHost['record']): S {
+  const out = { ...service } as Record<string, unknown>
+  for (const [method, spec] of Object.entries(trace) as Array<[string, TraceSpec<never> | undefined]>) {
+    const fn = out[method]
+    if (typeof fn !== 'function' || spec === undefined) continue
+    const { kind, data, kindOf } = typeof spec === 'string' ? { kind: spec, data: undefined, kindOf: undefined } : spec
+    out[method] = async (...args: unknown[]) => {
+      const start = clock()
+      try {
+        const result = await (fn as (...a: unknown[]) => Promise<never>)(...args)
+        await record(kindOf?.(result) ?? kind, { ...data?.(result), ms: round(clock() - start), status: 'ok' })
+        return result
+      } catch (error) {
+        await record(kind, { ms: round(clock() - start), status: isFoundryError(error) ? error.code : 'ERROR' })
+        throw error
+      }
+    }
+  }
+  return out as S
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100
 
 const RELAXED = { durability: 'relaxed' } as const
 
-/** A retriever's snapshots live in the storage's `meta` collection under a prefix. */
+/** A retriever's snapshots live in the storage's `meta` collection under a prefix, written relaxed (they are rebuilt when lost). */
 export function snapshotStore(storage: Storage, prefix: string): SnapshotStore {
   return {
     read: (name) => storage.get('meta', prefix + name),

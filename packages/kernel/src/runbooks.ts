@@ -1,5 +1,5 @@
-import type { KernelContext } from './context.js'
 import { FoundryError } from './errors.js'
+import { definePlugin, type PluginHost } from './plugin.js'
 import { RunbookGetInputSchema } from './schema/inputs.js'
 import { RunbookSchema, type Runbook } from './schema/records.js'
 import { validator } from './schema/validate.js'
@@ -14,7 +14,6 @@ export interface RunbookGetResult {
   runbook: Runbook
 }
 
-const NONE = 'No runbooks yet. Create one with the runbook-author skill after any task worth repeating.'
 const getInput = validator(RunbookGetInputSchema)
 const runbookRecord = validator(RunbookSchema)
 
@@ -42,14 +41,26 @@ export function renderRunbook(runbook: Runbook): string {
   return `# ${runbook.title}\n${trigger}\n${body}\n`
 }
 
-export function createRunbooks(ctx: KernelContext) {
+/** Runbooks: the project's repeatable procedures, listed, fetched and matched against prompts. */
+export interface RunbookService {
+  /** `runbook_list`: every runbook with its trigger. */
+  list(): Promise<RunbookListResult>
+  /** `runbook_get`: one runbook in full. Throws NOT_FOUND listing the slugs that exist. */
+  get(input: unknown): Promise<RunbookGetResult>
+  /** Runbooks whose trigger phrase appears in `text` (a prompt). */
+  triggeredBy(text: string): Promise<Runbook[]>
+  /** Store a runbook (validated; the slug is its key). Throws INVALID_INPUT naming the field. */
+  put(runbook: unknown): Promise<void>
+}
+
+export function createRunbooks(ctx: PluginHost): RunbookService {
   const all = () => ctx.storage.list('runbooks', { onProblem: ctx.onProblem })
 
   async function list(): Promise<RunbookListResult> {
     const runbooks = await all()
     const text = runbooks.length
       ? runbooks.map((r) => `- **${r.slug}** — ${r.title}${r.trigger ? `\n  trigger: ${r.trigger}` : ''}`).join('\n')
-      : NONE
+      : `No runbooks yet. ${ctx.hints.noRunbooks}`
     return { text, runbooks: runbooks.map(({ slug, title, trigger }) => (trigger ? { slug, title, trigger } : { slug, title })) }
   }
 
@@ -77,4 +88,13 @@ export function createRunbooks(ctx: KernelContext) {
   return { list, get, triggeredBy, put }
 }
 
-export type Runbooks = ReturnType<typeof createRunbooks>
+export const runbooksPlugin = definePlugin({
+  name: 'runbooks',
+  setup: createRunbooks,
+  trace: {
+    list: { kind: 'runbook_list', data: (r) => ({ runbooks: r.runbooks.length }) },
+    get: 'runbook_get',
+    triggeredBy: { kind: 'runbook_match', data: (r) => ({ runbooks: r.length }) },
+    put: 'runbook_put',
+  },
+})

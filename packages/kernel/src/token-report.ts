@@ -1,7 +1,8 @@
-import type { Blackboard } from './blackboard.js'
-import type { KernelContext } from './context.js'
-import type { Memory } from './memory/memory.js'
+import { blackboardPlugin } from './blackboard.js'
 import { renderFactBlock } from './memory/facts.js'
+import { memoryPlugin } from './memory/memory.js'
+import { definePlugin, type PluginHost } from './plugin.js'
+import { EVENT_KINDS } from './schema/event.js'
 import { renderRunbook } from './runbooks.js'
 import { estimateTokens } from './tokens.js'
 
@@ -27,17 +28,25 @@ export interface TokenFigures {
 export interface TokenReport {
   /** The `token_report` tool's text. */
   text: string
-  /** The `foundry tokens` text. */
+  /** The accounting table (the CLI's `tokens` command prints it). */
   accounting: string
   figures: TokenFigures
 }
 
 /** Token accounting for the project: what is always loaded, what is on demand, what eager loading would cost. */
-export function createTokenReport(ctx: KernelContext, memory: Memory, blackboard: Blackboard) {
-  return async function report(): Promise<TokenReport> {
+export interface TokenService {
+  /** `token_report`: the figures, the tool's text and the accounting table. */
+  report(): Promise<TokenReport>
+}
+
+export function createTokenReport(ctx: PluginHost): TokenService {
+  const memory = ctx.use(memoryPlugin)
+  const blackboard = ctx.use(blackboardPlugin)
+  return { report }
+  async function report(): Promise<TokenReport> {
     const [index, facts, runbooks, artifacts, events] = await Promise.all([
       memory.readIndex(),
-      memory.activeFacts(),
+      memory.list(),
       ctx.storage.list('runbooks', { onProblem: ctx.onProblem }),
       blackboard.all(),
       ctx.storage.readEvents(),
@@ -65,12 +74,22 @@ export function createTokenReport(ctx: KernelContext, memory: Memory, blackboard
       savingTokens,
       savingPercent: eagerTokens ? Math.round((savingTokens / eagerTokens) * 100) : 0,
     }
-    return { text: toolText(figures), accounting: cliText(figures), figures }
+    return { text: toolText(figures), accounting: accountingText(figures, ctx.hints.billedUsage), figures }
   }
 }
 
+export const tokensPlugin = definePlugin({
+  name: 'tokens',
+  needs: [memoryPlugin, blackboardPlugin],
+  setup: createTokenReport,
+  trace: { report: 'token_report' },
+})
+
+/** The seed's "Recorded events" line counts the kinds it lists; operation timings and consumers' events are in `figures.events`. */
+const SEED_KINDS: ReadonlySet<string> = new Set(EVENT_KINDS)
+
 function toolText(f: TokenFigures): string {
-  const events = Object.entries(f.events)
+  const events = Object.entries(f.events).filter(([kind]) => SEED_KINDS.has(kind))
   // The tool's view counts the blackboard in eager loading: it is what a session without the firewall reads.
   const eager = f.factTokens + f.runbookTokens + f.artifactTokens
   return [
@@ -86,7 +105,7 @@ function toolText(f: TokenFigures): string {
   ].join('\n')
 }
 
-function cliText(f: TokenFigures): string {
+function accountingText(f: TokenFigures, billedUsage: string): string {
   const row = (label: string, value: string) => `  ${label.padEnd(31)}${value}`
   return [
     'Foundry token accounting',
@@ -100,6 +119,6 @@ function cliText(f: TokenFigures): string {
     row('index-first costs', `~${f.indexFirstTokens} tokens per session`),
     row('saving', `~${f.savingTokens} tokens per session (${f.savingPercent}%)`),
     '',
-    'Estimates use ~4 characters per token. For billed usage see /cost and /usage.',
+    `Estimates use ~4 characters per token. ${billedUsage}`,
   ].join('\n')
 }

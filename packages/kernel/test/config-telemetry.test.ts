@@ -1,12 +1,12 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, DEFAULT_CONFIG, isFoundryError, memoryStorage, parseConfig, resolveConfig, storageTelemetry } from '../src/index.js'
+import { createKernel, DEFAULT_CONFIG, definePlugin, isFoundryError, memoryPlugin, memoryStorage, parseConfig, resolveConfig, storageTelemetry } from '../src/index.js'
 
 test('defaults as DESIGN.md §3 lists them', () => {
   assert.equal(resolveConfig(undefined), DEFAULT_CONFIG)
   assert.equal(
-    [DEFAULT_CONFIG.indexTokenBudget, DEFAULT_CONFIG.handoffSummaryTokenBudget, DEFAULT_CONFIG.memoryRetrieval.maxFacts, DEFAULT_CONFIG.promptContext, DEFAULT_CONFIG.storage],
-    [4000, 300, 8, { maxFacts: 5, minScore: 3, minPromptLength: 12 }, 'fs'],
+    [DEFAULT_CONFIG.indexTokenBudget, DEFAULT_CONFIG.handoffSummaryTokenBudget, DEFAULT_CONFIG.memoryRetrieval.maxFacts, DEFAULT_CONFIG.promptContext, DEFAULT_CONFIG.enforcement],
+    [4000, 300, 8, { maxFacts: 5, minScore: 3, minPromptLength: 12 }, 'gate'],
   )
 })
 
@@ -64,17 +64,71 @@ test('telemetry never throws into the caller: a failing event log loses metrics,
   assert.ok(true, 'a synchronous throw is swallowed too')
 })
 
-test('events carry a timestamp, a kind from the seed list and data', async () => {
+test('events carry a timestamp, a kind and data; every operation records its duration and outcome', async () => {
   const storage = memoryStorage()
   const k = createKernel({ storage, now: () => new Date('2026-11-30T00:00:00Z') })
   await k.memory.write({ title: 'Money is stored in integer cents', body: 'x', type: 'convention' })
   await k.memory.search({ query: 'money' })
   await k.record('subagent_return', { tokens: 120 })
-  assert.equal(await storage.readEvents(), [
-    { ts: '2026-11-30T00:00:00.000Z', kind: 'memory_write', data: { action: 'created', id: 'fact-0001' } },
-    { ts: '2026-11-30T00:00:00.000Z', kind: 'memory_search', data: { hits: 1 } },
-    { ts: '2026-11-30T00:00:00.000Z', kind: 'subagent_return', data: { tokens: 120 } },
+  await k.record('marbles.run_started', { run: 'r1' })
+  const events = await storage.readEvents()
+  const ms = events.map((e) => e.data?.ms)
+  assert.ok(typeof ms[0] === 'number' && typeof ms[1] === 'number', 'operations carry their duration')
+  assert.equal(events.map((e) => ({ ...e, data: { ...e.data, ms: undefined } })), [
+    { ts: '2026-11-30T00:00:00.000Z', kind: 'memory_write', data: { action: 'created', id: 'fact-0001', ms: undefined, status: 'ok' } },
+    { ts: '2026-11-30T00:00:00.000Z', kind: 'memory_search', data: { hits: 1, ms: undefined, status: 'ok' } },
+    { ts: '2026-11-30T00:00:00.000Z', kind: 'subagent_return', data: { tokens: 120, ms: undefined } },
+    { ts: '2026-11-30T00:00:00.000Z', kind: 'marbles.run_started', data: { run: 'r1', ms: undefined } },
   ])
+})
+
+test('a failing operation records its error code, and the error reaches the caller unchanged', async () => {
+  const storage = memoryStorage()
+  const k = createKernel({ storage })
+  const error = await k.memory.write({ title: '', body: 'x', type: 'nonsense' }).catch((e: unknown) => e)
+  assert.ok(isFoundryError(error, 'INVALID_INPUT'))
+  await k.runbooks.get({ slug: 'missing' }).catch(() => {})
+  const events = await storage.readEvents()
+  assert.equal(events.map((e) => [e.kind, e.data?.status]), [['memory_write', 'INVALID_INPUT'], ['runbook_get', 'NOT_FOUND']])
+})
+
+test('a plugin of a consumer is set up after the kernel\'s own, uses them, and its operations are traced', async () => {
+  const storage = memoryStorage()
+  const notes = definePlugin({
+    name: 'notes',
+    needs: [memoryPlugin],
+    setup: (host) => {
+      const memory = host.use(memoryPlugin)
+      return {
+        async add(text: string) {
+          await host.storage.appendLog('notes/all', [text])
+          return (await memory.activeCount()) + 1
+        },
+        local: () => 'not traced',
+      }
+    },
+    trace: { add: { kind: 'notes.add', data: (n) => ({ n }) } },
+  })
+  const k = createKernel({ storage, plugins: [notes] })
+  assert.is(await k.use(notes).add('hello'), 1)
+  assert.is(k.use(notes).local(), 'not traced')
+  assert.equal((await storage.readLog('notes/all', 0)).entries, ['hello'])
+  assert.equal((await storage.readEvents()).map((e) => [e.kind, e.data?.n, e.data?.status]), [['notes.add', 1, 'ok']])
+  const other = definePlugin({ name: 'other', setup: () => ({}) })
+  assert.throws(() => k.use(other), /No plugin "other"/)
+  assert.throws(() => createKernel({ storage, plugins: [notes, notes] }), /Two kernel plugins are named "notes"/)
+  const needy = definePlugin({ name: 'needy', needs: [notes], setup: () => ({}) })
+  assert.throws(() => createKernel({ storage, plugins: [needy] }), /needs "notes"/)
+  const sneaky = definePlugin({ name: 'sneaky', setup: (host) => (host.use(memoryPlugin), {}) })
+  assert.throws(() => createKernel({ storage, plugins: [sneaky] }), /without listing it in needs/)
+})
+
+test('errors are recognised by brand and code, even from another copy of the kernel', () => {
+  const foreign = Object.assign(new Error('from another bundle'), { code: 'NOT_FOUND', [Symbol.for('foundry.error')]: true })
+  assert.ok(isFoundryError(foreign, 'NOT_FOUND'))
+  assert.not.ok(isFoundryError(foreign, 'CONFLICT'))
+  assert.not.ok(isFoundryError(Object.assign(new Error('look-alike'), { code: 'NOT_FOUND' })), 'no brand, not ours')
+  assert.not.ok(isFoundryError(Object.assign(new Error('bad code'), { code: 'NOPE', [Symbol.for('foundry.error')]: true })))
 })
 
 test.run()

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { buildIndex, isFoundryError, memoryStorage, type Fact } from '../src/index.js'
+import { buildIndex, isFoundryError, memoryStorage, minisearchRetriever, type Fact } from '../src/index.js'
 import { sampleFact } from '../src/testing/index.js'
 import { decision, kernelFor } from './helpers.js'
 
@@ -195,9 +195,10 @@ test('warm loads the retriever whole so the first search pays nothing', async ()
   await k1.memory.write({ title: 'Kubernetes manifests live in infra', body: 'x', type: 'convention' })
   await k1.memory.search({ query: 'kubernetes' })
   let applied = 0
-  const k2 = kernelFor({}, { storage })
-  const apply = k2.retriever.apply.bind(k2.retriever)
-  k2.retriever.apply = async (c) => (applied++, apply(c))
+  const retriever = minisearchRetriever()
+  const apply = retriever.apply.bind(retriever)
+  retriever.apply = async (c) => (applied++, apply(c))
+  const k2 = kernelFor({}, { storage, retriever })
   await k2.memory.warm()
   assert.is((await k2.memory.search({ query: 'kubernetes' })).hits.length, 1)
   assert.is(applied, 0, 'restored from the snapshot, nothing re-indexed')

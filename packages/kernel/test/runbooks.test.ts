@@ -7,8 +7,9 @@ const deploy = { slug: 'deploy-production', title: 'Deploy to production', trigg
 const rotate = { slug: 'rotate-api-keys', title: 'Rotate third-party API keys', body: '# Rotate third-party API keys\n\nSteps.' }
 
 test('list shows slug, title and trigger exactly as the seed; none gives the seed hint', async () => {
-  const k = kernelFor()
-  assert.is((await k.runbooks.list()).text, 'No runbooks yet. Create one with the runbook-author skill after any task worth repeating.')
+  assert.is((await kernelFor().runbooks.list()).text, 'No runbooks yet. Write one after any task worth repeating.', 'the kernel names no tool of a host')
+  const k = kernelFor({}, { hints: { noRunbooks: 'Create one with the runbook-author skill after any task worth repeating.' } })
+  assert.is((await k.runbooks.list()).text, 'No runbooks yet. Create one with the runbook-author skill after any task worth repeating.', 'the host adds its own')
   await k.runbooks.put(rotate)
   await k.runbooks.put(deploy)
   assert.is(

@@ -18,7 +18,7 @@ test('utf8Bytes counts UTF-8 bytes', () => {
 })
 
 test('token report: the tool text and the CLI accounting, with the seed shapes and consistent figures', async () => {
-  const k = kernelFor()
+  const k = kernelFor({}, { hints: { billedUsage: 'For billed usage see /cost and /usage.' } })
   for (const [i, t] of ['alpha', 'bravo', 'charlie'].entries()) await k.memory.write({ title: `Service ${t} owns its schema`, body: `Team ${t} migrates it. `.repeat(i + 1), type: 'convention' })
   await k.runbooks.put({ slug: 'deploy', title: 'Deploy', trigger: 'deploy', body: 'Steps.' })
   await k.blackboard.write({ wave: 'w', agent: 'a', schema: 'finding.v1', data: { title: 't', severity: 'low', failureScenario: 'f' } })
@@ -29,7 +29,7 @@ test('token report: the tool text and the CLI accounting, with the seed shapes a
   assert.is(f.runbooks, 1)
   assert.is(f.eagerTokens, f.factTokens + f.runbookTokens)
   assert.is(f.savingTokens, f.eagerTokens - f.indexTokens)
-  assert.equal(f.events, { memory_write: 3, blackboard_write: 1, memory_search: 1 })
+  assert.equal(f.events, { memory_write: 3, runbook_put: 1, blackboard_write: 1, memory_search: 1 }, 'every kind; the text lists the seed\'s')
   assert.is(
     r.text,
     [

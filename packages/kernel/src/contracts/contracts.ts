@@ -1,4 +1,4 @@
-import type { KernelContext } from '../context.js'
+import { definePlugin, type PluginHost } from '../plugin.js'
 import { FoundryError } from '../errors.js'
 import { ContractValidateInputSchema } from '../schema/inputs.js'
 import { validator, type Validator } from '../schema/validate.js'
@@ -19,7 +19,19 @@ export interface ContractInfo {
 const validateInput = validator(ContractValidateInputSchema)
 
 /** The contract registry: built-ins plus `contracts/<id>.json` of the project. */
-export function createContracts(ctx: KernelContext) {
+/** Contracts: the built-in and project JSON Schemas that artifacts are validated against. */
+export interface ContractService {
+  /** Every contract id, built-in and project, sorted. */
+  list(): Promise<ContractInfo[]>
+  /** The JSON Schema of a contract. Throws NOT_FOUND listing the ids that exist. */
+  get(id: string): Promise<object>
+  /** Violations of `data` against contract `id`, as one-line sentences; empty when valid. */
+  violations(id: string, data: unknown): Promise<string[]>
+  /** `contract_validate`: exactly one of `data` or `path`. */
+  validate(input: unknown): Promise<ValidationResult>
+}
+
+export function createContracts(ctx: PluginHost): ContractService {
   const compiled = new Map<string, { source: string; check: Validator<unknown> }>()
 
   async function list(): Promise<ContractInfo[]> {
@@ -128,4 +140,15 @@ interface NodeErrorLike {
   code?: string
 }
 
-export type Contracts = ReturnType<typeof createContracts>
+export const contractsPlugin = definePlugin({
+  name: 'contracts',
+  setup: createContracts,
+  trace: {
+    list: { kind: 'contract_list', data: (r) => ({ contracts: r.length }) },
+    validate: {
+      kind: 'contract_validate',
+      kindOf: (r) => (r.valid ? 'contract_valid' : 'contract_violation'),
+      data: (r) => (r.valid ? { schema: r.schema } : { schema: r.schema, violations: r.violations.length }),
+    },
+  },
+})

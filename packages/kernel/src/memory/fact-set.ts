@@ -24,6 +24,12 @@ export interface FactSet {
   activeCount(today: string): number
   /** The earliest `expires` among facts active on `today`, if any. */
   nextExpiry(today: string): string | undefined
+  /**
+   * Facts this set holds as superseded although storage still has them active: a writer died
+   * between storing a fact and marking the one it supersedes (the newer fact's `supersedes` wins).
+   * Returns them once, so the next write stores the repair.
+   */
+  takeRepairs(): Fact[]
 }
 
 /** Oldest first within a (type, confidence) bucket; the index reads each bucket backwards. */
@@ -37,6 +43,9 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
   const buckets = new Map<string, Fact[]>()
   for (const type of FACT_TYPES) for (const confidence of CONFIDENCES) buckets.set(`${type}/${confidence}`, [])
   const expiring = new Set<string>()
+  /** Superseded id → the id of the fact that names it in `supersedes`. */
+  const claims = new Map<string, string>()
+  const repairs = new Map<string, Fact>()
   let activeTotal = 0
   let maxNumber = 0
 
@@ -69,8 +78,10 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
     for (const w of subjectWords(fact.title)) removeFrom(byWord, wordKey(fact.type, fact.scope, w), fact.id)
     expiring.delete(fact.id)
     const bucket = bucketOf(fact)
-    const at = position(bucket, fact)
-    if (bucket[at]?.id === fact.id) bucket.splice(at, 1)
+    // Binary search in a sorted bucket; a linear one while a bulk load has not sorted it yet.
+    const found = position(bucket, fact)
+    const at = bucket[found]?.id === fact.id ? found : bucket.findIndex((f) => f.id === fact.id)
+    if (at >= 0) bucket.splice(at, 1)
     activeTotal--
   }
 
@@ -89,7 +100,18 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
     activeTotal++
   }
 
-  function put(fact: Fact, sorted: boolean) {
+  function put(stored: Fact, sorted: boolean) {
+    let fact = stored
+    const claimant = claims.get(fact.id)
+    if (fact.status === 'active' && claimant !== undefined) {
+      fact = { ...fact, status: 'superseded', supersededBy: claimant }
+      repairs.set(fact.id, fact)
+    } else repairs.delete(fact.id)
+    if (fact.supersedes !== undefined) {
+      claims.set(fact.supersedes, fact.id)
+      const replaced = facts.get(fact.supersedes)
+      if (replaced?.status === 'active') put(replaced, sorted)
+    }
     const old = facts.get(fact.id)
     if (old) unlink(old)
     facts.set(fact.id, fact)
@@ -134,6 +156,11 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
       let expired = 0
       for (const id of expiring) if (!isActive(facts.get(id)!, today)) expired++
       return activeTotal - expired
+    },
+    takeRepairs() {
+      const out = [...repairs.values()]
+      repairs.clear()
+      return out
     },
     nextExpiry(today) {
       let next: string | undefined

@@ -21,8 +21,12 @@ const footer = (omitted: number) => `\n_${omitted} more fact${omitted === 1 ? ''
  * first), capped at `budget` tokens (the whole file counts). Listing stops at the first fact that
  * does not fit, so what is listed is always a prefix of the order: a deterministic cut.
  */
-export function buildIndex(facts: FactSet | Fact[], budget: number, today: string): MemoryIndex {
-  const set = Array.isArray(facts) ? createFactSet(facts) : facts
+export function buildIndex(facts: readonly Fact[], budget: number, today: string): MemoryIndex {
+  return indexOfSet(createFactSet(facts), budget, today)
+}
+
+/** `buildIndex` over the memory's own fact set (no copy). */
+export function indexOfSet(set: FactSet, budget: number, today: string): MemoryIndex {
   const total = set.activeCount(today)
   const reserve = footer(total) // the longest footer this index could need
   let text = HEADER

@@ -1,5 +1,5 @@
-import type { KernelContext } from '../context.js'
 import { FoundryError } from '../errors.js'
+import { definePlugin, type PluginHost } from '../plugin.js'
 import type { RetrievalDoc } from '../retrieval.js'
 import type { Fact, FactInput, FactType } from '../schema/fact.js'
 import { FactInputSchema } from '../schema/fact.js'
@@ -7,7 +7,7 @@ import { SearchInputSchema, type SearchInput } from '../schema/inputs.js'
 import { validator } from '../schema/validate.js'
 import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
 import { createFactSet, type FactSet } from './fact-set.js'
-import { buildIndex, indexSummary, type MemoryIndex } from './index-file.js'
+import { indexOfSet, indexSummary, type MemoryIndex } from './index-file.js'
 import { planWrite } from './plan-write.js'
 
 export interface WriteResult {
@@ -50,7 +50,7 @@ export interface IndexResult {
   index: MemoryIndex
 }
 
-export interface ListOptions {
+export interface FactListOptions {
   type?: FactType
   /** `active` (default), `superseded`, `expired` or `all`. */
   status?: 'active' | 'superseded' | 'expired' | 'all'
@@ -70,17 +70,56 @@ interface MemoryStats {
 const factInput = validator(FactInputSchema)
 const searchInput = validator(SearchInputSchema)
 
+/** The memory service: facts written, found, indexed and listed. */
+export interface MemoryService {
+  /** `memory_write`: validate, deduplicate, supersede, store, rebuild the index. Throws INVALID_INPUT naming the field. */
+  write(input: unknown): Promise<WriteResult>
+  /** `memory_search`: the active facts matching the query, best first, as the seed's blocks. */
+  search(input: unknown): Promise<SearchResult>
+  /** Rebuild the index from a full read of storage (picks up facts edited by other means). */
+  index(): Promise<IndexResult>
+  /** The index text as stored; rebuilt first when missing or out of date. */
+  readIndex(): Promise<string>
+  /** Facts by status (default active) and type, in id order. */
+  list(options?: FactListOptions): Promise<Fact[]>
+  /** One fact by id, whatever its status. Throws NOT_FOUND. */
+  get(id: string): Promise<Fact>
+  /** Active facts now; cheap in a short-lived process (stored figures, no full read). */
+  activeCount(): Promise<number>
+  /** Bring the retriever up to date and load it whole: for long-lived processes, once after start. */
+  warm(): Promise<void>
+}
+
 /** Facts: write (dedup, supersede, gapless ids), the index, search, listing. */
-export function createMemory(ctx: KernelContext) {
+export function createMemory(ctx: PluginHost): MemoryService {
   const { storage, retriever, config } = ctx
   let cache: { revision: string; facts: FactSet } | undefined
+  /** The one refresh of `cache` in flight: concurrent callers share it instead of mutating the cache side by side. */
+  let loading: Promise<FactSet> | undefined
   /** Facts fetched for search hits, while the facts revision stays the same (a server searches often, rarely loads all). */
   let fetched: { revision: string; facts: Map<string, Fact> } = { revision: '', facts: new Map() }
 
-  /** Every stored fact, from a cache that is checked against the storage revision on every call. */
+  /**
+   * Every stored fact, from a cache that is checked against the storage revision on every call. One
+   * refresh runs at a time (the others wait for it and check again), so interleaved writes and
+   * searches in one process never apply changes to the cache side by side.
+   */
   async function loadFacts(force = false): Promise<FactSet> {
-    const revision = await storage.revision('facts')
-    if (!force && cache?.revision === revision) return cache.facts
+    for (;;) {
+      if (loading) await loading.catch(() => {})
+      const revision = await storage.revision('facts')
+      if (!force && cache?.revision === revision) return cache.facts
+      if (loading) continue // another caller started a refresh while we asked
+      const refresh = (loading = refreshFacts(revision, force))
+      try {
+        return await refresh
+      } finally {
+        if (loading === refresh) loading = undefined
+      }
+    }
+  }
+
+  async function refreshFacts(revision: string, force: boolean): Promise<FactSet> {
     if (!force && cache && storage.changes) {
       const keys = await storage.changes('facts', cache.revision)
       if (keys) {
@@ -102,14 +141,9 @@ export function createMemory(ctx: KernelContext) {
     return cache.facts
   }
 
-  const activeFacts = async () => {
-    const today = dayOf(ctx.now())
-    return [...(await loadFacts()).values()].filter((f) => isActive(f, today))
-  }
-
   async function saveIndex(facts: FactSet, revision: string): Promise<MemoryIndex> {
     const today = dayOf(ctx.now())
-    const index = buildIndex(facts, config.indexTokenBudget, today)
+    const index = indexOfSet(facts, config.indexTokenBudget, today)
     await storage.put('meta', INDEX_KEY, index.text)
     await saveStats(facts, revision)
     return index
@@ -161,13 +195,18 @@ export function createMemory(ctx: KernelContext) {
     const keys = have !== undefined && storage.changes ? await storage.changes('facts', have) : undefined
     const today = dayOf(ctx.now())
     if (keys) {
-      const upsert: RetrievalDoc[] = []
+      const current: Fact[] = []
       const remove: string[] = []
       for (const key of new Set(keys)) {
         const fact = await storage.get('facts', key)
-        if (fact && isActive(fact, today)) upsert.push(toRetrievalDoc(fact))
+        if (fact && isActive(fact, today)) current.push(fact)
         else remove.push(key)
       }
+      // A writer that died between storing a fact and marking the one it supersedes left both active
+      // on disk: the newer one wins here, as it does in the fact set.
+      const replaced = new Set(current.flatMap((f) => (f.supersedes ? [f.supersedes] : [])))
+      const upsert: RetrievalDoc[] = current.filter((f) => !replaced.has(f.id)).map(toRetrievalDoc)
+      remove.push(...replaced)
       await retriever.apply({ revision, upsert, remove })
       return
     }
@@ -183,10 +222,13 @@ export function createMemory(ctx: KernelContext) {
       const facts = await loadFacts()
       const plan = planWrite(input, facts, ctx.now())
       if (plan.action === 'duplicate') return { plan, revision, after: revision, index: undefined }
+      // The new fact first, then the old one marked: a crash in between leaves the new fact naming
+      // the old in `supersedes`, and every reader (the fact set, the retriever sync) repairs that.
       await storage.put('facts', plan.fact.id, plan.fact)
       if (plan.superseded) await storage.put('facts', plan.superseded.id, plan.superseded)
       facts.set(plan.fact)
       if (plan.superseded) facts.set(plan.superseded)
+      for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)
       const after = await storage.revision('facts')
       cache = { revision: after, facts }
       const index = await saveIndex(facts, after)
@@ -194,7 +236,7 @@ export function createMemory(ctx: KernelContext) {
     })
     const { plan } = outcome
     if (plan.action === 'duplicate') {
-      const index = buildIndex(await loadFacts(), config.indexTokenBudget, dayOf(ctx.now()))
+      const index = indexOfSet(await loadFacts(), config.indexTokenBudget, dayOf(ctx.now()))
       return result('duplicate', plan.existing.id, undefined, index, `exists: ${plan.existing.id} (identical fact, nothing written)`)
     }
     // Keep the retriever in step when it was current before the write; otherwise the next search syncs it.
@@ -260,7 +302,7 @@ export function createMemory(ctx: KernelContext) {
     return (await saveIndex(facts, cache!.revision)).text
   }
 
-  async function list(options: ListOptions = {}): Promise<Fact[]> {
+  async function list(options: FactListOptions = {}): Promise<Fact[]> {
     const status = options.status ?? 'active'
     const today = dayOf(ctx.now())
     const expired = (f: Fact) => f.status === 'active' && !isActive(f, today)
@@ -271,12 +313,24 @@ export function createMemory(ctx: KernelContext) {
   }
 
   async function get(id: string): Promise<Fact> {
-    const fact = await storage.get('facts', id)
-    if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${id}. List ids with \`foundry list --status all\`.`)
+    const fact = (await loadFacts()).get(id)
+    if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${id}. ${ctx.hints.listFacts}`)
     return fact
   }
 
-  return { write, search, index, readIndex, list, get, activeFacts, activeCount, warm }
+  return { write, search, index, readIndex, list, get, activeCount, warm }
 }
 
-export type Memory = ReturnType<typeof createMemory>
+/** The memory service as a kernel plugin: every operation records its duration and outcome. */
+export const memoryPlugin = definePlugin({
+  name: 'memory',
+  setup: createMemory,
+  trace: {
+    write: { kind: 'memory_write', data: (r) => ({ action: r.action, id: r.id, ...(r.supersedes && { supersedes: r.supersedes }) }) },
+    search: { kind: 'memory_search', data: (r) => ({ hits: r.hits.length }) },
+    index: { kind: 'memory_index', data: (r) => ({ listed: r.index.listed, total: r.index.total }) },
+    readIndex: 'memory_read_index',
+    list: { kind: 'memory_list', data: (r) => ({ facts: r.length }) },
+    get: 'memory_get',
+  },
+})

@@ -1,0 +1,81 @@
+import { renderFactBlock } from '../memory/facts.js'
+import { memoryPlugin } from '../memory/memory.js'
+import { definePlugin, type PluginHost } from '../plugin.js'
+import { renderRunbook, runbooksPlugin } from '../runbooks.js'
+import type { Fact } from '../schema/fact.js'
+import type { Runbook } from '../schema/records.js'
+import { promptQuery } from './prompt-query.js'
+
+export interface RelevantFact {
+  fact: Fact
+  /** The search hit's relevance: about one per distinctive prompt word the fact contains. */
+  relevance: number
+}
+
+/** What is worth adding to a prompt, and the text that adds it. */
+export interface PromptContext {
+  facts: RelevantFact[]
+  runbooks: Runbook[]
+  /** The facts' blocks and the runbooks, each introduced by one line. */
+  text: string
+}
+
+/** The context a user's prompt earns: what the prompt-context hook injects, and what an agent run starts with. */
+export interface PromptContextService {
+  /**
+   * At most `promptContext.maxFacts` facts whose relevance is at least `promptContext.minScore`,
+   * plus every runbook whose trigger phrase appears in the prompt. `undefined` when the prompt is
+   * shorter than `promptContext.minPromptLength` or nothing qualifies: no context is cheaper than weak context.
+   */
+  forPrompt(prompt: string): Promise<PromptContext | undefined>
+  /** The facts alone, best first (no runbooks, no text). */
+  relevantFacts(prompt: string): Promise<RelevantFact[]>
+}
+
+export function createPromptContext(ctx: PluginHost): PromptContextService {
+  const memory = ctx.use(memoryPlugin)
+  const runbooks = ctx.use(runbooksPlugin)
+  const settings = ctx.config.promptContext
+
+  async function relevantFacts(prompt: string): Promise<RelevantFact[]> {
+    const query = promptQuery(prompt)
+    if (settings.maxFacts === 0 || !query) return []
+    const { hits } = await memory.search({ query, limit: settings.maxFacts })
+    return hits.filter((hit) => hit.relevance >= settings.minScore).map(({ fact, relevance }) => ({ fact, relevance }))
+  }
+
+  async function forPrompt(raw: string): Promise<PromptContext | undefined> {
+    const prompt = raw.trim()
+    if (prompt.length < settings.minPromptLength) return undefined
+    const [facts, triggered] = await Promise.all([relevantFacts(prompt), runbooks.triggeredBy(prompt)])
+    if (!facts.length && !triggered.length) return undefined
+    return { facts, runbooks: triggered, text: render(facts, triggered, settings.minScore) }
+  }
+
+  return { forPrompt, relevantFacts }
+}
+
+function render(facts: RelevantFact[], runbooks: Runbook[], minScore: number): string {
+  const parts: string[] = []
+  if (facts.length) {
+    const what = facts.length === 1 ? 'One stored fact matches' : `${facts.length} stored facts match`
+    parts.push(`Foundry memory: ${what} this prompt (relevance ${minScore} or more). Search for others with memory_search.`)
+    for (const { fact } of facts) parts.push(renderFactBlock(fact))
+  }
+  for (const runbook of runbooks) {
+    parts.push(`Foundry runbook "${runbook.slug}", triggered by this prompt (trigger: ${runbook.trigger ?? ''}):`)
+    parts.push(renderRunbook(runbook).trimEnd())
+  }
+  return parts.join('\n\n')
+}
+
+export const promptContextPlugin = definePlugin({
+  name: 'promptContext',
+  needs: [memoryPlugin, runbooksPlugin],
+  setup: createPromptContext,
+  trace: {
+    // Its search records `memory_search` itself (the token report counts it).
+    forPrompt: { kind: 'prompt_context', data: (r) => ({ facts: r?.facts.length ?? 0, runbooks: r?.runbooks.length ?? 0 }) },
+    relevantFacts: { kind: 'prompt_context', data: (r) => ({ facts: r.length }) },
+  },
+})

@@ -57,12 +57,16 @@ export function createConnection(db: Database, file: string, timeout: number): C
     savepoint: db.prepare('SAVEPOINT write'),
     release: db.prepare('RELEASE write'),
     undo: db.prepare('ROLLBACK TO write'),
-    // Waiting for the write lock happens in `begin`, without blocking the event loop; readers keep
-    // the busy timeout the connection was opened with.
-    noWait: db.prepare('PRAGMA busy_timeout = 0'),
-    syncFull: db.prepare('PRAGMA synchronous = FULL'),
-    syncNormal: db.prepare('PRAGMA synchronous = NORMAL'),
-    wait: db.prepare(`PRAGMA busy_timeout = ${Number(db.pragma('busy_timeout', { simple: true }))}`),
+  }
+  // A PRAGMA acts when it is compiled: a prepared one acts at prepare time, then not on its first run
+  // (SQLite recompiles it before each later run). So these are compiled afresh on every call.
+  // Waiting for the write lock happens in `begin`, without blocking the event loop; readers keep
+  // the busy timeout the connection was opened with.
+  const readerTimeout = Number(db.pragma('busy_timeout', { simple: true }))
+  const pragmas = {
+    noWait: () => db.pragma('busy_timeout = 0'),
+    wait: () => db.pragma(`busy_timeout = ${readerTimeout}`),
+    sync: (durable: boolean) => db.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`),
   }
 
   const inSection = () => context.getStore()?.open === true
@@ -76,18 +80,17 @@ export function createConnection(db: Database, file: string, timeout: number): C
   /** Take SQLite's write lock without blocking the event loop: try at once, back off, give up at the deadline. */
   async function begin(durable: boolean): Promise<void> {
     // WAL with FULL syncs the log on every commit (~0.5 ms here); NORMAL leaves it to checkpoints.
-    const sync = durable ? statements.syncFull : statements.syncNormal
-    sync.run()
+    pragmas.sync(durable)
     const deadline = Date.now() + timeout
     for (let attempt = 0; ; attempt++) {
       try {
-        statements.noWait.run()
+        pragmas.noWait()
         statements.begin.run()
         return
       } catch (error) {
         if (!isBusy(error)) throw translate(error, file)
       } finally {
-        statements.wait.run()
+        pragmas.wait()
       }
       const left = deadline - Date.now()
       if (left <= 0)

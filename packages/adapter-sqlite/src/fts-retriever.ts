@@ -22,13 +22,18 @@ const REVISION_KEY = 'revision'
 /** Typo variants searched per unknown term, nearest first. */
 const MAX_VARIANTS = 8
 /**
- * `Retriever.scoreScale`: with the default column weights (title 2, tags 1.5, body 1; k1 1.2,
- * b 0.75), FTS5 scores the same matches about 1.7 times higher than MiniSearch's BM25. Measured by
- * the hooks on the Larkspur memory (219 facts, packages/hooks/test/fixtures): divided by 1.7, prompts
- * about a fact reach the same relevance on both retrievers and unrelated prompts top out at 2.0
- * (MiniSearch 1.9), so one `promptContext.minScore` serves both. Other weights shift the factor.
+ * `Retriever.scoreScale`, as `calibrateScoreScale` (`@foundry/kernel/testing`) measures it with the
+ * default options: 1.997. A query word of `prefixMinLength` or more characters is matched twice, as
+ * written and as a prefix (`"word" OR "word"*`), so a body word scores its IDF twice (body weight 1,
+ * k1 1.2, b 0.75: a word found once in a document of average length counts once); FTS5's IDF,
+ * ln((N − n + 0.5) / (n + 0.5)), is 0.998 of BM25's ln(1 + …) among the calibration's 200 facts. With
+ * `prefixMinLength: 0` it measures 0.998. Another body weight shifts it; measure it again with
+ *   cd packages/adapter-sqlite && npx tsx -e "import('@foundry/kernel/testing').then(async (t) =>
+ *     console.log(await t.calibrateScoreScale((await import('./src/index.ts')).ftsRetriever({ path: ':memory:' }))))"
+ * test/fts-retriever.test.ts checks both figures; the conformance suite holds them within 30%.
  */
-const SCORE_SCALE = 1.7
+const SCORE_SCALE = 2
+const SCORE_SCALE_EXACT_ONLY = 1
 
 /**
  * Keyword retrieval on SQLite FTS5, ranked by BM25 with column weights, Porter stemming, prefix
@@ -96,7 +101,8 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
 
   return {
     name: 'fts',
-    scoreScale: SCORE_SCALE,
+    scoreScale: prefixMin > 0 ? SCORE_SCALE : SCORE_SCALE_EXACT_ONLY,
+    capabilities: { stemming: true, prefix: prefixMin > 0, fuzzy: fuzzy > 0 },
 
     async revision() {
       ensureOpen()

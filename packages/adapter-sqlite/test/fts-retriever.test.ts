@@ -1,5 +1,5 @@
 import { createKernel, memoryStorage, minisearchRetriever, relevanceUnit, type RetrievalDoc, type Retriever } from '@foundry/kernel'
-import { distractors } from '@foundry/kernel/testing'
+import { calibrateScoreScale, distractors } from '@foundry/kernel/testing'
 import Database from 'better-sqlite3'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -123,7 +123,8 @@ test('beside sqliteStorage on one database: the kernel writes, searches, and a n
   const path = tempDb()
   const open = () => {
     const database = new Database(path)
-    return { database, kernel: createKernel({ storage: sqliteStorage({ database }), retriever: ftsRetriever({ database }) }) }
+    const [storage, retriever] = [sqliteStorage({ database }), ftsRetriever({ database })]
+    return { database, storage, retriever, kernel: createKernel({ storage, retriever }) }
   }
   const first = open()
   for (const [i, d] of distractors(30).entries())
@@ -135,22 +136,42 @@ test('beside sqliteStorage on one database: the kernel writes, searches, and a n
   first.database.close()
 
   const second = open()
-  const revision = await second.kernel.storage.revision('facts')
-  assert.is(await second.kernel.retriever.revision(), revision, 'the index on disk reflects the latest write')
+  const revision = await second.storage.revision('facts')
+  assert.is(await second.retriever.revision(), revision, 'the index on disk reflects the latest write')
   assert.equal((await second.kernel.memory.search({ query: 'deploying approval' })).hits.map((h) => h.fact.id), found.hits.map((h) => h.fact.id))
   await second.kernel.close()
   second.database.close()
 })
 
-test('scoreScale 1.7: the kernel reports relevance as score / (IDF unit × 1.7)', async () => {
+test('scoreScale is the calibrated figure: 2 with prefix matching (each word matched twice), 1 without', async () => {
+  for (const [options, declared] of [[{}, 2], [{ prefixMinLength: 0 }, 1]] as const) {
+    const retriever = ftsRetriever({ path: ':memory:', ...options })
+    assert.is(retriever.scoreScale, declared)
+    const measured = await calibrateScoreScale(retriever)
+    assert.ok(Math.abs(measured / declared - 1) < 0.01, `${JSON.stringify(options)}: measured ${measured}, declared ${declared}`)
+    await retriever.close?.()
+  }
+})
+
+test('capabilities follow the options', async () => {
+  for (const [options, declared] of [
+    [{}, { stemming: true, prefix: true, fuzzy: true }],
+    [{ prefixMinLength: 0, fuzzy: 0 }, { stemming: true, prefix: false, fuzzy: false }],
+  ] as const) {
+    const retriever = ftsRetriever({ path: ':memory:', ...options })
+    assert.equal(retriever.capabilities, declared, JSON.stringify(options))
+    await retriever.close?.()
+  }
+})
+
+test('the kernel reports relevance as score / (IDF unit × scoreScale)', async () => {
   const retriever = ftsRetriever({ path: tempDb('fts.db') })
-  assert.is(retriever.scoreScale, 1.7)
   const kernel = createKernel({ storage: memoryStorage(), retriever })
   for (const [i, d] of distractors(20).entries()) await kernel.memory.write({ title: d.title, body: `${d.body} Entry ${i}.`, type: 'convention', scope: `module:m${i}` })
   await kernel.memory.write({ title: 'Deployments require two approvals', body: 'Production releases need two reviewers.', type: 'constraint' })
   const [hit] = (await kernel.memory.search({ query: 'deployments approvals reviewers' })).hits
   assert.ok(hit, 'found')
-  assert.ok(Math.abs(hit.relevance - hit.score / relevanceUnit(21, 1.7)) < 1e-9, `relevance ${hit.relevance}, score ${hit.score}`)
+  assert.ok(Math.abs(hit.relevance - hit.score / relevanceUnit(21, 2)) < 1e-9, `relevance ${hit.relevance}, score ${hit.score}`)
   await kernel.close()
 })
 
@@ -160,8 +181,9 @@ test('MiniSearch on sqliteStorage: its snapshot lives in the file and a new proc
   await kernel.memory.write({ title: 'Sessions expire after thirty minutes idle', body: 'Set by the gateway.', type: 'constraint' })
   await kernel.memory.search({ query: 'session' })
   await kernel.close()
-  const again = createKernel({ storage: sqliteStorage({ path }), retriever: minisearchRetriever() })
-  assert.is(await again.retriever.revision(), await again.storage.revision('facts'), 'restored from the snapshot in meta')
+  const [storage, retriever] = [sqliteStorage({ path }), minisearchRetriever()]
+  const again = createKernel({ storage, retriever })
+  assert.is(await retriever.revision(), await storage.revision('facts'), 'restored from the snapshot in meta')
   assert.is((await again.memory.search({ query: 'sessions idle' })).hits.length, 1)
   await again.close()
 })

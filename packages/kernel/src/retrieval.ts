@@ -35,6 +35,19 @@ export interface RetrievalChanges {
 }
 
 /**
+ * Matching abilities beyond exact words that a retriever declares; the conformance suite checks each
+ * declared one and, for each undeclared one, that exact words still match. Absent means none.
+ */
+export interface RetrieverCapabilities {
+  /** Inflections of a word match each other: `deploying approval` finds "Deployments require two approvals". */
+  stemming?: boolean
+  /** A query word matches the longer indexed words it begins: `kubernet` finds "Kubernetes". */
+  prefix?: boolean
+  /** A query word the index lacks matches indexed words a small edit away: `kubernetse` finds "Kubernetes". */
+  fuzzy?: boolean
+}
+
+/**
  * Keyword retrieval over the active facts. The kernel keeps it in step with storage: it asks
  * `revision()`, and when that differs from the storage's it sends the changes (or everything).
  */
@@ -43,9 +56,12 @@ export interface Retriever {
   /**
    * What one query word of the highest possible IDF, found once in a document of average length,
    * adds to a hit's score, as a multiple of that IDF: 1 for plain BM25 (the default). The kernel
-   * divides scores by it to report `relevance` on one scale whatever the retriever.
+   * divides scores by it to report `relevance` on one scale whatever the retriever. Measure it with
+   * `calibrateScoreScale` (`@foundry/kernel/testing`); the conformance suite holds it within 30%.
    */
   readonly scoreScale?: number
+  /** The matching abilities beyond exact words it offers; none when absent. */
+  readonly capabilities?: RetrieverCapabilities
   /** The storage revision the index reflects, or `undefined` when it reflects nothing (fresh, or a stale snapshot). */
   revision(): Promise<string | undefined>
   /** Apply a change set; afterwards `revision()` returns `changes.revision`. */

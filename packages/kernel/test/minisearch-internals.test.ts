@@ -2,7 +2,7 @@ import MiniSearch from 'minisearch'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { processTerm, type RetrievalDoc } from '../src/index.js'
-import { rawMatches, termLookup } from '../src/minisearch/internals.js'
+import { rawMatches, searchLookup, termLookup } from '../src/minisearch/internals.js'
 import { distractors } from '../src/testing/index.js'
 
 const index = new MiniSearch<RetrievalDoc>({
@@ -40,6 +40,12 @@ test('termLookup knows the processed terms of the index', () => {
   assert.ok(known('kubernet'))
   assert.not.ok(known('kubernetes'), 'terms are stored stemmed')
   assert.not.ok(known('zzz'))
+})
+
+test('searchLookup, the public-API fallback, agrees with termLookup', () => {
+  const known = termLookup(index)!
+  const viaSearch = searchLookup(index)
+  for (const term of ['kubernet', 'kubernetes', 'helm', 'chart', 'log', 'logging', 'zzz', 'modul', 'modu']) assert.is(viaSearch(term), known(term), term)
 })
 
 test('without the internals both answer undefined, so the retriever falls back to the public API', () => {

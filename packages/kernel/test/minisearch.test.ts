@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createKernel, memoryStorage, minisearchRetriever, type RetrievalDoc, type Retriever } from '../src/index.js'
-import { distractors, memorySnapshotStore } from '../src/testing/index.js'
+import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite, type TestFn } from '../src/testing/index.js'
 
 const extra: RetrievalDoc[] = [
   { id: 'fact-0001', title: 'Kubernetes manifests live in the infra repository', body: 'Helm charts too.', tags: ['k8s'], type: 'convention', scope: 'project' },
@@ -127,6 +127,48 @@ test('the kernel re-indexes once when the snapshot vanished under it', async () 
   const head = JSON.parse((await storage.get('meta', 'retriever/minisearch/head'))!)
   await storage.delete('meta', `retriever/minisearch/${head.build}/docs`)
   assert.is((await k2.memory.search({ query: 'kubernetes' })).hits.length, 1)
+})
+
+test('internals: false (the public-API fallback) answers with the same hits and scores, full and lazy', async () => {
+  // A known word is taken as written: `manifests` must not also match "manifesto" as a prefix.
+  const manifesto = { ...extra[2]!, id: 'fact-0004', title: 'The platform manifesto', body: 'Written by the founders.' }
+  const docs = [...distractors(300), ...vocabulary(1000), ...extra, manifesto]
+  const { store, first } = await built(docs)
+  const full = minisearchRetriever({ internals: false })
+  await full.apply({ revision: 'r1', reset: true, upsert: docs, remove: [] })
+  const lazy = minisearchRetriever({ internals: false, lazySearches: 100 })
+  lazy.attach!(store)
+  for (const q of [...queries, 'kubernet', 'module team standard', 'manifests']) {
+    same(await search(full, q), await search(first, q), `full: ${q}`)
+    same(await search(lazy, q), await search(first, q), `lazy: ${q}`)
+  }
+  same(await full.search({ text: 'approvals', limit: 5, type: 'constraint' }), await first.search({ text: 'approvals', limit: 5, type: 'constraint' }), 'filtered')
+})
+
+test('calibrateScoreScale measures the declared scoreScale 1: plain BM25', async () => {
+  const measured = await calibrateScoreScale(minisearchRetriever())
+  assert.ok(Math.abs(measured - 1) < 1e-3, `measured ${measured}`)
+  assert.is(minisearchRetriever().scoreScale, 1)
+})
+
+test('capabilities follow the options', () => {
+  assert.equal(minisearchRetriever().capabilities, { stemming: true, prefix: true, fuzzy: true })
+  assert.equal(minisearchRetriever({ prefixMinLength: 0, fuzzy: 0 }).capabilities, { stemming: true, prefix: false, fuzzy: false })
+})
+
+/** The retriever suite's cases by name, to run one against a deliberately wrong retriever. */
+function suiteCases(make: () => Retriever): Map<string, () => Promise<void> | void> {
+  const cases = new Map<string, () => Promise<void> | void>()
+  const collect: TestFn = (name, fn) => void cases.set(name, fn)
+  retrieverSuite(collect, make)
+  return cases
+}
+
+test('the suite checks what is declared: a retriever declaring no abilities passes on exact words; a wrong scoreScale fails', async () => {
+  for (const [name, fn] of suiteCases(() => ({ ...minisearchRetriever(), capabilities: {} }))) await Promise.resolve(fn()).catch((e) => assert.unreachable(`${name}: ${e}`))
+  const relevance = [...suiteCases(() => ({ ...minisearchRetriever(), scoreScale: 1.5 })).entries()].find(([name]) => name.startsWith('relevance'))![1]
+  const failed = await Promise.resolve(relevance()).then(() => undefined, (e: Error) => e)
+  assert.match(failed?.message ?? 'passed', /scoreScale 1.5 declared, 1.000 measured/)
 })
 
 test.run()

@@ -5,7 +5,8 @@ import type { RetrievalDoc } from '../retrieval.js'
 /**
  * The two places the retriever reads MiniSearch's internals (the version is pinned at 7.2.0). Each
  * checks the shape it relies on and, were it ever gone, answers `undefined` so the caller falls back
- * to the public API: slower, still right.
+ * to the public API (`searchLookup`, `search()`): slower, still right. `minisearchRetriever({
+ * internals: false })` takes the fallback always, and the conformance suite runs it too.
  */
 
 interface Internals {
@@ -19,6 +20,20 @@ interface Internals {
 export function termLookup(index: MiniSearch<RetrievalDoc>): ((term: string) => boolean) | undefined {
   const terms = (index as unknown as Internals)._index
   return typeof terms?.has === 'function' ? (term) => terms.has!(term) : undefined
+}
+
+/**
+ * `termLookup` through the public API: whether an exact search for the processed term matches a
+ * document. Each answer costs a search of the term, so answers are kept: use one lookup per query.
+ */
+export function searchLookup(index: MiniSearch<RetrievalDoc>): (term: string) => boolean {
+  const exact: SearchOptions = { prefix: false, fuzzy: false, tokenize: (term) => [term], processTerm: (term) => term }
+  const answers = new Map<string, boolean>()
+  return (term) => {
+    let found = answers.get(term)
+    if (found === undefined) answers.set(term, (found = index.search(term, exact).length > 0))
+    return found
+  }
 }
 
 export interface RawHit {

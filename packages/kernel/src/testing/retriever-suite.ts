@@ -1,12 +1,16 @@
-import type { RetrievalDoc, Retriever, SnapshotStore } from '../retrieval.js'
+import { relevanceUnit } from '../memory/memory.js'
+import type { RetrievalDoc, Retriever, RetrieverCapabilities, SnapshotStore } from '../retrieval.js'
 import type { FactType } from '../schema/fact.js'
+import { calibrate, median } from './calibrate.js'
 import { equal, ok } from './expect.js'
 import { register, type SuiteOptions, type TestFn } from './storage-suite.js'
 
 /**
  * Every behaviour a `Retriever` owes the kernel. `make(store)` returns a retriever over fresh state;
  * called twice with the same store, it must return retrievers over the same persisted state (the
- * suite attaches `store` itself, so retrievers that keep state elsewhere key it by the store).
+ * suite attaches `store` itself, so retrievers that keep state elsewhere key it by the store). The
+ * stemming, prefix and fuzzy cases check the ability when the retriever declares it in
+ * `capabilities`, and otherwise that the exact words still match.
  */
 export function retrieverSuite(test: TestFn, make: (store: SnapshotStore) => Retriever | Promise<Retriever>, options: SuiteOptions = {}): void {
   register(test, RETRIEVER_CASES, async () => new Bench(make), options)
@@ -62,6 +66,27 @@ export function distractors(n = 50): RetrievalDoc[] {
 
 type Case = [string, (b: Bench) => Promise<void>]
 const ids = (hits: Array<{ id: string }>) => hits.map((h) => h.id)
+const kubernetes = doc('fact-0001', 'Kubernetes manifests live in the infra repository')
+const approvals = doc('fact-0001', 'Deployments require two approvals', 'Production releases are approved by two reviewers.')
+
+/**
+ * A case for an optional ability: `check` when the retriever declares it, else `exact`: what a
+ * retriever without it still owes (the words as written match).
+ */
+const ability =
+  (name: keyof RetrieverCapabilities, check: (r: Retriever) => Promise<void>, exact: (r: Retriever) => Promise<void>) =>
+  async (b: Bench) => {
+    const r = await b.open()
+    await (r.capabilities?.[name] ? check(r) : exact(r))
+  }
+
+/**
+ * How far a declared `scoreScale` may be from the measured one, as a fraction. Within 30%, three
+ * distinctive words (the hooks' default `promptContext.minScore` 3) get a relevance of 2.1 to 3.9:
+ * never a whole word off.
+ */
+const SCALE_TOLERANCE = 0.3
+const near = (value: number, target: number) => Math.abs(value / target - 1) <= SCALE_TOLERANCE
 
 const RETRIEVER_CASES: Case[] = [
   [
@@ -85,12 +110,19 @@ const RETRIEVER_CASES: Case[] = [
   ],
   [
     'a differently inflected query finds its document (stemming)',
-    async (b) => {
-      const r = await b.open()
-      await r.apply({ revision: '1', reset: true, upsert: [...distractors(), doc('fact-0001', 'Deployments require two approvals', 'Production releases are approved by two reviewers.')], remove: [] })
-      equal(ids(await r.search({ text: 'deploying approval', limit: 3 }))[0], 'fact-0001', 'deploying/approval → deployments/approvals')
-      equal(ids(await r.search({ text: 'approved release', limit: 3 }))[0], 'fact-0001', 'approved/release → approvals/releases')
-    },
+    ability(
+      'stemming',
+      async (r) => {
+        await r.apply({ revision: '1', reset: true, upsert: [...distractors(), approvals], remove: [] })
+        equal(ids(await r.search({ text: 'deploying approval', limit: 3 }))[0], 'fact-0001', 'deploying/approval → deployments/approvals')
+        equal(ids(await r.search({ text: 'approved release', limit: 3 }))[0], 'fact-0001', 'approved/release → approvals/releases')
+      },
+      async (r) => {
+        await r.apply({ revision: '1', reset: true, upsert: [...distractors(), approvals], remove: [] })
+        equal(ids(await r.search({ text: 'deployments approvals', limit: 3 }))[0], 'fact-0001', 'without stemming: the words as written')
+        equal(ids(await r.search({ text: 'approved releases', limit: 3 }))[0], 'fact-0001', 'without stemming: the body words as written')
+      },
+    ),
   ],
   [
     'stop words alone match nothing',
@@ -193,18 +225,43 @@ const RETRIEVER_CASES: Case[] = [
   ],
   [
     'a prefix of a word finds it',
-    async (b) => {
-      const r = await b.open()
-      await r.apply({ revision: '1', reset: true, upsert: [...distractors(), doc('fact-0001', 'Kubernetes manifests live in the infra repository')], remove: [] })
-      equal(ids(await r.search({ text: 'kubernet', limit: 1 })), ['fact-0001'], 'prefix match')
-    },
+    ability(
+      'prefix',
+      async (r) => {
+        await r.apply({ revision: '1', reset: true, upsert: [...distractors(), kubernetes], remove: [] })
+        equal(ids(await r.search({ text: 'kubernet', limit: 1 })), ['fact-0001'], 'prefix match')
+      },
+      async (r) => {
+        await r.apply({ revision: '1', reset: true, upsert: [...distractors(), kubernetes], remove: [] })
+        equal(ids(await r.search({ text: 'kubernetes', limit: 1 })), ['fact-0001'], 'without prefix matching: the whole word')
+      },
+    ),
   ],
   [
     'a small typo still finds the word (fuzzy)',
+    ability(
+      'fuzzy',
+      async (r) => {
+        await r.apply({ revision: '1', reset: true, upsert: [...distractors(), kubernetes], remove: [] })
+        equal(ids(await r.search({ text: 'kubernetse', limit: 1 })), ['fact-0001'], 'one transposition')
+      },
+      async (r) => {
+        await r.apply({ revision: '1', reset: true, upsert: [...distractors(), kubernetes], remove: [] })
+        equal(ids(await r.search({ text: 'kubernetes', limit: 1 })), ['fact-0001'], 'without fuzzy matching: the word spelt right')
+      },
+    ),
+  ],
+  [
+    'relevance: the declared scoreScale is the measured one; one distinctive word is worth 1, two are worth 2',
     async (b) => {
       const r = await b.open()
-      await r.apply({ revision: '1', reset: true, upsert: [...distractors(), doc('fact-0001', 'Kubernetes manifests live in the infra repository')], remove: [] })
-      equal(ids(await r.search({ text: 'kubernetse', limit: 1 })), ['fact-0001'], 'one transposition')
+      const declared = r.scoreScale ?? 1
+      const { size, single, pair } = await calibrate(r)
+      const measured = median(single) / relevanceUnit(size)
+      ok(near(declared, measured), `scoreScale ${declared} declared, ${measured.toFixed(3)} measured by calibrateScoreScale: declare the measured figure`)
+      const unit = relevanceUnit(size, declared)
+      for (const score of single) ok(near(score / unit, 1), `one distinctive word: relevance ${(score / unit).toFixed(2)}, expected 1`)
+      for (const score of pair) ok(near(score / unit, 2), `two distinctive words: relevance ${(score / unit).toFixed(2)}, expected 2`)
     },
   ],
 ]

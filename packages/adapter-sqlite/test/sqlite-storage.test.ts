@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ftsRetriever, sqliteStorage, SCHEMA_VERSION } from '../src/index.js'
-import { migrate, schemaVersion } from '../src/schema.js'
+import { MIGRATIONS, migrate, schemaVersion } from '../src/schema.js'
 import { startChild, waitForLine } from './child.js'
 import { tempDb } from './helpers.js'
 
@@ -37,6 +37,36 @@ test('a file from an older schema version is migrated, keeping its records', asy
   await retriever.apply({ revision: '1', reset: true, upsert: [{ id: fact.id, title: fact.title, body: fact.body, tags: fact.tags, type: fact.type, scope: fact.scope }], remove: [] })
   assert.is((await retriever.search({ text: 'apostrophe', limit: 5 }))[0]?.id, fact.id, 'the tables the migration added work')
   await retriever.close?.()
+})
+
+test('a file from before the logs table gains it on opening, its records, events and FTS state intact', async () => {
+  const path = tempDb()
+  const before = MIGRATIONS.findIndex((step) => step.sql.includes('CREATE TABLE logs'))
+  assert.ok(before > 0, 'a step adds the logs table')
+  const old = new Database(path)
+  migrate(old, path, before)
+  const fact = sampleFact(1)
+  const insert = old.prepare('INSERT INTO records (collection, key, value) VALUES (?, ?, ?)')
+  insert.run('facts', fact.id, JSON.stringify(fact))
+  insert.run('meta', 'index', '# index')
+  const event = { ts: '2026-01-01T00:00:00.000Z', kind: 'marbles.run_started', data: { run: 'r1' } }
+  old.prepare('INSERT INTO events (event) VALUES (?)').run(JSON.stringify(event))
+  old.prepare('INSERT INTO fts_state (key, value) VALUES (?, ?)').run('revision', '"7.abc"')
+  assert.is(old.prepare(`SELECT count(*) FROM sqlite_schema WHERE name = 'logs'`).pluck().get(), 0, 'no logs table yet')
+  old.close()
+
+  const storage = sqliteStorage({ path })
+  assert.equal(await storage.get('facts', fact.id), fact)
+  assert.is(await storage.get('meta', 'index'), '# index')
+  assert.equal(await storage.readEvents(), [event])
+  assert.equal(await storage.logs(), [], 'the new table starts empty')
+  assert.is(await storage.appendLog('marbles/r1', ['started']), 1)
+  assert.equal(await storage.readLog('marbles/r1', 0), { entries: ['started'], cursor: 1 })
+  await storage.close?.()
+  const db = new Database(path)
+  assert.is(schemaVersion(db), SCHEMA_VERSION)
+  assert.equal(db.prepare('SELECT value FROM fts_state').pluck().all(), ['"7.abc"'], 'the retriever\'s tables are untouched')
+  db.close()
 })
 
 test('a file with a newer schema version is refused with CONFLICT naming the file and both versions', async () => {
@@ -212,6 +242,59 @@ test('changes reach back changeLogSize writes; older tokens answer undefined', a
   assert.equal(await storage.changes!('meta', recent), ['k21'])
   assert.equal(await storage.changes!('facts', '0'), [], 'an untouched collection has no changes since 0')
   await storage.close?.()
+})
+
+test('open collections, logs, events and revisions survive closing and reopening the file', async () => {
+  const path = tempDb()
+  const first = sqliteStorage({ path })
+  const run = { id: 'run-1', steps: [{ name: 'plan', ok: true }], cost: 0.25, note: null }
+  await first.put('marbles.runs', 'run-1', run)
+  await first.put('marbles.runs', 'archive/run-0', { id: 'run-0' }, { durability: 'relaxed' })
+  await first.put('other-tool.state', 'cursor', 42)
+  await first.put('facts', 'fact-0001', sampleFact(1))
+  await first.appendLog('marbles/run-1', ['{"step":"plan"}', 'line\nbreak'])
+  await first.appendLog('marbles/run-1', ['done'], { durability: 'relaxed' })
+  await first.appendEvent({ ts: '2026-01-01T00:00:00.000Z', kind: 'marbles.run_finished', data: { run: 'run-1' } })
+  const revision = await first.revision('marbles.runs')
+  await first.close?.()
+
+  const second = sqliteStorage({ path })
+  assert.equal(await second.get('marbles.runs', 'run-1'), run)
+  assert.equal(await second.get('other-tool.state', 'cursor'), 42)
+  assert.equal(await second.keys('marbles.runs'), ['archive/run-0', 'run-1'])
+  assert.equal(await second.collections(), ['facts', 'marbles.runs', 'other-tool.state'])
+  assert.equal(await second.logs(), ['marbles/run-1'])
+  assert.is(await second.logEnd('marbles/run-1'), 3)
+  assert.equal(await second.readLog('marbles/run-1', 1), { entries: ['line\nbreak', 'done'], cursor: 3 })
+  assert.equal((await second.readEvents()).map((e) => e.kind), ['marbles.run_finished'], 'an event of a consumer\'s kind')
+  assert.is(await second.revision('marbles.runs'), revision, 'the revision token is the file\'s, not the process\'s')
+  await second.delete('marbles.runs', 'run-1')
+  assert.equal(await second.changes!('marbles.runs', revision), ['run-1'], 'changes reach back across the reopen')
+  assert.is(await second.appendLog('marbles/run-1', ['again']), 4, 'appends continue after the last entry')
+  await second.close?.()
+})
+
+test('durability is the caller\'s: relaxed writes commit without a sync, durable ones (the default) with one', async () => {
+  // The sync level of the write's transaction is the one trace of durability short of cutting the power.
+  const database = new Database(tempDb())
+  const storage = sqliteStorage({ database })
+  const sync = () => database.pragma('synchronous', { simple: true })
+  const FULL = 2
+  const NORMAL = 1
+  await storage.put('meta', 'retriever/x/head', 'cache', { durability: 'relaxed' })
+  assert.is(sync(), NORMAL, 'a relaxed put')
+  await storage.put('meta', 'stats', '{}')
+  assert.is(sync(), FULL, 'any meta key is durable by default: the adapter no longer guesses which are caches')
+  await storage.appendLog('j', ['a'], { durability: 'relaxed' })
+  assert.is(sync(), NORMAL, 'a relaxed append')
+  await storage.appendLog('j', ['b'])
+  assert.is(sync(), FULL, 'a default append')
+  await storage.delete('meta', 'stats', { durability: 'relaxed' })
+  assert.is(sync(), NORMAL, 'a relaxed delete')
+  await storage.put('marbles.runs', 'r', { n: 1 }, { durability: 'durable' })
+  assert.is(sync(), FULL, 'a durable put to an open collection')
+  await storage.close?.()
+  database.close()
 })
 
 test('locate names the file, collection and key; close is idempotent and later calls are refused', async () => {

@@ -9,7 +9,7 @@ import { fsStorage } from '../../adapter-fs/dist/index.js'
 import { sqliteStorage } from '../src/index.js'
 import { tempDb, tempDir } from './helpers.js'
 
-/** Every kind of record: facts written through the kernel (a supersedes chain, expiry, tags), the fixtures' hard text, runbooks, contracts, artifacts, the index, events. */
+/** Every kind of record: facts written through the kernel (a supersedes chain, expiry, tags), the fixtures' hard text, runbooks, contracts, artifacts, the index, events, and a consumer's open collection, log and events. */
 async function fill(storage: Storage): Promise<void> {
   let t = Date.parse('2026-11-30T12:00:00Z')
   const kernel = createKernel({ storage, now: () => new Date((t += 1000)) })
@@ -34,6 +34,12 @@ async function fill(storage: Storage): Promise<void> {
   await kernel.memory.index()
   await storage.appendEvent({ ts: '2026-11-30T12:30:00.000Z', kind: 'gate_blocked', data: { reason: 'unicode ✓ "quotes"' } })
   await storage.appendEvent({ ts: '2026-11-30T12:31:00.000Z', kind: 'session_end' })
+  // A consumer's records, log and events.
+  await storage.put('marbles.runs', 'run-1', { id: 'run-1', steps: [{ name: 'plan', ok: true }], cost: 0.25, note: null, label: 'ü ✓' })
+  await storage.put('marbles.runs', 'archive/run-0', 'a plain string')
+  await storage.appendLog('marbles/run-1', ['{"step":"plan"}', 'line\nbreak', ''])
+  await storage.appendLog('marbles/run-1', ['done'])
+  await storage.appendEvent({ ts: '2026-11-30T12:32:00.000Z', kind: 'marbles.run_finished', data: { run: 'run-1' } })
 }
 
 /** Everything copyStorage carries, as comparable data. */
@@ -45,10 +51,14 @@ async function dump(storage: Storage) {
     artifacts: await storage.list('artifacts'),
     index: await storage.get('meta', 'index'),
     events: await storage.readEvents(),
+    open: await Promise.all(
+      (await storage.collections()).filter((c) => c.includes('.')).map(async (c) => ({ c, keys: await storage.keys(c), values: await storage.list(c) })),
+    ),
+    logs: await Promise.all((await storage.logs()).map(async (log) => ({ log, ...(await storage.readLog(log, 0)) }))),
   }
 }
 
-test('memory → sqlite → memory keeps every field of every record and event', async () => {
+test('memory → sqlite → memory keeps every field of every record, log and event', async () => {
   const source = memoryStorage()
   await fill(source)
   const before = await dump(source)
@@ -57,7 +67,8 @@ test('memory → sqlite → memory keeps every field of every record and event',
 
   const db = sqliteStorage({ path: tempDb() })
   const report = await copyStorage(source, db)
-  assert.equal(report, { facts: before.facts.length, runbooks: 2, contracts: 1, artifacts: 2, meta: 1, events: before.events.length })
+  assert.ok(before.open.length === 1 && before.logs[0]?.cursor === 4, 'the data holds a consumer\'s collection and log')
+  assert.equal(report, { facts: before.facts.length, runbooks: 2, contracts: 1, artifacts: 2, meta: 1, events: before.events.length, open: { 'marbles.runs': 2 }, logEntries: 4 })
   assert.equal(await dump(db), before, 'sqlite holds the same')
   const back = memoryStorage()
   await copyStorage(db, back)
@@ -105,6 +116,7 @@ test('the folder layout → sqlite → the folder layout gives identical files',
   const a = files(join(one, '.foundry'))
   const b = files(join(two, '.foundry'))
   assert.ok(a.has(join('memory', 'facts', 'fact-0003.md')) && a.has(join('metrics', 'events.jsonl')) && a.has(join('memory', 'INDEX.md')), [...a.keys()].join(', '))
+  assert.ok(a.has(join('data', 'marbles.runs', 'run-1.json')) && a.has(join('logs', 'marbles', 'run-1.jsonl')), 'a consumer\'s records and log are among them')
   assert.equal([...b.keys()].sort(), [...a.keys()].sort(), 'the same files')
   for (const [path, text] of a) assert.fixture(b.get(path) ?? '', text, path)
 })

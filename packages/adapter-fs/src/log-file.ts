@@ -13,6 +13,8 @@ import { isMissing } from './guard.js'
  * readers take only lines ending in a newline and skip any that is not a JSON string, and an
  * appender that finds the file not ending in a newline starts its write with one, so the torn line
  * ends there, unreadable, and every later entry is whole. The cut entry is lost; nothing after it.
+ * (An appender that looks while another's large write is still landing takes it for torn too: its
+ * newline then makes an empty line, which readers skip.)
  */
 
 const NEWLINE = 0x0a

@@ -1,9 +1,11 @@
-import { unlink } from 'node:fs/promises'
+import { lstat, mkdir, unlink } from 'node:fs/promises'
 import { connect, createServer, type Server, type Socket } from 'node:net'
+import { dirname } from 'node:path'
+import { FoundryError } from '@foundry/kernel'
 import type { ProjectContext } from './config.js'
 import { isHookName, SERVED_HOOKS } from './names.js'
 import { answerStdin } from './run.js'
-import { hookSocketPath, PROTOCOL_VERSION, type HookRequest } from './socket.js'
+import { currentUid, hookSocketPath, PROTOCOL_VERSION, unsafeSocketDir, type HookRequest } from './socket.js'
 
 /** Requests larger than this are refused (an event JSON with a huge prompt still fits). */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024
@@ -27,14 +29,18 @@ export interface ServeOptions {
  * Answer the project's per-prompt hooks (`SERVED_HOOKS`) over the hook socket (socket.ts), from a
  * process that keeps the project open, such as `foundry mcp`: the hooks then skip loading the kernel
  * and opening the index. Resolves `undefined` when another live server already holds the address
- * (a second session on the same project). The server never keeps its process alive by itself, and
- * it answers with the configuration the project was opened with.
+ * (a second session on the same project). Throws UNAVAILABLE, touching nothing, when the socket's
+ * folder is not private to this user or the file at the address is another user's (socket.ts, the
+ * address): the caller logs it, and hooks run in their own processes. The server never keeps its
+ * process alive by itself, and it answers with the configuration the project was opened with.
  */
 export async function serveHooks(project: ProjectContext, options: ServeOptions = {}): Promise<HookServer | undefined> {
   const path = hookSocketPath(project.root)
+  if (process.platform !== 'win32') await claimFolder(dirname(path))
   // Half-open: the client ends its side after the request and still waits for the answer.
   const server = createServer({ allowHalfOpen: true }, (socket) => void respond(socket, project))
   if (!(await listen(server, path))) {
+    if (process.platform !== 'win32') await assertOwn(path)
     if (await isLive(path)) return undefined
     await unlink(path).catch(() => undefined) // a stale socket left by a process that died
     if (!(await listen(server, path))) return undefined
@@ -49,6 +55,25 @@ export async function serveHooks(project: ProjectContext, options: ServeOptions 
         if (process.platform !== 'win32') await unlink(path).catch(() => undefined)
       })),
   }
+}
+
+/** Create the socket's folder (mode 0700) unless it exists; throw unless it is a real folder private to this user. */
+async function claimFolder(dir: string): Promise<void> {
+  await mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw refused(`cannot create ${dir}: ${error.message}`)
+  })
+  const unsafe = await unsafeSocketDir(dir)
+  if (unsafe) throw refused(`${unsafe}; remove it, or make it yours with mode 0700`)
+}
+
+/** Throw unless the file at `path` is this user's: another user's file is never replaced. */
+async function assertOwn(path: string): Promise<void> {
+  const stats = await lstat(path).catch(() => undefined) // gone already: nothing to replace
+  if (stats && stats.uid !== currentUid()) throw refused(`${path} belongs to uid ${stats.uid}, not ${currentUid()}`)
+}
+
+function refused(why: string): FoundryError {
+  return new FoundryError('UNAVAILABLE', `Hook socket refused: ${why}`)
 }
 
 async function respond(socket: Socket, project: ProjectContext): Promise<void> {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto'
+import { statSync } from 'node:fs'
+import { lstat } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import type { HookName } from './names.js'
 
 /**
@@ -9,15 +11,24 @@ import type { HookName } from './names.js'
  * (`foundry mcp`, through `serveHooks`) answers hooks over a local socket, so a hook process skips
  * loading the kernel and opening the index. Without a server, hooks run in their own process.
  *
- * - Address: `hookSocketPath(root)`, one per project root: a Unix socket in the temporary folder
- *   (`foundry-hooks-<first 16 hex of sha256(root)>.sock`), a named pipe on Windows.
+ * - Address: `hookSocketPath(root)`, one per project root and user: `hooks-<first 16 hex of
+ *   sha256(root)>.sock` in the user's private folder (`hookSocketDir()`): `$XDG_RUNTIME_DIR/foundry/`
+ *   when XDG_RUNTIME_DIR is a folder the user owns, else `<tmpdir>/foundry-<uid>/`. The folder must
+ *   be a real folder (not a symlink) owned by the user, with no group or other permission bits: the
+ *   server creates it with mode 0700, and refuses to serve (it throws; hooks then run in their own
+ *   processes) when it is anything else, never chmod-ing it; it replaces a stale socket only when the
+ *   user owns it. The client connects only when the folder passes that check and the socket is a
+ *   socket the user owns; otherwise it runs the hook itself. So another local user can neither take
+ *   the address nor answer a prompt's context. These checks are POSIX-only: on Windows the address is
+ *   the named pipe `\\.\pipe\foundry-hooks-<id>`, unchecked.
  * - Request: one line of JSON, `{"v":1,"hook":"prompt-context","stdin":"<the event JSON>"}`, then
  *   the client ends its side.
  * - Answer: one line of JSON, `{"v":1,"stdout":"…","stderr":"…","exitCode":0}`, exactly what the
  *   hook would print and exit with; then the server closes. A server that will not answer (an old
  *   version, a hook it does not serve) replies `{"v":1,"unavailable":"<why>"}`.
- * - The client runs the hook itself when there is no socket, the connection is refused, the answer
- *   is malformed or `unavailable`, or none arrives within the timeout.
+ * - The client runs the hook itself when there is no socket, the socket or its folder is not private
+ *   to the user, the connection is refused, the answer is malformed or `unavailable`, or none arrives
+ *   within the timeout.
  */
 export const PROTOCOL_VERSION = 1
 /** Longest wait for an answer before running the hook in process. */
@@ -35,17 +46,69 @@ export interface HookAnswer {
   exitCode: number
 }
 
+/**
+ * The user's private folder for hook sockets (see the address above). Reads XDG_RUNTIME_DIR and, through
+ * `tmpdir()`, TMPDIR from `process.env` on every call: tests point them at scratch folders.
+ */
+export function hookSocketDir(): string {
+  const runtime = process.env.XDG_RUNTIME_DIR
+  if (runtime && isAbsolute(runtime)) {
+    try {
+      const stats = statSync(runtime)
+      if (stats.isDirectory() && stats.uid === currentUid()) return join(runtime, 'foundry')
+    } catch {
+      // missing or unreadable: the temporary folder then
+    }
+  }
+  return join(tmpdir(), `foundry-${currentUid()}`)
+}
+
 /** Where the hook server of the project at `root` listens. */
 export function hookSocketPath(root: string): string {
   const id = createHash('sha256').update(resolve(root)).digest('hex').slice(0, 16)
-  return process.platform === 'win32' ? `\\\\.\\pipe\\foundry-hooks-${id}` : join(tmpdir(), `foundry-hooks-${id}.sock`)
+  return process.platform === 'win32' ? `\\\\.\\pipe\\foundry-hooks-${id}` : join(hookSocketDir(), `hooks-${id}.sock`)
 }
 
-/** Ask the project's hook server to run `hook`; `undefined` when no server answers (run it yourself). */
-export function askServer(root: string, hook: HookName, stdin: string, timeoutMs = ANSWER_TIMEOUT_MS): Promise<HookAnswer | undefined> {
+/**
+ * Why `dir` may not hold the hook socket (missing, not a real folder, another user's, open to group or
+ * others), or `undefined` when it may. POSIX only.
+ */
+export async function unsafeSocketDir(dir: string): Promise<string | undefined> {
+  try {
+    const stats = await lstat(dir)
+    if (!stats.isDirectory()) return `${dir} is not a folder (a symlink or a file)`
+    if (stats.uid !== currentUid()) return `${dir} belongs to uid ${stats.uid}, not ${currentUid()}`
+    if (stats.mode & 0o077) return `${dir} is open to group or others (mode ${(stats.mode & 0o777).toString(8)})`
+    return undefined
+  } catch (error) {
+    return `cannot inspect ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`
+  }
+}
+
+/** True when the user's own server may be listening at `path`: a socket the user owns, in a private folder. */
+async function isPrivateSocket(path: string): Promise<boolean> {
+  if (process.platform === 'win32') return true // named pipes: unchecked (see the address above)
+  if (await unsafeSocketDir(dirname(path))) return false
+  try {
+    const stats = await lstat(path)
+    return stats.isSocket() && stats.uid === currentUid()
+  } catch {
+    return false
+  }
+}
+
+/** This process's uid; -1 (owning nothing) where there is none. */
+export function currentUid(): number {
+  return process.getuid?.() ?? -1
+}
+
+/** Ask the project's hook server to run `hook`; `undefined` when no server of this user answers (run it yourself). */
+export async function askServer(root: string, hook: HookName, stdin: string, timeoutMs = ANSWER_TIMEOUT_MS): Promise<HookAnswer | undefined> {
+  const path = hookSocketPath(root)
+  if (!(await isPrivateSocket(path))) return undefined
   return new Promise((settle) => {
     let received = ''
-    const socket = connect(hookSocketPath(root))
+    const socket = connect(path)
     const done = (answer: HookAnswer | undefined) => {
       clearTimeout(timer)
       socket.destroy()

@@ -1,6 +1,6 @@
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { hookSocketPath, openProject, serveHooks } from '../src/index.js'
@@ -73,6 +73,7 @@ test('one server per project: a second one stands aside while the first lives, a
 
 test('a stale socket file is replaced; with none listening, hooks run in process', async () => {
   const dir = await larkspurProject()
+  mkdirSync(dirname(hookSocketPath(dir)), { recursive: true, mode: 0o700 })
   writeFileSync(hookSocketPath(dir), 'left behind by a crashed server')
   const fallback = await runHookBin('prompt-context', payload.prompt(dir, PROMPT))
   assert.is(fallback.code, 0, fallback.stderr)

@@ -54,4 +54,14 @@ test('the next write stores the repair, so storage itself is consistent again', 
   assert.is(old?.supersededBy, 'fact-0002')
 })
 
+test('hand-edited supersedes that name the fact itself, or an older fact, repair nothing and never loop', async () => {
+  const storage = memoryStorage()
+  await storage.put('facts', 'fact-0001', fact(1, 'Names itself', { supersedes: 'fact-0001' }))
+  await storage.put('facts', 'fact-0002', fact(2, 'Claims the first', { supersedes: 'fact-0001' }))
+  await storage.put('facts', 'fact-0003', fact(3, 'Claims a newer one', { supersedes: 'fact-0004' }))
+  await storage.put('facts', 'fact-0004', fact(4, 'Claims the older one back', { supersedes: 'fact-0003' }))
+  const k = createKernel({ storage, now })
+  assert.equal((await k.memory.list()).map((f) => f.id), ['fact-0002', 'fact-0004'], 'the newer claim wins; no cycle')
+})
+
 test.run()

@@ -107,7 +107,9 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
       fact = { ...fact, status: 'superseded', supersededBy: claimant }
       repairs.set(fact.id, fact)
     } else repairs.delete(fact.id)
-    if (fact.supersedes !== undefined) {
+    // Only a newer fact's claim counts: a hand-edited file naming itself, or an older fact, in
+    // `supersedes` repairs nothing (and can never make a cycle).
+    if (fact.supersedes !== undefined && factNumber(fact.supersedes) < factNumber(fact.id)) {
       claims.set(fact.supersedes, fact.id)
       const replaced = facts.get(fact.supersedes)
       if (replaced?.status === 'active') put(replaced, sorted)

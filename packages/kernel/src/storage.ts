@@ -121,7 +121,10 @@ export interface WriteOptions {
 
 export interface LogPage {
   entries: string[]
-  /** Pass it back to read on; equal to the cursor given when nothing was read. */
+  /**
+   * Pass it back to read on: after the last entry returned. When nothing was read, the cursor given,
+   * or the log's end when the one given lies past it.
+   */
   cursor: number
 }
 

@@ -1,0 +1,14 @@
+// @foundry/project: the one Node composition root. Every consumer (the foundry CLI, the MCP server,
+// the hooks, Marbles) finds and opens a project through it; nothing else imports an adapter.
+
+// Finding a project, like git: never creates one.
+export { locateProject } from './locate.js'
+export { findProject, findProjectRoot, isProject, DATA_FOLDER, CONFIG_FILE, type FindOptions } from './find.js'
+
+// Opening one: config.json read, adapters opened through the registry, the kernel composed.
+export { openProject, openStorage, type OpenProjectOptions, type Project, type ProjectContext } from './open.js'
+export { initProject, type InitProjectOptions, type InitResult } from './init.js'
+export { readProjectConfig, parseProjectConfig, type ProjectConfig, type AdapterChoice, type AdapterOverride } from './config.js'
+
+// The registry of adapter descriptors: one line per built-in adapter.
+export { BUILTIN_STORAGES, BUILTIN_RETRIEVERS, builtinRegistry, withAdapterModules, installedKinds, type Registry } from './registry.js'

@@ -1,0 +1,129 @@
+import { readFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import {
+  createKernel,
+  FoundryError,
+  validator,
+  type Config,
+  type Kernel,
+  type KernelOptions,
+  type Retriever,
+  type RetrieverDescriptor,
+  type Storage,
+  type StorageDescriptor,
+} from '@foundry/kernel'
+import { override, readProjectConfig, type AdapterChoice, type AdapterOverride } from './config.js'
+import { DATA_FOLDER, type FindOptions } from './find.js'
+import { locateProject } from './locate.js'
+import { builtinRegistry, installedKinds, withAdapterModules, type Registry } from './registry.js'
+
+export interface OpenProjectOptions extends FindOptions {
+  /** Replace config.json's adapters (the CLI's `--storage`): a kind keeps the file's options when it is the same kind. */
+  overrides?: { storage?: AdapterOverride; retrieval?: AdapterOverride }
+  /** The clock (tests pin it). */
+  now?: () => Date
+  /** Called once for each record that exists but cannot be read. */
+  onProblem?: KernelOptions['onProblem']
+  /** Anything else the kernel takes (its plugins, say); the storage, retriever, config and root are the project's. */
+  kernel?: Omit<KernelOptions, 'storage' | 'retriever' | 'config' | 'root'>
+}
+
+/** What a consumer works with: an open project (a hook handler, the hook server). */
+export interface ProjectContext {
+  /** Absolute. */
+  root: string
+  /** The kernel's configuration, resolved from config.json. */
+  config: Config
+  kernel: Kernel
+}
+
+export interface Project extends ProjectContext {
+  /** `<root>/.foundry`, absolute: where config.json lives. */
+  dataDir: string
+  /** The adapters config.json chose (overrides applied), with their options as validated. */
+  adapters: { storage: AdapterChoice; retrieval: AdapterChoice }
+  /** The open storage, for a consumer's own collections and logs, and for copies (`foundry export`). */
+  storage: Storage
+  /** Persist what the retriever deferred and release the storage. Idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * Open the project `options` names (`root`, else `FOUNDRY_ROOT`, else the nearest `.foundry/` at or
+ * above `cwd`; NOT_FOUND when there is none, and nothing is created): read config.json, open the
+ * storage and the retriever it names through the registry, and compose the kernel over them.
+ */
+export async function openProject(options: OpenProjectOptions = {}): Promise<Project> {
+  const root = locateProject(options)
+  const dataDir = join(root, DATA_FOLDER)
+  const file = await readProjectConfig(root)
+  const registry = await withAdapterModules(builtinRegistry(), file.adapters, root, file.file)
+  const storage = await choose(registry, 'storage', override(file.storage, options.overrides?.storage), file.file)
+  const retrieval = await choose(registry, 'retrieval', override(file.retrieval, options.overrides?.retrieval), file.file)
+  const site = { root, dataDir }
+
+  const store = checked(await storage.descriptor.open(storage.choice.options, site), 'storage', storage.choice.kind)
+  let retriever: Retriever
+  try {
+    retriever = checked(await retrieval.descriptor.open(retrieval.choice.options, { ...site, storage: storage.choice }), 'retrieval', retrieval.choice.kind)
+  } catch (error) {
+    await store.close?.()
+    throw error
+  }
+  const kernel = createKernel({
+    ...options.kernel,
+    storage: store,
+    retriever,
+    config: file.config,
+    root,
+    readFile: options.kernel?.readFile ?? ((path) => readFile(path, 'utf8')),
+    ...(options.onProblem && { onProblem: options.onProblem }),
+    ...(options.now && { now: options.now }),
+  })
+  let closing: Promise<void> | undefined
+  return {
+    root,
+    dataDir,
+    config: kernel.config,
+    adapters: { storage: storage.choice, retrieval: retrieval.choice },
+    storage: store,
+    kernel,
+    close: () => (closing ??= kernel.close()),
+  }
+}
+
+/**
+ * A storage of `choice` (default the folder layout) over `root`, outside any project: what
+ * `foundry export` and `foundry import` copy through. It creates its data as it writes.
+ */
+export async function openStorage(root: string, choice: AdapterOverride = 'fs', registry: Registry = builtinRegistry()): Promise<Storage> {
+  const dir = resolve(root)
+  const picked = override({ kind: '', options: {} }, choice)
+  const { descriptor, choice: valid } = await choose(registry, 'storage', picked, 'the storage options')
+  return checked(await descriptor.open(valid.options, { root: dir, dataDir: join(dir, DATA_FOLDER) }), 'storage', valid.kind)
+}
+
+type Chosen<D> = { descriptor: D; choice: AdapterChoice }
+
+/** The descriptor of `choice.kind` for `seam`, and its options validated by the descriptor's own schema. */
+async function choose(registry: Registry, seam: 'storage', choice: AdapterChoice, file: string): Promise<Chosen<StorageDescriptor>>
+async function choose(registry: Registry, seam: 'retrieval', choice: AdapterChoice, file: string): Promise<Chosen<RetrieverDescriptor>>
+async function choose(registry: Registry, seam: 'storage' | 'retrieval', choice: AdapterChoice, file: string): Promise<Chosen<StorageDescriptor | RetrieverDescriptor>> {
+  const builtin = (seam === 'storage' ? registry.storages : registry.retrievers).get(choice.kind)
+  const descriptor = builtin ? await builtin() : registry.external.get(choice.kind)?.descriptor
+  if (!descriptor)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `Invalid ${file}: ${seam} kind "${choice.kind}" is not installed; installed: ${installedKinds(registry, seam).join(', ')} (register another in "adapters")`,
+    )
+  const options = validator(descriptor.options).parse(choice.options, `${seam} in ${file}`) as Record<string, unknown>
+  return { descriptor, choice: { kind: choice.kind, options } }
+}
+
+/** What a descriptor opened, checked for the seam it was named in (an `"adapters"` module's descriptor could be either). */
+function checked<T extends Storage | Retriever>(opened: T, seam: 'storage' | 'retrieval', kind: string): T {
+  const has = (...names: string[]) => names.every((n) => typeof (opened as unknown as Record<string, unknown>)?.[n] === 'function')
+  const ok = seam === 'storage' ? has('get', 'put', 'list', 'exclusive', 'revision') && typeof (opened as Storage).flags === 'object' : has('revision', 'apply', 'search')
+  if (!ok) throw new FoundryError('INVALID_INPUT', `Adapter "${kind}" is not a ${seam === 'storage' ? 'Storage' : 'Retriever'}: name it in "${seam === 'storage' ? 'retrieval' : 'storage'}", or fix its open()`)
+  return opened
+}

@@ -1,0 +1,79 @@
+import { createRequire } from 'node:module'
+import { isAbsolute, join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { FoundryError, minisearchDescriptor, type RetrieverDescriptor, type StorageDescriptor } from '@foundry/kernel'
+
+type Load<D> = () => Promise<D>
+
+/**
+ * The built-in adapters, one line each. Each adapter package exports its descriptor; a package loads
+ * only when a project's config.json names one of its kinds (a project on the folder layout never
+ * loads SQLite or its native module). A third party registers through config.json's `"adapters"`.
+ */
+export const BUILTIN_STORAGES: Readonly<Record<string, Load<StorageDescriptor>>> = {
+  fs: async () => (await import('@foundry/adapter-fs')).fsDescriptor,
+  sqlite: async () => (await import('@foundry/adapter-sqlite')).sqliteDescriptor,
+}
+
+export const BUILTIN_RETRIEVERS: Readonly<Record<string, Load<RetrieverDescriptor>>> = {
+  minisearch: async () => minisearchDescriptor,
+  fts: async () => (await import('@foundry/adapter-sqlite')).ftsDescriptor,
+}
+
+/** The adapters a project can name: the built-in ones, and those its `"adapters"` modules export. */
+export interface Registry {
+  storages: ReadonlyMap<string, Load<StorageDescriptor>>
+  retrievers: ReadonlyMap<string, Load<RetrieverDescriptor>>
+  /** Descriptors from `"adapters"` modules, by kind, with the module they came from (for messages). */
+  external: ReadonlyMap<string, { descriptor: StorageDescriptor | RetrieverDescriptor; from: string }>
+}
+
+/** The built-in registry. */
+export function builtinRegistry(): Registry {
+  return { storages: new Map(Object.entries(BUILTIN_STORAGES)), retrievers: new Map(Object.entries(BUILTIN_RETRIEVERS)), external: new Map() }
+}
+
+/**
+ * The registry with the descriptors exported by `modules` added: each a path relative to `root`
+ * (`./adapters/json-file.mjs`) or a package name resolved from `root`. Every export shaped like a
+ * descriptor (`kind`, `options`, `open`) is registered by its kind, for the seam config.json names
+ * it in; `openProject` checks that what it opens is a storage or a retriever. A kind that is already
+ * registered is refused (CONFLICT), so a module never silently replaces a built-in adapter.
+ */
+export async function withAdapterModules(base: Registry, modules: readonly string[], root: string, file: string): Promise<Registry> {
+  if (!modules.length) return base
+  const external = new Map(base.external)
+  for (const spec of modules) {
+    let exports: Record<string, unknown>
+    try {
+      exports = (await import(moduleUrl(spec, root))) as Record<string, unknown>
+    } catch (error) {
+      throw new FoundryError('INVALID_INPUT', `Invalid ${file}: adapters: cannot load "${spec}" from ${root}: ${(error as Error).message.split('\n')[0]}`, { cause: error })
+    }
+    const found = Object.values(exports).filter(isDescriptor)
+    if (!found.length) throw new FoundryError('INVALID_INPUT', `Invalid ${file}: adapters: "${spec}" exports no adapter descriptor (defineStorage or defineRetriever of @foundry/kernel)`)
+    for (const descriptor of new Set(found)) {
+      const taken = base.storages.has(descriptor.kind) || base.retrievers.has(descriptor.kind) ? 'a built-in adapter' : external.get(descriptor.kind)?.from
+      if (taken) throw new FoundryError('CONFLICT', `Invalid ${file}: adapters: "${spec}" registers kind "${descriptor.kind}", already registered by ${taken}; rename its kind`)
+      external.set(descriptor.kind, { descriptor, from: spec })
+    }
+  }
+  return { ...base, external }
+}
+
+/** The kinds a project can name for `storage` (or `retrieval`), for messages. */
+export function installedKinds(registry: Registry, seam: 'storage' | 'retrieval'): string[] {
+  return [...(seam === 'storage' ? registry.storages : registry.retrievers).keys(), ...registry.external.keys()]
+}
+
+function moduleUrl(spec: string, root: string): string {
+  if (spec.startsWith('.') || isAbsolute(spec)) return pathToFileURL(resolve(root, spec)).href
+  // A package name, resolved as if imported from a file at the project root.
+  return pathToFileURL(createRequire(join(root, 'package.json')).resolve(spec)).href
+}
+
+function isDescriptor(value: unknown): value is StorageDescriptor | RetrieverDescriptor {
+  if (typeof value !== 'object' || value === null) return false
+  const d = value as Partial<StorageDescriptor>
+  return typeof d.kind === 'string' && d.kind !== '' && typeof d.open === 'function' && typeof d.options === 'object' && d.options !== null
+}

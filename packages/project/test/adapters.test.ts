@@ -1,0 +1,88 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { isFoundryError } from '@foundry/kernel'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { openProject } from '../src/index.js'
+import { cleanup, flyway, KERNEL_URL, tempProject, thrown, writeConfig } from './helpers.js'
+
+/**
+ * A third-party adapter module as a project would keep it: a memory storage that names itself after
+ * its options and the site, and a retriever that finds the first fact for any query. It imports the
+ * kernel by URL here, as a package would by name.
+ */
+const MODULE = `
+import { memoryStorage } from ${JSON.stringify(KERNEL_URL)}
+export const scratchStorage = {
+  kind: 'scratch',
+  description: 'everything in memory',
+  options: { type: 'object', properties: { label: { type: 'string' } }, additionalProperties: false },
+  open: (options, site) => ({ ...memoryStorage(), name: 'scratch:' + (options.label ?? '') + ':' + site.dataDir }),
+}
+export const firstRetriever = {
+  kind: 'first',
+  description: 'answers every query with fact-0001',
+  options: { type: 'object', additionalProperties: false },
+  open: () => ({ name: 'first', revision: async () => undefined, apply: async () => {}, search: async () => [{ id: 'fact-0001', score: 1 }] }),
+}
+export const notAnAdapter = { kind: 'nope' }
+export const VERSION = 3
+`
+
+const test = suite('"adapters": third-party adapters registered in config.json, with no Foundry change')
+test.after(cleanup)
+
+test('a module path relative to the root registers its storages and retrievers for that project', async () => {
+  const root = tempProject({ adapters: ['./adapters/scratch.mjs'], storage: { kind: 'scratch', label: 'a' }, retrieval: { kind: 'first' } })
+  mkdirSync(join(root, 'adapters'))
+  writeFileSync(join(root, 'adapters', 'scratch.mjs'), MODULE)
+  const project = await openProject({ root })
+  try {
+    assert.is(project.storage.name, `scratch:a:${join(root, '.foundry')}`)
+    assert.equal(project.adapters, { storage: { kind: 'scratch', options: { label: 'a' } }, retrieval: { kind: 'first', options: {} } })
+    await project.kernel.memory.write(flyway)
+    assert.equal((await project.kernel.memory.search({ query: 'anything at all' })).hits.map((h) => h.fact.id), ['fact-0001'])
+  } finally {
+    await project.close()
+  }
+  // Its options are checked by its own schema; its kinds join the installed ones in messages.
+  const file = writeConfig(root, { adapters: ['./adapters/scratch.mjs'], storage: { kind: 'scratch', label: 7 } })
+  assert.is((await thrown(() => openProject({ root }))).message, `Invalid storage in ${file}: label must be string`)
+  writeConfig(root, { adapters: ['./adapters/scratch.mjs'], storage: { kind: 'redis' } })
+  assert.is(
+    (await thrown(() => openProject({ root }))).message,
+    `Invalid ${file}: storage kind "redis" is not installed; installed: fs, sqlite, first, scratch (register another in "adapters")`,
+  )
+})
+
+test('a package name resolves from the project root', async () => {
+  const root = tempProject({ adapters: ['scratch-adapter'], storage: { kind: 'scratch' } })
+  const pkg = join(root, 'node_modules', 'scratch-adapter')
+  mkdirSync(pkg, { recursive: true })
+  writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'scratch-adapter', type: 'module', exports: { '.': { default: './index.js' } } }))
+  writeFileSync(join(pkg, 'index.js'), MODULE)
+  const project = await openProject({ root })
+  assert.is(project.storage.name, `scratch::${join(root, '.foundry')}`)
+  await project.close()
+})
+
+test('a module that cannot load, exports no descriptor, or reuses a kind is an error naming it', async () => {
+  const root = tempProject()
+  writeFileSync(join(root, 'empty.mjs'), 'export const x = 1\n')
+  writeFileSync(join(root, 'clash.mjs'), `export const fs = { kind: 'fs', description: '', options: {}, open: () => ({}) }\n`)
+  writeFileSync(join(root, 'scratch.mjs'), MODULE)
+  const file = writeConfig(root, { adapters: ['./missing.mjs'] })
+  const missing = await thrown(() => openProject({ root }))
+  assert.ok(isFoundryError(missing, 'INVALID_INPUT'))
+  assert.match(missing.message, `Invalid ${file}: adapters: cannot load "./missing.mjs" from ${root}: `)
+  writeConfig(root, { adapters: ['./empty.mjs'] })
+  assert.is((await thrown(() => openProject({ root }))).message, `Invalid ${file}: adapters: "./empty.mjs" exports no adapter descriptor (defineStorage or defineRetriever of @foundry/kernel)`)
+  writeConfig(root, { adapters: ['./clash.mjs'] })
+  const clash = await thrown(() => openProject({ root }))
+  assert.ok(isFoundryError(clash, 'CONFLICT'))
+  assert.is(clash.message, `Invalid ${file}: adapters: "./clash.mjs" registers kind "fs", already registered by a built-in adapter; rename its kind`)
+  writeConfig(root, { adapters: ['./scratch.mjs'], storage: { kind: 'first' } })
+  assert.is((await thrown(() => openProject({ root }))).message, 'Adapter "first" is not a Storage: name it in "retrieval", or fix its open()')
+})
+
+test.run()

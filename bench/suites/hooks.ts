@@ -13,6 +13,7 @@ import { ms } from '../lib/measure.js'
 const require = createRequire(import.meta.url)
 const HOOK_BIN = require.resolve('@foundry/hooks/bin')
 const HOOKS_LIB = require.resolve('@foundry/hooks/package.json').replace(/package\.json$/, 'dist/index.js')
+const PROJECT_LIB = require.resolve('@foundry/project/package.json').replace(/package\.json$/, 'dist/index.js')
 const LARKSPUR = new URL('../../packages/hooks/test/fixtures/larkspur-facts.jsonl', import.meta.url)
 
 /** Hook wall time per event at 1k and 10k facts against bare `node`; session-start tokens against eager loading. */
@@ -106,8 +107,9 @@ function spawnHook(hook: string, input: Record<string, unknown>, env: Record<str
 
 /** A process holding the project open and serving its hooks (`serveHooks`), resolved once it listens. */
 function startServer(root: string): Promise<ChildProcess> {
-  const code = `const { openProject, serveHooks } = await import(${JSON.stringify(pathToFileURL(HOOKS_LIB).href)})
-const project = await openProject(${JSON.stringify(root)})
+  const code = `const { serveHooks } = await import(${JSON.stringify(pathToFileURL(HOOKS_LIB).href)})
+const { openProject } = await import(${JSON.stringify(pathToFileURL(PROJECT_LIB).href)})
+const project = await openProject({ root: ${JSON.stringify(root)} })
 const server = await serveHooks(project)
 process.on('SIGTERM', () => void server?.close().then(() => process.exit(0)))
 console.log(server ? 'serving' : 'not serving')

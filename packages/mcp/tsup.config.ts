@@ -3,9 +3,9 @@ import { defineConfig } from 'tsup'
 import { bundledBin, library } from '../../tsup.preset.js'
 
 export default defineConfig([
-  // `@foundry/mcp` and `@foundry/mcp/config` (top-level files only: dist/bin belongs to the bin build).
-  library({ index: 'src/index.ts', config: 'src/config.ts' }, { clean: ['*'] }),
-  // The `foundry` bin: the kernel, the tools and the adapters are chunks loaded after the client's
+  // `@foundry/mcp` (top-level files only: dist/bin belongs to the bin build). Opening a project is `@foundry/project`'s.
+  library({ index: 'src/index.ts' }, { clean: ['*'] }),
+  // The `foundry` bin: the kernel, the tools, @foundry/project and the adapters are chunks loaded after the client's
   // `initialize` is answered. The server never validates with Ajv, so the SDK's Ajv provider is stubbed.
   bundledBin(
     { foundry: 'src/bin.ts' },

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
+import { findProject } from '@foundry/project/find'
 import { EXIT_ERROR, errorLine, parseJsonObject, readStdin } from './io.js'
-import { locateProject } from './locate.js'
 import { HOOK_NAMES, isHookName, SERVED_HOOKS, type HookName } from './names.js'
 import { askServer, type HookAnswer } from './socket.js'
 
@@ -48,7 +48,7 @@ async function served(name: HookName, stdin: string): Promise<HookAnswer | undef
   } catch {
     return undefined // the in-process run reports the bad input
   }
-  const root = locateProject(cwd)
+  const root = findProject({ cwd, fallback: process.env.CLAUDE_PROJECT_DIR })
   return root ? askServer(root, name, stdin) : undefined
 }
 

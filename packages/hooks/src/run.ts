@@ -1,7 +1,6 @@
-import { openProject, type HookProject, type OpenOptions, type ProjectContext } from './config.js'
+import { findProject, openProject, type Project, type ProjectContext } from '@foundry/project'
 import { parseHookInput, type HookInputs } from './input.js'
 import { EXIT_ERROR, EXIT_OK, errorLine, HookInputError, renderOutput, type HookOutput } from './io.js'
-import { locateProject } from './locate.js'
 import { HOOK_EVENTS, HOOK_NAMES, isHookName, type HookName } from './names.js'
 import { precompact } from './precompact.js'
 import { promptContext } from './prompt-context.js'
@@ -28,14 +27,16 @@ export interface HookRun {
   exitCode: number
 }
 
-export interface RunOptions extends OpenOptions {
+export interface RunOptions {
   /** Where `FOUNDRY_ROOT` and `CLAUDE_PROJECT_DIR` are read. Default `process.env`. */
   env?: NodeJS.ProcessEnv
+  /** The clock (tests pin it). */
+  now?: () => Date
 }
 
 /**
  * Run hook `name` on the event JSON `stdin` in this process: parse, find the project, open it, answer,
- * close. Outside a Foundry project (no `.foundry` found) it prints nothing. Any failure (bad input,
+ * close. Outside a Foundry project (no `.foundry` found, or `FOUNDRY_ROOT` naming none) it prints nothing. Any failure (bad input,
  * unreadable config, a storage error) is one line on stderr with exit code 1: a non-blocking error,
  * so the session goes on as if the hook were absent.
  */
@@ -47,11 +48,13 @@ export async function runHook(name: string, stdin: string, options: RunOptions =
   } catch (error) {
     return failed(name, error)
   }
-  const root = locateProject(input.cwd, options.env)
+  // `FOUNDRY_ROOT` when it names a project, else the nearest `.foundry/` above the event's cwd, else above CLAUDE_PROJECT_DIR.
+  const env = options.env ?? process.env
+  const root = findProject({ cwd: input.cwd, env, fallback: env.CLAUDE_PROJECT_DIR })
   if (!root) return { stdout: '', stderr: '', exitCode: EXIT_OK }
-  let project: HookProject
+  let project: Project
   try {
-    project = await openProject(root, options)
+    project = await openProject({ root, ...(options.now && { now: options.now }) })
   } catch (error) {
     return failed(name, error)
   }
@@ -85,7 +88,7 @@ function failed(name: string, error: unknown): HookRun {
 }
 
 /** Close the project; a failure to persist a cache is a warning, never a reason to lose the hook's answer. */
-async function closeQuietly(project: HookProject): Promise<string> {
+async function closeQuietly(project: Project): Promise<string> {
   try {
     await project.close()
     return ''

@@ -1,4 +1,4 @@
-import type { ProjectContext } from './config.js'
+import type { ProjectContext } from '@foundry/project'
 import type { SessionEndInput } from './input.js'
 import type { HookOutput } from './io.js'
 

@@ -1,4 +1,4 @@
-import type { ProjectContext } from './config.js'
+import type { ProjectContext } from '@foundry/project'
 import type { SessionStartInput } from './input.js'
 import { additionalContext, type HookOutput } from './io.js'
 

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fsStorage } from '@foundry/adapter-fs'
-import { createKernel, type FactInput, type FoundryEvent } from '@foundry/kernel'
+import type { FactInput, FoundryEvent } from '@foundry/kernel'
+import { openProject } from '@foundry/project'
 
 /** The built bins: tests run the hooks exactly as Claude Code does, as child processes. */
 export const HOOK_BIN = new URL('../dist/bin/foundry-hook.js', import.meta.url).pathname
@@ -56,7 +56,9 @@ export function plainFolder(): string {
 
 async function seed(): Promise<string> {
   const dir = join(scratch, 'template')
-  const kernel = createKernel({ storage: fsStorage({ root: dir, durable: false }), root: dir })
+  mkdirSync(join(dir, '.foundry'), { recursive: true })
+  // Not durable: a seed that a crash may lose is fine, and fsync for 219 facts is slow.
+  const { kernel } = await openProject({ root: dir, overrides: { storage: { kind: 'fs', durable: false } } })
   for (const fact of larkspurFacts()) await kernel.memory.write(fact)
   await kernel.runbooks.put(RELEASE_RUNBOOK)
   await kernel.memory.search({ query: 'build the retriever snapshot' })

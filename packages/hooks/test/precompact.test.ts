@@ -1,7 +1,6 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { fsStorage } from '@foundry/adapter-fs'
-import { createKernel } from '@foundry/kernel'
+import { openProject } from '@foundry/project'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { emptyProject, larkspurFacts, larkspurProject, payload, runHookBin } from './helpers.js'
@@ -28,7 +27,7 @@ test('precompact counts every active fact, however many INDEX.md lists, and with
 
 test('precompact follows writes made by another process', async () => {
   const dir = await larkspurProject()
-  const kernel = createKernel({ storage: fsStorage({ root: dir }), root: dir })
+  const { kernel } = await openProject({ root: dir })
   await kernel.memory.write({ title: 'Reminder texts go out at 09:00 clinic time', body: 'Never at night, whatever the time zone of the server.', type: 'convention' })
   await kernel.close()
   const ran = await runHookBin('precompact', payload.preCompact(dir))

@@ -1,16 +1,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { dirname, join } from 'node:path'
+import { openProject } from '@foundry/project'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { hookSocketPath, openProject, serveHooks } from '../src/index.js'
+import { hookSocketPath, serveHooks } from '../src/index.js'
 import { contextOf, emptyProject, events, larkspurProject, messageOf, payload, runHookBin } from './helpers.js'
 
 const PROMPT = 'the stripe webhook handler created duplicate payments again'
 
 test('with a hook server running, prompt-context is answered by it (from the configuration it was opened with)', async () => {
   const dir = await larkspurProject()
-  const project = await openProject(dir)
+  const project = await openProject({ root: dir })
   const server = await serveHooks(project)
   try {
     assert.ok(server)
@@ -33,7 +34,7 @@ test('with a hook server running, prompt-context is answered by it (from the con
 test('the served answer is byte for byte the in-process answer', async () => {
   const dir = await larkspurProject()
   const alone = await runHookBin('prompt-context', payload.prompt(dir, PROMPT))
-  const project = await openProject(dir)
+  const project = await openProject({ root: dir })
   const server = await serveHooks(project)
   try {
     const served = await runHookBin('prompt-context', payload.prompt(dir, PROMPT))
@@ -47,7 +48,7 @@ test('the served answer is byte for byte the in-process answer', async () => {
 
 test('hooks that write (the firewall) always run in their own process', async () => {
   const dir = emptyProject({ enforcement: 'off' })
-  const project = await openProject(emptyProject()) // a server holding another configuration…
+  const project = await openProject({ root: emptyProject() }) // a server holding another configuration…
   const server = await serveHooks({ ...project, root: dir }) // …listening for this project
   try {
     const ran = await runHookBin('subagent-firewall', payload.subagentStop(dir, messageOf(5000)))
@@ -60,7 +61,7 @@ test('hooks that write (the firewall) always run in their own process', async ()
 
 test('one server per project: a second one stands aside while the first lives, and takes over after', async () => {
   const dir = emptyProject()
-  const project = await openProject(dir)
+  const project = await openProject({ root: dir })
   const first = await serveHooks(project)
   assert.ok(first)
   assert.is(await serveHooks(project), undefined)
@@ -78,7 +79,7 @@ test('a stale socket file is replaced; with none listening, hooks run in process
   const fallback = await runHookBin('prompt-context', payload.prompt(dir, PROMPT))
   assert.is(fallback.code, 0, fallback.stderr)
   assert.ok(contextOf(fallback))
-  const project = await openProject(dir)
+  const project = await openProject({ root: dir })
   const server = await serveHooks(project)
   assert.ok(server, 'a dead address is taken over')
   await server!.close()
@@ -87,7 +88,7 @@ test('a stale socket file is replaced; with none listening, hooks run in process
 
 test('the server refuses what it does not serve, so the client runs the hook itself', async () => {
   const dir = emptyProject()
-  const project = await openProject(dir)
+  const project = await openProject({ root: dir })
   const server = (await serveHooks(project))!
   const ask = (line: string) =>
     new Promise<string>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import type { Project } from './config.js'
+import type { Project } from '@foundry/project'
 
 /** What `serveStdio` closes at the end: the hook server it started, if any. */
 export interface StartedHooks {

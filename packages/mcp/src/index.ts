@@ -1,5 +1,5 @@
-// @foundry/mcp: the foundry MCP server, its tool table and resources. The composition root (reading
-// .foundry/config.json, choosing adapters) is the subpath `@foundry/mcp/config`; the CLI is the `foundry` bin.
+// @foundry/mcp: the foundry MCP server, its tool table and resources; the CLI is the `foundry` bin.
+// Opening a project (finding it, reading .foundry/config.json, choosing adapters) is `@foundry/project`'s.
 export { createServer, INSTRUCTIONS, type ServerOptions } from './server.js'
 export { serveStdio, type ServeStdioOptions } from './stdio.js'
 export { TOOLS, type FoundryTool, type ToolResult, type ToolName, type ToolOutput } from './tools.js'

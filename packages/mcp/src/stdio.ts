@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js'
-import type { Project } from './config.js'
+import type { Project } from '@foundry/project'
 import { startHookServer, type StartedHooks } from './hook-server.js'
 import { createServer } from './server.js'
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { cleanup, cli, finding, flyway, tempProject } from './helpers.js'
+import { cleanup, cli, finding, flyway, tempDir, tempProject } from './helpers.js'
 
 const COMMANDS = ['init', 'write', 'search', 'list', 'index', 'tokens', 'runbooks', 'validate', 'blackboard', 'export', 'import', 'mcp']
 
@@ -43,7 +43,7 @@ help.run()
 
 const flow = suite<{ root: string }>('cli: a project from init to export')
 flow.before((ctx) => {
-  ctx.root = tempProject()
+  ctx.root = tempDir()
 })
 flow.after(cleanup)
 
@@ -51,7 +51,7 @@ flow('init writes config.json and the index; a second init keeps them', ({ root 
   const first = cli(['init'], { cwd: root })
   assert.is(first.code, 0, first.stderr)
   assert.is(first.stdout, `Initialised ${join(root, '.foundry')} (storage fs)\nRebuilt ${join(root, '.foundry', 'memory', 'INDEX.md')}\n0/0 facts listed, ~${first.stdout.match(/~(\d+) tokens/)?.[1]} tokens, 0 omitted.\n`)
-  assert.equal(JSON.parse(readFileSync(join(root, '.foundry', 'config.json'), 'utf8')), { storage: 'fs' })
+  assert.equal(JSON.parse(readFileSync(join(root, '.foundry', 'config.json'), 'utf8')), { storage: { kind: 'fs' } })
   assert.ok(existsSync(join(root, '.foundry', 'memory', 'INDEX.md')))
   const second = cli(['init'], { cwd: root })
   assert.match(second.stdout, `Already initialised: ${join(root, '.foundry', 'config.json')} (storage fs)`)
@@ -146,12 +146,12 @@ flow('--root and FOUNDRY_ROOT choose the project from anywhere', ({ root }) => {
 })
 
 flow('export to a folder, import into a SQLite project, the same answers', ({ root }) => {
-  const out = tempProject()
+  const out = tempDir()
   const exported = cli(['export', out], { cwd: root })
   assert.is(exported.code, 0, exported.stderr)
   assert.match(exported.stdout, /^Exported 3 facts, 0 runbooks, 0 contracts, 1 artifacts, \d+ events to /)
   assert.ok(existsSync(join(out, '.foundry', 'memory', 'facts', 'fact-0003.md')))
-  const target = tempProject()
+  const target = tempDir()
   assert.is(cli(['init', '--storage', 'sqlite'], { cwd: target }).code, 0)
   const imported = cli(['import', out], { cwd: target })
   assert.is(imported.code, 0, imported.stderr)

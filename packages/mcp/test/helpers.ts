@@ -12,14 +12,18 @@ export const BIN = fileURLToPath(new URL('../dist/bin/foundry.js', import.meta.u
 
 const made: string[] = []
 
-/** A fresh project folder; `config` becomes .foundry/config.json. Removed by `cleanup()`. */
+/** A fresh folder that is not a project. Removed by `cleanup()`. */
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'foundry-mcp-test-'))
+  made.push(dir)
+  return dir
+}
+
+/** A fresh project folder (`.foundry/`, as `foundry init` leaves it); `config` becomes .foundry/config.json. Removed by `cleanup()`. */
 export function tempProject(config?: object): string {
-  const root = mkdtempSync(join(tmpdir(), 'foundry-mcp-test-'))
-  made.push(root)
-  if (config) {
-    mkdirSync(join(root, '.foundry'), { recursive: true })
-    writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify(config))
-  }
+  const root = tempDir()
+  mkdirSync(join(root, '.foundry'), { recursive: true })
+  if (config) writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify(config))
   return root
 }
 
@@ -35,12 +39,18 @@ export interface Connection {
 }
 
 /** `foundry mcp --root <root>` spawned and connected with the SDK client over stdio; `env` adds to the SDK's default environment. */
-export async function connect(root: string, extraArgs: string[] = [], env?: Record<string, string>): Promise<Connection> {
+export function connect(root: string, extraArgs: string[] = [], env?: Record<string, string>): Promise<Connection> {
+  return connectWith(['--root', root, ...extraArgs], { ...(env && { env }) })
+}
+
+/** `foundry mcp <args>` started in `cwd` (as a client starts it from .mcp.json), connected with the SDK client. */
+export async function connectWith(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Connection> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'mcp', '--root', root, ...extraArgs],
+    args: [BIN, 'mcp', ...args],
     stderr: 'pipe',
-    ...(env && { env }),
+    ...(options.cwd && { cwd: options.cwd }),
+    ...(options.env && { env: options.env }),
   })
   let stderr = ''
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { hookSocketPath } from '@foundry/hooks'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { openProject } from '../src/config.js'
+import { openProject } from '@foundry/project'
 import { call, cleanup, connect, tempProject } from './helpers.js'
 
 /** The built hook bin, run as Claude Code runs it. Build first (`pnpm --filter @foundry/hooks build`). */

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { estimateTokens, sanitizeName } from '@foundry/kernel'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { call, cleanup, cli, connect, finding, flyway, readText, tempProject, type Connection } from './helpers.js'
+import { call, cleanup, cli, connect, finding, flyway, readText, tempDir, tempProject, type Connection } from './helpers.js'
 
 /** A folder layout holding two runbooks and a project contract, imported into each project. */
 function seedFolder(): string {
@@ -21,7 +21,7 @@ function seedFolder(): string {
 for (const storage of ['fs', 'sqlite'] as const) {
   const test = suite<{ root: string; conn: Connection }>(`tools over stdio (${storage} storage)`)
   test.before(async (ctx) => {
-    ctx.root = tempProject()
+    ctx.root = tempDir()
     const init = cli(['init', '--storage', storage], { cwd: ctx.root })
     assert.is(init.code, 0, init.stderr)
     const imported = cli(['import', seedFolder()], { cwd: ctx.root })

@@ -1,5 +1,4 @@
 import type { Confidence, FactType } from '@foundry/kernel'
-import type { StorageKind } from '../config.js'
 
 /**
  * The allowed values of the CLI's enum options, for commander's `.choices()` and help. They are
@@ -12,5 +11,4 @@ function allValues<T extends string>() {
 
 export const FACT_TYPES = allValues<FactType>()(['decision', 'constraint', 'convention', 'domain', 'risk', 'metric', 'glossary'])
 export const CONFIDENCES = allValues<Confidence>()(['high', 'medium', 'low'])
-export const STORAGE_KINDS = allValues<StorageKind>()(['fs', 'sqlite'])
 export const FACT_STATUSES = ['active', 'superseded', 'expired', 'all'] as const

@@ -1,13 +1,14 @@
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
-import type { Project, StorageKind } from '../config.js'
+import type { Project } from '@foundry/project'
+import { FOUNDRY_HINTS } from '../hints.js'
 import { retrying } from '../retrying.js'
 import type { ToolName, ToolOutput, ToolResult } from '../tools.js'
 
 /** The options every command accepts (declared on the program). */
 export interface GlobalOptions {
   root?: string
-  storage?: StorageKind
+  storage?: string
   json?: boolean
   debug?: boolean
 }
@@ -22,16 +23,18 @@ export interface CommandOutput {
 
 /** What a command's action receives. The kernel and the adapters load only when it asks for them. */
 export interface CommandContext {
-  /** Absolute: `--root`, else `FOUNDRY_ROOT`, else the current directory. */
-  root: string
+  /** Absolute: `--root`, else `FOUNDRY_ROOT`, else the current directory (where `init` creates a project). */
+  dir: string
   /** `--storage`, when given. */
-  storage: StorageKind | undefined
-  /** The project at `root`, opened on first call and closed after the command. */
+  storage: string | undefined
+  /**
+   * The project, opened on first call and closed after the command: `--root` or `FOUNDRY_ROOT` when
+   * given (it must be a project), else the nearest `.foundry/` at or above the current directory.
+   * Rejects NOT_FOUND "no Foundry project at … (run foundry init)"; creates nothing.
+   */
   project(): Promise<Project>
   /** Call one MCP tool of the table on the project: the CLI prints what the tool returns. */
   tool<N extends ToolName>(name: N, input: Record<string, unknown>): Promise<ToolResult<ToolOutput<N>>>
-  /** The composition root's functions (`openStorage`, `readConfig`), for commands that go beyond one project. */
-  config(): Promise<typeof import('../config.js')>
 }
 
 /** A command's action; commander's trailing options object and Command are passed through. Nothing is printed for `void`. */
@@ -68,25 +71,25 @@ export function fail(error: unknown, debug = false): void {
 }
 
 function commandContext(globals: GlobalOptions): CommandContext & { close(): Promise<void> } {
-  const root = resolve(globals.root ?? process.env.FOUNDRY_ROOT ?? process.cwd())
+  const dir = resolve(globals.root ?? process.env.FOUNDRY_ROOT ?? process.cwd())
   let opened: Promise<Project> | undefined
-  const config = () => import('../config.js')
-  // Retried after a failure: `foundry mcp` serves for hours, and a config.json fixed meanwhile counts.
+  // Retried after a failure: `foundry mcp` serves for hours, and a project initialised or a config.json fixed meanwhile counts.
   const project = retrying(
     () =>
-      (opened = config().then(({ openProject }) =>
+      (opened = import('@foundry/project').then(({ openProject }) =>
         openProject({
-          root,
-          ...(globals.storage && { storage: globals.storage }),
+          ...(globals.root !== undefined && { root: globals.root }),
+          cwd: process.cwd(),
+          ...(globals.storage && { overrides: { storage: globals.storage } }),
           onProblem: (p) => process.stderr.write(`warning: skipped ${p.location}: ${p.message}\n`),
+          kernel: { hints: FOUNDRY_HINTS },
         }),
       )),
   )
   return {
-    root,
+    dir,
     storage: globals.storage,
     project,
-    config,
     async tool(name, input) {
       const [{ TOOLS }, { kernel }] = await Promise.all([import('../tools.js'), project()])
       const tool = TOOLS.find((t) => t.name === name)!

@@ -1,6 +1,5 @@
-import { Command, Option } from 'commander'
+import { Command } from 'commander'
 import pkg from '../../package.json' with { type: 'json' }
-import { STORAGE_KINDS } from './choices.js'
 import { COMMANDS } from './commands/index.js'
 import { fail } from './context.js'
 
@@ -9,8 +8,8 @@ export function createProgram(commands = COMMANDS): Command {
   const program = new Command('foundry')
     .description('Project memory, runbooks, contracts and token budgets for coding agents.')
     .version(pkg.version)
-    .option('--root <dir>', 'the project root (default: $FOUNDRY_ROOT, else the current directory)')
-    .addOption(new Option('--storage <kind>', 'override "storage" of .foundry/config.json').choices(STORAGE_KINDS))
+    .option('--root <dir>', 'the project root (default: $FOUNDRY_ROOT, else the nearest folder holding .foundry/ at or above the current one)')
+    .option('--storage <kind>', 'override the "storage" kind of .foundry/config.json: fs, sqlite, or one registered in "adapters"')
     .option('--json', 'print JSON for scripts (the MCP tool\'s structuredContent where there is one)')
     .option('--debug', 'print stack traces')
     .configureHelp({ showGlobalOptions: true })

@@ -1,30 +1,26 @@
-import { existsSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Command } from 'commander'
 import { action } from '../context.js'
 
-/** `foundry init`: config.json (with the storage chosen), the storage itself, and the memory index. */
+/** `foundry init`: make the folder a project (config.json with the storage chosen), then the storage and the memory index. */
 export function initCommand(): Command {
   return new Command('init')
     .description('Create .foundry/ in the project: config.json, the storage (--storage fs|sqlite, default fs) and the memory index')
     .action(
       action(async (ctx) => {
-        const { CONFIG_FILE, readConfig } = await ctx.config()
-        const file = join(ctx.root, CONFIG_FILE)
-        const existing = existsSync(file) ? await readConfig(ctx.root) : undefined
-        const storage = ctx.storage ?? existing?.storage ?? 'fs'
-        if (existing && existing.storage !== storage)
-          throw new Error(
-            `The project already uses storage "${existing.storage}" (${file}); move the data with \`foundry export\` and \`foundry import\`, then change "storage"`,
-          )
-        if (!existing) {
-          await mkdir(join(ctx.root, '.foundry'), { recursive: true })
-          await writeFile(file, `${JSON.stringify({ storage }, null, 2)}\n`)
-        }
+        const { initProject } = await import('@foundry/project')
+        const init = await initProject({ root: ctx.dir, ...(ctx.storage && { storage: ctx.storage }) })
         const index = await ctx.tool('memory_index', {})
-        const head = existing ? `Already initialised: ${file} (storage ${storage})` : `Initialised ${join(ctx.root, '.foundry')} (storage ${storage})`
-        return { text: `${head}\n${index.text}`, json: { root: ctx.root, config: file, created: !existing, storage, ...index.structured } }
+        const lines = [
+          init.created ? `Initialised ${join(init.root, '.foundry')} (storage ${init.storage})` : `Already initialised: ${init.file} (storage ${init.storage})`,
+          ...(init.parent ? [`This is a new project nested inside the one at ${init.parent}: commands under ${init.root} now use it.`] : []),
+          ...(init.migrated ? [`Rewrote ${init.file} in the current shape: "storage" and "retrieval" are { "kind": …, …options }.`] : []),
+          index.text,
+        ]
+        return {
+          text: lines.join('\n'),
+          json: { root: init.root, config: init.file, created: init.created, migrated: init.migrated, storage: init.storage, ...(init.parent && { parent: init.parent }), ...index.structured },
+        }
       }),
     )
 }

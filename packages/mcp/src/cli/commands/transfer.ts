@@ -32,11 +32,12 @@ export function importCommand(): Command {
 
 /** Run `fn` with the project's storage and a folder storage at `dir`, then release the folder. */
 async function withFolder<T>(ctx: CommandContext, dir: string, fn: (project: Storage, folder: Storage) => Promise<T>): Promise<T> {
-  const { config, root, kernel } = await ctx.project()
-  if (resolve(dir) === root && config.storage === 'fs') throw new Error(`${resolve(dir)} is the project itself; name another folder`)
-  const folder = await (await ctx.config()).openStorage(dir, 'fs')
+  const { adapters, root, storage } = await ctx.project()
+  if (resolve(dir) === root && adapters.storage.kind === 'fs') throw new Error(`${resolve(dir)} is the project itself; name another folder`)
+  const { openStorage } = await import('@foundry/project')
+  const folder = await openStorage(dir, 'fs')
   try {
-    return await fn(kernel.storage, folder)
+    return await fn(storage, folder)
   } finally {
     await folder.close?.()
   }

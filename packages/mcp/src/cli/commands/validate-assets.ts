@@ -10,7 +10,7 @@ export function validateAssetsCommand(): Command {
     .action(
       action(async (ctx, dir: string | undefined) => {
         const { validateAssets, formatAssetReport } = await import('@foundry/hooks/validate-assets')
-        const report = await validateAssets({ root: dir === undefined ? ctx.root : resolve(dir) })
+        const report = await validateAssets({ root: dir === undefined ? ctx.dir : resolve(dir) })
         return { text: formatAssetReport(report), json: report, exitCode: report.violations.length ? 1 : 0 }
       }),
     )

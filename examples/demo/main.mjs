@@ -1,6 +1,7 @@
 // `npm run demo`: a temporary project, `foundry mcp` started the way an MCP client starts it, and
 // one call of every kind through the SDK's Client over stdio. Prints what it does; exits 1 if any
 // answer is not what Foundry promises.
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -11,6 +12,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 const mcpPackage = createRequire(import.meta.url).resolve('@foundry/mcp/package.json')
 const foundry = join(dirname(mcpPackage), JSON.parse(readFileSync(mcpPackage, 'utf8')).bin.foundry)
 const project = mkdtempSync(join(tmpdir(), 'foundry-demo-'))
+// `foundry init` makes the folder a project (.foundry/); nothing else creates one.
+const init = spawnSync(process.execPath, [foundry, 'init'], { cwd: project, encoding: 'utf8' })
+if (init.status !== 0) throw new Error(`foundry init failed: ${init.stderr}`)
 
 const failures = []
 const check = (ok, what) => ok || failures.push(what)

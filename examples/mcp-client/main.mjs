@@ -4,6 +4,7 @@
 // handles the error results a model would see. Start from here to script Foundry from any language
 // an MCP SDK exists for.
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -14,6 +15,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 const mcpPackage = createRequire(import.meta.url).resolve('@foundry/mcp/package.json')
 const foundry = join(dirname(mcpPackage), JSON.parse(readFileSync(mcpPackage, 'utf8')).bin.foundry)
 const root = mkdtempSync(join(tmpdir(), 'foundry-client-'))
+// `foundry init` makes the folder a project; the server answers every tool with an error until then.
+assert.equal(spawnSync(process.execPath, [foundry, 'init'], { cwd: root }).status, 0, 'foundry init')
 
 const decisions = [
   { adr: 'adr-0003', title: 'Services talk over gRPC inside the cluster', why: 'typed contracts and streaming', apply: 'define every internal API in proto/' },
@@ -22,7 +25,7 @@ const decisions = [
 ]
 
 const client = new Client({ name: 'foundry-mcp-client-example', version: '1.0.0' })
-// `--root` names the project; without it the server uses its working directory.
+// `--root` names the project; without it the server uses the nearest project at or above its working directory.
 await client.connect(new StdioClientTransport({ command: process.execPath, args: [foundry, 'mcp', '--root', root], stderr: 'inherit' }))
 
 /** Call a tool and return its structured result; an error result (`isError`) becomes an exception with the tool's message. */

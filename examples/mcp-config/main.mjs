@@ -3,6 +3,7 @@
 // The one liberty: FOUNDRY_ROOT points the server at a temporary project, so the check leaves no
 // .foundry/ folder here. In a real project the server's working directory is the root.
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,6 +18,8 @@ assert.equal(entry.type ?? 'stdio', 'stdio')
 
 const root = mkdtempSync(join(tmpdir(), 'foundry-mcp-config-'))
 const command = entry.command === 'node' ? process.execPath : entry.command
+// The project exists once `foundry init` ran in it (the same bin the entry starts, with `init` instead of `mcp`).
+assert.equal(spawnSync(command, [...entry.args.slice(0, -1), 'init'], { cwd: here, env: { ...process.env, FOUNDRY_ROOT: root } }).status, 0, 'foundry init')
 const client = new Client({ name: 'mcp-config-check', version: '1.0.0' })
 try {
   await client.connect(

@@ -11,4 +11,4 @@ export { initProject, type InitProjectOptions, type InitResult } from './init.js
 export { readProjectConfig, parseProjectConfig, type ProjectConfig, type AdapterChoice, type AdapterOverride } from './config.js'
 
 // The registry of adapter descriptors: one line per built-in adapter.
-export { BUILTIN_STORAGES, BUILTIN_RETRIEVERS, builtinRegistry, withAdapterModules, installedKinds, type Registry } from './registry.js'
+export { BUILTIN_STORAGES, BUILTIN_RETRIEVERS, builtinRegistry, withAdapterModules, installedKinds, resolveAdapter, type Registry, type Resolved } from './registry.js'

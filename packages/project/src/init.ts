@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
 import { override, readProjectConfig, type AdapterOverride } from './config.js'
 import { DATA_FOLDER, findProjectRoot, isProject } from './find.js'
+import { builtinRegistry, resolveAdapter } from './registry.js'
 
 export interface InitProjectOptions {
   /** The folder to make a project of (created when missing, like `git init <dir>`). */
@@ -48,7 +49,9 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
     if (current.legacy) await writeJson(file, current.normalized)
     return { root, file, created: false, migrated: current.legacy, storage: current.storage.kind }
   }
-  const storage = override(current.storage, options.storage)
+  // Checked before anything is created: a built-in kind, with valid options (a third-party kind needs
+  // its "adapters" entry, so such a project starts from a config.json written by hand).
+  const { choice: storage } = await resolveAdapter(builtinRegistry(), 'storage', override(current.storage, options.storage), `${file} (new)`)
   await mkdir(join(root, DATA_FOLDER), { recursive: true })
   await writeJson(file, { storage: { kind: storage.kind, ...storage.options } })
   return { root, file, created: true, migrated: false, storage: storage.kind, ...(parent && { parent }) }

@@ -3,19 +3,16 @@ import { join, resolve } from 'node:path'
 import {
   createKernel,
   FoundryError,
-  validator,
   type Config,
   type Kernel,
   type KernelOptions,
   type Retriever,
-  type RetrieverDescriptor,
   type Storage,
-  type StorageDescriptor,
 } from '@foundry/kernel'
 import { override, readProjectConfig, type AdapterChoice, type AdapterOverride } from './config.js'
 import { DATA_FOLDER, type FindOptions } from './find.js'
 import { locateProject } from './locate.js'
-import { builtinRegistry, installedKinds, withAdapterModules, type Registry } from './registry.js'
+import { builtinRegistry, resolveAdapter, withAdapterModules, type Registry } from './registry.js'
 
 export interface OpenProjectOptions extends FindOptions {
   /** Replace config.json's adapters (the CLI's `--storage`): a kind keeps the file's options when it is the same kind. */
@@ -58,8 +55,8 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
   const dataDir = join(root, DATA_FOLDER)
   const file = await readProjectConfig(root)
   const registry = await withAdapterModules(builtinRegistry(), file.adapters, root, file.file)
-  const storage = await choose(registry, 'storage', override(file.storage, options.overrides?.storage), file.file)
-  const retrieval = await choose(registry, 'retrieval', override(file.retrieval, options.overrides?.retrieval), file.file)
+  const storage = await resolveAdapter(registry, 'storage', override(file.storage, options.overrides?.storage), file.file)
+  const retrieval = await resolveAdapter(registry, 'retrieval', override(file.retrieval, options.overrides?.retrieval), file.file)
   const site = { root, dataDir }
 
   const store = checked(await storage.descriptor.open(storage.choice.options, site), 'storage', storage.choice.kind)
@@ -99,25 +96,8 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
 export async function openStorage(root: string, choice: AdapterOverride = 'fs', registry: Registry = builtinRegistry()): Promise<Storage> {
   const dir = resolve(root)
   const picked = override({ kind: '', options: {} }, choice)
-  const { descriptor, choice: valid } = await choose(registry, 'storage', picked, 'the storage options')
+  const { descriptor, choice: valid } = await resolveAdapter(registry, 'storage', picked, 'the storage options')
   return checked(await descriptor.open(valid.options, { root: dir, dataDir: join(dir, DATA_FOLDER) }), 'storage', valid.kind)
-}
-
-type Chosen<D> = { descriptor: D; choice: AdapterChoice }
-
-/** The descriptor of `choice.kind` for `seam`, and its options validated by the descriptor's own schema. */
-async function choose(registry: Registry, seam: 'storage', choice: AdapterChoice, file: string): Promise<Chosen<StorageDescriptor>>
-async function choose(registry: Registry, seam: 'retrieval', choice: AdapterChoice, file: string): Promise<Chosen<RetrieverDescriptor>>
-async function choose(registry: Registry, seam: 'storage' | 'retrieval', choice: AdapterChoice, file: string): Promise<Chosen<StorageDescriptor | RetrieverDescriptor>> {
-  const builtin = (seam === 'storage' ? registry.storages : registry.retrievers).get(choice.kind)
-  const descriptor = builtin ? await builtin() : registry.external.get(choice.kind)?.descriptor
-  if (!descriptor)
-    throw new FoundryError(
-      'INVALID_INPUT',
-      `Invalid ${file}: ${seam} kind "${choice.kind}" is not installed; installed: ${installedKinds(registry, seam).join(', ')} (register another in "adapters")`,
-    )
-  const options = validator(descriptor.options).parse(choice.options, `${seam} in ${file}`) as Record<string, unknown>
-  return { descriptor, choice: { kind: choice.kind, options } }
 }
 
 /** What a descriptor opened, checked for the seam it was named in (an `"adapters"` module's descriptor could be either). */

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module'
 import { isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { FoundryError, minisearchDescriptor, type RetrieverDescriptor, type StorageDescriptor } from '@foundry/kernel'
+import { FoundryError, minisearchDescriptor, validator, type RetrieverDescriptor, type StorageDescriptor } from '@foundry/kernel'
+import type { AdapterChoice } from './config.js'
 
 type Load<D> = () => Promise<D>
 
@@ -64,6 +65,27 @@ export async function withAdapterModules(base: Registry, modules: readonly strin
 /** The kinds a project can name for `storage` (or `retrieval`), for messages. */
 export function installedKinds(registry: Registry, seam: 'storage' | 'retrieval'): string[] {
   return [...(seam === 'storage' ? registry.storages : registry.retrievers).keys(), ...registry.external.keys()]
+}
+
+/** A descriptor found for a seam, and the choice with its options as validated. */
+export type Resolved<D> = { descriptor: D; choice: AdapterChoice }
+
+/**
+ * The descriptor of `choice.kind` for `seam` (INVALID_INPUT naming the installed kinds when there is
+ * none), and its options validated by the descriptor's own schema (`Invalid storage in <file>: …`).
+ */
+export async function resolveAdapter(registry: Registry, seam: 'storage', choice: AdapterChoice, file: string): Promise<Resolved<StorageDescriptor>>
+export async function resolveAdapter(registry: Registry, seam: 'retrieval', choice: AdapterChoice, file: string): Promise<Resolved<RetrieverDescriptor>>
+export async function resolveAdapter(registry: Registry, seam: 'storage' | 'retrieval', choice: AdapterChoice, file: string): Promise<Resolved<StorageDescriptor | RetrieverDescriptor>> {
+  const builtin = (seam === 'storage' ? registry.storages : registry.retrievers).get(choice.kind)
+  const descriptor = builtin ? await builtin() : registry.external.get(choice.kind)?.descriptor
+  if (!descriptor)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `Invalid ${file}: ${seam} kind "${choice.kind}" is not installed; installed: ${installedKinds(registry, seam).join(', ')} (register another in "adapters")`,
+    )
+  const options = validator(descriptor.options).parse(choice.options, `${seam} in ${file}`) as Record<string, unknown>
+  return { descriptor, choice: { kind: choice.kind, options } }
 }
 
 function moduleUrl(spec: string, root: string): string {

@@ -32,6 +32,18 @@ test('a storage for a new project; another storage on an existing one is CONFLIC
   assert.match(error.message, `The project already uses storage "sqlite" (${join(root, '.foundry', 'config.json')})`)
 })
 
+test('an unknown storage kind, or bad options, for a new project: INVALID_INPUT, and nothing is created', async () => {
+  const root = tempDir()
+  const file = join(root, '.foundry', 'config.json')
+  const unknown = await thrown(() => initProject({ root, storage: 'postgres' }))
+  assert.ok(isFoundryError(unknown, 'INVALID_INPUT'))
+  assert.is(unknown.message, `Invalid ${file} (new): storage kind "postgres" is not installed; installed: fs, sqlite (register another in "adapters")`)
+  assert.is((await thrown(() => initProject({ root, storage: { kind: 'fs', durable: 'no' } }))).message, `Invalid storage in ${file} (new): durable must be boolean`)
+  assert.equal(tree(root), [])
+  assert.equal((await initProject({ root, storage: { kind: 'fs', durable: false } })).storage, 'fs')
+  assert.equal(readJson(file), { storage: { kind: 'fs', durable: false } })
+})
+
 test('a folder that does not exist yet is created, like git init <dir>', async () => {
   const root = join(tempDir(), 'new', 'project')
   assert.is((await initProject({ root })).created, true)

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { openProject, promptQuery, relevantFacts } from '../src/index.js'
+import { promptQuery } from '@foundry/kernel'
+import { openProject } from '@foundry/project'
 import { contextOf, emptyProject, events, larkspurProject, payload, runHookBin } from './helpers.js'
 
 /**
@@ -76,12 +77,12 @@ test('at most promptContext.maxFacts facts, each scoring at least promptContext.
 test('the threshold applies to the kernel\'s relevance as is, on both retrievers', async () => {
   const prompt = 'lab results are not matching patients when the accession is typed by hand'
   for (const retrieval of ['minisearch', 'fts']) {
-    const project = await openProject(await larkspurProject({ retrieval, promptContext: { minScore: 3.5 } }))
+    const project = await openProject({ root: await larkspurProject({ retrieval, promptContext: { minScore: 3.5 } }) })
     try {
       const { hits } = await project.kernel.memory.search({ query: promptQuery(prompt), limit: 5 })
       const kept = hits.filter((hit) => hit.relevance >= 3.5).map((hit) => [hit.fact.id, hit.relevance])
       assert.ok(kept.length >= 2 && kept.length < hits.length, `${retrieval}: the bar splits the hits`)
-      assert.equal((await relevantFacts(prompt, project)).map((f) => [f.fact.id, f.relevance]), kept, retrieval)
+      assert.equal((await project.kernel.promptContext.relevantFacts(prompt)).map((f) => [f.fact.id, f.relevance]), kept, retrieval)
     } finally {
       await project.close()
     }

@@ -1,10 +1,10 @@
 import { CONFIDENCES, FACT_TYPES, type Fact, type FactType } from '../schema/fact.js'
-import { factNumber, isActive, normalizeText, subjectWords } from './facts.js'
+import { factNumber, isActive, normalizeText, probeCount, statementKeys, subjectTokens, titleTokens } from './facts.js'
 
 /**
  * Every stored fact plus the structures a write needs, kept up to date change by change so a write
- * costs about the same at 100 facts and at 100 000: duplicates by title, same-subject candidates
- * by word, the index order, the highest id.
+ * costs about the same at 100 facts and at 100 000: duplicates by title, same-statement candidates
+ * by statement key, similar ones by title token, the index order, the highest id.
  */
 export interface FactSet {
   readonly size: number
@@ -16,8 +16,14 @@ export interface FactSet {
   delete(id: string): void
   /** An active fact identical to this one, if any: same type and scope, same title and body after `normalizeText`. */
   findDuplicate(fact: Pick<Fact, 'type' | 'scope' | 'title' | 'body'>, today: string): Fact | undefined
-  /** Active facts of this type and scope whose title shares at least one subject word. */
-  subjectCandidates(type: FactType, scope: string, words: Set<string>, today: string): Fact[]
+  /** Active facts of this type and scope indexed under one of these `statementKeys`: every fact the same-statement rule could supersede. */
+  statementCandidates(type: FactType, scope: string, keys: string[], today: string): Fact[]
+  /**
+   * Active facts of this type and scope whose title holds one of `tokens` (a title's `subjectTokens`),
+   * probing the `probeCount` rarest, rarest first, and stopping before a token that would bring
+   * more than `limit` facts. Empty when none does.
+   */
+  subjectCandidates(type: FactType, scope: string, tokens: Set<string>, today: string, limit?: number): Fact[]
   /** Facts with status `active` (expired ones included: callers check the date) in index order: type, confidence, newest first. */
   ordered(): Iterable<Fact>
   /** Active facts on `today`. */
@@ -38,7 +44,8 @@ const olderFirst = (a: Fact, b: Fact) => (a.created < b.created ? -1 : a.created
 export function createFactSet(initial: Iterable<Fact> = []): FactSet {
   const facts = new Map<string, Fact>()
   const byTitle = new Map<string, Set<string>>()
-  const byWord = new Map<string, Set<string>>()
+  const byToken = new Map<string, Set<string>>()
+  const byKey = new Map<string, Set<string>>()
   // One bucket per (type, confidence), in index order: appending the newest fact is O(1).
   const buckets = new Map<string, Fact[]>()
   for (const type of FACT_TYPES) for (const confidence of CONFIDENCES) buckets.set(`${type}/${confidence}`, [])
@@ -50,7 +57,7 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
   let maxNumber = 0
 
   const titleKey = (f: Pick<Fact, 'type' | 'scope' | 'title'>) => `${f.type}\u0000${f.scope}\u0000${normalizeText(f.title)}`
-  const wordKey = (type: string, scope: string, word: string) => `${type}\u0000${scope}\u0000${word}`
+  const tokenKey = (type: string, scope: string, token: string) => `${type}\u0000${scope}\u0000${token}`
   const bucketOf = (f: Fact) => buckets.get(`${f.type}/${f.confidence}`)!
   const addTo = (map: Map<string, Set<string>>, key: string, id: string) => {
     let set = map.get(key)
@@ -75,7 +82,9 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
   function unlink(fact: Fact) {
     if (fact.status !== 'active') return
     removeFrom(byTitle, titleKey(fact), fact.id)
-    for (const w of subjectWords(fact.title)) removeFrom(byWord, wordKey(fact.type, fact.scope, w), fact.id)
+    const tokens = titleTokens(fact.title)
+    for (const t of subjectTokens(tokens)) removeFrom(byToken, tokenKey(fact.type, fact.scope, t), fact.id)
+    for (const k of statementKeys(tokens)) removeFrom(byKey, tokenKey(fact.type, fact.scope, k), fact.id)
     expiring.delete(fact.id)
     const bucket = bucketOf(fact)
     // Binary search in a sorted bucket; a linear one while a bulk load has not sorted it yet.
@@ -88,7 +97,9 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
   function link(fact: Fact, sorted = true) {
     if (fact.status !== 'active') return
     addTo(byTitle, titleKey(fact), fact.id)
-    for (const w of subjectWords(fact.title)) addTo(byWord, wordKey(fact.type, fact.scope, w), fact.id)
+    const tokens = titleTokens(fact.title)
+    for (const t of subjectTokens(tokens)) addTo(byToken, tokenKey(fact.type, fact.scope, t), fact.id)
+    for (const k of statementKeys(tokens)) addTo(byKey, tokenKey(fact.type, fact.scope, k), fact.id)
     if (fact.expires !== undefined) expiring.add(fact.id)
     const bucket = bucketOf(fact)
     if (!sorted) bucket.push(fact)
@@ -146,9 +157,20 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
       }
       return undefined
     },
-    subjectCandidates(type, scope, words, today) {
+    statementCandidates(type, scope, keys, today) {
       const ids = new Set<string>()
-      for (const w of words) for (const id of byWord.get(wordKey(type, scope, w)) ?? []) ids.add(id)
+      for (const k of keys) for (const id of byKey.get(tokenKey(type, scope, k)) ?? []) ids.add(id)
+      return [...ids].map((id) => facts.get(id)!).filter((f) => isActive(f, today))
+    },
+    subjectCandidates(type, scope, tokens, today, limit = Infinity) {
+      const postings = [...tokens].map((t) => byToken.get(tokenKey(type, scope, t)) ?? new Set<string>())
+      // The rarest first (stable: equal sizes keep the title's order).
+      const probed = postings.map((ids, i) => ({ ids, i })).sort((x, y) => x.ids.size - y.ids.size || x.i - y.i).slice(0, probeCount(tokens.size))
+      const ids = new Set<string>()
+      for (const { ids: posting } of probed) {
+        if (ids.size + posting.size > limit) break
+        for (const id of posting) ids.add(id)
+      }
       return [...ids].map((id) => facts.get(id)!).filter((f) => isActive(f, today))
     },
     *ordered() {

@@ -16,6 +16,8 @@ export interface WriteResult {
   id: string
   supersedes?: string
   index: Omit<MemoryIndex, 'text'>
+  /** Close facts this write left active (not superseded), best first, at most 3; absent when none. */
+  similar?: Array<{ id: string; title: string; reason: string }>
 }
 
 export interface SearchHit {
@@ -243,7 +245,13 @@ export function createMemory(ctx: PluginHost): MemoryService {
     if (before === outcome.revision)
       await retriever.apply({ revision: outcome.after, upsert: [toRetrievalDoc(plan.fact)], remove: plan.superseded ? [plan.superseded.id] : [] })
     const head = `created: ${plan.fact.id}${plan.superseded ? ` (supersedes ${plan.superseded.id})` : ''}`
-    return result('created', plan.fact.id, plan.superseded?.id, outcome.index!, head)
+    const out = result('created', plan.fact.id, plan.superseded?.id, outcome.index!, head)
+    if (plan.similar.length) {
+      out.similar = plan.similar.map(({ fact, reason }) => ({ id: fact.id, title: fact.title, reason }))
+      // After the seed's lines: the close facts left active, so the writer can still replace one.
+      for (const { id, title, reason } of out.similar) out.text += `\nsimilar: ${id} "${title}" (not superseded: ${reason}; pass supersedes: "${id}" to replace it)`
+    }
+    return out
   }
 
   function result(action: WriteResult['action'], id: string, supersedes: string | undefined, index: MemoryIndex, head: string): WriteResult {

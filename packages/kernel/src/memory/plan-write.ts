@@ -1,11 +1,21 @@
 import { FoundryError } from '../errors.js'
 import { BODY_MAX_WORDS, type Fact, type FactInput } from '../schema/fact.js'
 import type { FactSet } from './fact-set.js'
-import { dayOf, factId, factNumber, SAME_SUBJECT_THRESHOLD, similarity, subjectWords, wordCount } from './facts.js'
+import { dayOf, factId, factNumber, relateTitles, SIMILAR_OVERLAP, SIMILAR_SCAN, statementKeys, subjectTokens, titleOverlap, titleTokens, wordCount } from './facts.js'
+
+/** A close fact the write left active, and why (briefly). */
+export interface SimilarFact {
+  fact: Fact
+  reason: string
+}
 
 export type WritePlan =
   | { action: 'duplicate'; existing: Fact }
-  | { action: 'created'; fact: Fact; superseded?: Fact }
+  /** `similar`: the closest facts not superseded, best first, at most `SIMILAR_MAX`. */
+  | { action: 'created'; fact: Fact; superseded?: Fact; similar: SimilarFact[] }
+
+/** The most similar facts a write names. */
+export const SIMILAR_MAX = 3
 
 const WHY = /^[\s*_>-]*why\s*:/im
 const HOW = /^[\s*_>-]*how to apply\s*:/im
@@ -27,16 +37,37 @@ export function planWrite(input: FactInput, stored: FactSet, now: Date): WritePl
   const duplicate = stored.findDuplicate({ type, scope, title, body }, today)
   if (duplicate) return { action: 'duplicate', existing: duplicate }
 
-  const words = subjectWords(title)
-  let subject: { fact: Fact; score: number } | undefined
-  for (const fact of stored.subjectCandidates(type, scope, words, today)) {
-    const score = similarity(words, subjectWords(fact.title))
-    if (score < SAME_SUBJECT_THRESHOLD) continue
-    // The most similar wins; among equals, the newest (highest id).
-    if (!subject || score > subject.score || (score === subject.score && factNumber(fact.id) > factNumber(subject.fact.id))) subject = { fact, score }
+  // The same-statement rule (see facts.ts), unless the writer names the fact or refuses it.
+  const automatic = input.supersede !== false && input.supersedes === undefined
+  const words = titleTokens(title)
+  const tokens = subjectTokens(words)
+  const matches: Array<{ fact: Fact; sameTitle: boolean }> = []
+  const near: Array<SimilarFact & { rank: number }> = []
+  const seen = new Set<string>()
+  const examine = (fact: Fact, ruleCandidate: boolean) => {
+    if (fact.id === input.supersedes || seen.has(fact.id)) return
+    seen.add(fact.id)
+    const theirs = titleTokens(fact.title)
+    const overlap = titleOverlap(tokens, subjectTokens(theirs))
+    if (!ruleCandidate && overlap < SIMILAR_OVERLAP) return
+    const relation = relateTitles(theirs, words)
+    if (relation.kind === 'different') {
+      if (overlap >= SIMILAR_OVERLAP) near.push({ fact, reason: relation.reason, rank: overlap })
+    } else if (automatic) matches.push({ fact, sameTitle: relation.kind === 'same-title' })
+    else near.push({ fact, reason: input.supersedes === undefined ? 'supersede is false' : `supersedes names ${input.supersedes}`, rank: 2 })
   }
+  // Every fact the rule could supersede, then close ones (a bounded number) it may name as similar.
+  for (const fact of stored.statementCandidates(type, scope, statementKeys(words), today)) examine(fact, true)
+  for (const fact of stored.subjectCandidates(type, scope, tokens, today, SIMILAR_SCAN)) examine(fact, false)
+  // One fact is superseded: the same title (a body rewrite) before a changed value, then the newest.
+  matches.sort((x, y) => Number(y.sameTitle) - Number(x.sameTitle) || factNumber(y.fact.id) - factNumber(x.fact.id))
+  let superseded = matches[0]?.fact
+  for (const { fact } of matches.slice(1)) near.push({ fact, reason: `the same statement, but ${superseded!.id} is the one superseded`, rank: 2 })
+  const similar = near
+    .sort((x, y) => y.rank - x.rank || factNumber(y.fact.id) - factNumber(x.fact.id))
+    .slice(0, SIMILAR_MAX)
+    .map(({ fact, reason }) => ({ fact, reason }))
 
-  let superseded = subject?.fact
   if (input.supersedes !== undefined) {
     const named = stored.get(input.supersedes)
     if (!named) throw new FoundryError('INVALID_INPUT', `supersedes names ${input.supersedes}, which does not exist; omit it or name an existing fact`)
@@ -58,7 +89,7 @@ export function planWrite(input: FactInput, stored: FactSet, now: Date): WritePl
   }
   if (input.expires !== undefined) fact.expires = input.expires
   if (superseded) fact.supersedes = superseded.id
-  return superseded ? { action: 'created', fact, superseded: { ...superseded, status: 'superseded', supersededBy: fact.id } } : { action: 'created', fact }
+  return superseded ? { action: 'created', fact, superseded: { ...superseded, status: 'superseded', supersededBy: fact.id }, similar } : { action: 'created', fact, similar }
 }
 
 function checkBody(type: FactInput['type'], body: string) {

@@ -57,7 +57,10 @@ export const FactInputSchema = Type.Object(
     confidence: Type.Optional(ConfidenceSchema),
     source: Type.Optional(Source),
     expires: Type.Optional(Expires),
-    supersedes: Type.Optional(Type.String({ pattern: FACT_ID_PATTERN, description: 'Explicitly supersede this fact id (otherwise found by the same-subject rule)' })),
+    supersedes: Type.Optional(Type.String({ pattern: FACT_ID_PATTERN, description: 'Supersede this fact id explicitly (otherwise found by the same-statement rule)' })),
+    supersede: Type.Optional(
+      Type.Boolean({ description: 'false: supersede nothing automatically (the same-statement rule); `supersedes` still replaces the fact it names. Default true' }),
+    ),
   },
   { additionalProperties: false },
 )

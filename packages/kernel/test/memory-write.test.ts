@@ -93,6 +93,53 @@ test('the same-subject rule needs the same type and scope', async () => {
   assert.is(unrelated.supersedes, undefined, 'different subject')
 })
 
+test('a close fact left active is named after the seed lines, in text and in similar', async () => {
+  const k = kernelFor()
+  await k.memory.write({ title: 'API v1 endpoints are deprecated', body: 'Use v2.', type: 'constraint' })
+  const r = await k.memory.write({ title: 'API v2 endpoints are deprecated', body: 'Use v3.', type: 'constraint' })
+  assert.is(r.supersedes, undefined)
+  const lines = r.text.split('\n')
+  assert.is(lines[0], 'created: fact-0002')
+  assert.match(lines[1]!, /^Index: 2\/2 facts listed/)
+  assert.is(lines[2], 'similar: fact-0001 "API v1 endpoints are deprecated" (not superseded: different subject: "v1" → "v2"; pass supersedes: "fact-0001" to replace it)')
+  assert.is(lines.length, 3)
+  assert.equal(r.similar, [{ id: 'fact-0001', title: 'API v1 endpoints are deprecated', reason: 'different subject: "v1" → "v2"' }])
+  const unrelated = await k.memory.write({ title: 'Uploads are limited to 10 MB', body: 'Nginx.', type: 'constraint' })
+  assert.is(unrelated.similar, undefined, 'absent when nothing is close')
+  assert.is(unrelated.text.split('\n').length, 2)
+})
+
+test('similar names at most three facts, the closest first, then the newest', async () => {
+  const k = kernelFor()
+  for (const n of [16, 18, 20, 22]) await k.memory.write({ title: `Node ${n} is not supported`, body: 'x', type: 'constraint' })
+  await k.memory.write({ title: 'Node 14 is not supported on Alpine', body: 'x', type: 'constraint' })
+  const r = await k.memory.write({ title: 'Node 24 is not supported', body: 'x', type: 'constraint' })
+  assert.equal(r.similar?.map((s) => s.id), ['fact-0004', 'fact-0003', 'fact-0002'])
+  assert.is(r.text.split('\n').length, 5)
+})
+
+test('supersede: false keeps the old fact and names it; supersedes still replaces the fact it names', async () => {
+  const k = kernelFor()
+  await k.memory.write({ title: 'API timeout is 30 seconds', body: 'Gateway default.', type: 'constraint' })
+  const kept = await k.memory.write({ title: 'API timeout is 60 seconds', body: 'For reports only.', type: 'constraint', supersede: false })
+  assert.is(kept.supersedes, undefined)
+  assert.equal(kept.similar, [{ id: 'fact-0001', title: 'API timeout is 30 seconds', reason: 'supersede is false' }])
+  assert.equal((await k.memory.list()).map((f) => f.id), ['fact-0001', 'fact-0002'])
+  const named = await k.memory.write({ title: 'API timeout is 90 seconds', body: 'Everywhere.', type: 'constraint', supersede: false, supersedes: 'fact-0001' })
+  assert.is(named.supersedes, 'fact-0001')
+  assert.equal(named.similar?.map((s) => [s.id, s.reason]), [['fact-0002', 'supersedes names fact-0001']])
+  assert.equal((await k.memory.list()).map((f) => f.id), ['fact-0002', 'fact-0003'])
+  await rejectsWith(k.memory.write({ title: 'API timeout is 5 seconds', body: 'x', type: 'constraint', supersede: 'no' }), /supersede must be boolean/)
+})
+
+test('a body rewritten under the same title supersedes; the same title and body is a duplicate', async () => {
+  const k = kernelFor()
+  await k.memory.write({ title: 'Invoices are immutable once sent', body: 'Corrections are credit notes.', type: 'constraint' })
+  const r = await k.memory.write({ title: 'Invoices are immutable once sent.', body: 'Corrections are new invoices.', type: 'constraint' })
+  assert.is(r.supersedes, 'fact-0001')
+  assert.is(r.similar, undefined)
+})
+
 test('explicit supersedes names the fact to replace; a wrong id is a clear error', async () => {
   const k = kernelFor()
   await k.memory.write({ title: 'Queues use RabbitMQ', body: 'Why: ops know it.\nHow to apply: use amqp.', type: 'decision' })

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { FactInput, FoundryEvent } from '@foundry/kernel'
+import { EVENT_KINDS, type FactInput, type FoundryEvent } from '@foundry/kernel'
 import { openProject } from '@foundry/project'
 
 /** The built bins: tests run the hooks exactly as Claude Code does, as child processes. */
@@ -131,7 +131,17 @@ export function messageOf(tokens: number): string {
 }
 
 /** The events recorded in the project's log. */
+/**
+ * The seed's events (EVENT_KINDS) of what the hooks did (failed operations left out), in order. The
+ * kernel's timing events (`runbook_match`, `firewall_check`, … with `ms` and `status`) are in `allEvents`.
+ */
 export function events(dir: string): FoundryEvent[] {
+  const seed: ReadonlySet<string> = new Set(EVENT_KINDS)
+  return allEvents(dir).filter((e) => seed.has(e.kind) && (e.data?.status ?? 'ok') === 'ok')
+}
+
+/** Every event of the project's log. */
+export function allEvents(dir: string): FoundryEvent[] {
   try {
     return readFileSync(join(dir, '.foundry', 'metrics', 'events.jsonl'), 'utf8')
       .split('\n')

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { createKernel, memoryStorage } from '@foundry/kernel'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { emptyProject, events, messageOf, payload, runHookBin } from './helpers.js'
+import { allEvents, emptyProject, events, messageOf, payload, runHookBin } from './helpers.js'
 
 const saved = (dir: string, agent = 'code-reviewer-a91c2e') => join(dir, '.foundry', 'blackboard', 'firewall', `${agent}.json`)
 
@@ -128,6 +128,16 @@ test('a SubagentStop without last_assistant_message counts as an empty return', 
   assert.is(ran.code, 0, ran.stderr)
   assert.is(ran.stdout, '')
   assert.is(events(dir)[0]!.data!.tokens, 0)
+})
+
+test('the kernel times the check: one firewall_check event with its duration and outcome', async () => {
+  const dir = emptyProject()
+  await runHookBin('subagent-firewall', payload.subagentStop(dir, 'short answer'))
+  const timing = allEvents(dir).filter((e) => e.kind === 'firewall_check')
+  assert.is(timing.length, 1)
+  assert.is(timing[0]!.data?.outcome, 'within-budget')
+  assert.is(timing[0]!.data?.status, 'ok')
+  assert.type(timing[0]!.data?.ms, 'number')
 })
 
 test.run()

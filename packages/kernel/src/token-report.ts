@@ -52,7 +52,8 @@ export function createTokenReport(ctx: PluginHost): TokenService {
       ctx.storage.readEvents(),
     ])
     const counts: Record<string, number> = {}
-    for (const e of events) counts[e.kind] = (counts[e.kind] ?? 0) + 1
+    // What happened: an operation that failed is recorded (with its error code in `status`) but not counted.
+    for (const e of events) if ((e.data?.status ?? 'ok') === 'ok') counts[e.kind] = (counts[e.kind] ?? 0) + 1
     const indexTokens = estimateTokens(index)
     const factTokens = facts.reduce((n, f) => n + estimateTokens(renderFactBlock(f)), 0)
     const runbookTokens = runbooks.reduce((n, r) => n + estimateTokens(renderRunbook(r)), 0)

@@ -19,6 +19,8 @@ export interface AdapterSite {
  * package exports one; registering it is one line in `@foundry/project`.
  */
 export interface StorageDescriptor<S extends TSchema = TSchema> {
+  /** Which seam it plugs into; `defineStorage` sets it. */
+  readonly seam?: 'storage'
   /** The `kind` in config.json (`fs`, `sqlite`). */
   readonly kind: string
   /** One line for `--help` and error messages. */
@@ -31,6 +33,8 @@ export interface StorageDescriptor<S extends TSchema = TSchema> {
 
 /** How a retriever plugs in: `"retrieval": { "kind", …options }`. It may share the storage's file. */
 export interface RetrieverDescriptor<S extends TSchema = TSchema> {
+  /** Which seam it plugs into; `defineRetriever` sets it. */
+  readonly seam?: 'retrieval'
   readonly kind: string
   readonly description: string
   readonly options: S
@@ -40,10 +44,10 @@ export interface RetrieverDescriptor<S extends TSchema = TSchema> {
 
 /** Declare a storage descriptor with its options typed from the schema. */
 export function defineStorage<S extends TSchema>(descriptor: StorageDescriptor<S>): StorageDescriptor<S> {
-  return descriptor
+  return { ...descriptor, seam: 'storage' }
 }
 
 /** Declare a retriever descriptor with its options typed from the schema. */
 export function defineRetriever<S extends TSchema>(descriptor: RetrieverDescriptor<S>): RetrieverDescriptor<S> {
-  return descriptor
+  return { ...descriptor, seam: 'retrieval' }
 }

@@ -64,8 +64,12 @@ export async function withAdapterModules(base: Registry, modules: readonly strin
 
 /** The kinds a project can name for `storage` (or `retrieval`), for messages. */
 export function installedKinds(registry: Registry, seam: 'storage' | 'retrieval'): string[] {
-  return [...(seam === 'storage' ? registry.storages : registry.retrievers).keys(), ...registry.external.keys()]
+  const external = [...registry.external].filter(([, { descriptor }]) => fitsSeam(descriptor, seam)).map(([kind]) => kind)
+  return [...(seam === 'storage' ? registry.storages : registry.retrievers).keys(), ...external]
 }
+
+/** A descriptor made with `defineStorage` / `defineRetriever` names its seam; a hand-made one fits either (what it opens is checked). */
+const fitsSeam = (descriptor: StorageDescriptor | RetrieverDescriptor, seam: 'storage' | 'retrieval') => descriptor.seam === undefined || descriptor.seam === seam
 
 /** A descriptor found for a seam, and the choice with its options as validated. */
 export type Resolved<D> = { descriptor: D; choice: AdapterChoice }
@@ -78,7 +82,8 @@ export async function resolveAdapter(registry: Registry, seam: 'storage', choice
 export async function resolveAdapter(registry: Registry, seam: 'retrieval', choice: AdapterChoice, file: string): Promise<Resolved<RetrieverDescriptor>>
 export async function resolveAdapter(registry: Registry, seam: 'storage' | 'retrieval', choice: AdapterChoice, file: string): Promise<Resolved<StorageDescriptor | RetrieverDescriptor>> {
   const builtin = (seam === 'storage' ? registry.storages : registry.retrievers).get(choice.kind)
-  const descriptor = builtin ? await builtin() : registry.external.get(choice.kind)?.descriptor
+  const external = registry.external.get(choice.kind)?.descriptor
+  const descriptor = builtin ? await builtin() : external && fitsSeam(external, seam) ? external : undefined
   if (!descriptor)
     throw new FoundryError(
       'INVALID_INPUT',

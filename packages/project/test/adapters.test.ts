@@ -85,4 +85,22 @@ test('a module that cannot load, exports no descriptor, or reuses a kind is an e
   assert.is((await thrown(() => openProject({ root }))).message, 'Adapter "first" is not a Storage: name it in "retrieval", or fix its open()')
 })
 
+test('a descriptor that names its seam (defineStorage, defineRetriever) is installed for that seam only', async () => {
+  const root = tempProject()
+  writeFileSync(
+    join(root, 'seams.mjs'),
+    MODULE.replace("kind: 'scratch',", "seam: 'storage', kind: 'scratch',").replace("kind: 'first',", "seam: 'retrieval', kind: 'first',"),
+  )
+  const file = writeConfig(root, { adapters: ['./seams.mjs'], storage: { kind: 'first' } })
+  assert.is(
+    (await thrown(() => openProject({ root }))).message,
+    `Invalid ${file}: storage kind "first" is not installed; installed: fs, sqlite, scratch (register another in "adapters")`,
+  )
+  writeConfig(root, { adapters: ['./seams.mjs'], retrieval: { kind: 'scratch' } })
+  assert.is(
+    (await thrown(() => openProject({ root }))).message,
+    `Invalid ${file}: retrieval kind "scratch" is not installed; installed: minisearch, fts, first (register another in "adapters")`,
+  )
+})
+
 test.run()

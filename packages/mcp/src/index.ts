@@ -5,4 +5,24 @@ export { serveStdio, type ServeStdioOptions } from './stdio.js'
 export { TOOLS, type FoundryTool, type ToolResult, type ToolName, type ToolOutput } from './tools.js'
 export { listTools, callTool } from './dispatch.js'
 export { listResources, readResource, INDEX_URI, CONTRACTS_URI, RUNBOOK_PREFIX } from './resources.js'
-export * from './output-schemas.js'
+export {
+  SearchOutputSchema,
+  WriteOutputSchema,
+  IndexOutputSchema,
+  RunbookListOutputSchema,
+  RunbookGetOutputSchema,
+  ValidateOutputSchema,
+  BlackboardWriteOutputSchema,
+  BlackboardReadOutputSchema,
+  TokenReportOutputSchema,
+  type IndexFigures,
+  type SearchOutput,
+  type WriteOutput,
+  type IndexOutput,
+  type RunbookListOutput,
+  type RunbookGetOutput,
+  type ValidateOutput,
+  type BlackboardWriteOutput,
+  type BlackboardReadOutput,
+  type TokenReportOutput,
+} from './output-schemas.js'

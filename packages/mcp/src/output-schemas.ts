@@ -31,6 +31,11 @@ export const WriteOutputSchema = Type.Object({
   action: Type.Enum(['created', 'duplicate'], { description: 'duplicate: an identical fact exists and nothing was written' }),
   id: Type.String({ description: 'The new fact, or the existing identical one' }),
   supersedes: Type.Optional(Type.String({ description: 'The fact this one replaced' })),
+  similar: Type.Optional(
+    Type.Array(Type.Object({ id: Type.String(), title: Type.String(), reason: Type.String() }), {
+      description: 'Close active facts this write did not supersede, and why; pass supersedes to replace one',
+    }),
+  ),
   index: IndexFigures,
 })
 export type WriteOutput = Static<typeof WriteOutputSchema>

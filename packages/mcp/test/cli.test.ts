@@ -92,6 +92,16 @@ flow('list: active by default, superseded and all on request', ({ root }) => {
   assert.is(cli(['list', '--type', 'glossary'], { cwd: root }).stdout, 'No active glossary facts.\n')
 })
 
+flow('write --no-supersede keeps the older fact active and names it as similar', ({ root }) => {
+  cli(['write', '--title', 'Retry budget is 3 attempts', '--body', 'Clients retry three times.', '--type', 'convention'], { cwd: root })
+  const kept = cli(['write', '--title', 'Retry budget is 5 attempts', '--body', 'Batch jobs retry five times.', '--type', 'convention', '--no-supersede'], { cwd: root })
+  assert.is(kept.code, 0, kept.stderr)
+  assert.match(kept.stdout, /^created: fact-\d+\nIndex: /)
+  assert.match(kept.stdout, /\nsimilar: fact-\d+ "Retry budget is 3 attempts" \(not superseded: .*; pass supersedes: "fact-\d+" to replace it\)/)
+  const json = JSON.parse(cli(['list', '--type', 'convention', '--json'], { cwd: root }).stdout) as unknown[]
+  assert.is(json.length, 2, 'both active')
+})
+
 flow('index and tokens', ({ root }) => {
   assert.match(cli(['index'], { cwd: root }).stdout, /^Rebuilt .*INDEX\.md\n2\/2 facts listed, ~\d+ tokens, 0 omitted\.\n$/)
   const tokens = cli(['tokens'], { cwd: root })

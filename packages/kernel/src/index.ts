@@ -28,7 +28,8 @@ export { defineStorage, defineRetriever, type StorageDescriptor, type RetrieverD
 export { storageTelemetry, safeTelemetry, noTelemetry, type Telemetry } from './telemetry.js'
 
 // Services: their interfaces, results and plugins.
-export { memoryPlugin, relevanceUnit, INDEX_KEY, type MemoryService, type WriteResult, type SearchResult, type SearchHit, type IndexResult, type FactListOptions } from './memory/memory.js'
+export { memoryPlugin, relevanceUnit, INDEX_KEY, type MemoryService, type WriteResult, type SearchResult, type SearchHit, type IndexResult, type FactListOptions, type HistoryResult, type ForgetResult } from './memory/memory.js'
+export { stateOf, type FactState, type HistoryEntry } from './memory/lookup.js'
 export { buildIndex, indexSummary, type MemoryIndex } from './memory/index-file.js'
 export { runbooksPlugin, isTriggeredBy, triggerPhrases, renderRunbook, type RunbookService, type RunbookListResult, type RunbookGetResult } from './runbooks.js'
 export { contractsPlugin, type ContractService, type ValidationResult, type ContractInfo } from './contracts/contracts.js'
@@ -43,6 +44,7 @@ export { promptQuery, PROMPT_FILLER } from './prompt/prompt-query.js'
 export {
   FactSchema,
   FactInputSchema,
+  ForgetInputSchema,
   FactTypeSchema,
   ConfidenceSchema,
   FACT_TYPES,
@@ -55,6 +57,7 @@ export {
   FACT_ID_PATTERN,
   type Fact,
   type FactInput,
+  type ForgetInput,
   type FactType,
   type Confidence,
   type FactStatus,

@@ -6,7 +6,7 @@ export function dayOf(date: Date): string {
   return date.toISOString().slice(0, 10)
 }
 
-/** Active: not superseded, and not past `expires` (a fact is still loaded on its expiry day). */
+/** Active: status `active` (neither superseded nor forgotten), and not past `expires` (a fact is still loaded on its expiry day). */
 export function isActive(fact: Fact, today: string): boolean {
   return fact.status === 'active' && (fact.expires === undefined || fact.expires >= today)
 }

@@ -1,13 +1,14 @@
 import { FoundryError } from '../errors.js'
 import { definePlugin, type PluginHost } from '../plugin.js'
 import type { RetrievalDoc } from '../retrieval.js'
-import type { Fact, FactInput, FactType } from '../schema/fact.js'
-import { FactInputSchema } from '../schema/fact.js'
+import type { Fact, FactInput, FactType, ForgetInput } from '../schema/fact.js'
+import { FactInputSchema, ForgetInputSchema } from '../schema/fact.js'
 import { SearchInputSchema, type SearchInput } from '../schema/inputs.js'
 import { validator } from '../schema/validate.js'
 import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
 import { createFactSet, type FactSet } from './fact-set.js'
 import { indexOfSet, indexSummary, type MemoryIndex } from './index-file.js'
+import { factIdsOf, historyLine, historyOf, statusLine, type HistoryEntry } from './lookup.js'
 import { planWrite } from './plan-write.js'
 
 export interface WriteResult {
@@ -22,7 +23,7 @@ export interface WriteResult {
 
 export interface SearchHit {
   fact: Fact
-  /** The retriever's score (BM25 for both built-ins); comparable within one retriever. */
+  /** The retriever's score (BM25 for both built-ins); comparable within one retriever. 0 for a fact named by id. */
   score: number
   /**
    * The score in units of the largest IDF a word can have in this memory, ln(1 + (N − 0.5) / 1.5)
@@ -42,8 +43,28 @@ export interface SearchResult {
   text: string
   query: string
   hits: SearchHit[]
-  /** Active facts in memory, reported (and counted) only when nothing matched. */
+  /** Active facts in memory, reported (and counted) only when nothing matched a keyword search. */
   active?: number
+  /** An id lookup (a query of fact ids only): the ids named that no fact has; absent when none. */
+  missing?: string[]
+}
+
+export interface HistoryResult {
+  /** One line a fact, oldest first: `id · created day · state · title`. */
+  text: string
+  id: string
+  /** The supersedes chain through `id`, oldest first, each with what it is now. */
+  chain: HistoryEntry[]
+}
+
+export interface ForgetResult {
+  /** `forgotten: fact-0012`, then the index line. */
+  text: string
+  id: string
+  reason: string
+  /** When, ISO 8601. */
+  forgotten: string
+  index: Omit<MemoryIndex, 'text'>
 }
 
 export interface IndexResult {
@@ -54,8 +75,8 @@ export interface IndexResult {
 
 export interface FactListOptions {
   type?: FactType
-  /** `active` (default), `superseded`, `expired` or `all`. */
-  status?: 'active' | 'superseded' | 'expired' | 'all'
+  /** `active` (default), `superseded`, `expired`, `forgotten` or `all`. */
+  status?: 'active' | 'superseded' | 'expired' | 'forgotten' | 'all'
 }
 
 export const INDEX_KEY = 'index'
@@ -71,12 +92,18 @@ interface MemoryStats {
 }
 const factInput = validator(FactInputSchema)
 const searchInput = validator(SearchInputSchema)
+const forgetInput = validator(ForgetInputSchema)
 
 /** The memory service: facts written, found, indexed and listed. */
 export interface MemoryService {
   /** `memory_write`: validate, deduplicate, supersede, store, rebuild the index. Throws INVALID_INPUT naming the field. */
   write(input: unknown): Promise<WriteResult>
-  /** `memory_search`: the active facts matching the query, best first, as the seed's blocks. */
+  /**
+   * `memory_search`: the active facts matching the query, best first, as the seed's blocks. A query
+   * of fact ids only (`fact-0012 fact-0031`) returns those facts whatever their status, each not
+   * active followed by a `status:` line, and one line naming the unknown ids; type, scope and limit
+   * do not apply to it.
+   */
   search(input: unknown): Promise<SearchResult>
   /** Rebuild the index from a full read of storage (picks up facts edited by other means). */
   index(): Promise<IndexResult>
@@ -86,6 +113,14 @@ export interface MemoryService {
   list(options?: FactListOptions): Promise<Fact[]>
   /** One fact by id, whatever its status. Throws NOT_FOUND. */
   get(id: string): Promise<Fact>
+  /** The supersedes chain through a fact, both ways, oldest first. Throws NOT_FOUND. */
+  history(id: string): Promise<HistoryResult>
+  /**
+   * `memory_forget`: the active fact leaves the index, the retriever and search, and stays in storage
+   * with status `forgotten`, its reason and when. Throws NOT_FOUND for an unknown id, INVALID_INPUT
+   * for a fact not active (superseded or already forgotten) or an empty reason.
+   */
+  forget(id: string, reason: string): Promise<ForgetResult>
   /** Active facts now; cheap in a short-lived process (stored figures, no full read). */
   activeCount(): Promise<number>
   /** Bring the retriever up to date and load it whole: for long-lived processes, once after start. */
@@ -261,8 +296,29 @@ export function createMemory(ctx: PluginHost): MemoryService {
     return out
   }
 
+  /** A query of fact ids only: those facts, whatever their status; undefined for any other query. */
+  async function lookup(query: string): Promise<SearchResult | undefined> {
+    const ids = factIdsOf(query)
+    if (!ids) return undefined
+    const today = dayOf(ctx.now())
+    const revision = await storage.revision('facts')
+    const current = cache?.revision === revision ? cache.facts : undefined
+    const hits: SearchHit[] = []
+    const missing: string[] = []
+    for (const id of ids) {
+      const fact = current?.get(id) ?? (await storage.get('facts', id))
+      if (fact) hits.push({ fact, score: 0, relevance: 0 })
+      else missing.push(id)
+    }
+    const blocks = hits.map(({ fact }) => [renderFactBlock(fact), statusLine(fact, today)].filter(Boolean).join('\n'))
+    if (missing.length) blocks.push(`Unknown fact id${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}. ${ctx.hints.listFacts}`)
+    return { text: blocks.join('\n\n'), query, hits, ...(missing.length ? { missing } : {}) }
+  }
+
   async function search(raw: unknown): Promise<SearchResult> {
     const input: SearchInput = searchInput.parse(raw, 'memory_search input')
+    const named = await lookup(input.query)
+    if (named) return named
     const limit = input.limit ?? config.memoryRetrieval.maxFacts
     await syncRetriever()
     // Ask for more than `limit`: the retriever may still hold facts that expired since it was updated.
@@ -316,7 +372,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const expired = (f: Fact) => f.status === 'active' && !isActive(f, today)
     return [...(await loadFacts()).values()]
       .filter((f) => !options.type || f.type === options.type)
-      .filter((f) => status === 'all' || (status === 'expired' ? expired(f) : status === 'active' ? isActive(f, today) : f.status === 'superseded'))
+      .filter((f) => status === 'all' || (status === 'expired' ? expired(f) : status === 'active' ? isActive(f, today) : f.status === status))
       .sort((a, b) => factNumber(a.id) - factNumber(b.id))
   }
 
@@ -326,7 +382,47 @@ export function createMemory(ctx: PluginHost): MemoryService {
     return fact
   }
 
-  return { write, search, index, readIndex, list, get, activeCount, warm }
+  async function history(id: string): Promise<HistoryResult> {
+    const facts = await loadFacts()
+    const fact = facts.get(id)
+    if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${id}. ${ctx.hints.listFacts}`)
+    const chain = historyOf(fact, (other) => facts.get(other), dayOf(ctx.now()))
+    return { text: chain.map(historyLine).join('\n'), id, chain }
+  }
+
+  async function forget(id: string, reason: string): Promise<ForgetResult> {
+    const input: ForgetInput = forgetInput.parse({ id, reason }, 'memory_forget input')
+    const why = input.reason.trim().replace(/\s+/g, ' ')
+    if (!why) throw new FoundryError('INVALID_INPUT', 'reason must not be empty: say why the fact is wrong or no longer holds')
+    const before = await retriever.revision()
+    const outcome = await storage.exclusive(async () => {
+      const revision = await storage.revision('facts')
+      const facts = await loadFacts()
+      const fact = facts.get(input.id)
+      if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${input.id}. ${ctx.hints.listFacts}`)
+      if (fact.status === 'superseded')
+        throw new FoundryError('INVALID_INPUT', `${fact.id} is superseded${fact.supersededBy ? ` by ${fact.supersededBy}` : ''} and already out of the index and search; forget the active fact of its history instead`)
+      if (fact.status === 'forgotten') throw new FoundryError('INVALID_INPUT', `${fact.id} is already forgotten${fact.forgottenReason ? ` (${fact.forgottenReason})` : ''}; nothing to do`)
+      const forgotten: Fact = { ...fact, status: 'forgotten', forgotten: ctx.now().toISOString(), forgottenReason: why }
+      await storage.put('facts', forgotten.id, forgotten)
+      facts.set(forgotten)
+      for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)
+      const after = await storage.revision('facts')
+      cache = { revision: after, facts }
+      const index = await saveIndex(facts, after)
+      return { fact: forgotten, revision, after, index }
+    })
+    // Keep the retriever in step when it was current before; otherwise the next search syncs it.
+    if (before === outcome.revision) await retriever.apply({ revision: outcome.after, upsert: [], remove: [outcome.fact.id] })
+    const { text: _text, ...figures } = outcome.index
+    const { fact } = outcome
+    let text = `forgotten: ${fact.id}\nIndex: ${indexSummary(outcome.index)} over budget.`
+    // Forgetting does not bring back what the fact replaced: say so, and how to restore it.
+    if (fact.supersedes) text += `\n${fact.supersedes}, which it superseded, stays superseded; write its statement again to restore it.`
+    return { text, id: fact.id, reason: why, forgotten: fact.forgotten!, index: figures }
+  }
+
+  return { write, search, index, readIndex, list, get, history, forget, activeCount, warm }
 }
 
 /** The memory service as a kernel plugin: every operation records its duration and outcome. */
@@ -340,5 +436,7 @@ export const memoryPlugin = definePlugin({
     readIndex: 'memory_read_index',
     list: { kind: 'memory_list', data: (r) => ({ facts: r.length }) },
     get: 'memory_get',
+    history: { kind: 'memory_history', data: (r) => ({ id: r.id, facts: r.chain.length }) },
+    forget: { kind: 'memory_forget', data: (r) => ({ id: r.id }) },
   },
 })

@@ -2,7 +2,8 @@ import { Type, type Static } from 'typebox'
 
 export const FACT_TYPES = ['decision', 'constraint', 'convention', 'domain', 'risk', 'metric', 'glossary'] as const
 export const CONFIDENCES = ['high', 'medium', 'low'] as const
-export const FACT_STATUSES = ['active', 'superseded'] as const
+/** `forgotten`: removed by `memory.forget`, kept in storage with its reason; never loaded or found again. */
+export const FACT_STATUSES = ['active', 'superseded', 'forgotten'] as const
 
 export const TITLE_MAX_CHARS = 80
 export const BODY_MAX_WORDS = 120
@@ -24,6 +25,7 @@ const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[^
 const Source = Type.String({ pattern: SOURCE_PATTERN, description: 'adr-0007 | conversation | code | external:<url>. Defaults to conversation' })
 const Expires = Type.String({ pattern: DATE_PATTERN, description: 'YYYY-MM-DD after which the fact stops being loaded' })
 const FactId = Type.String({ pattern: FACT_ID_PATTERN })
+const ForgetReason = Type.String({ minLength: 1, maxLength: 500, description: 'Why the fact is wrong or no longer holds' })
 
 /** A stored fact: what `memory/facts/fact-NNNN.md` holds, front matter and body. */
 export const FactSchema = Type.Object(
@@ -41,6 +43,8 @@ export const FactSchema = Type.Object(
     supersedes: Type.Optional(FactId),
     supersededBy: Type.Optional(FactId),
     status: Type.Enum([...FACT_STATUSES]),
+    forgotten: Type.Optional(Type.String({ minLength: 10, description: 'ISO 8601 timestamp: when the fact was forgotten' })),
+    forgottenReason: Type.Optional(ForgetReason),
   },
   { additionalProperties: false },
 )
@@ -65,3 +69,13 @@ export const FactInputSchema = Type.Object(
   { additionalProperties: false },
 )
 export type FactInput = Static<typeof FactInputSchema>
+
+/** The input of `memory_forget`. */
+export const ForgetInputSchema = Type.Object(
+  {
+    id: Type.String({ pattern: FACT_ID_PATTERN, description: 'The fact to forget, e.g. fact-0012' }),
+    reason: ForgetReason,
+  },
+  { additionalProperties: false },
+)
+export type ForgetInput = Static<typeof ForgetInputSchema>

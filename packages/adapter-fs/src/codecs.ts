@@ -38,7 +38,7 @@ const checks = {
 const facts: Codec<Collections['facts']> = {
   encode(fact, key) {
     refuse('fact', key, checks.fact, fact, fact?.id === key ? undefined : `its id ${String(fact?.id)} differs from the key`)
-    const created = checkCreated(fact.created)
+    const created = checkCreated(fact.created) ?? (fact.forgotten === undefined ? undefined : checkCreated(fact.forgotten, 'forgotten'))
     if (created) throw new FoundryError('INVALID_INPUT', `Cannot store fact ${key}: ${created}`)
     return factToMarkdown(fact)
   },

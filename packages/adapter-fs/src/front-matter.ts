@@ -19,7 +19,7 @@ import { FormatError } from './format-error.js'
  * writes them. Whatever is read is then checked against the kernel's schema.
  */
 
-const FACT_KEYS = ['id', 'title', 'type', 'scope', 'tags', 'confidence', 'source', 'created', 'expires', 'supersedes', 'supersededBy', 'status'] as const
+const FACT_KEYS = ['id', 'title', 'type', 'scope', 'tags', 'confidence', 'source', 'created', 'expires', 'supersedes', 'supersededBy', 'status', 'forgotten', 'forgottenReason'] as const
 const FACT_DEFAULTS = { scope: 'project', confidence: 'medium', source: 'conversation', status: 'active' } as const
 const factCheck = validator(FactSchema)
 const runbookCheck = validator(RunbookSchema)
@@ -44,19 +44,20 @@ export function markdownToFact(text: string, at: ReadContext): Fact {
   const id = data.id ?? at.key
   if (String(id) !== at.key) throw new FormatError(`id ${String(id)} does not match the file name ${at.file}; make them agree`)
   fact.id = at.key
-  for (const key of ['title', 'type', 'scope', 'confidence', 'source', 'status', 'supersedes', 'supersededBy'] as const) fact[key] = scalarText(data[key])
+  for (const key of ['title', 'type', 'scope', 'confidence', 'source', 'status', 'supersedes', 'supersededBy', 'forgottenReason'] as const) fact[key] = scalarText(data[key])
   for (const [key, value] of Object.entries(FACT_DEFAULTS)) fact[key] ??= value
   fact.tags = tagList(data.tags)
   fact.created = data.created == null ? at.modified().toISOString() : timestamp(data.created)
   fact.expires = data.expires == null ? undefined : day(data.expires)
+  fact.forgotten = data.forgotten == null ? undefined : timestamp(data.forgotten, 'forgotten')
   for (const key of Object.keys(fact)) if (fact[key] === undefined) delete fact[key]
   if (!factCheck.check(fact)) throw new FormatError(factCheck.problems(fact).join('; '))
   return fact
 }
 
-/** A stored fact must come back exactly as it was put: refuse a `created` the reader would rewrite. */
-export function checkCreated(created: string): string | undefined {
-  return ISO_TIMESTAMP.test(created) && !Number.isNaN(Date.parse(created)) ? undefined : `created must be an ISO 8601 timestamp such as 2026-01-02T03:04:05.000Z (got ${JSON.stringify(created)})`
+/** A stored fact must come back exactly as it was put: refuse a timestamp (`created`, `forgotten`) the reader would rewrite. */
+export function checkCreated(created: string, field = 'created'): string | undefined {
+  return ISO_TIMESTAMP.test(created) && !Number.isNaN(Date.parse(created)) ? undefined : `${field} must be an ISO 8601 timestamp such as 2026-01-02T03:04:05.000Z (got ${JSON.stringify(created)})`
 }
 
 export function runbookToMarkdown(runbook: Runbook): string {
@@ -138,7 +139,7 @@ const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{
 const YAML_TIMESTAMP = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|[ \t]+)(\d{1,2}):(\d{2}):(\d{2})(\.\d+)?[ \t]*(Z|[+-]\d{1,2}(?::?\d{2})?)?)?$/
 
 /** An ISO 8601 string is kept as written; other timestamp forms become `toISOString()` (UTC, milliseconds). */
-function timestamp(value: unknown): string {
+function timestamp(value: unknown, field = 'created'): string {
   const text = String(value).trim()
   if (ISO_TIMESTAMP.test(text) && !Number.isNaN(Date.parse(text))) return text
   const m = YAML_TIMESTAMP.exec(text)
@@ -154,7 +155,7 @@ function timestamp(value: unknown): string {
     const valid = check.getUTCMonth() === Number(mo) - 1 && check.getUTCDate() === Number(d) && Number(h) < 24 && Number(mi) < 60 && Number(s) < 61
     if (valid) return new Date(asWritten - offset * 60_000).toISOString()
   }
-  throw new FormatError(`created must be a timestamp such as 2026-01-02T03:04:05Z (got ${JSON.stringify(text)})`)
+  throw new FormatError(`${field} must be a timestamp such as 2026-01-02T03:04:05Z (got ${JSON.stringify(text)})`)
 }
 
 /** `expires` as `YYYY-MM-DD`: a YAML date, a timestamp (its date as written), or a date with one-digit parts. */

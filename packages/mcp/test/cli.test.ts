@@ -92,7 +92,8 @@ flow('list: active by default, superseded and all on request', ({ root }) => {
   assert.is(cli(['list', '--type', 'glossary'], { cwd: root }).stdout, 'No active glossary facts.\n')
 })
 
-flow('write --no-supersede keeps the older fact active and names it as similar', ({ root }) => {
+flow('write --no-supersede keeps the older fact active and names it as similar', () => {
+  const root = tempProject()
   cli(['write', '--title', 'Retry budget is 3 attempts', '--body', 'Clients retry three times.', '--type', 'convention'], { cwd: root })
   const kept = cli(['write', '--title', 'Retry budget is 5 attempts', '--body', 'Batch jobs retry five times.', '--type', 'convention', '--no-supersede'], { cwd: root })
   assert.is(kept.code, 0, kept.stderr)

@@ -93,7 +93,8 @@ export const fsSuite: Suite = {
       await seedFacts(ctx, seeder, size)
       ctx.log(`  seeded ${size} fact files in ${ms(performance.now() - t)} ms`)
 
-      const kernel = createKernel({ storage: fsStorage({ root }) })
+      const storage = fsStorage({ root })
+      const kernel = createKernel({ storage })
       t = performance.now()
       await kernel.memory.search({ query: 'warm up the index' })
       ctx.log(`  first search (list, parse and index ${size} facts) ${ms(performance.now() - t)} ms`)
@@ -102,7 +103,7 @@ export const fsSuite: Suite = {
       const write = await sample(n, () => kernel.memory.write(extra[next++]!))
       await kernel.close()
 
-      const factText = readFileSync(kernel.storage.locate('facts', 'fact-0001'), 'utf8')
+      const factText = readFileSync(storage.locate('facts', 'fact-0001'), 'utf8')
       const bareDir = join(root, 'bare')
       mkdirSync(bareDir, { recursive: true })
       const bare = await sample(n, (i) => bareAtomicWrite(bareDir, `f${i}.md`, factText))

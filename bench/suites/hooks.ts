@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { fsStorage } from '@foundry/adapter-fs'
-import { createKernel, memoryStorage, renderFactBlock, type FactInput, type Kernel } from '@foundry/kernel'
+import { createKernel, memoryStorage, renderFactBlock, type FactInput, type Kernel, type Storage } from '@foundry/kernel'
 import { countTokens } from 'gpt-tokenizer'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { seedFacts } from '../lib/corpus.js'
@@ -127,15 +127,17 @@ async function tokens(ctx: BenchContext): Promise<void> {
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as FactInput)
-  const memories: Array<[label: string, fill: (kernel: Kernel) => Promise<void>]> = [
-    ['100 facts', (k) => seedFacts(ctx, k.storage, 100)],
+  type Fill = (kernel: Kernel, storage: Storage) => Promise<void>
+  const memories: Array<[label: string, fill: Fill]> = [
+    ['100 facts', (_k, s) => seedFacts(ctx, s, 100)],
     [`Larkspur, ${larkspur.length} hand-written facts`, (k) => writeAll(k, larkspur)],
-    ['1k facts', (k) => seedFacts(ctx, k.storage, 1000)],
-    ...(ctx.quick ? [] : [['10k facts', (k: Kernel) => seedFacts(ctx, k.storage, 10_000)] as [string, (k: Kernel) => Promise<void>]]),
+    ['1k facts', (_k, s) => seedFacts(ctx, s, 1000)],
+    ...(ctx.quick ? [] : [['10k facts', (_k: Kernel, s: Storage) => seedFacts(ctx, s, 10_000)] as [string, Fill]]),
   ]
   for (const [label, fill] of memories) {
-    const kernel = createKernel({ storage: memoryStorage() })
-    await fill(kernel)
+    const storage = memoryStorage()
+    const kernel = createKernel({ storage })
+    await fill(kernel, storage)
     const index = await kernel.memory.readIndex()
     const eager = (await kernel.memory.list()).map(renderFactBlock)
     const { figures } = await kernel.tokens.report()

@@ -17,14 +17,15 @@ export const kernelSuite: Suite = {
     for (const size of sizes) {
       const storage = memoryStorage()
       await seedFacts(ctx, storage, size)
-      const kernel = createKernel({ storage, retriever: minisearchRetriever(), telemetry: { record: async () => {} } })
+      const retriever = minisearchRetriever()
+      const kernel = createKernel({ storage, retriever, telemetry: { record: async () => {} } })
       await kernel.memory.search({ query: 'warm up the index' })
       const n = ctx.quick ? 50 : 300
       const extra = syntheticFacts(ctx, size + n + 10).slice(size)
       const write = await sample(n, (i) => kernel.memory.write(extra[i < 0 ? n - i : i]!), 0)
       const queries = extra.map((f) => f.title.split(' ').slice(0, 4).join(' '))
       const search = await sample(n, (i) => kernel.memory.search({ query: queries[Math.abs(i) % queries.length]! }))
-      const bare = await sample(n, (i) => kernel.retriever.search({ text: queries[Math.abs(i) % queries.length]!, limit: 20 }))
+      const bare = await sample(n, (i) => retriever.search({ text: queries[Math.abs(i) % queries.length]!, limit: 20 }))
       first ??= { write, search }
       const label = `@${size / 1000}k`
       ctx.report({ suite: 'kernel', figure: `memory_write p50 / p99 ${label}`, value: `${ms(write.p50)} / ${ms(write.p99)} ms`, baseline: `@1k p50 ${ms(first.write.p50)} ms`, ratio: write.p50 / first.write.p50 })

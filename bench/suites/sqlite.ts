@@ -41,7 +41,8 @@ async function measure(ctx: BenchContext, storageKind: StorageKind, retrieverKin
   const skip = tooSlow(storageKind, retrieverKind, size)
   if (skip) return ctx.report({ suite: 'sqlite', figure: `${label}: memory_write / memory_search`, value: skip })
 
-  const open = () => createKernel({ storage: storageFor(storageKind, dir), retriever: retrieverFor(retrieverKind, storageKind, dir) })
+  let retriever: Retriever
+  const open = () => createKernel({ storage: storageFor(storageKind, dir), retriever: (retriever = retrieverFor(retrieverKind, storageKind, dir)) })
   let kernel = open()
   let t = performance.now()
   await kernel.memory.search({ query: 'warm up the index' })
@@ -63,7 +64,7 @@ async function measure(ctx: BenchContext, storageKind: StorageKind, retrieverKin
   const write = await sample(n, (i) => kernel.memory.write(extra[i]!), 0)
   const queries = extra.map((f) => f.title.split(' ').slice(0, 4).join(' '))
   const search = await sample(n, (i) => kernel.memory.search({ query: queries[Math.abs(i) % queries.length]! }))
-  const bare = await sample(n, (i) => kernel.retriever.search({ text: queries[Math.abs(i) % queries.length]!, limit: 20 }))
+  const bare = await sample(n, (i) => retriever!.search({ text: queries[Math.abs(i) % queries.length]!, limit: 20 }))
   await kernel.close()
 
   const writeTarget = storageKind === 'sqlite' && size >= 100_000 ? { target: '≤ 2 ms p50', met: write.p50 <= 2 } : {}

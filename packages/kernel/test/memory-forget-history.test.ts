@@ -154,6 +154,20 @@ test('history: the supersedes chain both ways, oldest first, each with its state
   assert.is((await failure(() => k.memory.history('fact-0077'))).code, 'NOT_FOUND')
 })
 
+test('an edit: the same text with other tags, superseding the fact it names, is a new version, not a duplicate; a forgotten fact cannot be superseded', async () => {
+  const k = kernelFor()
+  await k.memory.write({ ...cents, tags: ['money'] })
+  const edited = await k.memory.write({ ...cents, tags: ['money', 'db'], confidence: 'high', supersedes: 'fact-0001' })
+  assert.equal([edited.action, edited.id, edited.supersedes], ['created', 'fact-0002', 'fact-0001'])
+  assert.equal((await k.memory.history('fact-0002')).chain.map((e) => [e.fact.id, e.state, e.fact.tags]), [['fact-0001', 'superseded', ['money']], ['fact-0002', 'active', ['money', 'db']]])
+  assert.is((await k.memory.write({ ...cents, tags: ['other'] })).action, 'duplicate', 'without supersedes, still a duplicate')
+  await k.memory.forget('fact-0002', 'wrong')
+  assert.equal(await failure(() => k.memory.write({ ...cents, supersedes: 'fact-0002' })), {
+    code: 'INVALID_INPUT',
+    message: 'supersedes names fact-0002, which is forgotten; omit supersedes to write the fact anew',
+  })
+})
+
 test('forget and history are traced: memory_forget and memory_history events with duration and outcome', async () => {
   const k = kernelFor()
   await k.memory.write(cents)

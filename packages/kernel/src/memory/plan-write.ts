@@ -34,8 +34,9 @@ export function planWrite(input: FactInput, stored: FactSet, now: Date): WritePl
   if (!title) throw new FoundryError('INVALID_INPUT', 'title must not be empty: state the fact itself in at most 80 characters')
   if (input.expires !== undefined) checkExpires(input.expires, today)
 
+  // The fact `supersedes` names is being replaced, so the same text with other tags or confidence is an edit, not a duplicate.
   const duplicate = stored.findDuplicate({ type, scope, title, body }, today)
-  if (duplicate) return { action: 'duplicate', existing: duplicate }
+  if (duplicate && duplicate.id !== input.supersedes) return { action: 'duplicate', existing: duplicate }
 
   // The same-statement rule (see facts.ts), unless the writer names the fact or refuses it.
   const automatic = input.supersede !== false && input.supersedes === undefined
@@ -71,6 +72,7 @@ export function planWrite(input: FactInput, stored: FactSet, now: Date): WritePl
   if (input.supersedes !== undefined) {
     const named = stored.get(input.supersedes)
     if (!named) throw new FoundryError('INVALID_INPUT', `supersedes names ${input.supersedes}, which does not exist; omit it or name an existing fact`)
+    if (named.status === 'forgotten') throw new FoundryError('INVALID_INPUT', `supersedes names ${input.supersedes}, which is forgotten; omit supersedes to write the fact anew`)
     if (named.status !== 'active') throw new FoundryError('INVALID_INPUT', `supersedes names ${input.supersedes}, which is already superseded by ${named.supersededBy ?? 'another fact'}; name the active fact instead`)
     superseded = named
   }

@@ -1,0 +1,63 @@
+import { Command } from 'commander'
+import { isTerminal } from '../../journal/records.js'
+import { action, type CommandContext } from '../context.js'
+import { EXIT } from '../../watch/watch.js'
+import { printOutcome } from './watch.js'
+
+interface RunOptions {
+  input?: string
+  watch?: boolean
+  detach?: boolean
+}
+
+/**
+ * `marbles run <name>`: dispatch, then execute the run in this process when no other engine owns the
+ * state (and exit once it settles or suspends), or leave it to the owner and wait for it. `--detach`
+ * returns right after dispatch; the owner (or the next `marbles serve`) executes the run.
+ */
+export function runCommand(): Command {
+  return new Command('run')
+    .description('Dispatch a workflow or step and wait for it (exit 0 complete, 1 failed, 2 cancelled, 3 suspended)')
+    .argument('<name>', 'the workflow or step (see marbles list)')
+    .option('--input <json>', 'the input, a JSON object', '{}')
+    .option('--watch', 'print the journal as the run goes')
+    .option('--detach', 'return once the run is dispatched (marbles serve, or the engine owning the state, executes it)')
+    .action(action(async (ctx: CommandContext, name: string, options: RunOptions) => {
+      let input: unknown
+      try {
+        input = JSON.parse(options.input ?? '{}')
+      } catch (error) {
+        throw new Error(`--input is not valid JSON: ${(error as Error).message}`)
+      }
+      const workspace = await ctx.workspace()
+      const state = await ctx.state(true)
+      const { openEngine } = await import('../../engine/engine.js')
+      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: options.detach ? 'reader' : 'auto' })
+      try {
+        const { runId } = await engine.dispatch(name, input)
+        ctx.out(ctx.options.json ? JSON.stringify({ runId, name, status: 'queued', owner: engine.owner }) : runId)
+        if (options.detach) return 0
+        if (!engine.owner) process.stderr.write(`run ${runId} is executed by the engine owning ${state.where} (pid ${engine.holder?.pid})\n`)
+        // Ctrl-C: this process executes the run, so the run is cancelled; a run another engine executes carries on.
+        ctx.interrupted.addEventListener('abort', () => void (engine.owner ? engine.cancel(runId).catch(() => {}) : undefined), { once: true })
+        if (options.watch) {
+          const { watchRun } = await import('../../watch/watch.js')
+          const code = await watchRun(state.storage, runId, { json: ctx.options.json ?? false, ...(!engine.owner && { signal: ctx.interrupted }) })
+          await drain(engine)
+          return code
+        }
+        const info = await engine.settled(runId, engine.owner ? undefined : ctx.interrupted)
+        await drain(engine)
+        if (!info || !(isTerminal(info.status) || info.status === 'suspended')) return EXIT.interrupted
+        printOutcome(ctx, info)
+        return EXIT[info.status as 'complete' | 'failed' | 'cancelled' | 'suspended']
+      } finally {
+        await engine.close()
+      }
+    }))
+}
+
+/** Runs other processes handed this engine while it ran: let them settle before the lease goes. */
+async function drain(engine: { active(): string[]; settled(id: string): Promise<unknown> }): Promise<void> {
+  for (let ids = engine.active(); ids.length; ids = engine.active()) await Promise.all(ids.map((id) => engine.settled(id)))
+}

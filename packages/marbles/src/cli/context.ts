@@ -1,0 +1,84 @@
+import { resolve } from 'node:path'
+import type { Command } from 'commander'
+import { findProjectRoot } from '@foundry/project/find'
+import type { Workspace } from '../workspace/load.js'
+import type { MarblesState } from '../state.js'
+
+/** The options every command accepts (declared on the program). */
+export interface GlobalOptions {
+  root?: string
+  state?: string
+  artifacts?: string
+  source?: string
+  dryRun?: boolean
+  json?: boolean
+  debug?: boolean
+}
+
+/** What a command's action receives: the options, and the workspace and state opened on demand (closed after). */
+export interface CommandContext {
+  options: GlobalOptions
+  /** Where `.foundry/marbles/` is looked for: `--root`, else the nearest project, else the current folder. */
+  root: string
+  workspace(): Promise<Workspace>
+  state(needKernel: boolean): Promise<MarblesState>
+  /** Print a line on stdout. */
+  out(line: string): void
+  /** Aborted on the first SIGINT or SIGTERM. */
+  interrupted: AbortSignal
+}
+
+/**
+ * Wrap a command's action: it returns its exit code. A failure is one line on stderr (the stack only
+ * with `--debug`) and exit code 1.
+ */
+export function action<A extends unknown[]>(run: (ctx: CommandContext, ...args: A) => Promise<number | void>): (...args: unknown[]) => Promise<void> {
+  return async (...args) => {
+    const command = args[args.length - 1] as Command
+    const options = command.optsWithGlobals<GlobalOptions>()
+    const interrupt = new AbortController()
+    const onSignal = () => interrupt.abort()
+    process.once('SIGINT', onSignal)
+    process.once('SIGTERM', onSignal)
+    let opened: Promise<MarblesState> | undefined
+    const root = resolve(options.root ?? process.env.FOUNDRY_ROOT ?? findProjectRoot(process.cwd()) ?? process.cwd())
+    const ctx: CommandContext = {
+      options,
+      root,
+      async workspace() {
+        const { loadWorkspace } = await import('../workspace/load.js')
+        return loadWorkspace({ root, ...(options.source !== undefined && { source: options.source }) })
+      },
+      state(needKernel) {
+        return (opened ??= import('../state.js').then(({ openState }) =>
+          openState({
+            needKernel,
+            ...(options.root !== undefined && { root: options.root }),
+            ...(options.state !== undefined && { state: options.state }),
+            ...(options.artifacts !== undefined && { artifacts: options.artifacts }),
+            ...(options.dryRun && { dryRun: true }),
+          }),
+        ))
+      },
+      out: (line) => void process.stdout.write(`${line}\n`),
+      interrupted: interrupt.signal,
+    }
+    try {
+      const code = await run(ctx, ...(args as A))
+      process.exitCode = code ?? 0
+    } catch (error) {
+      fail(error, options.debug)
+    } finally {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+      await (await opened?.catch(() => undefined))?.close().catch((error: unknown) => fail(error, options.debug))
+    }
+  }
+}
+
+/** One line on stderr and exit code 1; the stack too with `--debug`. */
+export function fail(error: unknown, debug = false): void {
+  const message = error instanceof Error ? error.message : String(error)
+  process.stderr.write(`error: ${debug && error instanceof Error && error.stack ? error.stack : message.split('\n')[0]}\n`)
+  process.exitCode = 1
+}

@@ -1,0 +1,38 @@
+import type { JournalError, RunStatus } from '../journal/records.js'
+import type { RunState } from '../journal/fold.js'
+
+/**
+ * A run's entry in `marbles.runs`: an index for listings, written after the journal and rebuilt from
+ * it on start-up. When the two disagree, the journal is right.
+ */
+export interface RunRecord {
+  id: string
+  name: string
+  status: RunStatus
+  createdAt: number
+  updatedAt: number
+  reason?: string
+  error?: JournalError
+  wakeAt?: number
+  resumes?: string
+  resumedBy?: string
+}
+
+export const RUNS = 'marbles.runs'
+/** Requests to the lease holder from other processes: `{ "type": "dispatch" | "cancel", "runId" }` a line. */
+export const CONTROL_LOG = 'marbles/control'
+
+export function recordOf(id: string, state: RunState): RunRecord {
+  return {
+    id,
+    name: state.name ?? '?',
+    status: state.status ?? 'queued',
+    createdAt: state.createdAt ?? Date.now(),
+    updatedAt: state.updatedAt ?? Date.now(),
+    ...(state.reason && { reason: state.reason }),
+    ...(state.error && { error: state.error }),
+    ...(state.wakeAt !== undefined && { wakeAt: state.wakeAt }),
+    ...(state.resumes && { resumes: state.resumes }),
+    ...(state.resumedBy && { resumedBy: state.resumedBy }),
+  }
+}

@@ -1,0 +1,79 @@
+import type { JsonValue } from '@foundry/kernel'
+import type { JournalError, JournalRecord, RunStatus } from './records.js'
+
+/** What a journal says about its run: the status derives from it, and a resumed run replays from it. */
+export interface RunState {
+  status: RunStatus | undefined
+  name: string | undefined
+  input: JsonValue | undefined
+  /** The next seq to write. */
+  nextSeq: number
+  reason: string | undefined
+  error: JournalError | undefined
+  wakeAt: number | undefined
+  resumes: string | undefined
+  resumedBy: string | undefined
+  output: { output?: JsonValue; artifact?: string; key?: string } | undefined
+  /** Steps that ended, by step id: their result (or artifact path). */
+  steps: Map<string, { result?: JsonValue; artifact?: string; key?: string }>
+  /** Timers started, by name: when each falls due. */
+  timers: Map<string, number>
+  createdAt: number | undefined
+  updatedAt: number | undefined
+}
+
+export function emptyState(): RunState {
+  return {
+    status: undefined,
+    name: undefined,
+    input: undefined,
+    nextSeq: 0,
+    reason: undefined,
+    error: undefined,
+    wakeAt: undefined,
+    resumes: undefined,
+    resumedBy: undefined,
+    output: undefined,
+    steps: new Map(),
+    timers: new Map(),
+    createdAt: undefined,
+    updatedAt: undefined,
+  }
+}
+
+/** Apply one record (in seq order) to the state. */
+export function applyRecord(state: RunState, record: JournalRecord): RunState {
+  state.nextSeq = Math.max(state.nextSeq, record.seq + 1)
+  state.createdAt ??= record.at
+  state.updatedAt = record.at
+  switch (record.type) {
+    case 'status':
+      state.status = record.status
+      if (record.status === 'queued') {
+        state.name = record.name ?? state.name
+        state.input = record.input ?? state.input
+        state.resumes = record.resumes ?? state.resumes
+      }
+      state.reason = record.reason
+      state.error = record.error
+      state.wakeAt = record.wakeAt
+      if (record.resumedBy) state.resumedBy = record.resumedBy
+      break
+    case 'step':
+      if (record.phase === 'end') state.steps.set(record.step, { ...(record.result !== undefined && { result: record.result }), ...(record.artifact && { artifact: record.artifact }), ...(record.key && { key: record.key }) })
+      break
+    case 'timer':
+      state.timers.set(record.name, record.until)
+      break
+    case 'result':
+      state.output = { ...(record.output !== undefined && { output: record.output }), ...(record.artifact && { artifact: record.artifact }), ...(record.key && { key: record.key }) }
+      break
+  }
+  return state
+}
+
+export function foldRecords(records: Iterable<JournalRecord>): RunState {
+  const state = emptyState()
+  for (const record of records) applyRecord(state, record)
+  return state
+}

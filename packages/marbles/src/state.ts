@@ -1,0 +1,74 @@
+import { dirname, resolve } from 'node:path'
+import { createKernel, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
+import { findProjectRoot, openProject, openStorage, type Project } from '@foundry/project'
+
+export interface StateOptions {
+  /** `--root`: the project (default `FOUNDRY_ROOT`, else the nearest `.foundry/` above the current folder). */
+  root?: string
+  /** `--state PATH`: runs and journals in a folder (folder layout) or a `.db` file (SQLite). Default: the project's storage. */
+  state?: string
+  /** `--artifacts PATH`: large outputs in another folder or `.db` file. Default: the state. */
+  artifacts?: string
+  /** `--dry-run`: everything in memory; nothing is saved, and no project is needed. */
+  dryRun?: boolean
+  /** Whether workflows will run (they need the project's kernel). False for watch, runs, cancel. */
+  needKernel?: boolean
+  cwd?: string
+}
+
+/** Where an engine keeps its runs, its journals and its artifacts, and the kernel its workflows get. */
+export interface MarblesState {
+  storage: Storage
+  artifacts: Storage
+  kernel: Kernel
+  /** The project's root; the current folder's project root or the current folder without one. */
+  root: string
+  /** What the state is, for messages. */
+  where: string
+  close(): Promise<void>
+}
+
+/** Open the state the CLI's options name. Opens the project (through `@foundry/project`) unless `--state` alone suffices. */
+export async function openState(options: StateOptions): Promise<MarblesState> {
+  const cwd = options.cwd ?? process.cwd()
+  if (options.dryRun) {
+    const storage = memoryStorage()
+    const kernel = createKernel({ storage })
+    const root = options.root ? resolve(options.root) : (findProjectRoot(cwd) ?? cwd)
+    return { storage, artifacts: storage, kernel, root, where: 'memory (--dry-run: nothing is saved)', close: () => kernel.close() }
+  }
+  const opened: Array<{ close?(): Promise<void> }> = []
+  try {
+    let project: Project | undefined
+    if (options.state === undefined || options.needKernel) {
+      project = await openProject({ ...(options.root !== undefined && { root: options.root }), cwd })
+      opened.push(project)
+    }
+    const storage = options.state !== undefined ? await openPath(options.state) : project!.storage
+    if (options.state !== undefined) opened.unshift(storage)
+    const artifacts = options.artifacts !== undefined ? await openPath(options.artifacts) : storage
+    if (options.artifacts !== undefined) opened.unshift(artifacts)
+    const kernel = project?.kernel ?? createKernel({ storage })
+    const root = project?.root ?? cwd
+    return {
+      storage,
+      artifacts,
+      kernel,
+      root,
+      where: options.state !== undefined ? resolve(options.state) : `the project at ${root}`,
+      async close() {
+        for (const item of opened) await item.close?.()
+      },
+    }
+  } catch (error) {
+    for (const item of opened) await item.close?.().catch(() => {})
+    throw error
+  }
+}
+
+/** A folder (the folder layout, kept in the folder itself) or a `.db`/`.sqlite` file (SQLite). */
+async function openPath(path: string): Promise<Storage> {
+  const full = resolve(path)
+  if (/\.(db|sqlite3?)$/.test(full)) return openStorage(dirname(full), { kind: 'sqlite', path: full })
+  return openStorage(full, { kind: 'fs', folder: full })
+}

@@ -17,7 +17,12 @@ export interface TokenFigures {
   artifactTokens: number
   /** Event counts by kind, in order of first appearance in the log. */
   events: Record<string, number>
-  /** What loading every fact and runbook at session start would cost. */
+  /**
+   * What loading all memory eagerly at session start would cost: every fact, every runbook and every
+   * blackboard artifact (what a session without the index and the firewall reads). The one definition:
+   * the tool's text, the accounting table and `savingTokens` all use this figure. It is the seed's:
+   * its token_report example counts 9700 fact tokens + 24800 artifact tokens as ~34500.
+   */
   eagerTokens: number
   /** What the index-first path costs: the index. */
   indexFirstTokens: number
@@ -58,7 +63,7 @@ export function createTokenReport(ctx: PluginHost): TokenService {
     const factTokens = facts.reduce((n, f) => n + estimateTokens(renderFactBlock(f)), 0)
     const runbookTokens = runbooks.reduce((n, r) => n + estimateTokens(renderRunbook(r)), 0)
     const artifactTokens = artifacts.reduce((n, a) => n + a.tokens, 0)
-    const eagerTokens = factTokens + runbookTokens
+    const eagerTokens = factTokens + runbookTokens + artifactTokens // see TokenFigures.eagerTokens
     const savingTokens = Math.max(0, eagerTokens - indexTokens)
     const figures: TokenFigures = {
       indexTokens,
@@ -91,8 +96,6 @@ const SEED_KINDS: ReadonlySet<string> = new Set(EVENT_KINDS)
 
 function toolText(f: TokenFigures): string {
   const events = Object.entries(f.events).filter(([kind]) => SEED_KINDS.has(kind))
-  // The tool's view counts the blackboard in eager loading: it is what a session without the firewall reads.
-  const eager = f.factTokens + f.runbookTokens + f.artifactTokens
   return [
     '# Foundry token report',
     '',
@@ -102,7 +105,7 @@ function toolText(f: TokenFigures): string {
     `- Blackboard artifacts: ~${f.artifactTokens} tokens (never enter context wholesale)`,
     `- Recorded events: ${events.length ? events.map(([k, n]) => `${k}=${n}`).join(', ') : 'none'}`,
     '',
-    `Loading all memory eagerly would cost ~${eager} tokens per session; the index-first path costs ~${f.indexTokens}.`,
+    `Loading all memory eagerly would cost ~${f.eagerTokens} tokens per session; the index-first path costs ~${f.indexTokens}.`,
   ].join('\n')
 }
 

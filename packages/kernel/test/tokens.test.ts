@@ -27,7 +27,7 @@ test('token report: the tool text and the CLI accounting, with the seed shapes a
   const f = r.figures
   assert.is(f.facts, 3)
   assert.is(f.runbooks, 1)
-  assert.is(f.eagerTokens, f.factTokens + f.runbookTokens)
+  assert.is(f.eagerTokens, f.factTokens + f.runbookTokens + f.artifactTokens)
   assert.is(f.savingTokens, f.eagerTokens - f.indexTokens)
   assert.equal(f.events, { memory_write: 3, runbook_put: 1, blackboard_write: 1, memory_search: 1 }, 'every kind; the text lists the seed\'s')
   assert.is(

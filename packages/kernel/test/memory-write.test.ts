@@ -169,7 +169,7 @@ test('limits and enums: bad input names the field and stores nothing', async () 
 
 test('decisions and risks need Why: and How to apply: lines', async () => {
   const k = kernelFor()
-  await rejectsWith(k.memory.write({ title: 'Use Flyway', body: 'Because SQL.', type: 'decision' }), /must include a "Why:" line and a "How to apply:" line \(missing "Why:" and "How to apply:"\)/)
+  await rejectsWith(k.memory.write({ title: 'Use Flyway', body: 'Because SQL.', type: 'decision' }), /must include "Why:" and "How to apply:", each at the start of a line or of a sentence \(missing "Why:" and "How to apply:"\)/)
   await rejectsWith(k.memory.write({ title: 'Token leak in logs', body: 'Why: headers are logged.', type: 'risk' }), /missing "How to apply:"/)
   const ok = await k.memory.write({ title: 'Token leak in logs', body: '**Why:** headers are logged.\n**How to apply:** redact Authorization.', type: 'risk' })
   assert.is(ok.action, 'created')

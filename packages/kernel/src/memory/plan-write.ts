@@ -17,8 +17,15 @@ export type WritePlan =
 /** The most similar facts a write names. */
 export const SIMILAR_MAX = 3
 
-const WHY = /^[\s*_>-]*why\s*:/im
-const HOW = /^[\s*_>-]*how to apply\s*:/im
+/**
+ * A decision's or risk's `Why:` and `How to apply:` count where a sentence starts: at the start of
+ * a line (after list, quote or emphasis marks) or after `.`, `!` or `?` and a space, so
+ * `Use Flyway. Why: SQL. How to apply: add V<n>__name.sql.` on one line is accepted; `the reason
+ * why: …` inside a sentence is not.
+ */
+const sentenceStart = (label: string) => new RegExp(`(?:^[\\s*_>-]*|[.!?]["')\\]]*\\s+[*_]*)${label}\\s*:`, 'im')
+const WHY = sentenceStart('why')
+const HOW = sentenceStart('how to apply')
 
 /**
  * Decide what a `memory_write` does, given every stored fact (superseded ones included, so ids are
@@ -102,7 +109,10 @@ function checkBody(type: FactInput['type'], body: string) {
   if (type === 'decision' || type === 'risk') {
     const missing = [WHY.test(body) ? '' : '"Why:"', HOW.test(body) ? '' : '"How to apply:"'].filter(Boolean)
     if (missing.length)
-      throw new FoundryError('INVALID_INPUT', `body of a ${type} must include a "Why:" line and a "How to apply:" line (missing ${missing.join(' and ')})`)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `body of a ${type} must include "Why:" and "How to apply:", each at the start of a line or of a sentence (missing ${missing.join(' and ')})`,
+      )
   }
 }
 

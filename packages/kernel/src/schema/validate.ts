@@ -1,6 +1,8 @@
 import type { Static, TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { FoundryError } from '../errors.js'
+import { DATE_PATTERN, FACT_ID_PATTERN, SCOPE_PATTERN, SOURCE_PATTERN } from './fact.js'
+import { CONTRACT_ID_PATTERN, SLUG_PATTERN } from './records.js'
 
 interface SchemaError {
   keyword: string
@@ -34,6 +36,20 @@ export function validator(schema: object): Validator<unknown> {
     },
   }
 }
+
+/**
+ * The forms the kernel's patterns accept, in words: a `pattern` error names these, never the
+ * regular expression. A pattern not listed (a project contract's own) is shown as written.
+ */
+const PATTERN_FORMS: ReadonlyMap<string, string> = new Map([
+  [SOURCE_PATTERN, 'use adr-<number> (e.g. adr-0007), conversation, code or external:<url>'],
+  [SCOPE_PATTERN, 'use project, module:<name> or vertical:<name> (a name of letters, digits and . _ / @ -)'],
+  [DATE_PATTERN, 'use a date as YYYY-MM-DD'],
+  [FACT_ID_PATTERN, 'use a fact id, fact- and at least 4 digits (e.g. fact-0012)'],
+  ['^[^\\s,]+$', 'use one word, without spaces or commas'], // a tag
+  [SLUG_PATTERN, 'use lowercase letters, digits, . _ and -, starting with a letter or digit, at most 80 characters'],
+  [CONTRACT_ID_PATTERN, 'use letters, digits, . _ and -, starting with a letter or digit, at most 80 characters'],
+])
 
 /** `/tags/0` becomes `tags[0]`; the root is `input`. */
 export function fieldName(instancePath: string, root = 'input'): string {
@@ -90,7 +106,7 @@ function describeErrors(errors: SchemaError[]): string[] {
         add(e.params.limit === 1 ? `${field} must not be empty` : `${field} must be at least ${e.params.limit} characters`)
         continue
       case 'pattern':
-        add(`${field} has the wrong form (expected ${e.params.pattern})`)
+        add(`${field} has the wrong form: ${PATTERN_FORMS.get(String(e.params.pattern)) ?? `expected one matching ${e.params.pattern}`}`)
         continue
       default:
         add(`${field} ${e.message}`)

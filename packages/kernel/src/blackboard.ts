@@ -1,7 +1,10 @@
+import { Type, type Static } from 'typebox'
 import { contractsPlugin } from './contracts/contracts.js'
+import { FoundryError, isFoundryError } from './errors.js'
 import { definePlugin, type PluginHost } from './plugin.js'
 import { BlackboardReadInputSchema, BlackboardWriteInputSchema } from './schema/inputs.js'
 import type { Artifact } from './schema/records.js'
+import type { JsonValue } from './storage.js'
 import { validator } from './schema/validate.js'
 import { estimateTokens, utf8Bytes } from './tokens.js'
 
@@ -11,6 +14,10 @@ export interface BlackboardWriteResult {
   path?: string
   bytes?: number
   tokens?: number
+  /** The artifact's version once written: 1 for a new one; one more each time a different artifact replaces it. */
+  version?: number
+  /** True when an earlier, different artifact of the same agent and wave was replaced (and kept as `version - 1`). */
+  replaced?: boolean
   violations: string[]
 }
 
@@ -22,6 +29,8 @@ export interface ArtifactSummary {
   producedBy: string | undefined
   tokens: number
   summary: string | undefined
+  /** 1 for an artifact never replaced; the current one of an agent whose earlier artifacts were kept is the highest. */
+  version: number
 }
 
 export interface BlackboardReadResult {
@@ -33,6 +42,28 @@ export interface BlackboardReadResult {
 const writeInput = validator(BlackboardWriteInputSchema)
 const readInput = validator(BlackboardReadInputSchema)
 const SUMMARY_MAX = 400
+
+/**
+ * Where replaced artifacts are kept: the open collection `blackboard.history`, key
+ * `<wave>/<agent>/<version>` (version 1 is the first written). Stored beside the project's data
+ * (fs: `.foundry/data/blackboard.history/<wave>/<agent>/<version>.json`), so it travels with the
+ * blackboard; `blackboard_read` with `agent` and `version` reads one back.
+ */
+const BLACKBOARD_HISTORY = 'blackboard.history'
+
+/** A replaced artifact, as `blackboard.history` holds it. */
+const ArtifactVersionSchema = Type.Object(
+  {
+    wave: Type.String({ minLength: 1, maxLength: 80 }),
+    agent: Type.String({ minLength: 1, maxLength: 80 }),
+    version: Type.Integer({ minimum: 1 }),
+    replaced: Type.String({ description: 'ISO 8601 timestamp: when a newer artifact replaced it' }),
+    data: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { additionalProperties: false },
+)
+type ArtifactVersion = Static<typeof ArtifactVersionSchema>
+const versionRecord = validator(ArtifactVersionSchema)
 
 /**
  * A wave or agent name made safe as one path segment: anything outside [A-Za-z0-9._-] becomes `-`,
@@ -91,44 +122,135 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
     }
     const key = `${wave}/${agent}`
     const artifact: Artifact = { wave, agent, data }
-    await ctx.storage.put('artifacts', key, artifact)
     const serialized = serializeArtifact(data)
+    // One section: two agents replacing the same artifact at once each keep the other's version.
+    const outcome = await ctx.storage.exclusive(() => store(key, artifact, serialized))
     const bytes = utf8Bytes(serialized)
     const tokens = estimateTokens(serialized)
     const path = display(ctx.storage.locate('artifacts', key))
-    const text = `Wrote ${path} (${bytes} bytes, ~${tokens} tokens).\nReturn to your caller ONLY this path and a summary of at most ${ctx.config.handoffSummaryTokenBudget} tokens.`
-    return { text, written: true, path, bytes, tokens, violations: [] }
+    const size = `(${bytes} bytes, ~${tokens} tokens).`
+    const firewall = `Return to your caller ONLY this path and a summary of at most ${ctx.config.handoffSummaryTokenBudget} tokens.`
+    // The seed's two lines for a new artifact; a replacement says so first and adds where the old one went.
+    const lines =
+      outcome.kind === 'new'
+        ? [`Wrote ${path} ${size}`, firewall]
+        : outcome.kind === 'unchanged'
+          ? [`Unchanged ${path} ${size}`, firewall, `It already held this artifact (version ${outcome.version}): nothing was replaced.`]
+          : [
+              `Replaced ${path} ${size}`,
+              firewall,
+              outcome.unreadable === undefined
+                ? `This is version ${outcome.version}; version ${outcome.version - 1}, the one it replaced, stays readable: blackboard_read with agent "${agent}" and version ${outcome.version - 1}.`
+                : `The artifact it replaced could not be read (${outcome.unreadable}), so it was not kept.`,
+            ]
+    return { text: lines.join('\n'), written: true, path, bytes, tokens, version: outcome.version, replaced: outcome.kind === 'replaced', violations: [] }
+  }
+
+  type Stored = { kind: 'new'; version: number } | { kind: 'unchanged'; version: number } | { kind: 'replaced'; version: number; unreadable?: string }
+
+  /**
+   * Inside the exclusive section: keep the artifact being replaced as the next version, then store
+   * the new one. Versions count on from the highest kept, so numbers are never reused.
+   */
+  async function store(key: string, artifact: Artifact, serialized: string): Promise<Stored> {
+    let previous: Artifact | undefined
+    let unreadable: string | undefined
+    try {
+      previous = await ctx.storage.get('artifacts', key)
+    } catch (error) {
+      if (!isFoundryError(error, 'CORRUPT')) throw error
+      unreadable = error.message // a hand-broken file cannot be kept; it is replaced, as before versions existed
+    }
+    const earlier = await latestVersion(`${key}/`)
+    if (previous && serializeArtifact(previous.data) === serialized) return { kind: 'unchanged', version: earlier + 1 }
+    if (previous) {
+      const kept: ArtifactVersion = { wave: artifact.wave, agent: artifact.agent, version: earlier + 1, replaced: ctx.now().toISOString(), data: previous.data }
+      await ctx.storage.put(BLACKBOARD_HISTORY, `${key}/${earlier + 1}`, kept as unknown as JsonValue) // first: a crash before the next put loses nothing
+      await ctx.storage.put('artifacts', key, artifact)
+      return { kind: 'replaced', version: earlier + 2 }
+    }
+    await ctx.storage.put('artifacts', key, artifact)
+    return unreadable === undefined ? { kind: 'new', version: earlier + 1 } : { kind: 'replaced', version: earlier + 1, unreadable }
+  }
+
+  /** The highest version kept under `prefix` (`<wave>/<agent>/`), 0 when none is. */
+  async function latestVersion(prefix: string): Promise<number> {
+    return Math.max(0, ...(await ctx.storage.keys(BLACKBOARD_HISTORY, prefix)).map((k) => Number(k.slice(prefix.length))).filter(Number.isInteger))
+  }
+
+  /** The highest kept version of every agent under `prefix` (a wave's `<wave>/`, or `''` for all), by `<wave>/<agent>`. */
+  async function keptVersions(prefix: string): Promise<Map<string, number>> {
+    const out = new Map<string, number>()
+    for (const k of await ctx.storage.keys(BLACKBOARD_HISTORY, prefix)) {
+      const cut = k.lastIndexOf('/')
+      const n = Number(k.slice(cut + 1))
+      if (Number.isInteger(n)) out.set(k.slice(0, cut), Math.max(n, out.get(k.slice(0, cut)) ?? 0))
+    }
+    return out
   }
 
   async function read(raw: unknown): Promise<BlackboardReadResult> {
     const input = readInput.parse(raw, 'blackboard_read input')
     const wave = sanitizeName(input.wave)
     const agent = input.agent === undefined ? undefined : sanitizeName(input.agent)
-    const artifacts = (await ctx.storage.list('artifacts', { prefix: `${wave}/`, onProblem: ctx.onProblem })).filter(
-      (a) => a.wave === wave && (agent === undefined || a.agent === agent),
-    )
-    const summaries = artifacts.map(summarize)
-    if (!artifacts.length) {
+    if (input.version !== undefined && agent === undefined)
+      throw new FoundryError('INVALID_INPUT', 'blackboard_read input: version needs agent (versions are kept per agent); pass the agent whose earlier artifact you want')
+    const [artifacts, kept] = await Promise.all([
+      ctx.storage.list('artifacts', { prefix: `${wave}/`, onProblem: ctx.onProblem }),
+      keptVersions(`${wave}/`),
+    ])
+    const mine = artifacts.filter((a) => a.wave === wave && (agent === undefined || a.agent === agent))
+    const summaries = mine.map((a) => summarize(a, (kept.get(`${a.wave}/${a.agent}`) ?? 0) + 1))
+    if (input.version !== undefined) return readVersion(wave, agent!, input.version, input.full === true, summaries[0], mine[0], kept.get(`${wave}/${agent}`) ?? 0)
+    if (!mine.length) {
       const who = agent ? ` by ${agent}` : ''
       return { text: `No artifacts in wave "${wave}"${who}.`, wave, artifacts: [] }
     }
     const text = input.full
-      ? artifacts.map((a) => `### ${a.agent}.json\n\`\`\`json\n${serializeArtifact(a.data).trimEnd()}\n\`\`\``).join('\n\n')
-      : summaries
-          .map((s) => `- **${s.file}** · schema ${s.schema ?? '(none)'} · by ${s.producedBy ?? s.agent} · ~${s.tokens} tokens\n  ${s.summary ?? '(no summary field)'}`)
-          .join('\n')
+      ? mine.map((a, i) => fenced(a.data, summaries[i]!.version > 1 ? `${a.agent}.json (version ${summaries[i]!.version})` : `${a.agent}.json`)).join('\n\n')
+      : summaries.map((s) => [summaryEntry(s), ...(s.version > 1 ? [`  version ${s.version}: it replaced ${earlierOnes(s.version - 1)}, still readable (pass agent and version)`] : [])].join('\n')).join('\n')
     return { text, wave, artifacts: summaries }
+  }
+
+  /** One version of one agent's artifact: the current one, or one it replaced. NOT_FOUND names the versions there are. */
+  async function readVersion(
+    wave: string,
+    agent: string,
+    version: number,
+    full: boolean,
+    current: ArtifactSummary | undefined,
+    currentArtifact: Artifact | undefined,
+    earlier: number,
+  ): Promise<BlackboardReadResult> {
+    const latest = current ? earlier + 1 : earlier
+    if (!latest) return { text: `No artifacts in wave "${wave}" by ${agent}.`, wave, artifacts: [] }
+    let artifact: Artifact | undefined = version === latest ? currentArtifact : undefined
+    if (!artifact && version < latest) {
+      const record = await ctx.storage.get(BLACKBOARD_HISTORY, `${wave}/${agent}/${version}`)
+      if (record !== undefined) artifact = versionRecord.parse(record, `${BLACKBOARD_HISTORY} ${wave}/${agent}/${version}`)
+    }
+    if (!artifact) {
+      const range = latest === 1 ? 'version 1' : `versions 1 to ${latest}`
+      throw new FoundryError('NOT_FOUND', `version ${version} of ${wave}/${agent} does not exist: it has ${range}`)
+    }
+    const summary = version === latest && current ? current : summarize(artifact, version)
+    const label = `version ${version} of ${latest}`
+    const text = full
+      ? fenced(artifact.data, `${agent}.json (${label})`)
+      : summaryEntry(summary).replace(/^(- \*\*[^*]+\*\*)/, `$1 · ${label}`)
+    return { text, wave, artifacts: [summary] }
   }
 
   /** Every artifact of every wave, summarised (for the token report). */
   async function all(): Promise<ArtifactSummary[]> {
-    return (await ctx.storage.list('artifacts', { onProblem: ctx.onProblem })).map(summarize)
+    const [artifacts, kept] = await Promise.all([ctx.storage.list('artifacts', { onProblem: ctx.onProblem }), keptVersions('')])
+    return artifacts.map((a) => summarize(a, (kept.get(`${a.wave}/${a.agent}`) ?? 0) + 1))
   }
 
   return { write, read, all }
 }
 
-function summarize(a: Artifact): ArtifactSummary {
+function summarize(a: Artifact, version: number): ArtifactSummary {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
   return {
     file: `${a.agent}.json`,
@@ -138,8 +260,18 @@ function summarize(a: Artifact): ArtifactSummary {
     producedBy: str(a.data.producedBy),
     tokens: estimateTokens(serializeArtifact(a.data)),
     summary: summaryLine(a.data),
+    version,
   }
 }
+
+/** The seed's two summary lines of an artifact. */
+const summaryEntry = (s: ArtifactSummary) =>
+  `- **${s.file}** · schema ${s.schema ?? '(none)'} · by ${s.producedBy ?? s.agent} · ~${s.tokens} tokens\n  ${s.summary ?? '(no summary field)'}`
+
+/** An artifact verbatim, under a `### <heading>` line. */
+const fenced = (data: Record<string, unknown>, heading: string) => `### ${heading}\n\`\`\`json\n${serializeArtifact(data).trimEnd()}\n\`\`\``
+
+const earlierOnes = (n: number) => (n === 1 ? 'version 1' : `versions 1 to ${n}`)
 
 export const blackboardPlugin = definePlugin({
   name: 'blackboard',
@@ -149,7 +281,7 @@ export const blackboardPlugin = definePlugin({
     write: {
       kind: 'blackboard_write',
       kindOf: (r) => (r.written ? 'blackboard_write' : 'contract_violation'),
-      data: (r) => (r.written ? { path: r.path, tokens: r.tokens } : { violations: r.violations.length }),
+      data: (r) => (r.written ? { path: r.path, tokens: r.tokens, ...(r.replaced && { version: r.version }) } : { violations: r.violations.length }),
     },
     read: { kind: 'blackboard_read', data: (r) => ({ artifacts: r.artifacts.length }) },
   },

@@ -38,8 +38,9 @@ export function action<A extends unknown[]>(run: (ctx: CommandContext, ...args: 
     const options = command.optsWithGlobals<GlobalOptions>()
     const interrupt = new AbortController()
     const onSignal = () => interrupt.abort()
-    process.once('SIGINT', onSignal)
-    process.once('SIGTERM', onSignal)
+    // `on`, not `once`: signal-exit (under the fs storage's lock) re-raises a signal it believes nobody else handles.
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
     let opened: Promise<MarblesState> | undefined
     const root = resolve(options.root ?? process.env.FOUNDRY_ROOT ?? findProjectRoot(process.cwd()) ?? process.cwd())
     const ctx: CommandContext = {

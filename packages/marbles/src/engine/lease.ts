@@ -91,16 +91,23 @@ function isAlive(holder: LeaseHolder, ttlMs: number): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false // ESRCH: no such process
   }
-  const start = processStart(holder.pid)
+  const stat = procStat(holder.pid)
+  if (stat?.[0] === 'Z' || stat?.[0] === 'X') return false // a zombie: dead, not yet reaped
+  const start = stat?.[19] ?? null
   return holder.pidStart === null || start === null || start === holder.pidStart
 }
 
 /** Field 22 of `/proc/<pid>/stat` (start time in clock ticks since boot), or null where there is no /proc. */
 function processStart(pid: number): string | null {
+  return procStat(pid)?.[19] ?? null
+}
+
+/** The fields of `/proc/<pid>/stat` after the command name (state first), or undefined where there is no /proc. */
+function procStat(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   } catch {
-    return null
+    return undefined
   }
 }

@@ -1,0 +1,62 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { initProject, openProject, type Project } from '@foundry/project'
+import { loadWorkspace } from '../src/workspace/load.js'
+import type { Definitions } from '../src/define/registry.js'
+
+export const HERE = new URL('.', import.meta.url).pathname
+export const BIN = join(HERE, '..', 'dist', 'bin', 'marbles.js')
+export const BASIC = join(HERE, 'fixtures', 'basic')
+export const STORAGES = ['fs', 'sqlite'] as const
+
+/** A new project in a temporary folder, on the given storage. */
+export async function newProject(kind: 'fs' | 'sqlite' = 'fs'): Promise<string> {
+  const root = mkdtempSync(join(tmpdir(), `marbles-test-${kind}-`))
+  await initProject({ root, storage: kind })
+  return root
+}
+
+export async function open(root: string): Promise<Project> {
+  return openProject({ root })
+}
+
+let basic: Definitions | undefined
+export async function basicDefinitions(): Promise<Definitions> {
+  return (basic ??= (await loadWorkspace({ root: HERE, source: BASIC })).definitions)
+}
+
+/** Run the built `marbles` bin to completion. */
+export function marbles(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const run = spawnSync(process.execPath, [BIN, ...args], { cwd: options.cwd ?? HERE, env: { ...process.env, ...options.env }, encoding: 'utf8', timeout: 60_000 })
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr }
+}
+
+/** Start the built `marbles` bin; `exited` resolves with its code and output. */
+export function start(args: string[], options: { cwd?: string } = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? HERE, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (d) => (stdout += d))
+  child.stderr!.on('data', (d) => (stderr += d))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  )
+  return { child, exited, output: () => ({ stdout, stderr }) }
+}
+
+/** Wait until `check` holds (polling every 20 ms), or throw after `ms`. */
+export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000, what = 'condition'): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+export function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): void {
+  if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+}

@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml'
 
@@ -15,6 +15,9 @@ import { isMap, isScalar, LineCounter, parseDocument } from 'yaml'
 export const SKILL_MAX_LINES = 500
 /** The front matter keys every agent definition declares. */
 export const AGENT_KEYS = ['model', 'effort'] as const
+/** The reasoning efforts of the routing table (AUTHORING.md §2); `effort:` must be one of them. */
+export const AGENT_EFFORTS = ['low', 'medium', 'high', 'xhigh'] as const
+const EFFORT_LIST = `${AGENT_EFFORTS.slice(0, -1).join(', ')} or ${AGENT_EFFORTS[AGENT_EFFORTS.length - 1]}`
 
 export interface AssetViolation {
   /** Relative to the root that was checked. */
@@ -38,9 +41,14 @@ export interface ValidateAssetsOptions {
   maxSkillLines?: number
 }
 
-/** Check every agent definition and skill under `root`. Violations are sorted by file and line. */
+/**
+ * Check every agent definition and skill under `root`. Violations are sorted by file and line.
+ * Rejects NOT_FOUND when `root` does not exist and INVALID_INPUT when it is not a folder: a typo in
+ * the path must not pass as "no violations".
+ */
 export async function validateAssets(options: ValidateAssetsOptions): Promise<AssetReport> {
   const root = resolve(options.root)
+  await assertFolder(root)
   const max = options.maxSkillLines ?? SKILL_MAX_LINES
   const { agentDirs, skillDirs, violations } = await assetFolders(root)
   const agents = unique((await Promise.all(agentDirs.map((dir) => filesIn(dir, (name) => name.endsWith('.md'))))).flat())
@@ -76,13 +84,17 @@ export function checkAgent(file: string, text: string): AssetViolation[] {
   for (const key of AGENT_KEYS) {
     const pair = doc.contents?.items.find((item) => isScalar(item.key) && item.key.value === key)
     if (!pair) {
-      out.push({ file, line: front.firstLine - 1, message: `front matter does not declare ${key}: (${key === 'model' ? 'haiku, sonnet, opus or inherit' : 'low, medium, high or xhigh'}, per the routing table)` })
+      out.push({ file, line: front.firstLine - 1, message: `front matter does not declare ${key}: (${key === 'model' ? 'haiku, sonnet, opus or inherit' : EFFORT_LIST}, per the routing table)` })
       continue
     }
     const value = isScalar(pair.value) ? pair.value.value : undefined
-    if (typeof value !== 'string' || !value.trim()) {
-      const offset = (isScalar(pair.key) && pair.key.range?.[0]) || 0
-      out.push({ file, line: lineAt(offset), message: `${key}: must name a ${key === 'model' ? 'model' : 'reasoning effort'}, not be empty` })
+    const line = lineAt((isScalar(pair.key) && pair.key.range?.[0]) || 0)
+    if (value === null || value === undefined || (typeof value === 'string' && !value.trim())) {
+      out.push({ file, line, message: `${key}: must name a ${key === 'model' ? 'model' : 'reasoning effort'}, not be empty` })
+    } else if (key === 'effort' && !(AGENT_EFFORTS as readonly unknown[]).includes(value)) {
+      out.push({ file, line, message: `effort: ${String(value)} is not a reasoning effort: use ${EFFORT_LIST}, per the routing table` })
+    } else if (typeof value !== 'string') {
+      out.push({ file, line, message: `${key}: must name a ${key === 'model' ? 'model' : 'reasoning effort'}, not ${JSON.stringify(value)}` })
     }
   }
   return out
@@ -114,6 +126,26 @@ function frontMatter(text: string): FrontMatter | undefined {
   const end = lines.findIndex((line, i) => i > 0 && line.trim() === '---')
   if (end < 0) return undefined
   return { yaml: lines.slice(1, end).join('\n'), firstLine: 2, lastLine: end + 1 }
+}
+
+/**
+ * Throws NOT_FOUND naming `root` when nothing is there, INVALID_INPUT when it is a file. The kernel
+ * (for FoundryError) loads only then: the bin's normal run stays free of it.
+ */
+async function assertFolder(root: string): Promise<void> {
+  let isFolder: boolean
+  try {
+    isFolder = (await stat(root)).isDirectory()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
+    const { FoundryError } = await import('@foundry/kernel')
+    throw new FoundryError('NOT_FOUND', `No folder at ${root}: pass a project or plugin folder that exists`, { cause: error })
+  }
+  if (!isFolder) {
+    const { FoundryError } = await import('@foundry/kernel')
+    throw new FoundryError('INVALID_INPUT', `${root} is a file, not a folder: pass the project or plugin folder that holds it`)
+  }
 }
 
 /** Where agents and skills live under `root`; a broken plugin.json is itself a violation. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { isFoundryError } from '@foundry/kernel'
 import { checkAgent, checkSkill, formatAssetReport, validateAssets } from '../src/index.js'
 import { run, VALIDATE_BIN } from './helpers.js'
 
@@ -84,6 +85,53 @@ test('foundry-validate-assets: file:line lines and exit 1 on violations, exit 0 
   assert.equal([passed.code, passed.stdout], [0, 'Checked 1 agent definition and 1 skill: no violations.\n'])
   const empty = await run(VALIDATE_BIN, [tree({})], undefined)
   assert.equal([empty.code, empty.stdout], [0, 'Checked 0 agent definitions and 0 skills: no violations.\n'])
+})
+
+test('effort: must be one of low, medium, high, xhigh; any other value is refused on its line with the list', () => {
+  for (const effort of ['low', 'medium', 'high', 'xhigh']) assert.equal(checkAgent('a.md', agent(`name: x\nmodel: opus\neffort: ${effort}`)), [], effort)
+  const refused = (effort: string) => checkAgent('a.md', agent(`name: x\nmodel: opus\neffort: ${effort}`))
+  assert.equal(refused('turbo'), [{ file: 'a.md', line: 4, message: 'effort: turbo is not a reasoning effort: use low, medium, high or xhigh, per the routing table' }])
+  assert.equal(refused('High').map((v) => v.message), ['effort: High is not a reasoning effort: use low, medium, high or xhigh, per the routing table'])
+  assert.equal(refused('3').map((v) => v.message), ['effort: 3 is not a reasoning effort: use low, medium, high or xhigh, per the routing table'])
+  assert.equal(refused('').map((v) => v.message), ['effort: must name a reasoning effort, not be empty'])
+  assert.equal(checkAgent('a.md', agent('name: x\nmodel: 4\neffort: low')).map((v) => v.message), ['model: must name a model, not 4'])
+})
+
+test('a folder that does not exist, or a file, is an error naming it, never "no violations"', async () => {
+  const missing = join(tree({}), 'no', 'such', 'dir')
+  try {
+    await validateAssets({ root: missing })
+    assert.unreachable('should reject')
+  } catch (error) {
+    assert.ok(isFoundryError(error, 'NOT_FOUND'), String(error))
+    assert.is((error as Error).message, `No folder at ${missing}: pass a project or plugin folder that exists`)
+  }
+  const file = join(tree({ 'AGENTS.md': '# a file' }), 'AGENTS.md')
+  try {
+    await validateAssets({ root: file })
+    assert.unreachable('should reject')
+  } catch (error) {
+    assert.ok(isFoundryError(error, 'INVALID_INPUT'), String(error))
+    assert.is((error as Error).message, `${file} is a file, not a folder: pass the project or plugin folder that holds it`)
+  }
+})
+
+test('foundry-validate-assets: a missing folder exits 1 with the error on stderr; the other folders are still checked', async () => {
+  const missing = join(tree({}), 'no-such-dir')
+  const alone = await run(VALIDATE_BIN, [missing], undefined)
+  assert.equal([alone.code, alone.stdout, alone.stderr], [1, '', `foundry-validate-assets: No folder at ${missing}: pass a project or plugin folder that exists\n`])
+  const good = tree({ '.claude/agents/a.md': GOOD })
+  const both = await run(VALIDATE_BIN, [missing, good], undefined)
+  assert.is(both.code, 1)
+  assert.is(both.stdout, `${good}\nChecked 1 agent definition and 0 skills: no violations.\n`)
+  assert.match(both.stderr, /^foundry-validate-assets: No folder at .*no-such-dir: pass a project or plugin folder that exists\n$/)
+})
+
+test('foundry-validate-assets: effort: turbo fails with the listed values', async () => {
+  const root = tree({ '.claude/agents/fast.md': agent('name: fast\ndescription: d\nmodel: haiku\neffort: turbo') })
+  const ran = await run(VALIDATE_BIN, [root], undefined)
+  assert.is(ran.code, 1)
+  assert.is(ran.stdout, '.claude/agents/fast.md:5: effort: turbo is not a reasoning effort: use low, medium, high or xhigh, per the routing table\n1 violation in 1 agent definition and 0 skills.\n')
 })
 
 test('a plugin.json that is not JSON is itself a violation', async () => {

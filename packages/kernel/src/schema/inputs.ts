@@ -48,7 +48,7 @@ export const BlackboardReadInputSchema = Type.Object(
     wave: Type.String({ minLength: 1, maxLength: 200 }),
     agent: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Restrict to one producer' })),
     full: Type.Optional(Type.Boolean({ description: 'Return the whole artifact. Use only when you genuinely need it' })),
-    version: Type.Optional(Type.Integer({ minimum: 1, description: "With agent: that agent's artifact at this version (1 = first written), kept when a write replaced it" })),
+    version: Type.Optional(Type.Integer({ minimum: 1, description: 'With agent: this version of its artifact (1 = first written)' })),
   },
   { additionalProperties: false },
 )

@@ -20,7 +20,7 @@ export function listTools(): Tool[] {
 
 /**
  * `tools/call`. Every failure is a result with `isError: true`, never a JSON-RPC error, so the model
- * reads the message and can correct itself: an unknown tool names the nine, arguments that break the
+ * reads the message and can correct itself: an unknown tool names them all, arguments that break the
  * schema name the field, and a tool that throws answers `<tool> failed: <message>`.
  */
 export async function callTool(

@@ -8,6 +8,7 @@ export { listResources, readResource, INDEX_URI, CONTRACTS_URI, RUNBOOK_PREFIX }
 export {
   SearchOutputSchema,
   WriteOutputSchema,
+  ForgetOutputSchema,
   IndexOutputSchema,
   RunbookListOutputSchema,
   RunbookGetOutputSchema,
@@ -18,6 +19,7 @@ export {
   type IndexFigures,
   type SearchOutput,
   type WriteOutput,
+  type ForgetOutput,
   type IndexOutput,
   type RunbookListOutput,
   type RunbookGetOutput,

@@ -24,6 +24,7 @@ export const SearchOutputSchema = Type.Object({
   query: Type.String(),
   hits: Type.Array(Type.Object({ fact: FactSchema, score: Type.Number() }), { description: 'Best first' }),
   active: Type.Optional(Type.Integer({ description: 'Active facts in memory; present when nothing matched' })),
+  missing: Type.Optional(Type.Array(Type.String())),
 })
 export type SearchOutput = Static<typeof SearchOutputSchema>
 
@@ -39,6 +40,10 @@ export const WriteOutputSchema = Type.Object({
   index: IndexFigures,
 })
 export type WriteOutput = Static<typeof WriteOutputSchema>
+
+/** Small on purpose (every tool costs tokens in every session): the index line is in the text. */
+export const ForgetOutputSchema = Type.Object({ id: Type.String(), reason: Type.String(), forgotten: Type.String({ description: 'ISO 8601' }) })
+export type ForgetOutput = Static<typeof ForgetOutputSchema>
 
 export const IndexOutputSchema = Type.Object({
   path: Type.String({ description: 'Where INDEX.md was written' }),

@@ -27,7 +27,7 @@ export interface ServerOptions {
 }
 
 /**
- * The foundry MCP server on any transport: the nine tools, the resources, the instructions. It
+ * The foundry MCP server on any transport: the tools of `TOOLS`, the resources, the instructions. It
  * implements initialize, ping, tools/list, tools/call, resources/list and resources/read; the SDK
  * negotiates the protocol version (2025-11-25 and 2025-06-18 among them).
  */

@@ -3,6 +3,7 @@ import {
   BlackboardWriteInputSchema,
   ContractValidateInputSchema,
   FactInputSchema,
+  ForgetInputSchema,
   NoInputSchema,
   RunbookGetInputSchema,
   SearchInputSchema,
@@ -13,6 +14,7 @@ import type { Static, TSchema } from 'typebox'
 import {
   BlackboardReadOutputSchema,
   BlackboardWriteOutputSchema,
+  ForgetOutputSchema,
   IndexOutputSchema,
   RunbookGetOutputSchema,
   RunbookListOutputSchema,
@@ -47,20 +49,20 @@ export interface FoundryTool<O extends TSchema = TSchema, N extends string = str
 const tool = <O extends TSchema, N extends string>(definition: FoundryTool<O, N>): FoundryTool<O, N> => definition
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false }
 
-/** The nine tools of seed 000, in the seed's order. */
+/** The nine tools of seed 000, in the seed's order, then `memory_forget`. Every tool costs tokens in every session (`foundry tokens`): keep descriptions short. */
 export const TOOLS = [
   tool({
     name: 'memory_search',
     title: 'Search project memory',
     description:
       'Searches project memory and returns only the matching facts. Use this instead of reading files under .foundry/memory/: it is the token-cheap path. ' +
-      'Call it before planning, before proposing an architecture, and whenever the user refers to a past decision.',
+      'Call it before planning, before proposing an architecture, and whenever the user refers to a past decision. A query of fact ids (fact-0012 fact-0031) returns those facts.',
     inputSchema: SearchInputSchema,
     outputSchema: SearchOutputSchema,
     annotations: READ_ONLY,
     async call(kernel, input) {
-      const { text, query, hits, active } = await kernel.memory.search(input)
-      return { text, structured: hits.length ? { query, hits } : { query, hits, active } }
+      const { text, query, hits, active, missing } = await kernel.memory.search(input)
+      return { text, structured: withoutUndefined({ query, hits, active: hits.length ? undefined : active, missing }) }
     },
   }),
   tool({
@@ -172,6 +174,18 @@ export const TOOLS = [
     async call(kernel) {
       const { text, figures } = await kernel.tokens.report()
       return { text, structured: figures }
+    },
+  }),
+  tool({
+    name: 'memory_forget',
+    title: 'Forget a fact',
+    description: 'Forgets a wrong fact: removed from the index and search, kept on disk with the reason. To correct a fact instead, memory_write with supersedes.',
+    inputSchema: ForgetInputSchema,
+    outputSchema: ForgetOutputSchema,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    async call(kernel, input) {
+      const { text, id, reason, forgotten } = await kernel.memory.forget(input.id as string, input.reason as string)
+      return { text, structured: { id, reason, forgotten } }
     },
   }),
 ]

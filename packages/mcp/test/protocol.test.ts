@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { BlackboardWriteInputSchema, FactInputSchema, NoInputSchema, SearchInputSchema } from '@foundry/kernel'
+import { BlackboardWriteInputSchema, FactInputSchema, ForgetInputSchema, NoInputSchema, SearchInputSchema } from '@foundry/kernel'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { call, cleanup, connect, initialize, pipeSession, readText, tempProject, type Connection } from './helpers.js'
 
-const NINE = ['memory_search', 'memory_write', 'memory_index', 'runbook_list', 'runbook_get', 'contract_validate', 'blackboard_write', 'blackboard_read', 'token_report']
+const TEN = ['memory_search', 'memory_write', 'memory_index', 'runbook_list', 'runbook_get', 'contract_validate', 'blackboard_write', 'blackboard_read', 'token_report', 'memory_forget']
 
 const handshake = suite<{ conn: Connection; root: string }>('protocol: initialize, tools/list, resources')
 handshake.before(async (ctx) => {
@@ -26,11 +26,11 @@ handshake('initialize names the server foundry and returns the seed instructions
   assert.equal(conn.client.getServerCapabilities(), { tools: {}, resources: {} })
 })
 
-handshake('tools/list has the nine tools with the kernel schemas as inputSchema and an outputSchema each', async ({ conn }) => {
+handshake('tools/list has the ten tools with the kernel schemas as inputSchema and an outputSchema each', async ({ conn }) => {
   const { tools } = await conn.client.listTools()
   assert.equal(
     tools.map((t) => t.name),
-    NINE,
+    TEN,
   )
   const byName = new Map(tools.map((t) => [t.name, t]))
   assert.equal(byName.get('memory_search')?.inputSchema, JSON.parse(JSON.stringify(SearchInputSchema)))
@@ -40,6 +40,9 @@ handshake('tools/list has the nine tools with the kernel schemas as inputSchema 
   assert.equal(byName.get('memory_search')?.inputSchema.required, ['query'])
   assert.equal(byName.get('memory_write')?.inputSchema.required, ['title', 'body', 'type'])
   assert.equal(byName.get('blackboard_write')?.inputSchema.required, ['wave', 'agent', 'schema', 'data'])
+  assert.equal(byName.get('memory_forget')?.inputSchema, JSON.parse(JSON.stringify(ForgetInputSchema)))
+  assert.equal(byName.get('memory_forget')?.inputSchema.required, ['id', 'reason'])
+  assert.is(byName.get('memory_forget')?.annotations?.destructiveHint, true)
   for (const tool of tools) {
     assert.is(tool.outputSchema?.type, 'object', `${tool.name} declares an outputSchema`)
     assert.ok(tool.description && tool.description.length > 40, `${tool.name} has a description`)
@@ -78,10 +81,10 @@ handshake('an unknown resource is JSON-RPC error -32602 "Unknown resource: <uri>
   }
 })
 
-handshake('an unknown tool is an error result naming the nine', async ({ conn }) => {
+handshake('an unknown tool is an error result naming the ten', async ({ conn }) => {
   const result = await call(conn.client, 'memory_delete', {})
   assert.ok(result.isError)
-  assert.is(result.text, `Unknown tool "memory_delete". Available: ${NINE.join(', ')}.`)
+  assert.is(result.text, `Unknown tool "memory_delete". Available: ${TEN.join(', ')}.`)
 })
 
 handshake('arguments that break the schema are an error result naming the field', async ({ conn }) => {
@@ -131,7 +134,7 @@ wire('stdout carries only JSON-RPC messages; both protocol versions; stdin closi
     assert.is(byId.get(1)?.result.protocolVersion, version)
     assert.is(byId.get(1)?.result.serverInfo.name, 'foundry')
     assert.equal(byId.get(2)?.result, {})
-    assert.is(byId.get(3)?.result.tools.length, 9)
+    assert.is(byId.get(3)?.result.tools.length, 10)
     assert.is(byId.get(4)?.result.content[0].text, 'No stored fact matches "anything". Memory holds 0 active facts.')
     assert.equal(byId.get(5)?.error, { code: -32602, message: 'Unknown resource: foundry://nope' })
     assert.is(session.exitCode, 0)

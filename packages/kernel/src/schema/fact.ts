@@ -25,7 +25,6 @@ const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[^
 const Source = Type.String({ pattern: SOURCE_PATTERN, description: 'adr-0007 | conversation | code | external:<url>. Defaults to conversation' })
 const Expires = Type.String({ pattern: DATE_PATTERN, description: 'YYYY-MM-DD after which the fact stops being loaded' })
 const FactId = Type.String({ pattern: FACT_ID_PATTERN })
-const ForgetReason = Type.String({ minLength: 1, maxLength: 500, description: 'Why the fact is wrong or no longer holds' })
 
 /** A stored fact: what `memory/facts/fact-NNNN.md` holds, front matter and body. */
 export const FactSchema = Type.Object(
@@ -43,8 +42,9 @@ export const FactSchema = Type.Object(
     supersedes: Type.Optional(FactId),
     supersededBy: Type.Optional(FactId),
     status: Type.Enum([...FACT_STATUSES]),
-    forgotten: Type.Optional(Type.String({ minLength: 10, description: 'ISO 8601 timestamp: when the fact was forgotten' })),
-    forgottenReason: Type.Optional(ForgetReason),
+    /** When `memory.forget` ran, ISO 8601. */
+    forgotten: Type.Optional(Type.String({ minLength: 10 })),
+    forgottenReason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   },
   { additionalProperties: false },
 )
@@ -73,8 +73,8 @@ export type FactInput = Static<typeof FactInputSchema>
 /** The input of `memory_forget`. */
 export const ForgetInputSchema = Type.Object(
   {
-    id: Type.String({ pattern: FACT_ID_PATTERN, description: 'The fact to forget, e.g. fact-0012' }),
-    reason: ForgetReason,
+    id: FactId,
+    reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why it is wrong' }),
   },
   { additionalProperties: false },
 )

@@ -11,4 +11,4 @@ function allValues<T extends string>() {
 
 export const FACT_TYPES = allValues<FactType>()(['decision', 'constraint', 'convention', 'domain', 'risk', 'metric', 'glossary'])
 export const CONFIDENCES = allValues<Confidence>()(['high', 'medium', 'low'])
-export const FACT_STATUSES = ['active', 'superseded', 'expired', 'all'] as const
+export const FACT_STATUSES = ['active', 'superseded', 'expired', 'forgotten', 'all'] as const

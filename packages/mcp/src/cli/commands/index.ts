@@ -1,11 +1,15 @@
 import type { Command } from 'commander'
 import { blackboardCommand } from './blackboard.js'
+import { editCommand } from './edit.js'
+import { forgetCommand } from './forget.js'
+import { historyCommand } from './history.js'
 import { indexCommand } from './index-command.js'
 import { initCommand } from './init.js'
 import { listCommand } from './list.js'
 import { mcpCommand } from './mcp.js'
 import { runbooksCommand } from './runbooks.js'
 import { searchCommand } from './search.js'
+import { showCommand } from './show.js'
 import { tokensCommand } from './tokens.js'
 import { exportCommand, importCommand } from './transfer.js'
 import { validateCommand } from './validate.js'
@@ -17,7 +21,11 @@ export const COMMANDS: Array<() => Command> = [
   initCommand,
   writeCommand,
   searchCommand,
+  showCommand,
   listCommand,
+  historyCommand,
+  editCommand,
+  forgetCommand,
   indexCommand,
   tokensCommand,
   runbooksCommand,

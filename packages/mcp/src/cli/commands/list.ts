@@ -28,6 +28,7 @@ function line(fact: Fact): string {
   const notes = [
     fact.scope === 'project' ? '' : fact.scope,
     fact.supersededBy ? `superseded by ${fact.supersededBy}` : fact.status === 'superseded' ? 'superseded' : '',
+    fact.status === 'forgotten' ? `forgotten${fact.forgottenReason ? `: ${fact.forgottenReason}` : ''}` : '',
     fact.expires ? `expires ${fact.expires}` : '',
   ].filter(Boolean)
   return `${fact.id} · ${fact.type} · ${fact.confidence} · ${fact.title}${notes.length ? ` (${notes.join(', ')})` : ''}`

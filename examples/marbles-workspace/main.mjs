@@ -1,0 +1,76 @@
+// The starter Marbles workspace, end to end, with the built `marbles` bin:
+//   1. a project (foundry init's initProject) and `marbles serve` owning its state;
+//   2. `marbles run audit --detach` dispatches the workflow and returns its run id at once;
+//   3. `marbles watch <runId>`, a second process started from another folder, replays and follows
+//      the run to its end and exits 0;
+//   4. the fact is in memory, the artifact on the blackboard, the schedule and the monitor fired.
+// Exits non-zero when any of it is wrong.
+import assert from 'node:assert/strict'
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { initProject, openProject } from '@foundry/project'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const pkg = createRequire(import.meta.url).resolve('@foundry/marbles/package.json')
+const bin = join(dirname(pkg), JSON.parse(readFileSync(pkg, 'utf8')).bin.marbles)
+const source = join(here, '.foundry', 'marbles')
+const root = mkdtempSync(join(tmpdir(), 'marbles-example-'))
+await initProject({ root })
+const marbles = (...args) => spawnSync(process.execPath, [bin, '--root', root, ...args], { encoding: 'utf8', cwd: tmpdir() })
+
+// 1. The owner of the state: executes dispatched runs, ticks the schedule, polls the monitor.
+const serve = spawn(process.execPath, [bin, '--root', root, '--source', source, 'serve'], { stdio: ['ignore', 'inherit', 'pipe'] })
+let serveLog = ''
+serve.stderr.on('data', (d) => ((serveLog += d), process.stderr.write(d)))
+const stopped = new Promise((resolve) => serve.on('exit', (code) => resolve(code)))
+try {
+  while (!serveLog.includes('marbles serve:')) await new Promise((r) => setTimeout(r, 50))
+  const list = marbles('--source', source, 'list')
+  assert.equal(list.status, 0, list.stderr)
+  assert.match(list.stdout, /workflow audit · Audit an area/)
+  assert.match(list.stdout, /agent reviewer · anthropic\/claude-sonnet-4-5/)
+  assert.match(list.stdout, /schedule every-second → tick · every 1s/)
+  assert.match(list.stdout, /monitor timeout-decided → tick · every 200 ms/)
+
+  // 2. Dispatch: the run id comes back at once.
+  const run = marbles('--source', source, 'run', 'audit', '--input', JSON.stringify({ area: 'checkout', timeoutSeconds: 30 }), '--detach')
+  assert.equal(run.status, 0, run.stderr)
+  const runId = run.stdout.trim()
+  assert.match(runId, /^run-[0-9a-z]{26}$/)
+  console.log(`dispatched audit as ${runId}`)
+
+  // 3. Watch it from a second process, in another folder, to the end.
+  const watch = spawnSync(process.execPath, [bin, '--root', root, 'watch', runId], { encoding: 'utf8', cwd: tmpdir() })
+  process.stdout.write(watch.stdout)
+  assert.equal(watch.status, 0, `marbles watch exited ${watch.status}: ${watch.stderr}`)
+  assert.match(watch.stdout, /step fetch error: attempt 1 failed: Error: upstream answered 503 \(retry in 50 ms\)/)
+  assert.match(watch.stdout, /step fetch ended/)
+  assert.match(watch.stdout, new RegExp(`run ${runId} complete\\n$`))
+
+  // 4. What the steps left behind, read through the project like any consumer.
+  const project = await openProject({ root })
+  try {
+    const hits = await project.kernel.memory.search({ query: 'checkout API timeout' })
+    assert.match(hits.text, /The checkout API timeout is 30 seconds/)
+    const board = await project.kernel.blackboard.read({ wave: runId })
+    assert.equal(board.artifacts[0]?.schema, 'finding.v1')
+    console.log(`fact in memory; ${board.artifacts[0].file} on the blackboard under ${runId}`)
+  } finally {
+    await project.close()
+  }
+  await new Promise((r) => setTimeout(r, 1500))
+  const runs = marbles('runs', '--json')
+  const ticks = JSON.parse(runs.stdout).runs.filter((r) => r.name === 'tick' && r.status === 'complete')
+  assert.ok(ticks.length >= 2, `the schedule and the monitor dispatched tick (${ticks.length} runs)`)
+  assert.match(serveLog, /monitor timeout-decided: dispatched tick/)
+  assert.match(serveLog, /schedule every-second: dispatched tick/)
+  console.log(`schedule and monitor fired: ${ticks.length} tick runs`)
+} finally {
+  serve.kill('SIGINT')
+}
+assert.equal(await stopped, 0, 'marbles serve stops cleanly on Ctrl-C')
+console.log('marbles-workspace example: ok')

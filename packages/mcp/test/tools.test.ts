@@ -152,7 +152,7 @@ for (const storage of ['fs', 'sqlite'] as const) {
     assert.equal(summary.structured, {
       wave: 'audit',
       artifacts: [
-        { file: 'appsec-reviewer.json', wave: 'audit', agent: 'appsec-reviewer', schema: 'finding.v1', producedBy: 'appsec-reviewer', tokens: estimateTokens(serialized), summary: finding.summary },
+        { file: 'appsec-reviewer.json', wave: 'audit', agent: 'appsec-reviewer', schema: 'finding.v1', producedBy: 'appsec-reviewer', tokens: estimateTokens(serialized), summary: finding.summary, version: 1 },
       ],
     })
     const full = await call(conn.client, 'blackboard_read', { wave: 'audit', agent: 'appsec-reviewer', full: true })

@@ -71,6 +71,8 @@ export const BlackboardWriteOutputSchema = Type.Object({
   path: Type.Optional(Type.String()),
   bytes: Type.Optional(Type.Integer()),
   tokens: Type.Optional(Type.Integer({ description: 'What reading the artifact in full would cost' })),
+  version: Type.Optional(Type.Integer()),
+  replaced: Type.Optional(Type.Boolean({ description: 'The one replaced is kept as version - 1' })),
   violations: Type.Array(Type.String()),
 })
 export type BlackboardWriteOutput = Static<typeof BlackboardWriteOutputSchema>
@@ -86,6 +88,7 @@ export const BlackboardReadOutputSchema = Type.Object({
       producedBy: Type.Optional(Type.String()),
       tokens: Type.Integer(),
       summary: Type.Optional(Type.String({ description: 'From summary, title or goal; at most 400 characters' })),
+      version: Type.Integer(),
     }),
   ),
 })
@@ -101,7 +104,7 @@ export const TokenReportOutputSchema = Type.Object({
   artifacts: Type.Integer(),
   artifactTokens: Type.Integer(),
   events: Type.Record(Type.String(), Type.Integer(), { description: 'Recorded events by kind' }),
-  eagerTokens: Type.Integer({ description: 'Loading every fact and runbook at session start' }),
+  eagerTokens: Type.Integer({ description: 'Loading every fact, runbook and blackboard artifact at session start' }),
   indexFirstTokens: Type.Integer({ description: 'The index-first path: the index' }),
   savingTokens: Type.Integer(),
   savingPercent: Type.Integer(),

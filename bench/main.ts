@@ -8,11 +8,12 @@ import { renderTable, type Figure } from './lib/table.js'
 import { fsSuite } from './suites/fs.js'
 import { hooksSuite } from './suites/hooks.js'
 import { kernelSuite } from './suites/kernel.js'
+import { marblesSuite } from './suites/marbles.js'
 import { mcpSuite } from './suites/mcp.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, fsSuite, sqliteSuite, mcpSuite, hooksSuite]
+const SUITES: Suite[] = [kernelSuite, scifactSuite, fsSuite, sqliteSuite, mcpSuite, hooksSuite, marblesSuite]
 
 const { values } = parseArgs({
   // `pnpm bench -- --quick` forwards the `--` itself.

@@ -99,8 +99,8 @@ flow('write --no-supersede keeps the older fact active and names it as similar',
   assert.is(kept.code, 0, kept.stderr)
   assert.match(kept.stdout, /^created: fact-\d+\nIndex: /)
   assert.match(kept.stdout, /\nsimilar: fact-\d+ "Retry budget is 3 attempts" \(not superseded: .*; pass supersedes: "fact-\d+" to replace it\)/)
-  const json = JSON.parse(cli(['list', '--type', 'convention', '--json'], { cwd: root }).stdout) as unknown[]
-  assert.is(json.length, 2, 'both active')
+  const json = JSON.parse(cli(['list', '--type', 'convention', '--json'], { cwd: root }).stdout) as { facts: unknown[] }
+  assert.is(json.facts.length, 2, 'both active')
 })
 
 flow('index and tokens', ({ root }) => {

@@ -27,15 +27,21 @@ export async function basicDefinitions(): Promise<Definitions> {
   return (basic ??= (await loadWorkspace({ root: HERE, source: BASIC })).definitions)
 }
 
+/** The environment of a child: without FORCE_COLOR, whose clash with NO_COLOR (the test runner sets both) makes Node warn on stderr. */
+function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const { FORCE_COLOR: _, ...env } = { ...process.env, ...extra }
+  return env
+}
+
 /** Run the built `marbles` bin to completion. */
 export function marbles(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const run = spawnSync(process.execPath, [BIN, ...args], { cwd: options.cwd ?? HERE, env: { ...process.env, ...options.env }, encoding: 'utf8', timeout: 60_000 })
+  const run = spawnSync(process.execPath, [BIN, ...args], { cwd: options.cwd ?? HERE, env: childEnv(options.env), encoding: 'utf8', timeout: 60_000 })
   return { code: run.status, stdout: run.stdout, stderr: run.stderr }
 }
 
 /** Start the built `marbles` bin; `exited` resolves with its code and output. */
 export function start(args: string[], options: { cwd?: string } = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? HERE, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? HERE, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', (d) => (stdout += d))

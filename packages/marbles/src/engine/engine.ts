@@ -110,7 +110,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     const record = await writer.write({ type: 'status', status: to, ...extra } as never)
     applyRecord(state, record)
     await storage.put(RUNS, runId, recordOf(runId, state) as never, { durability: 'relaxed' })
-    await kernel.record(`marbles.${to}`, { runId, name: state.name, ...(state.reason && { reason: state.reason }) })
+    void kernel.record(`marbles.${to}`, { runId, name: state.name, ...(state.reason && { reason: state.reason }) }) // never throws; not awaited: telemetry is off the run's path
     notify()
   }
 

@@ -11,3 +11,55 @@ export function processTerm(term: string): string | null {
   if (STOP_WORDS.has(lower)) return null
   return stemmer(lower)
 }
+
+/**
+ * The scripts written without spaces between words, for which ICU (and so `Intl.Segmenter`) holds
+ * a word dictionary: Chinese and Japanese (Han, Hiragana, Katakana), Thai, Lao, Khmer, Myanmar.
+ * Script extensions, so the marks these scripts share (`ー`, `々`, `。`) stay inside a run.
+ */
+const NO_SPACE_SCRIPTS = String.raw`\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}`
+const NO_SPACE_RUN = new RegExp(`[${NO_SPACE_SCRIPTS}]+`, 'gu')
+const HAS_NO_SPACE_RUN = new RegExp(`[${NO_SPACE_SCRIPTS}]`, 'u')
+
+/** Whether a word is in a script written without spaces (`決済`, `ยืนยัน`): one `segmentWords` made. */
+export const isUnspacedWord = (word: string): boolean => HAS_NO_SPACE_RUN.test(word)
+
+let words: Intl.Segmenter | null | undefined
+/** One word segmenter for the process, with a fixed locale: every process splits a text the same way. */
+function segmenter(): Intl.Segmenter | null {
+  if (words === undefined) words = typeof Intl === 'object' && typeof Intl.Segmenter === 'function' ? new Intl.Segmenter('en', { granularity: 'word' }) : null
+  return words
+}
+
+/**
+ * `text` with each run of a script written without spaces replaced by its words, spaces around and
+ * between them (`注文は決済後に確定する` → ` 注文 は 決済 後に 確定 する `), punctuation in the run
+ * dropped; any other text is returned as it is. Both built-in retrievers apply it to what they index
+ * and to queries, so `決済` finds that sentence. A runtime without `Intl.Segmenter` leaves text as it is.
+ */
+export function segmentWords(text: string): string {
+  if (!HAS_NO_SPACE_RUN.test(text)) return text
+  const segments = segmenter()
+  if (!segments) return text
+  return text.replace(NO_SPACE_RUN, (run) => {
+    let out = ' '
+    for (const { segment, isWordLike } of segments.segment(run)) if (isWordLike) out += `${segment} `
+    return out
+  })
+}
+
+/** MiniSearch's default tokenizer: runs of white space and punctuation separate words. */
+const SPACE_OR_PUNCTUATION = /[\n\r\p{Z}\p{P}]+/u
+
+/** The words of a text as the default retriever cuts them: text without spaces split into its words, then split at spaces and punctuation. */
+export const tokenize = (text: string): string[] => segmentWords(text).split(SPACE_OR_PUNCTUATION)
+
+/** The distinct terms of a text as the default retriever indexes them (`tokenize`, then `processTerm`). */
+export function termsOf(text: string): Set<string> {
+  const out = new Set<string>()
+  for (const word of tokenize(text)) {
+    const term = word && processTerm(word)
+    if (term) out.add(term)
+  }
+  return out
+}

@@ -18,7 +18,7 @@ export { copyStorage, type CopyOptions, type CopyReport } from './transfer.js'
 export type { Retriever, RetrieverCapabilities, RetrievalDoc, RetrievalQuery, RetrievalHit, RetrievalChanges, SnapshotStore } from './retrieval.js'
 export { minisearchRetriever, type MinisearchRetrieverOptions } from './minisearch/retriever.js'
 export { minisearchDescriptor } from './minisearch/descriptor.js'
-export { processTerm, STOP_WORDS } from './analyze.js'
+export { processTerm, segmentWords, isUnspacedWord, STOP_WORDS } from './analyze.js'
 export { boundedDistance } from './minisearch/edit-distance.js'
 
 // Adapter descriptors, for the composition root's registry.

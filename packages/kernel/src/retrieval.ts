@@ -45,6 +45,12 @@ export interface RetrieverCapabilities {
   prefix?: boolean
   /** A query word the index lacks matches indexed words a small edit away: `kubernetse` finds "Kubernetes". */
   fuzzy?: boolean
+  /**
+   * Text written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Myanmar) is split
+   * into its words, in documents and queries: `決済` finds "注文は決済後に確定する". Without it, only
+   * such a text's whole run between spaces or punctuation matches.
+   */
+  segmentation?: boolean
 }
 
 /**

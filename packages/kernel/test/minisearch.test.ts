@@ -106,7 +106,7 @@ test('flush without `all` writes a snapshot only when replaying the changes woul
 
 test('a snapshot whose parts are gone is forgotten at the first search', async () => {
   const store = memorySnapshotStore()
-  await store.write('head', '{"format":"foundry-minisearch/3","build":"gone","revision":"r9","shards":4}')
+  await store.write('head', '{"format":"foundry-minisearch/4","build":"gone","revision":"r9","shards":4}')
   const r = minisearchRetriever()
   r.attach!(store)
   assert.is(await r.revision(), 'r9', 'a write-only process reads the head alone')
@@ -152,8 +152,8 @@ test('calibrateScoreScale measures the declared scoreScale 1: plain BM25', async
 })
 
 test('capabilities follow the options', () => {
-  assert.equal(minisearchRetriever().capabilities, { stemming: true, prefix: true, fuzzy: true })
-  assert.equal(minisearchRetriever({ prefixMinLength: 0, fuzzy: 0 }).capabilities, { stemming: true, prefix: false, fuzzy: false })
+  assert.equal(minisearchRetriever().capabilities, { stemming: true, prefix: true, fuzzy: true, segmentation: true })
+  assert.equal(minisearchRetriever({ prefixMinLength: 0, fuzzy: 0 }).capabilities, { stemming: true, prefix: false, fuzzy: false, segmentation: true })
 })
 
 /** The retriever suite's cases by name, to run one against a deliberately wrong retriever. */

@@ -1,5 +1,5 @@
 import MiniSearch, { type Options, type SearchOptions } from 'minisearch'
-import { processTerm } from '../analyze.js'
+import { processTerm, tokenize } from '../analyze.js'
 import type { RetrievalChanges, RetrievalDoc, RetrievalHit, RetrievalQuery, Retriever, SnapshotStore } from '../retrieval.js'
 import { rawMatches, searchLookup, termLookup, type RawHit } from './internals.js'
 import { LazyIndex, type TermMatching } from './lazy.js'
@@ -62,8 +62,9 @@ function topHits(matches: Iterable<RetrievalHit>, limit: number): RetrievalHit[]
 
 /**
  * The default retriever: MiniSearch with BM25, Porter stemming, stop words, prefix and fuzzy
- * matching, and field boosts. It snapshots itself into the store the kernel attaches; a new
- * process opens the snapshot lazily and reads only the postings its first queries need.
+ * matching, and field boosts; text written without spaces (Chinese, Japanese, Thai…) is split into
+ * words by `Intl.Segmenter` (`tokenize`). It snapshots itself into the store the kernel attaches; a
+ * new process opens the snapshot lazily and reads only the postings its first queries need.
  */
 export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): Retriever {
   const indexOptions: Options<RetrievalDoc> = {
@@ -74,12 +75,13 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
       if (field === 'tags') return doc.tags.join(' ')
       return (doc as unknown as Record<string, string>)[field]
     },
+    tokenize,
     processTerm,
   }
   const prefixMin = options.prefixMinLength ?? 4
   const fuzzy = options.fuzzy ?? 0.2
   const matching: TermMatching = {
-    tokenize: MiniSearch.getDefault('tokenize'),
+    tokenize,
     processTerm,
     prefix: (term) => prefixMin > 0 && term.length >= prefixMin,
     fuzzy: (term) => (fuzzy > 0 && term.length >= 5 ? Math.min(6, Math.round(term.length * fuzzy)) : 0),
@@ -190,7 +192,7 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
     // `calibrateScoreScale(minisearchRetriever())` (@foundry/kernel/testing) measures 1.000: a body word
     // scores its BM25 IDF once (the title and tag boosts add only for words there). test/minisearch.test.ts checks it.
     scoreScale: 1,
-    capabilities: { stemming: true, prefix: prefixMin > 0, fuzzy: fuzzy > 0 },
+    capabilities: { stemming: true, prefix: prefixMin > 0, fuzzy: fuzzy > 0, segmentation: true },
 
     async revision() {
       await ready()

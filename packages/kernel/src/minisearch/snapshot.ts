@@ -6,9 +6,11 @@ import type { SnapshotStore } from '../retrieval.js'
  * field lengths, stored fields), `terms` (the sorted dictionary) and `s<i>` shards holding the
  * postings of the terms that hash to `i`. A new process reads `head`, `docs` and `terms`, then only
  * the shards its query needs; parts are written before the head, so a head never names a build
- * that is not complete.
+ * that is not complete. The format names the analyzer too: /4 splits text written without spaces
+ * into words (`segmentWords`), so a /3 snapshot, whose terms were cut by spaces only, is not read
+ * (`readHead` answers undefined) and the kernel indexes again.
  */
-export const FORMAT = 'foundry-minisearch/3'
+export const FORMAT = 'foundry-minisearch/4'
 
 export interface Head {
   format: string

@@ -9,7 +9,7 @@ import { register, type SuiteOptions, type TestFn } from './storage-suite.js'
  * Every behaviour a `Retriever` owes the kernel. `make(store)` returns a retriever over fresh state;
  * called twice with the same store, it must return retrievers over the same persisted state (the
  * suite attaches `store` itself, so retrievers that keep state elsewhere key it by the store). The
- * stemming, prefix and fuzzy cases check the ability when the retriever declares it in
+ * stemming, prefix, fuzzy and segmentation cases check the ability when the retriever declares it in
  * `capabilities`, and otherwise that the exact words still match.
  */
 export function retrieverSuite(test: TestFn, make: (store: SnapshotStore) => Retriever | Promise<Retriever>, options: SuiteOptions = {}): void {
@@ -68,6 +68,13 @@ type Case = [string, (b: Bench) => Promise<void>]
 const ids = (hits: Array<{ id: string }>) => hits.map((h) => h.id)
 const kubernetes = doc('fact-0001', 'Kubernetes manifests live in the infra repository')
 const approvals = doc('fact-0001', 'Deployments require two approvals', 'Production releases are approved by two reviewers.')
+/** Facts written without spaces between words, and one mixing English and Japanese. */
+const unspaced = [
+  doc('fact-0001', '注文は決済後に確定する', '在庫は毎晩同期される'),
+  doc('fact-0002', '数据库迁移必须先在预发布环境验证'),
+  doc('fact-0003', 'การชำระเงินต้องยืนยันภายในสามสิบนาที'),
+  doc('fact-0004', 'Deployments require two approvals', '本番リリースには二名の承認が必要'),
+]
 
 /**
  * A case for an optional ability: `check` when the retriever declares it, else `exact`: what a
@@ -248,6 +255,28 @@ const RETRIEVER_CASES: Case[] = [
       async (r) => {
         await r.apply({ revision: '1', reset: true, upsert: [...distractors(), kubernetes], remove: [] })
         equal(ids(await r.search({ text: 'kubernetes', limit: 1 })), ['fact-0001'], 'without fuzzy matching: the word spelt right')
+      },
+    ),
+  ],
+  [
+    'text written without spaces is found by one of its words (Japanese, Chinese, Thai)',
+    ability(
+      'segmentation',
+      async (r) => {
+        await r.apply({ revision: '1', reset: true, upsert: [...distractors(), ...unspaced], remove: [] })
+        equal(ids(await r.search({ text: '決済', limit: 5 })), ['fact-0001'], 'Japanese: a title word')
+        equal(ids(await r.search({ text: '同期', limit: 5 })), ['fact-0001'], 'Japanese: a body word')
+        equal(ids(await r.search({ text: '迁移', limit: 5 })), ['fact-0002'], 'Chinese')
+        equal(ids(await r.search({ text: 'ยืนยัน', limit: 5 })), ['fact-0003'], 'Thai')
+        equal(ids(await r.search({ text: 'deploying 承認', limit: 1 })), ['fact-0004'], 'English stemming and a Japanese word in one query')
+        equal(ids(await r.search({ text: '注文の決済', limit: 1 })), ['fact-0001'], 'a query written without spaces is split too')
+        for (const word of ['配送', '物流', 'สินค้า']) equal(await r.search({ text: word, limit: 5 }), [], `${word}: a word no fact holds finds nothing`)
+      },
+      async (r) => {
+        await r.apply({ revision: '1', reset: true, upsert: [...distractors(), ...unspaced], remove: [] })
+        equal(ids(await r.search({ text: '注文は決済後に確定する', limit: 1 })), ['fact-0001'], 'without segmentation: the whole run as written')
+        equal(ids(await r.search({ text: '数据库迁移必须先在预发布环境验证', limit: 1 })), ['fact-0002'], 'without segmentation: the whole Chinese run')
+        for (const word of ['配送', '物流', 'สินค้า']) equal(await r.search({ text: word, limit: 5 }), [], `${word}: a word no fact holds finds nothing`)
       },
     ),
   ],

@@ -1,0 +1,77 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { createKernel, isUnspacedWord, memoryStorage, minisearchRetriever, segmentWords, type Storage } from '../src/index.js'
+import { distractors } from '../src/testing/index.js'
+import { kernelFor } from './helpers.js'
+
+const words = (text: string) => segmentWords(text).split(/\s+/).filter(Boolean)
+
+test('segmentWords splits the scripts written without spaces into words and leaves other text as it is', () => {
+  assert.equal(words('注文は決済後に確定する'), ['注文', 'は', '決済', '後に', '確定', 'する'], 'Japanese')
+  assert.equal(words('数据库迁移必须先在预发布环境验证'), ['数据', '库', '迁移', '必须', '先', '在', '预', '发布', '环境', '验证'], 'Chinese')
+  assert.equal(words('การชำระเงินต้องยืนยันภายในสามสิบนาที'), ['การ', 'ชำระ', 'เงิน', 'ต้อง', 'ยืนยัน', 'ภายใน', 'สามสิบ', 'นาที'], 'Thai')
+  assert.equal(words('Stripe の決済は webhook で確定する。'), ['Stripe', 'の', '決済', 'は', 'webhook', 'で', '確定', 'する'], 'mixed: punctuation in the run dropped')
+  for (const same of ['Deployments require two approvals', 'Ünïcödé, Ελληνικά, русский, 한국어 띄어쓰기', ''])
+    assert.is(segmentWords(same), same, `${same}: no script without spaces, returned as it is`)
+  assert.ok(isUnspacedWord('決済') && isUnspacedWord('ยืนยัน') && !isUnspacedWord('stripe') && !isUnspacedWord('한국어'))
+})
+
+async function multilingual(storage: Storage = memoryStorage()) {
+  const k = kernelFor({}, { storage })
+  for (const [i, d] of distractors(30).entries()) await k.memory.write({ title: d.title, body: `${d.body} Entry ${i}.`, type: 'convention', scope: `module:m${i}` })
+  await k.memory.write({ title: '注文は決済後に確定する', body: '在庫は毎晩同期される。', type: 'constraint' })
+  await k.memory.write({ title: '数据库迁移必须先在预发布环境验证', body: '生产环境只接受已验证的迁移。', type: 'constraint' })
+  await k.memory.write({ title: 'การชำระเงินต้องยืนยันภายในสามสิบนาที', body: 'ใบแจ้งหนี้ส่งทางอีเมลทุกเดือน', type: 'constraint' })
+  await k.memory.write({ title: 'Deployments require two approvals', body: 'Production releases need two reviewers.', type: 'constraint' })
+  return k
+}
+
+const FOUND: Array<[query: string, id: string]> = [
+  ['決済', 'fact-0031'],
+  ['同期', 'fact-0031'],
+  ['注文の確定', 'fact-0031'],
+  ['迁移', 'fact-0032'],
+  ['验证', 'fact-0032'],
+  ['ยืนยัน', 'fact-0033'],
+  ['อีเมล', 'fact-0033'],
+  ['deploying approval', 'fact-0034'],
+]
+
+test('kernel.memory.search finds Japanese, Chinese and Thai facts by one word, above the relevance floor; English stemming unchanged', async () => {
+  const k = await multilingual()
+  for (const [query, id] of FOUND) {
+    const r = await k.memory.search({ query })
+    assert.is(r.hits[0]?.fact.id, id, query)
+    assert.ok(r.hits[0]!.relevance >= 0.5, `${query}: relevance ${r.hits[0]!.relevance}`)
+  }
+  for (const query of ['配送', '物流', 'สินค้า']) {
+    const r = await k.memory.search({ query })
+    assert.is(r.text, `No stored fact matches "${query}". Memory holds 34 active facts.`, query)
+  }
+})
+
+test('a new process answers from the stored snapshot, opened lazily, with the same words', async () => {
+  const storage = memoryStorage()
+  await (await multilingual(storage)).memory.index()
+  const head = JSON.parse((await storage.get('meta', 'retriever/minisearch/head'))!)
+  assert.is(head.revision, await storage.revision('facts'), 'every fact is in the snapshot, none replayed')
+  for (const [query, id] of FOUND) {
+    const k = createKernel({ storage, retriever: minisearchRetriever() })
+    assert.is((await k.memory.search({ query })).hits[0]?.fact.id, id, query)
+  }
+})
+
+test('a snapshot cut by the tokenizer before segmentation is not read: the kernel indexes again', async () => {
+  const storage = memoryStorage()
+  await (await multilingual(storage)).memory.index()
+  const head = JSON.parse((await storage.get('meta', 'retriever/minisearch/head'))!)
+  assert.is(head.format, 'foundry-minisearch/4')
+  await storage.put('meta', 'retriever/minisearch/head', JSON.stringify({ ...head, format: 'foundry-minisearch/3' }))
+  const retriever = minisearchRetriever()
+  const k = createKernel({ storage, retriever })
+  assert.is(await retriever.revision(), undefined, 'an old head reflects nothing')
+  assert.is((await k.memory.search({ query: '決済' })).hits[0]?.fact.id, 'fact-0031')
+  assert.is(await retriever.revision(), await storage.revision('facts'), 'indexed again')
+})
+
+test.run()

@@ -1,21 +1,32 @@
-import { processTerm, STOP_WORDS } from '@foundry/kernel'
+import { isUnspacedWord, processTerm, segmentWords, STOP_WORDS } from '@foundry/kernel'
 
 /** Runs of letters and digits: the words FTS5's unicode61 tokenizer also sees. Everything else separates. */
 const WORD = /[\p{L}\p{N}]+/gu
+/**
+ * A query's words: letters and digits with the marks inside them. unicode61 cuts a word at a mark
+ * (Thai `ง่าย`, a tone mark inside, is two tokens), so the whole word, quoted, is a phrase of its
+ * tokens: it matches that word only, not each piece anywhere.
+ */
+const QUERY_WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu
 
-/** The query's words, lowercased, without the kernel's stop words, each once, in order. */
+/**
+ * The query's words, lowercased, without the kernel's stop words, each once, in order. Text written
+ * without spaces (Chinese, Japanese, Thai…) is split into its words first (`segmentWords`), as the
+ * retriever splits what it indexes.
+ */
 export function queryTerms(text: string): string[] {
-  const words = (text.toLowerCase().match(WORD) ?? []).filter((w) => !STOP_WORDS.has(w))
+  const words = (segmentWords(text).toLowerCase().match(QUERY_WORD) ?? []).filter((w) => !STOP_WORDS.has(w))
   return [...new Set(words)]
 }
 
 /**
  * The stemmed words of a text, as the index's vocabulary holds them (Porter, like FTS5's `porter`
- * tokenizer), without stop words: the typo candidates a new document brings.
+ * tokenizer; text without spaces split into its words), without stop words: the typo candidates a
+ * new document brings.
  */
 export function vocabulary(text: string): Set<string> {
   const out = new Set<string>()
-  for (const word of text.toLowerCase().match(WORD) ?? []) {
+  for (const word of segmentWords(text).toLowerCase().match(WORD) ?? []) {
     const term = processTerm(word)
     if (term && term.length >= 2) out.add(term)
   }
@@ -28,10 +39,17 @@ export const quote = (term: string) => `"${term.replaceAll('"', '""')}"`
 /**
  * An FTS5 MATCH expression that ORs every term; a term of at least `prefixMinLength` characters
  * also matches as a prefix (`"kubernet"*`), so a document holding the exact word scores for both.
+ * A word of a script written without spaces (`決済`: one or two characters carry a word) is matched
+ * twice as written instead, so it counts as much as a long word does and `scoreScale` holds for it.
  * Users' text never reaches FTS5 unquoted, so its syntax (`AND`, `NEAR(`, `"`, `*`, `:`) is inert.
  */
 export function matchExpression(terms: string[], prefixMinLength: number): string {
-  return terms.map((t) => (prefixMinLength > 0 && t.length >= prefixMinLength ? `${quote(t)} OR ${quote(t)}*` : quote(t))).join(' OR ')
+  const match = (t: string) => {
+    if (prefixMinLength === 0) return quote(t)
+    if (t.length >= prefixMinLength) return `${quote(t)} OR ${quote(t)}*`
+    return isUnspacedWord(t) ? `${quote(t)} OR ${quote(t)}` : quote(t)
+  }
+  return terms.map(match).join(' OR ')
 }
 
 /** The kernel's bounded Levenshtein distance (the MiniSearch retriever's fuzzy matching uses the same). */

@@ -1,4 +1,4 @@
-import { FoundryError, processTerm, type RetrievalChanges, type RetrievalDoc, type RetrievalHit, type RetrievalQuery, type Retriever } from '@foundry/kernel'
+import { FoundryError, processTerm, segmentWords, type RetrievalChanges, type RetrievalDoc, type RetrievalHit, type RetrievalQuery, type Retriever } from '@foundry/kernel'
 import { boundedDistance, matchExpression, queryTerms, quote, vocabulary } from './fts-query.js'
 import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
 
@@ -19,6 +19,13 @@ export type FtsRetrieverOptions = SqliteTarget &
   }
 
 const REVISION_KEY = 'revision'
+/**
+ * How the indexed text was cut into words before unicode61 saw it. An index cut otherwise (one built
+ * before text without spaces was split into words stores none) reflects no revision, so the kernel
+ * rebuilds it instead of searching terms its queries no longer produce.
+ */
+const ANALYZER_KEY = 'analyzer'
+const ANALYZER = 'segmentWords/1'
 /** Typo variants searched per unknown term, nearest first. */
 const MAX_VARIANTS = 8
 /**
@@ -37,9 +44,11 @@ const SCORE_SCALE_EXACT_ONLY = 1
 
 /**
  * Keyword retrieval on SQLite FTS5, ranked by BM25 with column weights, Porter stemming, prefix
- * matching and a typo fallback. It persists itself: the index and the revision it reflects live in
- * the file, so a new process answers at once. Give it its own `path` (beside fsStorage, e.g.
- * `.foundry/cache/fts.db`), the storage's path, or the same `database` as `sqliteStorage`.
+ * matching and a typo fallback. Text written without spaces (Chinese, Japanese, Thai…) is split into
+ * words in JS (`segmentWords`) before it is indexed or queried, so unicode61 sees spaces between
+ * them. It persists itself: the index and the revision it reflects live in the file, so a new
+ * process answers at once. Give it its own `path` (beside fsStorage, e.g. `.foundry/cache/fts.db`),
+ * the storage's path, or the same `database` as `sqliteStorage`.
  */
 export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
   const opened = openTarget(options, options)
@@ -53,6 +62,7 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
     setRevision: db.prepare<[string, string]>('INSERT INTO fts_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     clearIndex: db.prepare(`INSERT INTO fts_index (fts_index) VALUES ('delete-all')`),
     clearDocs: db.prepare('DELETE FROM fts_docs'),
+    anyDoc: db.prepare<[], number>('SELECT 1 FROM fts_docs LIMIT 1').pluck(),
     rowid: db.prepare<[string], number>('SELECT rowid FROM fts_docs WHERE id = ?').pluck(),
     removeIndex: db.prepare<[number]>('DELETE FROM fts_index WHERE rowid = ?'),
     removeDoc: db.prepare<[number]>('DELETE FROM fts_docs WHERE rowid = ?'),
@@ -102,11 +112,11 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
   return {
     name: 'fts',
     scoreScale: prefixMin > 0 ? SCORE_SCALE : SCORE_SCALE_EXACT_ONLY,
-    capabilities: { stemming: true, prefix: prefixMin > 0, fuzzy: fuzzy > 0 },
+    capabilities: { stemming: true, prefix: prefixMin > 0, fuzzy: fuzzy > 0, segmentation: true },
 
     async revision() {
       ensureOpen()
-      return connection.read(() => sql.revision.get(REVISION_KEY))
+      return connection.read(() => (sql.revision.get(ANALYZER_KEY) === ANALYZER ? sql.revision.get(REVISION_KEY) : undefined))
     },
 
     async apply(changes: RetrievalChanges) {
@@ -114,6 +124,8 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
       // The index is a cache of storage: a commit lost to a power cut is replayed from storage, so no sync.
       await connection.write(() => {
         if (changes.reset) (sql.clearIndex.run(), sql.clearDocs.run(), sql.clearWords.run())
+        // Empty, the index is cut this way from now on; otherwise it keeps what it was cut with.
+        if (sql.anyDoc.get() === undefined) sql.setRevision.run(ANALYZER_KEY, ANALYZER)
         for (const id of changes.remove) {
           const rowid = sql.rowid.get(id)
           if (rowid !== undefined) (sql.removeIndex.run(rowid), sql.removeDoc.run(rowid))
@@ -121,7 +133,7 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
         const docs = dedupe(changes.upsert)
         for (const doc of docs) {
           const rowid = sql.upsertDoc.get(doc.id, doc.type, doc.scope)!
-          sql.putIndex.run(rowid, doc.title, doc.tags.join(' '), doc.body)
+          sql.putIndex.run(rowid, segmentWords(doc.title), segmentWords(doc.tags.join(' ')), segmentWords(doc.body))
         }
         // The vocabulary: FTS5's own after a full rebuild; the new documents' words otherwise (words
         // of removed documents stay until the next rebuild: as typo candidates they match nothing).

@@ -21,6 +21,16 @@ test('query text is quoted term by term: FTS5 syntax in a query is inert', () =>
   assert.is(matchExpression(['foo', 'kubernet'], 4), '"foo" OR "kubernet" OR "kubernet"*')
 })
 
+test('text written without spaces is split into words, each quoted: FTS5 syntax around them is inert', () => {
+  assert.equal(queryTerms('注文の決済"OR 配送*'), ['注文', 'の', '決済', '配送'])
+  assert.is(matchExpression(queryTerms('注文の決済"OR 配送*'), 4), '"注文" OR "注文" OR "の" OR "の" OR "決済" OR "決済" OR "配送" OR "配送"', 'each word twice: it counts as a long word does')
+  assert.is(matchExpression(['決済', 'api'], 0), '"決済" OR "api"', 'without prefix matching every word counts once')
+  assert.equal(queryTerms('数据库迁移(NEAR'), ['数据', '库', '迁移', 'near'])
+  assert.equal(queryTerms('การชำระเงิน'), ['การ', 'ชำระ', 'เงิน'])
+  assert.equal(queryTerms('ง่าย'), ['ง่าย'], 'a Thai word keeps its tone mark: one quoted phrase, not two pieces')
+  assert.equal(queryTerms('Stripe の決済 webhook'), ['stripe', 'の', '決済', 'webhook'])
+})
+
 test('boundedDistance is Levenshtein distance, capped at max + 1', () => {
   const levenshtein = (a: string, b: string) => {
     let row = Array.from({ length: b.length + 1 }, (_, j) => j)
@@ -76,6 +86,57 @@ test('a query full of FTS5 syntax never throws', async () => {
   }
   assert.is((await r.search({ text: '"foo" AND (near OR NEAR(', limit: 1 }))[0]?.id, 'fact-0001', 'the words in it still match')
   await r.close?.()
+})
+
+test('Japanese, Chinese and Thai facts are found by one word, whatever FTS5 syntax surrounds it', async () => {
+  const r = await indexed([
+    ...distractors(),
+    doc('fact-0001', '注文は決済後に確定する', '「在庫」は毎晩、同期される。'),
+    doc('fact-0002', '数据库迁移必须先在预发布环境验证'),
+    doc('fact-0003', 'ใบแจ้งหนี้ส่งทางอีเมลทุกเดือน', '', { tags: ['ภาษีง่าย'] }),
+  ])
+  const found = async (text: string) => (await r.search({ text, limit: 5 })).map((h) => h.id)
+  for (const text of ['決済', '"決済"', '決済*', '決済 OR', 'NEAR(決済', '「決済」', '決済:', '^決済', '在庫', '同期']) assert.equal(await found(text), ['fact-0001'], text)
+  for (const text of ['迁移', '迁移 AND', '(迁移)']) assert.equal(await found(text), ['fact-0002'], text)
+  for (const text of ['อีเมล', 'ใบแจ้งหนี้', 'ง่าย']) assert.equal(await found(text), ['fact-0003'], text)
+  for (const text of ['配送', '"物流"', 'สินค้า', '"']) assert.equal(await found(text), [], text)
+  await r.close?.()
+})
+
+test('a word written without spaces has the relevance MiniSearch gives it, so the relevance floor treats it alike', async () => {
+  for (const retriever of [ftsRetriever({ path: tempDb('fts.db') }), minisearchRetriever()]) {
+    const kernel = createKernel({ storage: memoryStorage(), retriever })
+    for (const [i, d] of distractors(30).entries()) await kernel.memory.write({ title: d.title, body: `${d.body} Entry ${i}.`, type: 'convention', scope: `module:m${i}` })
+    await kernel.memory.write({ title: 'Orders are final once paid', body: '注文は決済後に確定する。', type: 'constraint' })
+    const [hit] = (await kernel.memory.search({ query: '決済' })).hits
+    assert.is(hit?.fact.id, 'fact-0031', retriever.name)
+    assert.ok(hit!.relevance > 0.7 && hit!.relevance < 1.3, `${retriever.name}: one body word ≈ 1 (got ${hit!.relevance.toFixed(2)})`)
+    await kernel.close()
+  }
+})
+
+test('an index cut before text without spaces was split reflects no revision: the kernel rebuilds it', async () => {
+  const path = tempDb()
+  const database = new Database(path)
+  const kernel = createKernel({ storage: sqliteStorage({ database }), retriever: ftsRetriever({ database }) })
+  await kernel.memory.write({ title: '注文は決済後に確定する', body: 'Orders are final once paid.', type: 'constraint' })
+  assert.is((await kernel.memory.search({ query: '決済' })).hits.length, 1)
+  await kernel.close()
+  // What an index written before this analyzer holds: the whole run as one term, no analyzer recorded.
+  database.prepare(`DELETE FROM fts_state WHERE key = 'analyzer'`).run()
+  database
+    .prepare(`INSERT OR REPLACE INTO fts_index (rowid, title, tags, body) SELECT rowid, '注文は決済後に確定する', '', 'Orders are final once paid.' FROM fts_docs WHERE id = 'fact-0001'`)
+    .run()
+  const stale = ftsRetriever({ database })
+  assert.is((await stale.search({ text: '決済', limit: 5 })).length, 0, 'the old terms miss the word')
+  await stale.close?.()
+  const [storage, retriever] = [sqliteStorage({ database }), ftsRetriever({ database })]
+  assert.is(await retriever.revision(), undefined, 'not the analyzer it was cut with')
+  const again = createKernel({ storage, retriever })
+  assert.equal((await again.memory.search({ query: '決済' })).hits.map((h) => h.fact.id), ['fact-0001'], 'rebuilt, then found')
+  assert.is(await retriever.revision(), await storage.revision('facts'))
+  await again.close()
+  database.close()
 })
 
 test('stop words and punctuation alone match nothing', async () => {
@@ -155,8 +216,8 @@ test('scoreScale is the calibrated figure: 2 with prefix matching (each word mat
 
 test('capabilities follow the options', async () => {
   for (const [options, declared] of [
-    [{}, { stemming: true, prefix: true, fuzzy: true }],
-    [{ prefixMinLength: 0, fuzzy: 0 }, { stemming: true, prefix: false, fuzzy: false }],
+    [{}, { stemming: true, prefix: true, fuzzy: true, segmentation: true }],
+    [{ prefixMinLength: 0, fuzzy: 0 }, { stemming: true, prefix: false, fuzzy: false, segmentation: true }],
   ] as const) {
     const retriever = ftsRetriever({ path: ':memory:', ...options })
     assert.equal(retriever.capabilities, declared, JSON.stringify(options))

@@ -25,6 +25,7 @@ export const SearchOutputSchema = Type.Object({
   hits: Type.Array(Type.Object({ fact: FactSchema, score: Type.Number() }), { description: 'Best first' }),
   active: Type.Optional(Type.Integer({ description: 'Active facts in memory; present when nothing matched' })),
   missing: Type.Optional(Type.Array(Type.String())),
+  dropped: Type.Optional(Type.Integer({ description: 'Hits left out below the relevance floor (memoryRetrieval.minRelevance)' })),
 })
 export type SearchOutput = Static<typeof SearchOutputSchema>
 

@@ -61,8 +61,8 @@ export const TOOLS = [
     outputSchema: SearchOutputSchema,
     annotations: READ_ONLY,
     async call(kernel, input) {
-      const { text, query, hits, active, missing } = await kernel.memory.search(input)
-      return { text, structured: withoutUndefined({ query, hits, active: hits.length ? undefined : active, missing }) }
+      const { text, query, hits, active, missing, dropped } = await kernel.memory.search(input)
+      return { text, structured: withoutUndefined({ query, hits, active: hits.length ? undefined : active, missing, dropped }) }
     },
   }),
   tool({

@@ -10,6 +10,7 @@ import { createFactSet, type FactSet } from './fact-set.js'
 import { indexOfSet, indexSummary, type MemoryIndex } from './index-file.js'
 import { factIdsOf, historyLine, historyOf, statusLine, type HistoryEntry } from './lookup.js'
 import { planWrite } from './plan-write.js'
+import { droppedLine, keptHits, relevanceFloor } from './relevance-floor.js'
 
 export interface WriteResult {
   text: string
@@ -45,6 +46,8 @@ export interface SearchResult {
   hits: SearchHit[]
   /** Active facts in memory, reported (and counted) only when nothing matched a keyword search. */
   active?: number
+  /** Hits left out under the relevance floor (`memoryRetrieval.minRelevance`, `minRelevanceRatio`); absent when none. */
+  dropped?: number
   /** An id lookup (a query of fact ids only): the ids named that no fact has; absent when none. */
   missing?: string[]
 }
@@ -343,10 +346,20 @@ export function createMemory(ctx: PluginHost): MemoryService {
     if (hits.length) {
       const unit = relevanceUnit(await activeCount(), retriever.scoreScale)
       for (const hit of hits) hit.relevance = hit.score / unit
-      return { text: hits.map((h) => renderFactBlock(h.fact)).join('\n\n'), query: input.query, hits }
+    }
+    // Every fact returned costs the agent tokens: weak hits under the floor are left out, and one
+    // line after the seed's text says how many.
+    const floor = relevanceFloor(hits[0]?.relevance ?? 0, config.memoryRetrieval)
+    const kept = keptHits(hits, input.query, floor)
+    const dropped = hits.length - kept.length
+    const extra = dropped ? { dropped } : {}
+    if (kept.length) {
+      const text = kept.map((h) => renderFactBlock(h.fact)).join('\n\n') + (dropped ? `\n\n${droppedLine(dropped, floor)}` : '')
+      return { text, query: input.query, hits: kept, ...extra }
     }
     const active = await activeCount()
-    return { text: `No stored fact matches "${input.query}". Memory holds ${active} active facts.`, query: input.query, hits, active }
+    const text = `No stored fact matches "${input.query}". Memory holds ${active} active facts.` + (dropped ? `\n${droppedLine(dropped, floor)}` : '')
+    return { text, query: input.query, hits: kept, active, ...extra }
   }
 
   /** Rebuild INDEX.md from a full read of storage (picks up facts edited by other means). */

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { BenchContext, Suite } from './lib/context.js'
 import { renderTable, type Figure } from './lib/table.js'
+import { floorSuite } from './suites/floor.js'
 import { fsSuite } from './suites/fs.js'
 import { hooksSuite } from './suites/hooks.js'
 import { kernelSuite } from './suites/kernel.js'
@@ -13,7 +14,7 @@ import { mcpSuite } from './suites/mcp.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, fsSuite, sqliteSuite, mcpSuite, hooksSuite, marblesSuite]
+const SUITES: Suite[] = [kernelSuite, scifactSuite, floorSuite, fsSuite, sqliteSuite, mcpSuite, hooksSuite, marblesSuite]
 
 const { values } = parseArgs({
   // `pnpm bench -- --quick` forwards the `--` itself.

@@ -10,9 +10,8 @@ interface Query {
   text: string
 }
 
-/** nDCG@10 and recall@100 on the 300 SciFact test queries (BEIR), the setting published BM25 figures use. */
-export async function scifactQuality(ctx: BenchContext, retriever: Retriever): Promise<{ ndcg10: number; recall100: number; queries: number }> {
-  const corpus = scifactCorpus(ctx)
+/** The SciFact test queries that have judgements (BEIR's qrels/test.tsv), each with its relevant documents' ids. */
+export function scifactJudgements(ctx: BenchContext): Array<{ text: string; relevant: Set<string> }> {
   const queries = new Map(readJsonl<Query>(requireData(ctx, 'scifact/queries.jsonl')).map((q) => [q._id, q.text]))
   const qrels = new Map<string, Set<string>>()
   for (const line of readFileSync(requireData(ctx, 'scifact/qrels/test.tsv'), 'utf8').split('\n').slice(1)) {
@@ -21,20 +20,32 @@ export async function scifactQuality(ctx: BenchContext, retriever: Retriever): P
     if (!qrels.has(q)) qrels.set(q, new Set())
     qrels.get(q)!.add(d)
   }
+  return [...qrels].map(([qid, relevant]) => ({ text: queries.get(qid) ?? '', relevant }))
+}
+
+/** nDCG@10 of a ranking of document ids. */
+export function ndcgAt10(ranked: string[], relevant: Set<string>): number {
+  let dcg = 0
+  ranked.slice(0, 10).forEach((id, i) => (dcg += relevant.has(id) ? 1 / Math.log2(i + 2) : 0))
+  let idcg = 0
+  for (let i = 0; i < Math.min(10, relevant.size); i++) idcg += 1 / Math.log2(i + 2)
+  return dcg / idcg
+}
+
+/** nDCG@10 and recall@100 on the 300 SciFact test queries (BEIR), the setting published BM25 figures use. */
+export async function scifactQuality(ctx: BenchContext, retriever: Retriever): Promise<{ ndcg10: number; recall100: number; queries: number }> {
+  const corpus = scifactCorpus(ctx)
+  const judged = scifactJudgements(ctx)
   const docs: RetrievalDoc[] = corpus.map((d) => ({ id: d._id, title: d.title, body: d.text, tags: [], type: 'domain', scope: 'project' }))
   await retriever.apply({ revision: 'scifact', reset: true, upsert: docs, remove: [] })
   let ndcg = 0
   let recall = 0
-  for (const [qid, relevant] of qrels) {
-    const hits = await retriever.search({ text: queries.get(qid) ?? '', limit: 100 })
-    let dcg = 0
-    hits.slice(0, 10).forEach((h, i) => (dcg += relevant.has(h.id) ? 1 / Math.log2(i + 2) : 0))
-    let idcg = 0
-    for (let i = 0; i < Math.min(10, relevant.size); i++) idcg += 1 / Math.log2(i + 2)
-    ndcg += dcg / idcg
+  for (const { text, relevant } of judged) {
+    const hits = await retriever.search({ text, limit: 100 })
+    ndcg += ndcgAt10(hits.map((h) => h.id), relevant)
     recall += hits.filter((h) => relevant.has(h.id)).length / relevant.size
   }
-  return { ndcg10: ndcg / qrels.size, recall100: recall / qrels.size, queries: qrels.size }
+  return { ndcg10: ndcg / judged.length, recall100: recall / judged.length, queries: judged.length }
 }
 
 /** MiniSearch out of the box (no stemming, default BM25, no boosts): the same-run baseline. */

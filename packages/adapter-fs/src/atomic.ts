@@ -17,9 +17,10 @@ export const isTempName = (name: string): boolean => TEMP.test(name)
  * a temporary file in the same folder, then rename it over the target. With `durable`, the data is
  * fsynced before the rename and the folder after it, so the new content survives a power loss;
  * without it (derived cache files), a crash of the process still never leaves a partial file.
- * `dir` must exist and be a real path (see Guard.folder); `created` runs once the temporary file exists.
+ * `dir` must exist and be a real path (see Guard.folder); `created` runs once the temporary file exists;
+ * `fence` runs just before the rename and stops it by throwing (a lock holder that lost its lock).
  */
-export async function writeAtomic(dir: string, name: string, data: string, durable: boolean, created?: () => void): Promise<void> {
+export async function writeAtomic(dir: string, name: string, data: string, durable: boolean, created?: () => void, fence?: () => void): Promise<void> {
   const temp = join(dir, tempName(name))
   const handle = await open(temp, 'wx')
   created?.()
@@ -30,6 +31,7 @@ export async function writeAtomic(dir: string, name: string, data: string, durab
     } finally {
       await handle.close()
     }
+    fence?.()
     await rename(temp, join(dir, name))
   } catch (error) {
     await unlink(temp).catch(() => {})

@@ -194,7 +194,7 @@ export function fsStorage(options: FsStorageOptions): Storage {
         guard.existing(path)
         const target = join(guard.folder(dirname(path)), basename(path))
         try {
-          await writeAtomic(dirname(target), basename(target), text, isDurable(writeOptions), created)
+          await writeAtomic(dirname(target), basename(target), text, isDurable(writeOptions), created, lock.fence)
           break
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'EISDIR')
@@ -221,6 +221,7 @@ export function fsStorage(options: FsStorageOptions): Storage {
       }
       if (isDurable(writeOptions)) await syncFolder(dir)
       if (collection === 'meta' || isOpen(collection)) prune(dir, guard.existing(layout.folder(collection)))
+      lock.fence()
       journal.record(collection, 'del', key, distinct([before, journal.state(collection)]))
       return true
     },

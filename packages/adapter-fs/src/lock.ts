@@ -1,10 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { mkdirSync, rmdirSync, statSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { lstatSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { dirname, join } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
-
-// Loaded on the first section: processes that only read never pay for it.
-let lockfile: Promise<typeof import('proper-lockfile')> | undefined
 
 export interface LockOptions {
   /**
@@ -20,6 +19,12 @@ export interface LockOptions {
 export interface SectionLock {
   /** Run `fn` holding the lock. Throws UNSUPPORTED when called from inside a section of the same lock (it would wait for itself). */
   run<T>(fn: () => Promise<T>): Promise<T>
+  /**
+   * Called before every rename or unlink: inside a section of this lock, throws UNAVAILABLE when
+   * the lock is no longer ours (taken over, or its refresh found it compromised), so a holder that
+   * lost its lock never writes. Outside a section it does nothing.
+   */
+  fence(): void
 }
 
 /**
@@ -27,18 +32,48 @@ export interface SectionLock {
  * a nested call is refused instead of waiting forever for its own caller. A section is `open` until
  * it settles: work it started without awaiting may still enter the section afterwards.
  */
-const inside = new AsyncLocalStorage<ReadonlyArray<{ path: string; open: boolean }>>()
+const inside = new AsyncLocalStorage<ReadonlyArray<Held>>()
 
-/** proper-lockfile never breaks a lock itself (see `breakIfStale`); it only keeps ours fresh. */
-const NEVER = 2 ** 31 - 1
+interface Held {
+  path: string
+  open: boolean
+  /** This holding's fencing token, also in `<lock>/owner`. */
+  token: string
+  lost(): Error | undefined
+}
+
+/** Who holds a lock: written to `<lock>/owner` once it is taken. */
+interface Owner {
+  host: string
+  pid: number
+  /** The process's start time (Linux: /proc/<pid>/stat field 22), so a reused pid is not taken for it. */
+  start: string
+  token: string
+}
+
+interface Taken {
+  token: string
+  /** Why the lock is no longer ours, once the refresh found out. */
+  lost(): Error | undefined
+  release(): void
+}
+
+const OWNER = 'owner'
+const HOST = hostname()
 
 /**
- * A cross-process lock on `path` (a directory created with mkdir, through proper-lockfile, which
- * refreshes its time while held), with an in-process queue in front so that only one caller per
+ * A cross-process lock on `path` (a directory created with mkdir, its time refreshed every
+ * `stale / 2` ms while held), with an in-process queue in front so that only one caller per
  * process polls for it. Waiters retry with a short randomised backoff (2 ms growing to 32 ms), so
- * many contending processes keep making progress. A lock not refreshed for `stale` ms belongs to a
- * crashed holder and is broken by one waiter at a time (proper-lockfile's own check-then-remove
- * would let two waiters that find it stale at once both enter).
+ * many contending processes keep making progress.
+ *
+ * The holder writes `<lock>/owner`: its host, pid, process start time and a fresh token. A lock not
+ * refreshed for `stale` ms is broken only when its holder is gone: on this host, when no process
+ * with that pid and start time runs (a holder stopped or busy for minutes keeps it); from another
+ * host, or without an owner file, on its age alone. It is broken by one waiter at a time, holding
+ * `<lock>.break` (a plain check-then-remove would let two waiters that find it stale at once both
+ * enter). Every rename in a section is fenced: it goes ahead only while `<lock>/owner` still holds
+ * the section's token.
  */
 export function createSectionLock(path: string, options: LockOptions = {}): SectionLock {
   const stale = Math.max(2000, options.stale ?? 10_000)
@@ -50,10 +85,22 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
     const stat = statSync(at, { throwIfNoEntry: false })
     return stat !== undefined && Date.now() - stat.mtimeMs > stale
   }
+  /** Stale, and its holder is not a live process of this host. */
+  const isAbandoned = () => isStale(path) && !isAlive(readOwner(path))
 
-  /** Remove the lock when it is stale, holding `<lock>.break` so that no other waiter removes the lock we then take. */
+  /** Remove the lock when it is abandoned, holding `<lock>.break` so that no other waiter removes the lock we then take. */
   function breakIfStale(): void {
-    if (!isStale(path)) return
+    const link = lstatSync(path, { throwIfNoEntry: false })
+    if (link && !link.isDirectory()) {
+      // A link or a file in the lock's place is no lock Foundry made (it never follows it): remove it.
+      try {
+        unlinkSync(path)
+      } catch {
+        // another waiter removed it first
+      }
+      return
+    }
+    if (!isAbandoned()) return
     try {
       mkdirSync(breaker)
     } catch (error) {
@@ -63,67 +110,120 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
       return
     }
     try {
-      if (isStale(path)) rmdirSync(path) // still stale under the breaker: its holder is gone
+      if (isAbandoned()) removeLock(path) // still abandoned under the breaker: its holder is gone
     } finally {
       rmdirSync(breaker)
     }
   }
 
-  async function acquire(): Promise<{ release: () => Promise<void>; lost: () => Error | undefined }> {
-    const deadline = Date.now() + timeout
+  /** mkdir the lock, write its owner file and keep it fresh; undefined when another holds it. */
+  function tryTake(): Taken | undefined {
+    try {
+      mkdirSync(path)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'EEXIST' || code === 'ENOTDIR') return undefined
+      if (code !== 'ENOENT') throw error
+      mkdirSync(dirname(path), { recursive: true })
+      return undefined
+    }
+    const token = randomBytes(9).toString('base64url')
+    const owner: Owner = { host: HOST, pid: process.pid, start: startTime(process.pid) ?? '', token }
+    try {
+      writeFileSync(join(path, OWNER), JSON.stringify(owner), { flag: 'wx' })
+    } catch (error) {
+      rmdirSync(path)
+      throw error
+    }
     let lost: Error | undefined
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const loaded = await (lockfile ??= import('proper-lockfile'))
-        // A CommonJS module: bundlers may expose its exports only as `default`.
-        const { lock } = (loaded as { default?: typeof loaded }).default ?? loaded
-        const release = await lock(dirname(path), {
-          lockfilePath: path,
-          realpath: false,
-          stale: NEVER,
-          update: stale / 2,
-          retries: 0,
-          onCompromised: (error) => void (lost = error),
-        })
-        return { release, lost: () => lost }
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        if (code === 'ENOENT') mkdirSync(dirname(path), { recursive: true })
-        else if (code === 'ELOCKED') breakIfStale()
-        else throw new FoundryError('UNAVAILABLE', `Cannot take the write lock ${path}: ${(error as Error).message}`, { cause: error })
-        if (Date.now() >= deadline)
-          throw new FoundryError(
-            'UNAVAILABLE',
-            `Timed out after ${timeout} ms waiting for the write lock ${path}: another process holds it. ` +
-              `A crashed holder's lock is broken automatically once it is ${stale} ms old; if no Foundry process is running, delete that folder.`,
-          )
-        const delay = Math.min(32, 2 * 1.5 ** attempt)
-        await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)))
+    // The refresh: while the owner file is ours, touch the lock. A timer, so a blocked event loop
+    // misses it; the holder is then kept by its liveness (see isAbandoned), not its age.
+    const timer = setInterval(() => {
+      const now = readOwner(path)
+      if (now?.token !== token) {
+        lost = new Error(now ? `now held by pid ${now.pid} on ${now.host}` : 'it was removed')
+        clearInterval(timer)
+        return
       }
+      try {
+        const at = new Date()
+        utimesSync(path, at, at)
+      } catch {
+        // removed just now: the next tick or the fence finds out
+      }
+    }, stale / 2)
+    timer.unref()
+    return {
+      token,
+      lost: () => lost,
+      release() {
+        clearInterval(timer)
+        // Only our own lock: a lock taken over holds another owner file, and rmdir leaves it alone.
+        if (readOwner(path)?.token !== token) return
+        try {
+          removeLock(path)
+        } catch {
+          // gone already
+        }
+      },
+    }
+  }
+
+  async function acquire(): Promise<Taken> {
+    const deadline = Date.now() + timeout
+    for (let attempt = 0; ; attempt++) {
+      let taken: Taken | undefined
+      try {
+        taken = tryTake() ?? (breakIfStale(), undefined)
+      } catch (error) {
+        throw new FoundryError('UNAVAILABLE', `Cannot take the write lock ${path}: ${(error as Error).message}`, { cause: error })
+      }
+      if (taken) return taken
+      if (Date.now() >= deadline)
+        throw new FoundryError(
+          'UNAVAILABLE',
+          `Timed out after ${timeout} ms waiting for the write lock ${path}: another process holds it. ` +
+            `A crashed holder's lock is broken automatically once it is ${stale} ms old and its process is gone; if no Foundry process is running, delete that folder.`,
+        )
+      const delay = Math.min(32, 2 * 1.5 ** attempt)
+      await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)))
     }
   }
 
   async function section<T>(fn: () => Promise<T>): Promise<T> {
     const held = await acquire()
-    const here = { path, open: true }
+    const here: Held = { path, open: true, token: held.token, lost: held.lost }
     let result: T
     try {
       result = await inside.run([...(inside.getStore() ?? []), here], fn)
     } finally {
       here.open = false
-      await held.release().catch(() => {}) // already released when compromised
+      held.release()
     }
     const lost = held.lost()
     if (lost)
       throw new FoundryError(
         'UNAVAILABLE',
-        `The write lock ${path} was lost while held (${lost.message}): the section ran longer than ${stale} ms without refreshing it, so another process may have entered. Check the last write and retry.`,
+        `The write lock ${path} was lost while held (${lost.message}): another process broke it as abandoned, and this section's writes after that were refused. Check the last write and retry.`,
         { cause: lost },
       )
     return result
   }
 
   return {
+    fence() {
+      const held = inside.getStore()?.find((s) => s.path === path && s.open)
+      if (!held) return
+      const lost = held.lost()
+      const owner = readOwner(path)
+      if (!lost && owner?.token === held.token) return
+      throw new FoundryError(
+        'UNAVAILABLE',
+        `The write lock ${path} was lost while held (${lost?.message ?? (owner ? `now held by pid ${owner.pid} on ${owner.host}` : 'it was removed')}), so nothing more is written in this section. Retry the write.`,
+        { cause: lost },
+      )
+    },
+
     run<T>(fn: () => Promise<T>): Promise<T> {
       if (inside.getStore()?.some((s) => s.path === path && s.open))
         return Promise.reject(
@@ -139,5 +239,47 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
       queue = run.catch(() => {})
       return run
     },
+  }
+}
+
+/** The owner file of the lock at `path`, or undefined when it is missing or unreadable. */
+function readOwner(path: string): Owner | undefined {
+  try {
+    const owner = JSON.parse(readFileSync(join(path, OWNER), 'utf8')) as Owner
+    return owner && typeof owner.token === 'string' && typeof owner.pid === 'number' ? owner : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Remove a lock directory and its owner file (never following a link: the lock is a plain folder). */
+function removeLock(path: string): void {
+  try {
+    unlinkSync(join(path, OWNER))
+  } catch {
+    // none: a holder killed between mkdir and writing it, or one from before owner files
+  }
+  rmdirSync(path)
+}
+
+/** Whether `owner` is a process running on this host now; false when unknown (no owner, another host). */
+function isAlive(owner: Owner | undefined): boolean {
+  if (!owner || owner.host !== HOST || !Number.isSafeInteger(owner.pid) || owner.pid <= 0) return false
+  try {
+    process.kill(owner.pid, 0)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+  const start = startTime(owner.pid)
+  return start === undefined || owner.start === '' || start === owner.start
+}
+
+/** A process's start time in clock ticks since boot (Linux), or undefined where /proc does not say. */
+function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  } catch {
+    return undefined
   }
 }

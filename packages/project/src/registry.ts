@@ -13,12 +13,31 @@ type Load<D> = () => Promise<D>
  */
 export const BUILTIN_STORAGES: Readonly<Record<string, Load<StorageDescriptor>>> = {
   fs: async () => (await import('@foundry/adapter-fs')).fsDescriptor,
-  sqlite: async () => (await import('@foundry/adapter-sqlite')).sqliteDescriptor,
+  sqlite: async () => (await sqliteAdapter('storage "sqlite"')).sqliteDescriptor,
 }
 
 export const BUILTIN_RETRIEVERS: Readonly<Record<string, Load<RetrieverDescriptor>>> = {
   minisearch: async () => minisearchDescriptor,
-  fts: async () => (await import('@foundry/adapter-sqlite')).ftsDescriptor,
+  fts: async () => (await sqliteAdapter('retrieval "fts"')).ftsDescriptor,
+}
+
+/**
+ * `@foundry/adapter-sqlite`, whose native better-sqlite3 is an optional dependency: without it, one
+ * line (UNAVAILABLE) saying how to install it.
+ */
+async function sqliteAdapter(what: string): Promise<typeof import('@foundry/adapter-sqlite')> {
+  try {
+    return await import('@foundry/adapter-sqlite')
+  } catch (error) {
+    const { code, message } = error as { code?: string; message?: string }
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && /['"]better-sqlite3['"]/.test(message ?? ''))
+      throw new FoundryError(
+        'UNAVAILABLE',
+        `${what} needs better-sqlite3, which is not installed: run \`npm install better-sqlite3\` beside Foundry (it builds a native module: python3, make and a C++ compiler when no prebuilt binary fits), or use storage "fs" with retrieval "minisearch"`,
+        { cause: error },
+      )
+    throw error
+  }
 }
 
 /** The adapters a project can name: the built-in ones, and those its `"adapters"` modules export. */

@@ -444,7 +444,7 @@ export const memoryPlugin = definePlugin({
   setup: createMemory,
   trace: {
     write: { kind: 'memory_write', data: (r) => ({ action: r.action, id: r.id, ...(r.supersedes && { supersedes: r.supersedes }) }) },
-    search: { kind: 'memory_search', data: (r) => ({ hits: r.hits.length }) },
+    search: { kind: 'memory_search', data: (r) => ({ hits: r.hits.length, ...(r.dropped && { dropped: r.dropped }) }) },
     index: { kind: 'memory_index', data: (r) => ({ listed: r.index.listed, total: r.index.total }) },
     readIndex: 'memory_read_index',
     list: { kind: 'memory_list', data: (r) => ({ facts: r.length }) },

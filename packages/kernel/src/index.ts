@@ -13,6 +13,8 @@ export type { Storage, StorageFlags, StorageProblem, ListOptions, WriteOptions, 
 export { COLLECTIONS, assertKey, assertCollection, assertLogName, isValidKey, isCollectionName } from './keys.js'
 export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js'
 export { copyStorage, type CopyOptions, type CopyReport } from './transfer.js'
+export { mergeStorage, type MergeOptions, type MergeReport, type TransferProgress } from './transfer.js'
+export { planMerge, planLog, newEvents, type MergePlan, type MergeSide, type MergePlanOptions, type MergeConflict, type KeyedRecord, type UnresolvedReference } from './merge-plan.js'
 
 // The retrieval seam, and the default retriever.
 export type { Retriever, RetrieverCapabilities, RetrievalDoc, RetrievalQuery, RetrievalHit, RetrievalChanges, SnapshotStore } from './retrieval.js'

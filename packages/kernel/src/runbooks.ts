@@ -1,7 +1,7 @@
 import { FoundryError } from './errors.js'
 import { definePlugin, type PluginHost } from './plugin.js'
 import { RunbookGetInputSchema } from './schema/inputs.js'
-import { RunbookSchema, type Runbook } from './schema/records.js'
+import { RunbookSchema, SLUG_PATTERN, type Runbook } from './schema/records.js'
 import { validator } from './schema/validate.js'
 
 export interface RunbookListResult {
@@ -16,6 +16,7 @@ export interface RunbookGetResult {
 
 const getInput = validator(RunbookGetInputSchema)
 const runbookRecord = validator(RunbookSchema)
+const SLUG = new RegExp(SLUG_PATTERN)
 
 /** The trigger phrases of a runbook: its `trigger` split on commas, lowercased. */
 export function triggerPhrases(runbook: Pick<Runbook, 'trigger'>): string[] {
@@ -49,8 +50,10 @@ export interface RunbookService {
   get(input: unknown): Promise<RunbookGetResult>
   /** Runbooks whose trigger phrase appears in `text` (a prompt). */
   triggeredBy(text: string): Promise<Runbook[]>
-  /** Store a runbook (validated; the slug is its key). Throws INVALID_INPUT naming the field. */
+  /** Store a runbook, created or replaced (validated; the slug is its key). Throws INVALID_INPUT naming the field. */
   put(runbook: unknown): Promise<void>
+  /** Delete the runbook `slug`. Throws NOT_FOUND listing the slugs that exist when there is none. */
+  remove(slug: string): Promise<void>
 }
 
 export function createRunbooks(ctx: PluginHost): RunbookService {
@@ -64,13 +67,16 @@ export function createRunbooks(ctx: PluginHost): RunbookService {
     return { text, runbooks: runbooks.map(({ slug, title, trigger }) => (trigger ? { slug, title, trigger } : { slug, title })) }
   }
 
+  const unknown = async (slug: string) => {
+    const slugs = await ctx.storage.keys('runbooks')
+    return new FoundryError('NOT_FOUND', `Unknown runbook "${slug}". Available: ${slugs.length ? slugs.join(', ') : 'none'}.`)
+  }
+  const isSlug = (slug: unknown): slug is string => typeof slug === 'string' && SLUG.test(slug)
+
   async function get(raw: unknown): Promise<RunbookGetResult> {
     const { slug } = getInput.parse(raw, 'runbook_get input')
-    const runbook = /^[a-z0-9][a-z0-9._-]*$/.test(slug) ? await ctx.storage.get('runbooks', slug) : undefined
-    if (!runbook) {
-      const slugs = (await all()).map((r) => r.slug)
-      throw new FoundryError('NOT_FOUND', `Unknown runbook "${slug}". Available: ${slugs.length ? slugs.join(', ') : 'none'}.`)
-    }
+    const runbook = isSlug(slug) ? await ctx.storage.get('runbooks', slug) : undefined
+    if (!runbook) throw await unknown(slug)
     return { text: renderRunbook(runbook), runbook }
   }
 
@@ -79,13 +85,18 @@ export function createRunbooks(ctx: PluginHost): RunbookService {
     return (await all()).filter((r) => isTriggeredBy(r, text))
   }
 
-  /** Store a runbook (validated; the slug is its key). */
   async function put(raw: unknown): Promise<void> {
     const runbook = runbookRecord.parse(raw, 'runbook')
+    if (!runbook.title.trim()) throw new FoundryError('INVALID_INPUT', 'Invalid runbook: title must not be blank: name the procedure (e.g. "Deploy to production")')
+    if (!runbook.body.trim()) throw new FoundryError('INVALID_INPUT', 'Invalid runbook: body must not be empty: write the steps, one numbered line each')
     await ctx.storage.put('runbooks', runbook.slug, runbook)
   }
 
-  return { list, get, triggeredBy, put }
+  async function remove(slug: string): Promise<void> {
+    if (!isSlug(slug) || !(await ctx.storage.delete('runbooks', slug))) throw await unknown(String(slug))
+  }
+
+  return { list, get, triggeredBy, put, remove }
 }
 
 export const runbooksPlugin = definePlugin({
@@ -96,5 +107,6 @@ export const runbooksPlugin = definePlugin({
     get: 'runbook_get',
     triggeredBy: { kind: 'runbook_match', data: (r) => ({ runbooks: r.length }) },
     put: 'runbook_put',
+    remove: 'runbook_remove',
   },
 })

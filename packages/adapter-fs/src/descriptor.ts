@@ -7,6 +7,8 @@ export interface FsDescriptorOptions {
   folder?: string
   /** fsync every record before a write resolves. Default true. */
   durable?: boolean
+  /** The folder of derived state (journals, caches, the write lock), relative to the project root or absolute. Default `<folder>/cache`. */
+  cache?: string
 }
 
 /** JSON Schema (a plain object, so loading this package never loads TypeBox). */
@@ -15,6 +17,7 @@ const FsDescriptorOptionsSchema = {
   properties: {
     folder: { type: 'string', minLength: 1, description: 'The data folder, relative to the project root or absolute. Default .foundry' },
     durable: { type: 'boolean', description: 'fsync every record before a write resolves. Default true' },
+    cache: { type: 'string', minLength: 1, description: 'The folder of derived state (journals, caches, the write lock), relative to the project root or absolute. Default <folder>/cache' },
   },
   additionalProperties: false,
 } as const

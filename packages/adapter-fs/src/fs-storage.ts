@@ -20,7 +20,7 @@ import {
 import { sweepTemps, syncFolder, writeAtomic } from './atomic.js'
 import { codecOf } from './codecs.js'
 import { FormatError } from './format-error.js'
-import { createGuard, isMissing } from './guard.js'
+import { createGuard, isMissing, routeGuards } from './guard.js'
 import { appendLine, readText } from './io.js'
 import { createJournal } from './journal.js'
 import { createLayout, isOpen } from './layout.js'
@@ -42,6 +42,13 @@ export interface FsStorageOptions {
   durable?: boolean
   /** The exclusive section's lock: when a crashed holder's lock is broken, and how long to wait. */
   lock?: LockOptions
+  /**
+   * The folder of derived state (change journals, parsed-record caches, retriever snapshots, the
+   * write lock), relative to `root` or absolute. Default `<data folder>/cache`. Elsewhere, the data
+   * folder holds content only (`foundry export`); every process sharing the data must name the
+   * same cache folder, or their exclusive sections do not exclude each other.
+   */
+  cache?: string
 }
 
 const GITIGNORE = '# Local to this machine: telemetry, caches (rebuilt when missing) and logs (run journals).\nmetrics/\ncache/\nlogs/\n'
@@ -58,8 +65,9 @@ const eventCheck = validator(EventSchema)
  * folder: keys pass `assertKey`, log names `assertLogName`, and links out of the folder are refused.
  */
 export function fsStorage(options: FsStorageOptions): Storage {
-  const layout = createLayout(options.root, options.folder)
-  const guard = createGuard(layout.base)
+  const layout = createLayout(options.root, options.folder, options.cache)
+  const inside = layout.cache === layout.base || layout.cache.startsWith(layout.base + sep)
+  const guard = inside ? createGuard(layout.base) : routeGuards([createGuard(layout.base), createGuard(layout.cache)])
   const durable = options.durable ?? true
   const lock = createSectionLock(layout.lock, options.lock)
   const journal = createJournal({ journal: layout.journal, watched: layout.watched, prepare: () => void guard.folder(layout.cache) })
@@ -213,6 +221,7 @@ export function fsStorage(options: FsStorageOptions): Storage {
       const dir = guard.existing(dirname(path))
       if (dir === undefined) return false
       const before = journal.state(collection)
+      lock.fence()
       try {
         await unlink(join(dir, basename(path))) // a link is removed itself, never what it points to
       } catch (error) {
@@ -221,7 +230,6 @@ export function fsStorage(options: FsStorageOptions): Storage {
       }
       if (isDurable(writeOptions)) await syncFolder(dir)
       if (collection === 'meta' || isOpen(collection)) prune(dir, guard.existing(layout.folder(collection)))
-      lock.fence()
       journal.record(collection, 'del', key, distinct([before, journal.state(collection)]))
       return true
     },

@@ -8,6 +8,8 @@ import { FoundryError } from '@foundry/kernel'
  * 20 µs) and refuses anything outside the folder's own real path. The folder itself may be a link.
  */
 export interface Guard {
+  /** The folder nothing may leave. */
+  readonly base: string
   /** The real path of an existing file or folder, or undefined when there is none. Throws CORRUPT when it leads outside. */
   existing(path: string): string | undefined
   /**
@@ -78,7 +80,25 @@ export function createGuard(base: string): Guard {
     throw new FoundryError('CORRUPT', `${dir} is ${link?.isSymbolicLink() ? 'a link to a missing folder' : 'not a folder'}; remove it so Foundry can create the folder.`)
   }
 
-  return { existing, folder, check }
+  return { base, existing, folder, check }
+}
+
+/**
+ * One guard over several folders (the data folder, and a cache folder kept elsewhere): each path is
+ * checked by the guard of the folder it names, and a path in none of them is refused.
+ */
+export function routeGuards(guards: Guard[]): Guard {
+  const of = (path: string): Guard => {
+    const found = guards.find((g) => path === g.base || path.startsWith(g.base + sep))
+    if (!found) throw new FoundryError('CORRUPT', `${path} is outside ${guards.map((g) => g.base).join(' and ')}; Foundry reads and writes only there.`)
+    return found
+  }
+  return {
+    base: guards[0]!.base,
+    existing: (path) => of(path).existing(path),
+    folder: (dir) => of(dir).folder(dir),
+    check: (path, real) => of(path).check(path, real),
+  }
 }
 
 export function isMissing(error: unknown): boolean {

@@ -36,7 +36,7 @@ export const isOpen = (collection: CollectionName): collection is OpenCollection
 export interface Layout {
   /** The data folder, absolute. */
   readonly base: string
-  /** Derived state: meta blobs, change journals, the write lock. Safe to delete while no process runs. */
+  /** Derived state: meta blobs, change journals, the write lock. Safe to delete while no process runs. May lie outside `base`. */
   readonly cache: string
   readonly events: string
   readonly gitignore: string
@@ -62,9 +62,10 @@ export interface Layout {
   records(collection: CollectionName): string
 }
 
-export function createLayout(root: string, folder = '.foundry'): Layout {
+/** `cache`: the folder of derived state, relative to `root` or absolute; default `<data folder>/cache`. */
+export function createLayout(root: string, folder = '.foundry', cacheFolder?: string): Layout {
   const base = isAbsolute(folder) ? resolve(folder) : resolve(root, folder)
-  const cache = join(base, 'cache')
+  const cache = cacheFolder === undefined ? join(base, 'cache') : resolve(root, cacheFolder)
   const metaDir = join(cache, 'meta')
   const data = join(base, 'data')
   const logs = join(base, 'logs')

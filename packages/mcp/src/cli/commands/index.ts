@@ -7,6 +7,7 @@ import { indexCommand } from './index-command.js'
 import { initCommand } from './init.js'
 import { listCommand } from './list.js'
 import { mcpCommand } from './mcp.js'
+import { runbookCommand } from './runbook.js'
 import { runbooksCommand } from './runbooks.js'
 import { searchCommand } from './search.js'
 import { showCommand } from './show.js'
@@ -29,6 +30,7 @@ export const COMMANDS: Array<() => Command> = [
   indexCommand,
   tokensCommand,
   runbooksCommand,
+  runbookCommand,
   validateCommand,
   validateAssetsCommand,
   blackboardCommand,

@@ -1,4 +1,4 @@
-import { FoundryError } from '../errors.js'
+import { FoundryError, isFoundryError } from '../errors.js'
 import { definePlugin, type PluginHost } from '../plugin.js'
 import type { RetrievalDoc } from '../retrieval.js'
 import type { Fact, FactInput, FactType, ForgetInput } from '../schema/fact.js'
@@ -139,6 +139,26 @@ export function createMemory(ctx: PluginHost): MemoryService {
   /** Facts fetched for search hits, while the facts revision stays the same (a server searches often, rarely loads all). */
   let fetched: { revision: string; facts: Map<string, Fact> } = { revision: '', facts: new Map() }
 
+  /** Unreadable facts already reported, as `id message`: each is reported once, however often it is hit. */
+  const reported = new Set<string>()
+
+  /**
+   * One fact from storage, or undefined. A file that cannot be read (CORRUPT) counts as missing and
+   * is reported once through `onProblem`, as `list` does: one broken file never fails a search.
+   */
+  async function readFact(id: string): Promise<Fact | undefined> {
+    try {
+      return await storage.get('facts', id)
+    } catch (error) {
+      if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
+      if (!reported.has(`${id} ${error.message}`)) {
+        reported.add(`${id} ${error.message}`)
+        ctx.onProblem({ collection: 'facts', key: id, location: storage.locate('facts', id), message: error.message })
+      }
+      return undefined
+    }
+  }
+
   /**
    * Every stored fact, from a cache that is checked against the storage revision on every call. One
    * refresh runs at a time (the others wait for it and check again), so interleaved writes and
@@ -165,7 +185,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
       if (keys) {
         const facts = cache.facts
         for (const key of new Set(keys)) {
-          const fact = await storage.get('facts', key)
+          const fact = await readFact(key)
           if (fact) facts.set(fact)
           else facts.delete(key)
         }
@@ -238,7 +258,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
       const current: Fact[] = []
       const remove: string[] = []
       for (const key of new Set(keys)) {
-        const fact = await storage.get('facts', key)
+        const fact = await readFact(key)
         if (fact && isActive(fact, today)) current.push(fact)
         else remove.push(key)
       }
@@ -340,7 +360,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
     for (const hit of found) {
       if (hits.length === limit) break
       let fact = current?.get(hit.id) ?? fetched.facts.get(hit.id)
-      if (!fact && (fact = await storage.get('facts', hit.id))) fetched.facts.set(hit.id, fact)
+      if (!fact && (fact = await readFact(hit.id))) fetched.facts.set(hit.id, fact)
       if (fact && isActive(fact, today)) hits.push({ fact, score: hit.score, relevance: 0 })
     }
     if (hits.length) {

@@ -117,6 +117,16 @@ export function codecOf<C extends CollectionName>(collection: C): Codec<RecordOf
   return (isOpen(collection) ? jsonCodec(collection) : CODECS[collection as KernelCollection]) as unknown as Codec<RecordOf<C>>
 }
 
+/**
+ * Whether `value` is a valid record of `key` in a markdown collection (facts, runbooks): how the
+ * parsed-record cache checks what it kept before returning it.
+ */
+export function isRecordOf(collection: 'facts' | 'runbooks') {
+  return collection === 'facts'
+    ? (value: unknown, key: string): value is Collections['facts'] => checks.fact.check(value) && value.id === key
+    : (value: unknown, key: string): value is Collections['runbooks'] => checks.runbook.check(value) && value.slug === key
+}
+
 /** Why JSON would not keep `value` as it is, or undefined when it would. */
 function notJson(value: unknown, inArray: boolean): string | undefined {
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value)

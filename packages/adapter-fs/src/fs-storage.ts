@@ -18,7 +18,7 @@ import {
   type WriteOptions,
 } from '@foundry/kernel'
 import { sweepTemps, syncFolder, writeAtomic } from './atomic.js'
-import { codecOf } from './codecs.js'
+import { codecOf, isRecordOf } from './codecs.js'
 import { FormatError } from './format-error.js'
 import { createGuard, isMissing, routeGuards } from './guard.js'
 import { appendLine, readText } from './io.js'
@@ -123,7 +123,8 @@ export function fsStorage(options: FsStorageOptions): Storage {
     } catch {
       return undefined // a link out of the folder: parse everything rather than trust it
     }
-    return openRecordCache<T>(layout.records(collection), () => guard.folder(layout.cache))
+    const valid = isRecordOf(collection) as (record: unknown, key: string) => record is T
+    return openRecordCache<T>(layout.records(collection), () => guard.folder(layout.cache), valid)
   }
 
   const corrupt = (collection: CollectionName, key: string, path: string, error: unknown) =>

@@ -7,8 +7,10 @@ import { writeAtomic } from './atomic.js'
  * beside each file's identity: inode, size, modification and change times. A listing parses only
  * the files whose identity changed, so a new process lists 10k facts without parsing 10k YAML
  * documents, and a file edited in place (new times) is parsed again. Records enter the cache only
- * after they passed the schema. The cache is derived: a stale entry is a miss, a lost or unreadable
- * file costs one full parse, and concurrent writers replace it atomically (the last one wins).
+ * after they passed the schema, and leave it only after passing it again (`valid`): the file is
+ * anyone's to edit, so an entry that is not a valid record of its key is dropped and its file read.
+ * The cache is derived: a stale or bad entry is a miss, a lost or unreadable file costs one full
+ * parse, and concurrent writers replace it atomically (the last one wins).
  */
 export interface RecordCache<T> {
   /** The record of `key` when it was cached for this very file version. */
@@ -31,20 +33,28 @@ export function fileIdentity(path: string): string | undefined {
   return s && `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`
 }
 
-/** Open the cache at `path`; `folder()` returns its (checked, created) real folder when saving. */
-export function openRecordCache<T>(path: string, folder: () => string): RecordCache<T> {
-  let entries: Stored<T>['entries'] = {}
+/**
+ * Open the cache at `path`; `folder()` returns its (checked, created) real folder when saving;
+ * `valid(record, key)` says whether a cached record may be returned for `key`.
+ */
+export function openRecordCache<T>(path: string, folder: () => string, valid: (record: unknown, key: string) => record is T): RecordCache<T> {
+  let entries: Stored<T>['entries'] = Object.create(null)
   try {
-    const stored = JSON.parse(readFileSync(path, 'utf8')) as Stored<T>
-    if (stored.format === FORMAT && stored.entries && typeof stored.entries === 'object') entries = stored.entries
+    const stored = JSON.parse(readFileSync(path, 'utf8')) as Stored<T> | null
+    if (stored?.format === FORMAT && stored.entries && typeof stored.entries === 'object' && !Array.isArray(stored.entries))
+      entries = Object.assign(Object.create(null), stored.entries)
   } catch {
     // missing or unreadable: start empty
   }
   let changed = false
   return {
     lookup(key, identity) {
-      const entry = entries[key]
-      return entry && entry[0] === identity ? entry[1] : undefined
+      const entry: unknown = entries[key]
+      if (!Array.isArray(entry) || entry[0] !== identity) return undefined
+      if (valid(entry[1], key)) return entry[1]
+      delete entries[key] // not a record of this key: read the file, and save what it holds
+      changed = true
+      return undefined
     },
     remember(key, identity, record) {
       entries[key] = [identity, record]

@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js'
 import pkg from '../package.json' with { type: 'json' }
+import { BusyError, createLimiter } from './limit.js'
 import { retrying } from './retrying.js'
 
 /** Returned on `initialize`, verbatim from seed 000: what shapes the model's default behaviour. */
@@ -24,6 +25,12 @@ export interface ServerOptions {
   kernel: Kernel | (() => Promise<Kernel>)
   /** Diagnostics, one line each. Default: stderr (stdout carries protocol messages only). */
   log?: (line: string) => void
+  /**
+   * The bound on work in flight (limit.ts): tool calls and resource reads running at once (default
+   * 8) and waiting (default 256). Past it a tool call is an error result "<tool> refused: the server
+   * is busy …" and a resource read JSON-RPC error -32000, both before any work.
+   */
+  limits?: { running?: number; waiting?: number }
 }
 
 /**
@@ -45,13 +52,31 @@ export function createServer(options: ServerOptions): Server {
     { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_ELICITATION },
   )
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await dispatch()).listTools() }))
-  server.setRequestHandler(CallToolRequestSchema, async ({ params }) => (await dispatch()).callTool(kernel, params.name, params.arguments, log))
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await (await resources()).listResources(await kernel()) }))
-  server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
-    const found = await (await resources()).readResource(await kernel(), params.uri)
-    if (!found) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown resource: ${params.uri}`)
-    return found
+  const limiter = createLimiter(options.limits?.running, options.limits?.waiting)
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+    try {
+      return await limiter.run(async () => (await dispatch()).callTool(kernel, params.name, params.arguments, log))
+    } catch (error) {
+      if (!(error instanceof BusyError)) throw error
+      return { content: [{ type: 'text', text: `${params.name} refused: ${error.message}` }], isError: true }
+    }
   })
+  server.setRequestHandler(ListResourcesRequestSchema, async () => limited(async () => ({ resources: await (await resources()).listResources(await kernel()) })))
+  server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) =>
+    limited(async () => {
+      const found = await (await resources()).readResource(await kernel(), params.uri)
+      if (!found) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown resource: ${params.uri.slice(0, 1000)}`)
+      return found
+    }),
+  )
+  async function limited<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await limiter.run(fn)
+    } catch (error) {
+      if (error instanceof BusyError) throw new ProtocolError(-32000, `Busy: ${error.message}`)
+      throw error
+    }
+  }
   // Open the project while the client sends its first requests, not during the first tool call.
   server.oninitialized = () => void kernel().catch((error: unknown) => log(`cannot open the project: ${(error as Error).message}`))
   return server

@@ -1,6 +1,5 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js'
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Project } from '@foundry/project'
 import { startHookServer, type StartedHooks } from './hook-server.js'
 import { createServer } from './server.js'
@@ -26,6 +25,10 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   // stdout belongs to the protocol: anything a dependency prints goes to stderr instead.
   console.log = console.info = console.debug = console.error
   const log = options.log ?? ((line: string) => void process.stderr.write(`foundry: ${line}\n`))
+  // No stray exception ends the server: each request's own failure is its answer already, so one
+  // that escapes (a timer, a stream) is logged in one line and the other requests are served.
+  process.on('uncaughtException', (error) => log(`uncaught exception (still serving): ${oneLine(error)}`))
+  process.on('unhandledRejection', (reason) => log(`unhandled rejection (still serving): ${oneLine(reason)}`))
   // The server calls this once, and again only after a failure; `opened` is what to close at the end.
   let opened: Promise<Project> | undefined
   let hooks: Promise<StartedHooks | undefined> | undefined
@@ -52,53 +55,183 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
     process.once('SIGTERM', close)
     server.onclose = close
   })
-  await server.connect(new DrainingStdioTransport())
+  await server.connect(new FoundryStdioTransport(log))
   await closed
 }
 
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}${error.stack?.split('\n')[1]?.replace(/^\s+/, ' ') ?? ''}` : String(error)
+  return text.replace(/\s+/g, ' ').slice(0, 500)
+}
+
+/** The largest JSON-RPC message `foundry mcp` reads (one line of stdin): a longer one is refused with an error, and the server goes on. */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024
+/** Requests read but not yet answered at which the server stops reading stdin (backpressure), and the count at which it reads on. */
+export const READ_PAUSE_AT = 64
+export const READ_RESUME_AT = 32
+
 /**
- * The SDK's stdio transport, closing when stdin ends but only once every request read so far has
- * its response written: a client may send its last request and close stdin at once
- * (`printf '…' | foundry mcp`), and still deserves the answer.
+ * Newline-delimited JSON-RPC on stdin/stdout, as the SDK's stdio transport, with what a server that
+ * reads untrusted input needs:
+ * - Backpressure: past `READ_PAUSE_AT` unanswered requests it stops reading stdin, so a client that
+ *   sends thousands at once waits in its pipe rather than in this process's memory.
+ * - A line over `MAX_MESSAGE_BYTES` is dropped as it streams in (never buffered whole) and refused
+ *   with JSON-RPC error -32600, a line that is not JSON with -32700, JSON that is no JSON-RPC message
+ *   with -32600; each is one line on stderr, and the server reads on. (The SDK's transport closed
+ *   without a word, and the process exited 0.)
+ * - It closes when stdin ends but only once every request read so far has its response written: a
+ *   client may send its last request and close stdin at once (`printf '…' | foundry mcp`), and still
+ *   deserves the answer.
  */
-class DrainingStdioTransport implements Transport {
+class FoundryStdioTransport implements Transport {
   onmessage?: Transport['onmessage']
   onerror?: Transport['onerror']
   onclose?: Transport['onclose']
-  private readonly inner = new StdioServerTransport()
-  private unanswered = 0
+  /** Input read but not yet split into lines (kept while paused). */
+  private input: Buffer[] = []
+  /** The line being read, and its length; `dropping` counts the bytes of an oversize line being discarded. */
+  private line: Buffer[] = []
+  private lineBytes = 0
+  private dropping = 0
+  /** Requests handed to the server and not yet answered, by id. */
+  private readonly unanswered = new Map<string, number>()
+  private inFlight = 0
   private ended = false
+  private closed = false
 
-  constructor() {
-    this.inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
-      if ('method' in message && 'id' in message) this.unanswered++
-      this.onmessage?.(message, extra)
-    }
-    this.inner.onerror = (error) => this.onerror?.(error)
-    this.inner.onclose = () => this.onclose?.()
-  }
+  constructor(private readonly log: (line: string) => void) {}
 
   async start(): Promise<void> {
-    await this.inner.start()
-    process.stdin.once('end', () => {
-      this.ended = true
-      this.closeWhenAnswered()
-    })
+    process.stdin.on('data', this.onData)
+    process.stdin.on('error', this.onInputError)
+    process.stdin.once('end', this.onEnd)
+    process.stdout.on('error', this.onOutputError)
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    await this.inner.send(message)
-    if (!('method' in message) && 'id' in message) {
-      this.unanswered--
-      this.closeWhenAnswered()
-    }
+    if (this.closed) return
+    const json = `${JSON.stringify(message)}\n`
+    await new Promise<void>((resolve) => (process.stdout.write(json) ? resolve() : process.stdout.once('drain', resolve)))
+    if (!('method' in message) && 'id' in message && message.id !== undefined) this.settle(message.id)
   }
 
-  close(): Promise<void> {
-    return this.inner.close()
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    process.stdin.off('data', this.onData)
+    process.stdin.off('error', this.onInputError)
+    process.stdin.off('end', this.onEnd)
+    process.stdin.pause()
+    this.input = []
+    this.line = []
+    this.onclose?.()
+  }
+
+  private readonly onData = (chunk: Buffer | string) => {
+    this.input.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+    this.pump()
+  }
+
+  private readonly onEnd = () => {
+    this.ended = true
+    this.pump()
+  }
+
+  private readonly onInputError = (error: Error) => {
+    this.log(`stdin failed (${error.message}): closing`)
+    void this.close()
+  }
+
+  private readonly onOutputError = (error: Error) => {
+    // The client is gone (EPIPE): nothing can be answered any more.
+    this.log(`stdout failed (${error.message}): closing`)
+    void this.close()
+  }
+
+  /** Split what was read into lines and hand them on, until the server has enough in flight. */
+  private pump(): void {
+    while (this.input.length && !this.closed && this.inFlight < READ_PAUSE_AT) {
+      const chunk = this.input[0]!
+      const newline = chunk.indexOf(10)
+      const piece = newline < 0 ? chunk : chunk.subarray(0, newline)
+      if (newline < 0) this.input.shift()
+      else this.input[0] = chunk.subarray(newline + 1)
+      if (this.dropping || this.lineBytes + piece.length > MAX_MESSAGE_BYTES) {
+        this.dropping += (this.dropping ? 0 : this.lineBytes) + piece.length
+        this.line = []
+        this.lineBytes = 0
+      } else if (piece.length) {
+        this.line.push(piece)
+        this.lineBytes += piece.length
+      }
+      if (newline >= 0) this.endLine()
+    }
+    if (this.closed) return
+    if (this.input.length) process.stdin.pause()
+    else if (this.ended) {
+      if (this.lineBytes || this.dropping) this.endLine() // a last line without its newline
+      this.closeWhenAnswered()
+    } else process.stdin.resume()
+  }
+
+  private endLine(): void {
+    if (this.dropping) {
+      const bytes = this.dropping
+      this.dropping = 0
+      this.refuse(null, -32600, `Invalid Request: a message of ${bytes} bytes is over the limit of ${MAX_MESSAGE_BYTES} bytes (10 MiB); it was not read. Send smaller arguments.`)
+      return
+    }
+    const text = Buffer.concat(this.line, this.lineBytes).toString('utf8').replace(/\r$/, '')
+    this.line = []
+    this.lineBytes = 0
+    if (!text.trim()) return
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch (error) {
+      this.refuse(null, -32700, `Parse error: the message is not JSON (${(error as Error).message.slice(0, 200)})`)
+      return
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(value)
+    if (!parsed.success) {
+      const id = (value as { id?: unknown } | null)?.id
+      const first = parsed.error.issues[0]
+      const where = first?.path.length ? ` at ${first.path.join('.').slice(0, 100)}` : ''
+      this.refuse(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null, -32600, `Invalid Request: not a JSON-RPC 2.0 message${where}`)
+      return
+    }
+    const message = parsed.data
+    if ('method' in message && 'id' in message) {
+      const key = JSON.stringify(message.id)
+      this.unanswered.set(key, (this.unanswered.get(key) ?? 0) + 1)
+      this.inFlight++
+    } else if ('method' in message && message.method === 'notifications/cancelled') {
+      // A cancelled request is never answered (the SDK drops its response): stop waiting for it.
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId
+      if (id !== undefined) this.settle(id as string | number)
+    }
+    this.onmessage?.(message)
+  }
+
+  /** An answer the server never saw: one line on stderr and a JSON-RPC error to the client. */
+  private refuse(id: string | number | null, code: number, message: string): void {
+    this.log(message)
+    if (this.closed) return
+    process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`)
+  }
+
+  private settle(id: string | number): void {
+    const key = JSON.stringify(id)
+    const count = this.unanswered.get(key)
+    if (count === undefined) return
+    if (count > 1) this.unanswered.set(key, count - 1)
+    else this.unanswered.delete(key)
+    this.inFlight--
+    if (this.inFlight <= READ_RESUME_AT && this.input.length) this.pump()
+    else this.closeWhenAnswered()
   }
 
   private closeWhenAnswered(): void {
-    if (this.ended && this.unanswered <= 0) void this.close()
+    if (this.ended && this.inFlight <= 0 && !this.input.length) void this.close()
   }
 }

@@ -77,6 +77,10 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
     },
     tokenize,
     processTerm,
+    // Vacuuming runs between two of our calls, at a safe point (`vacuumIfDirty`): MiniSearch's own
+    // runs in timer batches, which a write or a search landing between two batches broke (a
+    // TypeError out of a timer ended the process under a burst of requests).
+    autoVacuum: false,
   }
   const prefixMin = options.prefixMinLength ?? 4
   const fuzzy = options.fuzzy ?? 0.2
@@ -150,6 +154,7 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
     try {
       full = await lazy.full()
       applyOverlay(full)
+      vacuumIfDirty(full)
       lazy = undefined
       overlay.clear()
     } catch {
@@ -187,6 +192,27 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
     return topHits(results.map((r) => ({ id: String(r.id), score: r.score / (r.queryTerms.length || 1) })), query.limit)
   }
 
+  /**
+   * Discarded documents' postings removed once they are a tenth of the index (MiniSearch's default
+   * conditions), synchronously: with one batch its vacuum never yields, so nothing interleaves.
+   */
+  function vacuumIfDirty(index: MiniSearch<RetrievalDoc>) {
+    if (index.dirtCount >= 20 && index.dirtFactor >= 0.1 && !index.isVacuuming) void index.vacuum({ batchSize: Number.MAX_SAFE_INTEGER })
+  }
+
+  /**
+   * Every call runs alone: a search awaiting a snapshot part never sees the index half replaced by
+   * an apply, and two applies never interleave (the kernel's concurrent requests call them at once).
+   */
+  let tail: Promise<unknown> = Promise.resolve()
+  function serial<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+    return (...args) => {
+      const run = tail.then(() => fn(...args))
+      tail = run.catch(() => undefined)
+      return run
+    }
+  }
+
   return {
     name: 'minisearch',
     // `calibrateScoreScale(minisearchRetriever())` (@foundry/kernel/testing) measures 1.000: a body word
@@ -194,12 +220,12 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
     scoreScale: 1,
     capabilities: { stemming: true, prefix: prefixMin > 0, fuzzy: fuzzy > 0, segmentation: true },
 
-    async revision() {
+    revision: serial(async () => {
       await ready()
       return revision
-    },
+    }),
 
-    async apply(changes: RetrievalChanges) {
+    apply: serial(async (changes: RetrievalChanges) => {
       await ready()
       const upsert = [...new Map(changes.upsert.map((d) => [d.id, d])).values()] // the last version of an id wins
       if (changes.reset || (!full && !lazy && !unopened)) {
@@ -218,13 +244,14 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
       } else if (full) {
         for (const id of changes.remove) if (full.has(id)) full.discard(id)
         for (const doc of upsert) (full.has(doc.id) ? full.replace(doc) : full.add(doc))
+        vacuumIfDirty(full)
       }
       revision = changes.revision
       pending += upsert.length + changes.remove.length
       if (pending >= snapshotEvery) await snapshot()
-    },
+    }),
 
-    async search(query: RetrievalQuery): Promise<RetrievalHit[]> {
+    search: serial(async (query: RetrievalQuery): Promise<RetrievalHit[]> => {
       await ready()
       if (unopened) await openLazy()
       if (lazy && ++lazySearches > lazyLimit) await hydrate()
@@ -237,19 +264,19 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
         await hydrate()
       }
       return full ? run(full, query) : []
-    },
+    }),
 
     attach(target) {
       store = target
     },
 
-    async warm() {
+    warm: serial(async () => {
       await ready()
       await hydrate()
-    },
+    }),
 
-    async flush(all = false) {
+    flush: serial(async (all = false) => {
       if (pending > 0 && (all || pending >= flushAt)) await snapshot()
-    },
+    }),
   }
 }

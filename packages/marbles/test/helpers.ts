@@ -66,3 +66,34 @@ export async function until<T>(check: () => Promise<T | undefined | false> | T |
 export function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): void {
   if (child.exitCode === null && child.signalCode === null) child.kill(signal)
 }
+
+export const FAKE_BIN = join(HERE, 'fixtures', 'bin')
+export const AGENTS = join(HERE, 'fixtures', 'agents')
+
+/** `marbles mcp` as an MCP client sees it: the SDK's own Client over stdio, the fake CLIs first on PATH. */
+export async function connectMcp(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js')
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js')
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, ...args, 'mcp'],
+    cwd: options.cwd ?? HERE,
+    env: childEnv({ PATH: `${FAKE_BIN}:${process.env.PATH}`, MARBLES_KILL_GRACE_MS: '400', ...options.env }) as Record<string, string>,
+    stderr: 'pipe',
+  })
+  let stderr = ''
+  transport.stderr?.on('data', (d) => (stderr += d))
+  const client = new Client({ name: 'marbles-test', version: '0.0.0' })
+  await client.connect(transport)
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text: string }>; structuredContent?: Record<string, unknown> }
+    return { error: result.isError ? result.content[0]!.text : undefined, data: (result.structuredContent ?? {}) as Record<string, any>, text: result.content[0]!.text }
+  }
+  /** Poll get_run until the run is no longer queued/running. */
+  const settle = async (runId: string, ms = 20_000) =>
+    until(async () => {
+      const r = await call('get_run', { runId })
+      return ['completed', 'failed', 'cancelled', 'suspended'].includes(r.data.status) ? r : undefined
+    }, ms, `run ${runId} to settle`)
+  return { client, transport, call, settle, stderr: () => stderr, pid: () => transport.pid }
+}

@@ -1,0 +1,208 @@
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { FoundryError, type JsonValue } from '@foundry/kernel'
+import { kindOf } from '../define/brand.js'
+import type { Definitions, Runnable } from '../define/registry.js'
+import { agentRunnable, agentRunName, isAgentRun, prepareAgentRun, type AgentDispatch, type AgentHost, type AgentRunOutput } from '../agents/agent-run.js'
+import { createSessions } from '../agents/sessions.js'
+import { openEngine, type Engine, type RunInfo } from '../engine/engine.js'
+import { aiSdkHarness, dryRunModel, type ModelResolver } from '../harnesses/ai-sdk.js'
+import { createHarnesses } from '../harnesses/registry.js'
+import { openState, type MarblesState } from '../state.js'
+import { loadWorkspace, type Workspace } from '../workspace/load.js'
+import type { DispatchResultOut, ListConfigResult, McpStatus, RunResultOut } from './schemas.js'
+import type { RunStatus } from '../journal/records.js'
+
+/** `get_run` returns at most this many characters of an answer or an output's JSON a call (~2 000 tokens). */
+export const PAGE_CHARS = 8000
+
+export interface MarblesHostOptions {
+  /** Where `.foundry/marbles/` is looked for, and the root agents' `cwd` stays inside. */
+  root: string
+  source?: string
+  state?: string
+  artifacts?: string
+  /** `--harness` values (see `createHarnesses`). */
+  harness?: string[]
+  dryRun?: boolean
+  /** Between SIGTERM and SIGKILL of a harness child. */
+  killGraceMs?: number
+  resolveModel?: ModelResolver
+  /** The provider when neither the dispatch nor its agent names one. Default `claude-code` (`mock` with `dryRun`). */
+  defaultProvider?: string
+}
+
+/** What the five tools call: one workspace, one engine owning its state, the harnesses, the runs this host launched. */
+export interface MarblesHost {
+  workspace: Workspace
+  state: MarblesState
+  engine: Engine
+  listConfig(): ListConfigResult
+  dispatchWorkflow(name: string, input: unknown): Promise<DispatchResultOut>
+  dispatchAgent(dispatch: AgentDispatch): Promise<DispatchResultOut>
+  getRun(runId: string, cursor?: number): Promise<RunResultOut>
+  cancelRun(runId: string): Promise<RunResultOut>
+  /** Cancel the runs still going, close the engine and the state. */
+  close(): Promise<void>
+}
+
+export const mcpStatus = (status: RunStatus): McpStatus => (status === 'complete' ? 'completed' : status === 'cancel_requested' ? 'running' : status)
+
+/**
+ * Open what `marbles mcp` serves: the workspace (source, environment, modules: a failure throws one
+ * line naming the file or variable), the state, an engine owning it (no schedule loop), the harnesses.
+ */
+export async function openHost(options: MarblesHostOptions): Promise<MarblesHost> {
+  const harnesses = createHarnesses({ ...(options.harness && { flags: options.harness }), ...(options.killGraceMs !== undefined && { graceMs: options.killGraceMs }), ...(options.resolveModel && { resolveModel: options.resolveModel }) })
+  const workspace = await loadWorkspace({ root: options.root, ...(options.source !== undefined && { source: options.source }) })
+  const state = await openState({ root: options.root, needKernel: true, ...(options.state !== undefined && { state: options.state }), ...(options.artifacts !== undefined && { artifacts: options.artifacts }), ...(options.dryRun && { dryRun: true }) })
+  try {
+    const sessions = createSessions(state.storage)
+    const agentHost: AgentHost = {
+      harnesses,
+      root: options.root,
+      agents: workspace.definitions.agents,
+      sessions,
+      defaultProvider: options.defaultProvider ?? (options.dryRun ? 'mock' : 'claude-code'),
+      ...(options.dryRun && { dryRun: aiSdkHarness({ provider: 'mock', resolveModel: async (_p, model) => dryRunModel(model) }) }),
+      ...(!options.dryRun && foundryMcp(state.root)),
+      checkContract: async (id) => void (await state.kernel.contracts.get(id)),
+    }
+    const runnables = new Map<string, Runnable>(workspace.definitions.runnables)
+    runnables.set(agentRunName(undefined), agentRunnable(agentRunName(undefined), agentHost) as Runnable)
+    for (const id of workspace.definitions.agents.keys()) runnables.set(agentRunName(id), agentRunnable(agentRunName(id), agentHost) as Runnable)
+    const definitions: Definitions = { ...workspace.definitions, runnables }
+    const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions, role: 'owner', graceMs: (options.killGraceMs ?? 2000) + 1000 })
+    return createHost(workspace, state, engine, agentHost)
+  } catch (error) {
+    await state.close().catch(() => {})
+    throw error
+  }
+}
+
+/** `foundry mcp` for the project, from the `@foundry/mcp` package's built bin; absent when it is not built. */
+function foundryMcp(root: string): { foundryMcp: NonNullable<AgentHost['foundryMcp']> } | {} {
+  try {
+    const bin = join(dirname(createRequire(import.meta.url).resolve('@foundry/mcp/package.json')), 'dist', 'bin', 'foundry.js')
+    if (!existsSync(bin)) return {}
+    return { foundryMcp: { command: process.execPath, args: [bin, 'mcp'], env: { FOUNDRY_ROOT: root } } }
+  } catch {
+    return {}
+  }
+}
+
+function createHost(workspace: Workspace, state: MarblesState, engine: Engine, agents: AgentHost): MarblesHost {
+  const launched = new Map<string, 'workflow' | 'step' | 'agent'>()
+  const ws = workspace.definitions
+
+  const known = async (runId: string): Promise<{ info: RunInfo; kind: 'workflow' | 'step' | 'agent' }> => {
+    const kind = launched.get(runId)
+    const info = kind && (await engine.get(runId))
+    if (!kind || !info) throw new FoundryError('NOT_FOUND', `runId: ${runId} is not a run this server launched (get_run and cancel_run address this server's runs only)`)
+    return { info, kind }
+  }
+
+  /** The stored value of a large output (kept in an artifact under the run's id). */
+  const largeOutput = async (runId: string): Promise<unknown> => {
+    const stored = (await state.artifacts.get('artifacts', `${runId}/output`)) as { data?: { value?: unknown } } | undefined
+    return stored?.data?.value
+  }
+
+  const page = (text: string, cursor = 0) => {
+    const slice = text.slice(cursor, cursor + PAGE_CHARS)
+    const next = cursor + slice.length
+    return { slice, ...(next < text.length && { nextCursor: String(next) }), totalChars: text.length }
+  }
+
+  async function describe(runId: string, cursor?: number): Promise<RunResultOut> {
+    const { info, kind } = await known(runId)
+    const out: RunResultOut = {
+      runId,
+      kind,
+      name: info.name,
+      status: mcpStatus(info.status),
+      ...(info.status === 'cancel_requested' && { cancelRequested: true }),
+      createdAt: info.createdAt,
+      updatedAt: info.updatedAt,
+      ...(info.reason && { reason: info.reason }),
+      ...(info.error && { error: info.error }),
+    }
+    if (info.status !== 'complete') return out
+    const value = info.output !== undefined ? info.output : info.artifact ? await largeOutput(runId) : undefined
+    if (kind === 'agent' && value && typeof value === 'object') {
+      const { text, ...rest } = value as unknown as AgentRunOutput
+      Object.assign(out, rest)
+      if (info.artifact && !rest.artifact) out.artifact = info.artifact
+      if (text !== undefined) {
+        const p = page(text, cursor)
+        out.text = p.slice
+        if (p.nextCursor) Object.assign(out, { nextCursor: p.nextCursor, totalChars: p.totalChars })
+      }
+      return out
+    }
+    if (value === undefined) return out
+    const json = JSON.stringify(value)
+    if (json.length <= PAGE_CHARS && !cursor) out.output = value
+    else {
+      const p = page(json, cursor)
+      out.outputText = p.slice
+      out.totalChars = p.totalChars
+      if (p.nextCursor) out.nextCursor = p.nextCursor
+    }
+    if (info.artifact) out.artifact = info.artifact
+    return out
+  }
+
+  return {
+    workspace,
+    state,
+    engine,
+    listConfig() {
+      return {
+        source: workspace.source.path,
+        root: agents.root,
+        definitions: [...ws.runnables.values()].map((d) => ({ name: d.name, kind: kindOf(d) as 'workflow' | 'step', ...(d.description && { description: d.description }), inputSchema: (d.input ?? { type: 'object' }) as unknown })),
+        agents: [...ws.agents.values()].map((a) => ({ id: a.id, ...(a.description && { description: a.description }), ...(a.model && { model: { ...a.model } }) })),
+        schedules: [...ws.schedules.values()].map((s) => ({ name: s.name, workflow: s.workflow, when: s.when })),
+        monitors: [...ws.monitors.values()].map((m) => ({ name: m.name, workflow: m.workflow, everyMs: m.everyMs })),
+        providers: [...agents.harnesses.keys()],
+      }
+    },
+    async dispatchWorkflow(name, input) {
+      const def = ws.runnables.get(name)
+      if (!def) {
+        const names = [...ws.runnables.keys()].sort()
+        throw new FoundryError('NOT_FOUND', `name: no workflow or step "${name}"${names.length ? `; known: ${names.join(', ')}` : ' (the workspace declares none)'}`)
+      }
+      const { runId, status } = await engine.dispatch(name, input ?? {})
+      const kind = kindOf(def) as 'workflow' | 'step'
+      launched.set(runId, kind)
+      return { runId, kind, name, status: mcpStatus(status) }
+    },
+    async dispatchAgent(dispatch) {
+      const input = await prepareAgentRun(agents, dispatch)
+      const name = agentRunName(input.agent)
+      const { runId, status } = await engine.dispatch(name, input as unknown as JsonValue)
+      if (!agents.sessions.claim(input.session.id, runId)) {
+        await engine.cancel(runId)
+        throw new FoundryError('CONFLICT', `session: ${input.session.id} is in use by run ${agents.sessions.user(input.session.id)}; wait for that run to finish`)
+      }
+      launched.set(runId, 'agent')
+      void engine.settled(runId).finally(() => agents.sessions.release(input.session.id, runId))
+      return { runId, kind: 'agent', name, status: mcpStatus(status), session: input.session }
+    },
+    getRun: describe,
+    async cancelRun(runId) {
+      await known(runId)
+      await engine.cancel(runId)
+      return describe(runId)
+    },
+    async close() {
+      await engine.close()
+      await state.close()
+    },
+  }
+}
+
+export { isAgentRun }

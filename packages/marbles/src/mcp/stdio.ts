@@ -1,0 +1,83 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js'
+import { openHost, type MarblesHostOptions } from './host.js'
+import { createMarblesServer } from './server.js'
+
+/**
+ * `marbles mcp`: open the workspace, the state and an engine first (a failure throws before any
+ * protocol message, so the caller prints one line and the client's `initialize` is never answered),
+ * then serve one client over stdin/stdout until it closes stdin (once every request read has its
+ * answer) or SIGINT/SIGTERM; then cancel the runs still going and close the engine and the state.
+ */
+export async function serveMarblesStdio(options: MarblesHostOptions & { log?: (line: string) => void }): Promise<void> {
+  // stdout belongs to the protocol: what workspace modules or dependencies print goes to stderr.
+  console.log = console.info = console.debug = console.error
+  const log = options.log ?? ((line: string) => void process.stderr.write(`marbles: ${line}\n`))
+  const host = await openHost(options)
+  const server = createMarblesServer(host)
+  const closed = new Promise<void>((resolve) => {
+    let closing = false
+    const close = async () => {
+      if (closing) return
+      closing = true
+      const going = host.engine.active()
+      if (going.length) log(`shutting down: cancelling ${going.length} run(s) still going (${going.join(', ')})`)
+      await server.close().catch(() => {})
+      await host.close().catch((error: unknown) => log(`closing the engine failed: ${(error as Error).message}`))
+      resolve()
+    }
+    // `on`, not `once`: signal-exit (under the fs storage's lock) re-raises a signal it believes nobody handles.
+    process.on('SIGINT', close)
+    process.on('SIGTERM', close)
+    server.onclose = close
+  })
+  await server.connect(new DrainingStdioTransport())
+  await closed
+}
+
+/**
+ * The SDK's stdio transport, closing when stdin ends but only once every request read so far has its
+ * response written (`printf '…' | marbles mcp` still gets its answers). The same lifecycle as `foundry mcp`.
+ */
+class DrainingStdioTransport implements Transport {
+  onmessage?: Transport['onmessage']
+  onerror?: Transport['onerror']
+  onclose?: Transport['onclose']
+  private readonly inner = new StdioServerTransport()
+  private unanswered = 0
+  private ended = false
+
+  constructor() {
+    this.inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
+      if ('method' in message && 'id' in message) this.unanswered++
+      this.onmessage?.(message, extra)
+    }
+    this.inner.onerror = (error) => this.onerror?.(error)
+    this.inner.onclose = () => this.onclose?.()
+  }
+
+  async start(): Promise<void> {
+    await this.inner.start()
+    process.stdin.once('end', () => {
+      this.ended = true
+      this.closeWhenAnswered()
+    })
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.inner.send(message)
+    if (!('method' in message) && 'id' in message) {
+      this.unanswered--
+      this.closeWhenAnswered()
+    }
+  }
+
+  close(): Promise<void> {
+    return this.inner.close()
+  }
+
+  private closeWhenAnswered(): void {
+    if (this.ended && this.unanswered <= 0) void this.close()
+  }
+}

@@ -2,19 +2,22 @@
 // shell with ${CLAUDE_PLUGIN_ROOT} set, in a project folder, fed the JSON Claude Code sends for its
 // event, and its output is asserted; the server .mcp.json names is started and answers `initialize`;
 // the plugin's own agents and skills pass `foundry-validate-assets`. The project is a temporary folder,
-// so the check leaves nothing behind.
+// so the check leaves nothing behind. `node main.mjs <plugin-dir>` checks another copy of the plugin
+// (the built one, dist-plugin/foundry, wherever it was copied), through the bins its own files name.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 
-const plugin = import.meta.dirname
+const plugin = resolve(process.argv[2] ?? import.meta.dirname)
 const manifest = JSON.parse(readFileSync(join(plugin, '.claude-plugin', 'plugin.json'), 'utf8'))
 const hooksFile = JSON.parse(readFileSync(join(plugin, 'hooks', 'hooks.json'), 'utf8'))
 const mcpFile = JSON.parse(readFileSync(join(plugin, '.mcp.json'), 'utf8'))
-const foundry = join(plugin, 'node_modules', '@foundry', 'mcp', 'dist', 'bin', 'foundry.js')
-const validateAssets = join(plugin, 'node_modules', '@foundry', 'hooks', 'dist', 'bin', 'foundry-validate-assets.js')
+// The foundry CLI is the bin the MCP server runs; foundry-validate-assets sits beside the hook bin.
+const foundry = expand(mcpFile.mcpServers.foundry.args[0])
+const hookBin = /"([^"]*foundry-hook\.js)"/.exec(Object.values(hooksFile.hooks)[0][0].hooks[0].command)[1]
+const validateAssets = join(dirname(expand(hookBin)), 'foundry-validate-assets.js')
 assert.equal(manifest.name, 'foundry')
 
 const project = mkdtempSync(join(tmpdir(), 'foundry-plugin-'))

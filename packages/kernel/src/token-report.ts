@@ -28,6 +28,62 @@ export interface TokenFigures {
   indexFirstTokens: number
   savingTokens: number
   savingPercent: number
+  /** Agent runs' usage, from `<consumer>.usage` events (`usageFigures`); absent when none was recorded. */
+  usage?: UsageFigures
+}
+
+/** Tokens and cost of agent runs a consumer recorded: one `<consumer>.usage` event a run. */
+export interface UsageRun {
+  /** The consumer: `marbles` for `marbles.usage`. */
+  source: string
+  runId: string
+  agent: string
+  inputTokens: number
+  outputTokens: number
+  costUsd?: number
+}
+
+export interface UsageFigures {
+  /** Newest first. */
+  runs: UsageRun[]
+  /** Totals by `source` and agent, most tokens first. */
+  agents: Array<Omit<UsageRun, 'runId'> & { runs: number }>
+  inputTokens: number
+  outputTokens: number
+  costUsd: number
+}
+
+/**
+ * A general seam, not knowledge of any consumer: an event `<consumer>.usage` whose data holds
+ * `runId`, `agent`, `inputTokens`, `outputTokens` and maybe `costUsd` is one agent run's usage.
+ * Undefined when there is none.
+ */
+export function usageFigures(events: ReadonlyArray<{ kind: string; data?: Record<string, unknown> }>): UsageFigures | undefined {
+  const runs: UsageRun[] = []
+  for (const e of events) {
+    if (!e.kind.endsWith('.usage') || !e.data) continue
+    const { runId, agent, inputTokens, outputTokens, costUsd } = e.data
+    if (typeof runId !== 'string' || typeof inputTokens !== 'number' || typeof outputTokens !== 'number') continue
+    runs.push({ source: e.kind.slice(0, -'.usage'.length), runId, agent: typeof agent === 'string' ? agent : '?', inputTokens, outputTokens, ...(typeof costUsd === 'number' && { costUsd }) })
+  }
+  if (!runs.length) return undefined
+  const agents = new Map<string, UsageFigures['agents'][number]>()
+  for (const run of runs) {
+    const key = `${run.source}\u0000${run.agent}`
+    const sum = agents.get(key) ?? { source: run.source, agent: run.agent, runs: 0, inputTokens: 0, outputTokens: 0 }
+    sum.runs++
+    sum.inputTokens += run.inputTokens
+    sum.outputTokens += run.outputTokens
+    if (run.costUsd !== undefined) sum.costUsd = (sum.costUsd ?? 0) + run.costUsd
+    agents.set(key, sum)
+  }
+  return {
+    runs: runs.reverse(),
+    agents: [...agents.values()].sort((a, b) => b.inputTokens + b.outputTokens - (a.inputTokens + a.outputTokens)),
+    inputTokens: runs.reduce((n, r) => n + r.inputTokens, 0),
+    outputTokens: runs.reduce((n, r) => n + r.outputTokens, 0),
+    costUsd: runs.reduce((n, r) => n + (r.costUsd ?? 0), 0),
+  }
 }
 
 export interface TokenReport {
@@ -65,6 +121,7 @@ export function createTokenReport(ctx: PluginHost): TokenService {
     const artifactTokens = artifacts.reduce((n, a) => n + a.tokens, 0)
     const eagerTokens = factTokens + runbookTokens + artifactTokens // see TokenFigures.eagerTokens
     const savingTokens = Math.max(0, eagerTokens - indexTokens)
+    const usage = usageFigures(events)
     const figures: TokenFigures = {
       indexTokens,
       indexBudget: ctx.config.indexTokenBudget,
@@ -79,6 +136,7 @@ export function createTokenReport(ctx: PluginHost): TokenService {
       indexFirstTokens: indexTokens,
       savingTokens,
       savingPercent: eagerTokens ? Math.round((savingTokens / eagerTokens) * 100) : 0,
+      ...(usage && { usage }),
     }
     return { text: toolText(figures), accounting: accountingText(figures, ctx.hints.billedUsage), figures }
   }
@@ -106,6 +164,7 @@ function toolText(f: TokenFigures): string {
     `- Recorded events: ${events.length ? events.map(([k, n]) => `${k}=${n}`).join(', ') : 'none'}`,
     '',
     `Loading all memory eagerly would cost ~${f.eagerTokens} tokens per session; the index-first path costs ~${f.indexTokens}.`,
+    ...(f.usage ? ['', ...usageLines(f.usage).map((l) => `- ${l}`)] : []),
   ].join('\n')
 }
 
@@ -123,6 +182,17 @@ function accountingText(f: TokenFigures, billedUsage: string): string {
     row('index-first costs', `~${f.indexFirstTokens} tokens per session`),
     row('saving', `~${f.savingTokens} tokens per session (${f.savingPercent}%)`),
     '',
+    ...(f.usage ? ['agent runs (recorded usage)', ...usageLines(f.usage).map((l) => `  ${l}`), ...f.usage.runs.slice(0, 10).map((r) => `    ${r.runId}  ${r.source} ${r.agent}: ${r.inputTokens} in + ${r.outputTokens} out${cost(r.costUsd)}`), ''] : []),
     `Estimates use ~4 characters per token. ${billedUsage}`,
   ].join('\n')
+}
+
+const cost = (usd: number | undefined) => (usd !== undefined ? `, $${usd.toFixed(4)}` : '')
+
+/** Agent runs: the total, then one line an agent. */
+function usageLines(u: UsageFigures): string[] {
+  return [
+    `Agent runs: ${u.runs.length}, ${u.inputTokens} input + ${u.outputTokens} output tokens${u.costUsd ? `, $${u.costUsd.toFixed(4)}` : ''}`,
+    ...u.agents.map((a) => `${a.source} agent ${a.agent}: ${a.runs} run${a.runs === 1 ? '' : 's'}, ${a.inputTokens} input + ${a.outputTokens} output tokens${cost(a.costUsd)}`),
+  ]
 }

@@ -134,6 +134,10 @@ test('dispatch_agent: an acknowledgement with its session; Claude Code gets foun
     assert.is(usage.length, 1)
     assert.is(usage[0]!.data!.runId, ack.data.runId)
     assert.is(usage[0]!.data!.agent, 'reviewer')
+    const report = await project2.kernel.tokens.report()
+    assert.is(report.figures.usage?.runs[0]?.runId, ack.data.runId, 'token_report and foundry tokens include Marbles runs')
+    assert.match(report.text, /marbles agent reviewer: 1 run, 460 input \+ 7 output tokens, \$0\.0123/)
+    assert.match(report.accounting, new RegExp(`${ack.data.runId} +marbles reviewer: 460 in \\+ 7 out, \\$0\\.0123`))
     await project2.close()
 
     const next = await mcp.call('dispatch_agent', { prompt: 'And the refunds?', session: ack.data.session })

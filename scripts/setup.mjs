@@ -45,7 +45,8 @@ function step({ name, cmd, args }) {
 function likelyCause(log) {
   if (/better-sqlite3/.test(log) && /gyp ERR|node-gyp|not found: (make|g\+\+|python)|make: not found|g\+\+: not found|No (C|C\+\+) compiler|find Python/i.test(log))
     return 'better-sqlite3 compiles from source and needs python3, make and a C++ compiler: `sudo apt-get install -y python3 make g++` (Debian, Ubuntu), `xcode-select --install` (macOS), then `npm run setup` again'
-  if (/ERR_PNPM_OUTDATED_LOCKFILE|frozen-lockfile/.test(log)) return 'pnpm-lock.yaml does not match a package.json: `npm run setup -- --no-frozen` updates it'
+  if (/spawn npx ENOENT/.test(log)) return 'npx is not on the PATH: it comes with npm (install Node 20.19 or later from https://nodejs.org)'
+  if (/ERR_PNPM_OUTDATED_LOCKFILE|Cannot install with "frozen-lockfile"/.test(log)) return 'pnpm-lock.yaml does not match a package.json: `npm run setup -- --no-frozen` updates it'
   if (/ENOTFOUND|ETIMEDOUT|ECONNREFUSED|ECONNRESET|EAI_AGAIN|ERR_SOCKET/.test(log)) return 'the npm registry cannot be reached: check the network or the proxy (npm config get registry)'
   if (/ENOSPC/.test(log)) return 'the disk is full'
   if (/error TS\d+|Build failed|ERROR:/.test(log)) return 'a package does not compile: the TypeScript error is in the lines above'
@@ -63,7 +64,8 @@ for (const s of STEPS) {
     const log = readFileSync(LOG, 'utf8')
     const last = log.trimEnd().split('\n').slice(-20)
     console.log(`\nthe last lines of .setup.log:\n${last.map((line) => `  ${line}`).join('\n')}\n`)
-    console.log(`likely cause: ${likelyCause(log.slice(log.lastIndexOf(`\n== ${s.name}:`)))}`)
+    const output = log.slice(log.lastIndexOf(`\n== ${s.name}:`)).split('\n').slice(2).join('\n') // after the step's header line
+    console.log(`likely cause: ${likelyCause(output)}`)
     process.exit(1)
   }
   console.log(`✓ ${s.name.padEnd(8)} ${s.what}  ${seconds} s`)

@@ -3,7 +3,10 @@
 //   2. `marbles run audit --detach` dispatches the workflow and returns its run id at once;
 //   3. `marbles watch <runId>`, a second process started from another folder, replays and follows
 //      the run to its end and exits 0;
-//   4. the fact is in memory, the artifact on the blackboard, the schedule and the monitor fired.
+//   4. the fact is in memory, the artifact on the blackboard, the schedule and the monitor fired;
+//   5. `marbles mcp`, as .mcp.json starts it, with the MCP SDK's Client: dispatch_workflow and
+//      dispatch_agent (Claude Code: the stand-in in fake-bin/ on PATH), both watched to their end
+//      with `marbles watch` from other processes, and get_run reads the agent's answer.
 // Exits non-zero when any of it is wrong.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
@@ -73,4 +76,44 @@ try {
   serve.kill('SIGINT')
 }
 assert.equal(await stopped, 0, 'marbles serve stops cleanly on Ctrl-C')
+
+// 5. The MCP server the way .mcp.json configures it (the bin for `marbles`, this project as --root).
+const { Client } = await import('@modelcontextprotocol/sdk/client/index.js')
+const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js')
+const config = JSON.parse(readFileSync(join(here, '.mcp.json'), 'utf8')).mcpServers.marbles
+const transport = new StdioClientTransport({
+  command: process.execPath,
+  args: [bin, '--root', root, ...config.args.map((a) => (a === '.foundry/marbles' ? source : a))],
+  cwd: here,
+  env: { ...process.env, PATH: `${join(here, 'fake-bin')}:${process.env.PATH}` },
+  stderr: 'inherit',
+})
+const client = new Client({ name: 'marbles-example', version: '0.0.0' })
+await client.connect(transport)
+try {
+  const call = async (name, args) => {
+    const result = await client.callTool({ name, arguments: args })
+    assert.ok(!result.isError, `${name}: ${result.content[0]?.text}`)
+    return result.structuredContent
+  }
+  const listed = await call('list_config', {})
+  assert.deepEqual(listed.agents.map((a) => a.id), ['reviewer', 'summarizer'])
+  const flow = await call('dispatch_workflow', { name: 'tick', input: { from: 'mcp' } })
+  const agent = await call('dispatch_agent', { agent: 'summarizer', prompt: 'Summarize the checkout audit.' })
+  assert.equal(agent.kind, 'agent')
+  assert.equal(agent.session.provider, 'claude-code')
+  console.log(`dispatched over MCP: tick as ${flow.runId}, summarizer as ${agent.runId}`)
+  for (const runId of [flow.runId, agent.runId]) {
+    const watch = spawnSync(process.execPath, [bin, '--root', root, 'watch', runId], { encoding: 'utf8', cwd: tmpdir() })
+    process.stdout.write(watch.stdout)
+    assert.equal(watch.status, 0, `marbles watch ${runId} exited ${watch.status}: ${watch.stderr}`)
+  }
+  const answer = await call('get_run', { runId: agent.runId })
+  assert.equal(answer.status, 'completed')
+  assert.match(answer.text, /checkout timeout decision \(30 s\) is in memory; foundry tools: foundry/, 'the memory index led the prompt; foundry mcp was in its config')
+  assert.equal(answer.usage.costUsd, 0.0042)
+  console.log(`summarizer: ${answer.text}`)
+} finally {
+  await client.close()
+}
 console.log('marbles-workspace example: ok')

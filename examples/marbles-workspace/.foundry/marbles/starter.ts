@@ -9,6 +9,14 @@ export const reviewer = agent({
   model: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
 })
 
+/** An agent run by Claude Code (`marbles mcp` dispatches it): its prompt starts with the project's memory index, and foundry mcp is in its MCP config. */
+export const summarizer = agent({
+  id: 'summarizer',
+  description: 'Summarizes an audit for the team',
+  instructions: 'Summarize the audit in three sentences. Use memory_search for the decisions it touched.',
+  model: { provider: 'claude-code', model: 'claude-sonnet-4-5' },
+})
+
 let calls = 0
 
 /** The starter workflow: fetch (retried), remember (a fact in memory), report (a contract-checked artifact). */

@@ -27,13 +27,14 @@ const { StdioClientTransport, getDefaultEnvironment } = fromMcp('@modelcontextpr
 }
 const BIN = join(dirname(mcpPackage), 'dist', 'bin', 'foundry.js')
 
-/** `foundry mcp` over stdio with the SDK client: memory_search round trips at 10k facts, and start-up against bare node. */
+/** `foundry mcp` over stdio with the SDK client: memory_search round trips at 10k facts, start-up against bare node, and `foundry list` at 1k facts. */
 export const mcpSuite: Suite = {
   name: 'mcp',
-  about: '`foundry mcp` over stdio: memory_search round trip at 10k facts (SDK client), spawn+initialize vs bare node',
+  about: '`foundry mcp` over stdio: memory_search round trip at 10k facts (SDK client), spawn+initialize vs bare node; `foundry list` at 1k facts vs bare node',
   async run(ctx) {
     await searchRoundTrip(ctx)
     await startUp(ctx)
+    await cliList(ctx)
   },
 }
 
@@ -104,6 +105,42 @@ async function startUp(ctx: BenchContext): Promise<void> {
     target: '≤ 2×',
     met: s / b <= 2,
   })
+}
+
+/** A CLI call as a user makes it: `foundry list` on a project of 1k facts, against `node -e 0`, median of 10 each, interleaved. */
+async function cliList(ctx: BenchContext): Promise<void> {
+  const root = join(ctx.scratch, 'cli-1k')
+  const storage = fsStorage({ root, durable: false })
+  await seedFacts(ctx, storage, 1000)
+  await storage.close?.()
+  await timeProcess(['-e', '0'])
+  await timeProcess([BIN, 'list', '--root', root]) // the first call may write what later ones read
+  const bare: number[] = []
+  const list: number[] = []
+  for (let i = 0; i < 10; i++) {
+    bare.push(await timeProcess(['-e', '0']))
+    list.push(await timeProcess([BIN, 'list', '--root', root]))
+  }
+  const b = latency(bare).p50
+  const l = latency(list).p50
+  ctx.report({
+    suite: 'mcp',
+    figure: '`foundry list` @1k facts, start to exit (median of 10)',
+    value: `${ms(l)} ms`,
+    baseline: `node -e 0 ${ms(b)} ms`,
+    ratio: l / b,
+    target: '≤ 2×',
+    met: l / b <= 2,
+  })
+}
+
+/** Spawn node with `args`, output discarded, and wait for it to exit (the SDK client's environment, as above); rejects on a non-zero exit. */
+async function timeProcess(args: string[]): Promise<number> {
+  const start = performance.now()
+  const child = spawn(process.execPath, args, { stdio: 'ignore', env: getDefaultEnvironment() })
+  const code = await new Promise((resolve) => child.once('exit', resolve))
+  if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${code}`)
+  return performance.now() - start
 }
 
 async function connect(root: string): Promise<McpClient> {

@@ -109,7 +109,7 @@ for (const storage of ['fs', 'sqlite'] as const) {
     const project = await call(conn.client, 'contract_validate', { schema: 'adr.v1', data: { decision: 'Flyway' } })
     assert.is(project.text, 'VALID against adr.v1')
     const missing = await call(conn.client, 'contract_validate', { schema: 'finding.v1', path: 'nope.json' })
-    assert.is(missing.text, `contract_validate failed: Cannot read ${join(root, 'nope.json')}: ENOENT`)
+    assert.is(missing.text, `contract_validate failed: Cannot read ${join(root, 'nope.json')}: ENOENT; pass a JSON file inside the project, or the artifact itself as data.`)
   })
 
   test('blackboard_write rejects without writing, then writes and reports the cost', async ({ conn, root }) => {

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import {
   createKernel,
@@ -9,6 +8,7 @@ import {
   type Retriever,
   type Storage,
 } from '@foundry/kernel'
+import { readContainedFile } from './contained-file.js'
 import { override, readProjectConfig, type AdapterChoice, type AdapterOverride } from './config.js'
 import { DATA_FOLDER, type FindOptions } from './find.js'
 import { locateProject } from './locate.js'
@@ -73,7 +73,7 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
     retriever,
     config: file.config,
     root,
-    readFile: options.kernel?.readFile ?? ((path) => readFile(path, 'utf8')),
+    readFile: options.kernel?.readFile ?? ((path) => readContainedFile(root, path)),
     ...(options.onProblem && { onProblem: options.onProblem }),
     ...(options.now && { now: options.now }),
   })

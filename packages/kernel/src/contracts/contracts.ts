@@ -1,8 +1,9 @@
 import { definePlugin, type PluginHost } from '../plugin.js'
-import { FoundryError } from '../errors.js'
+import { FoundryError, isFoundryError } from '../errors.js'
 import { ContractValidateInputSchema } from '../schema/inputs.js'
 import { validator, type Validator } from '../schema/validate.js'
 import { BUILTIN_CONTRACTS } from './builtin.js'
+import { regexHazard } from './regex-hazard.js'
 
 export interface ValidationResult {
   text: string
@@ -99,12 +100,14 @@ export function createContracts(ctx: PluginHost): ContractService {
     try {
       text = await ctx.readFile(full)
     } catch (error) {
-      throw new FoundryError('NOT_FOUND', `Cannot read ${full}: ${(error as NodeErrorLike).code ?? (error as Error).message}`, { cause: error })
+      if (isFoundryError(error)) throw error // the host's refusal (outside the project, not a file, too large) says it best
+      throw new FoundryError('NOT_FOUND', `Cannot read ${full}: ${(error as NodeErrorLike).code ?? 'unreadable'}`, { cause: error })
     }
     try {
       return JSON.parse(text)
-    } catch (error) {
-      throw new FoundryError('INVALID_INPUT', `${full} is not valid JSON: ${(error as Error).message}`, { cause: error })
+    } catch {
+      // The parser's message quotes the text: name the place only, so no content leaks.
+      throw new FoundryError('INVALID_INPUT', `${full} is not valid JSON${jsonErrorAt(text)}; pass a file holding one JSON value.`)
     }
   }
 
@@ -113,7 +116,10 @@ export function createContracts(ctx: PluginHost): ContractService {
 
 const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'])
 
-/** The mistakes a JSON Schema compiler accepts silently (and then validates nothing): a wrong `type`, `properties` or `required`. */
+/**
+ * The mistakes a JSON Schema compiler accepts silently (and then validates nothing): a wrong `type`,
+ * `properties` or `required`; and a `pattern` that can take exponential time (regex-hazard.ts).
+ */
 function schemaFlaw(schema: unknown, at = '#'): string | undefined {
   if (typeof schema !== 'object' || schema === null) return undefined
   if (Array.isArray(schema)) {
@@ -128,12 +134,33 @@ function schemaFlaw(schema: unknown, at = '#'): string | undefined {
   for (const t of types) if (typeof t !== 'string' || !JSON_TYPES.has(t)) return `${at}/type: "${String(t)}" is not a JSON Schema type (use ${[...JSON_TYPES].join(', ')})`
   if (s.properties !== undefined && (typeof s.properties !== 'object' || s.properties === null || Array.isArray(s.properties))) return `${at}/properties must be an object`
   if (s.required !== undefined && !(Array.isArray(s.required) && s.required.every((r) => typeof r === 'string'))) return `${at}/required must be an array of property names`
+  const patterns = [
+    ...(typeof s.pattern === 'string' ? [[`${at}/pattern`, s.pattern]] : []),
+    ...(s.patternProperties && typeof s.patternProperties === 'object' ? Object.keys(s.patternProperties).map((p) => [`${at}/patternProperties`, p]) : []),
+  ]
+  for (const [where, pattern] of patterns) {
+    const hazard = regexHazard(pattern!)
+    if (hazard) return `${where} ${JSON.stringify(pattern)}: ${hazard}; rewrite it so each repetition starts with a character the repeated part cannot match (e.g. ^[a-zA-Z]+(\\s[a-zA-Z]+)*$)`
+  }
   for (const [key, value] of Object.entries(s)) {
     if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') continue
     const flaw = schemaFlaw(value, `${at}/${key}`)
     if (flaw) return flaw
   }
   return undefined
+}
+
+/** ` (line L, column C)` where JSON text first stops parsing, found without quoting it; empty when unknown. */
+function jsonErrorAt(text: string): string {
+  try {
+    JSON.parse(text)
+    return ''
+  } catch (error) {
+    const at = /position (\d+)/.exec((error as Error).message)
+    if (!at) return text.trim() === '' ? ' (the file is empty)' : ''
+    const before = text.slice(0, Number(at[1]))
+    return ` (line ${before.split('\n').length}, column ${before.length - before.lastIndexOf('\n')})`
+  }
 }
 
 interface NodeErrorLike {

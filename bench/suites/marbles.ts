@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { countTokens } from 'gpt-tokenizer'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createKernel } from '@foundry/kernel'
@@ -16,11 +18,111 @@ type Marbles = typeof import('../../packages/marbles/src/index.js')
 /** Dispatch→running latency, journal throughput written and followed by another process, watcher lag, idle watcher CPU; fs and SQLite. */
 export const marblesSuite: Suite = {
   name: 'marbles',
-  about: 'Marbles: dispatch→running p50/p99, journal lines/s written and followed from another process, watcher lag, idle watcher CPU over 10 s (fs and sqlite)',
+  about:
+    'Marbles: dispatch→running p50/p99, journal lines/s written and followed from another process, watcher lag, idle watcher CPU over 10 s (fs and sqlite); `marbles mcp` spawn+initialize vs bare node, dispatch_agent→running with a fake Claude Code, get_run tokens for a 20k-token answer',
   async run(ctx) {
     const m = (await import(MARBLES_LIB)) as Marbles
     for (const kind of ['fs', 'sqlite'] as const) await onStorage(ctx, m, kind)
+    await mcpFigures(ctx, m)
   },
+}
+
+/** What this suite uses of the SDK's `Client`. */
+interface McpClient {
+  connect(transport: unknown): Promise<void>
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<{ content: Array<{ text: string }>; structuredContent?: Record<string, any>; isError?: boolean }>
+  close(): Promise<void>
+}
+// The SDK client is resolved from @foundry/marbles, whose dependency it is: the version `marbles mcp` is built with.
+const fromMarbles = createRequire(join(MARBLES_DIR, 'package.json'))
+const { Client } = fromMarbles('@modelcontextprotocol/sdk/client/index.js') as { Client: new (info: { name: string; version: string }) => McpClient }
+const { StdioClientTransport, getDefaultEnvironment } = fromMarbles('@modelcontextprotocol/sdk/client/stdio.js') as {
+  StdioClientTransport: new (options: { command: string; args: string[]; env: Record<string, string>; stderr: 'inherit' }) => unknown
+  getDefaultEnvironment(): Record<string, string>
+}
+/** The fake CLIs of the marbles tests (real stream formats, no network), and a workspace that declares an agent. */
+const FAKE_BIN = join(MARBLES_DIR, 'test', 'fixtures', 'bin')
+const AGENTS = join(MARBLES_DIR, 'test', 'fixtures', 'agents')
+
+async function connectMarbles(root: string): Promise<McpClient> {
+  const client = new Client({ name: 'marbles-bench', version: '1.0.0' })
+  const env = { ...getDefaultEnvironment(), PATH: `${FAKE_BIN}:${process.env.PATH}` }
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [MARBLES_BIN, '--root', root, '--source', AGENTS, 'mcp'], env, stderr: 'inherit' }))
+  return client
+}
+
+/**
+ * `marbles mcp`: spawn + initialize against bare node (the server opens the workspace, the project and
+ * its engine before it answers); dispatch_agent → running with the fake Claude Code (from the call to
+ * the journal's `running` stamp); what get_run returns for an answer of 20k tokens (firewalled) against the answer.
+ */
+async function mcpFigures(ctx: BenchContext, m: Marbles): Promise<void> {
+  const root = join(ctx.scratch, 'marbles-mcp')
+  await initProject({ root, storage: 'fs' })
+  const empty = join(ctx.scratch, 'empty.mjs')
+  writeFileSync(empty, '')
+  const bare: number[] = []
+  const server: number[] = []
+  for (let i = 0; i < (ctx.quick ? 5 : 15); i++) {
+    let t = performance.now()
+    const child = spawn(process.execPath, [empty], { stdio: 'ignore', env: getDefaultEnvironment() })
+    await new Promise((resolve) => child.once('exit', resolve))
+    bare.push(performance.now() - t)
+    t = performance.now()
+    const client = await connectMarbles(root)
+    server.push(performance.now() - t)
+    await client.close()
+  }
+  const b = latency(bare).p50
+  const s = latency(server).p50
+  ctx.report({ suite: 'marbles', figure: '`marbles mcp` spawn + initialize p50 (workspace, project and engine opened first)', value: `${ms(s)} ms`, baseline: `bare node ${ms(b)} ms`, ratio: s / b })
+
+  const client = await connectMarbles(root)
+  const project = await openProject({ root })
+  try {
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: args })
+      if (result.isError) throw new Error(result.content[0]?.text)
+      return result
+    }
+    const settle = async (runId: string) => {
+      for (;;) {
+        const r = await call('get_run', { runId })
+        if (['completed', 'failed', 'cancelled'].includes(r.structuredContent!.status)) return r
+        await sleep(10)
+      }
+    }
+    const samples: number[] = []
+    for (let i = -2; i < (ctx.quick ? 10 : 40); i++) {
+      const t = Date.now()
+      const ack = await call('dispatch_agent', { prompt: 'Say done.' })
+      const runId = ack.structuredContent!.runId as string
+      await settle(runId)
+      const running = (await m.readJournal(project.storage, runId)).find((r) => r.type === 'status' && r.status === 'running')
+      if (i >= 0 && running) samples.push(running.at - t)
+    }
+    const d = latency(samples)
+    ctx.report({ suite: 'marbles', figure: 'dispatch_agent → running p50 / p99 (fake Claude Code, fs)', value: `${ms(d.p50)} / ${ms(d.p99)} ms` })
+
+    const answerChars = 80_000 // 20 000 tokens at the kernel's 4 characters a token
+    const ack = await call('dispatch_agent', { prompt: `Explain everything. [answer-chars:${answerChars}]` })
+    const got = await settle(ack.structuredContent!.runId as string)
+    const returned = got.content[0]!.text
+    const artifact = JSON.parse(readFileSync(join(root, got.structuredContent!.artifact as string), 'utf8')) as { data?: { text?: string }; text?: string }
+    const raw = artifact.data?.text ?? artifact.text ?? ''
+    const rawTokens = countTokens(raw)
+    const returnedTokens = countTokens(returned)
+    ctx.report({
+      suite: 'marbles',
+      figure: 'get_run tokens for an agent answer of 20k tokens (firewalled: summary + handoff.v1 path)',
+      value: `${returnedTokens} tokens (${returned.length} chars)`,
+      baseline: `the raw answer ${rawTokens} tokens (${raw.length} chars, ~${Math.ceil(raw.length / 4)} by the kernel's estimate)`,
+      ratio: returnedTokens / rawTokens,
+    })
+  } finally {
+    await client.close()
+    await project.close()
+  }
 }
 
 async function onStorage(ctx: BenchContext, m: Marbles, kind: 'fs' | 'sqlite'): Promise<void> {

@@ -42,6 +42,10 @@ export interface BlackboardReadResult {
 const writeInput = validator(BlackboardWriteInputSchema)
 const readInput = validator(BlackboardReadInputSchema)
 const SUMMARY_MAX = 400
+/** The longest wave or agent name, in characters: a longer one is refused, never cut (two cut names could collide). */
+export const NAME_MAX_CHARS = 80
+/** The longest a name may become once encoded (a file name, with `.json`, stays within 255 bytes). */
+export const ENCODED_NAME_MAX_CHARS = 240
 
 /**
  * Where replaced artifacts are kept: the open collection `blackboard.history`, key
@@ -54,8 +58,8 @@ const BLACKBOARD_HISTORY = 'blackboard.history'
 /** A replaced artifact, as `blackboard.history` holds it. */
 const ArtifactVersionSchema = Type.Object(
   {
-    wave: Type.String({ minLength: 1, maxLength: 80 }),
-    agent: Type.String({ minLength: 1, maxLength: 80 }),
+    wave: Type.String({ minLength: 1, maxLength: ENCODED_NAME_MAX_CHARS }),
+    agent: Type.String({ minLength: 1, maxLength: ENCODED_NAME_MAX_CHARS }),
     version: Type.Integer({ minimum: 1 }),
     replaced: Type.String({ description: 'ISO 8601 timestamp: when a newer artifact replaced it' }),
     data: Type.Record(Type.String(), Type.Unknown()),
@@ -65,16 +69,37 @@ const ArtifactVersionSchema = Type.Object(
 type ArtifactVersion = Static<typeof ArtifactVersionSchema>
 const versionRecord = validator(ArtifactVersionSchema)
 
+const PLAIN_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/
+const KEPT_CHAR = /^[A-Za-z0-9_.-]$/
+
 /**
- * A wave or agent name made safe as one path segment: anything outside [A-Za-z0-9._-] becomes `-`,
- * truncated to 80 characters, and leading dots become `-` so `..` can never name a parent folder.
+ * A wave or agent name as one path segment, one to one: a plain name (of [A-Za-z0-9._-], not starting
+ * with a dot) is itself (`audit`, `appsec-reviewer`); in any other name each character outside that
+ * set, and a leading dot, is percent-encoded as its UTF-8 bytes (`a b` → `a%20b`, `a/b` → `a%2Fb`,
+ * `é` → `%C3%A9`, `.` → `%2E`, `%` → `%25`; a lone surrogate `%uD800`). A plain name has no `%` and
+ * an encoded one does, and encoding can be undone, so two names never share a file, and `..` or
+ * `/` can never leave the blackboard. Throws INVALID_INPUT for an empty name, one over
+ * `NAME_MAX_CHARS` characters, or one that encodes to more than `ENCODED_NAME_MAX_CHARS`.
  */
-export function sanitizeName(name: string): string {
-  return name
-    .replace(/[^A-Za-z0-9._-]/g, '-')
-    .slice(0, 80)
-    .replace(/^\.+/, (dots) => '-'.repeat(dots.length))
+export function sanitizeName(name: string, field = 'name'): string {
+  if (typeof name !== 'string' || !name) throw new FoundryError('INVALID_INPUT', `${field} is empty: name it with letters, digits, dot, underscore or dash`)
+  if (name.length > NAME_MAX_CHARS)
+    throw new FoundryError('INVALID_INPUT', `${field} is ${name.length} characters; at most ${NAME_MAX_CHARS} are allowed (names are never cut, so two cannot collide): shorten it`)
+  if (PLAIN_NAME.test(name)) return name
+  let out = ''
+  for (const char of name) {
+    if (KEPT_CHAR.test(char) && !(char === '.' && !out)) out += char
+    else if (char.length === 1 && char >= '\uD800' && char <= '\uDFFF') out += `%u${char.charCodeAt(0).toString(16).toUpperCase()}`
+    else for (const byte of UTF8.encode(char)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+  }
+  if (out.length > ENCODED_NAME_MAX_CHARS)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${field} encodes to ${out.length} characters (each character outside [A-Za-z0-9._-] takes 3 to 12); at most ${ENCODED_NAME_MAX_CHARS}: use fewer such characters`,
+    )
+  return out
 }
+const UTF8 = new TextEncoder()
 
 /** The exact bytes an artifact is stored as: pretty JSON and a final newline. Adapters write this. */
 export function serializeArtifact(data: Record<string, unknown>): string {
@@ -112,8 +137,8 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
 
   async function write(raw: unknown): Promise<BlackboardWriteResult> {
     const input = writeInput.parse(raw, 'blackboard_write input')
-    const wave = sanitizeName(input.wave)
-    const agent = sanitizeName(input.agent)
+    const wave = sanitizeName(input.wave, 'wave')
+    const agent = sanitizeName(input.agent, 'agent')
     const data = { ...input.data, schema: input.schema, producedBy: agent }
     const violations = await contracts.violations(input.schema, data)
     if (violations.length) {
@@ -191,8 +216,8 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
 
   async function read(raw: unknown): Promise<BlackboardReadResult> {
     const input = readInput.parse(raw, 'blackboard_read input')
-    const wave = sanitizeName(input.wave)
-    const agent = input.agent === undefined ? undefined : sanitizeName(input.agent)
+    const wave = sanitizeName(input.wave, 'wave')
+    const agent = input.agent === undefined ? undefined : sanitizeName(input.agent, 'agent')
     if (input.version !== undefined && agent === undefined)
       throw new FoundryError('INVALID_INPUT', 'blackboard_read input: version needs agent (versions are kept per agent); pass the agent whose earlier artifact you want')
     const [artifacts, kept] = await Promise.all([

@@ -45,9 +45,11 @@ export interface FirewallDecision {
  * `3 × handoffSummaryTokenBudget` tokens is refused, and the subagent is told to reply with a
  * blackboard artifact's path, a summary within budget and any blocking question.
  *
- * - Before blocking it saves the return itself to `blackboard/firewall/<agentType>-<agentId>`
- *   (contract `handoff.v1`) and names that path, so nothing is lost where the client drops a blocked
- *   message. When saving fails it still blocks, without a path.
+ * - Before blocking it saves the return itself to `blackboard/firewall/<agentType>-<agentId>-<hash>`
+ *   (contract `handoff.v1`; `firewallArtifactName`) and names that path, so nothing is lost where
+ *   the client drops a blocked message. The hash is of the return and who sent it, so two returns
+ *   never share a file (two agents of one type in one session, without an agent id). When saving
+ *   fails it still blocks, without a path, and says it was not saved.
  * - It never blocks twice in a row (`retry`).
  * - Active at every enforcement level but `off`: `warn` blocks as `gate` does (profiles such as
  *   `startup-mvp` lower enforcement and keep the firewall; tune it with the budget).
@@ -92,7 +94,7 @@ export function createFirewall(ctx: PluginHost): FirewallService {
     try {
       const result = await blackboard.write({
         wave: FIREWALL_WAVE,
-        agent: `${agentType}-${input.agentId ?? (input.sessionId || 'unknown')}`,
+        agent: firewallArtifactName(input),
         schema: HANDOFF_CONTRACT,
         data: {
           summary: `Oversized return of ${agentType} (~${tokens} tokens, limit ${limit}), saved whole by the context firewall: ${head}`,
@@ -103,6 +105,7 @@ export function createFirewall(ctx: PluginHost): FirewallService {
           tokens,
         },
       })
+      // Saved means this return is what the path holds now: written, and not an identical one kept already.
       return result.written && result.path ? { path: result.path } : { error: result.violations.join('; ') || 'not written' }
     } catch (error) {
       return { error: errorMessage(error) }
@@ -110,6 +113,30 @@ export function createFirewall(ctx: PluginHost): FirewallService {
   }
 
   return { check }
+}
+
+/**
+ * The agent name a blocked return is saved under: the agent type and id (or session) made plain and
+ * short, then 12 hex digits of a hash of the return, type, id and session. Distinct returns get
+ * distinct names (an identical one is the same artifact again, "Unchanged"); always a plain name
+ * within 80 characters, whatever the agent type.
+ */
+export function firewallArtifactName(input: Pick<FirewallInput, 'text' | 'agentType' | 'agentId' | 'sessionId'>): string {
+  const plain = (value: string, max: number) => value.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, max) || 'x'
+  const hash = hash48(JSON.stringify([input.text, input.agentType ?? null, input.agentId ?? null, input.sessionId ?? null]))
+  return `${plain(input.agentType ?? 'subagent', 32)}-${plain(input.agentId ?? (input.sessionId || 'unknown'), 32)}-${hash}`
+}
+
+/** 48 bits of two FNV-1a hashes of the UTF-16 text, as 12 hex digits (no `node:crypto` in the kernel). */
+function hash48(text: string): string {
+  let a = 0x811c9dc5
+  let b = 0x01000193 ^ text.length
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    a = Math.imul(a ^ c, 0x01000193)
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15)
+  }
+  return ((a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0')).slice(0, 12)
 }
 
 const who = (d: FirewallDecision) => ({ agentType: d.agentType, agentId: d.agentId, ...(d.sessionId !== undefined && { sessionId: d.sessionId }) })

@@ -3,19 +3,20 @@ import { FACT_ID_PATTERN } from './schema/fact.js'
 import { CONTRACT_ID_PATTERN, SLUG_PATTERN } from './schema/records.js'
 import type { CollectionName, KernelCollection } from './storage.js'
 
-const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,79}$/
+// `%` for names encoded by `sanitizeName` (`a%20b`), up to 240 characters; never `/`, never a leading dot.
+const SEGMENT = /^[A-Za-z0-9_%-][A-Za-z0-9._%-]{0,239}$/
 const OPEN_COLLECTION = /^[a-z][a-z0-9-]{0,39}\.[a-z][a-z0-9-]{0,39}$/
 const PATTERNS: Record<Exclude<KernelCollection, 'artifacts' | 'meta'>, RegExp> = {
   facts: new RegExp(FACT_ID_PATTERN),
   runbooks: new RegExp(SLUG_PATTERN),
   contracts: new RegExp(CONTRACT_ID_PATTERN),
 }
-const NAMES = 'slash-separated names of [A-Za-z0-9._-] not starting with a dot'
+const NAMES = 'slash-separated names of [A-Za-z0-9._%-] not starting with a dot'
 const SHAPES: Record<KernelCollection, string> = {
   facts: 'fact-NNNN',
   runbooks: 'a lowercase slug of [a-z0-9._-]',
   contracts: 'an id of [A-Za-z0-9._-]',
-  artifacts: '<wave>/<agent>, each of [A-Za-z0-9._-] not starting with a dot',
+  artifacts: '<wave>/<agent>, each of [A-Za-z0-9._%-] not starting with a dot',
   meta: NAMES,
 }
 
@@ -23,7 +24,7 @@ const SHAPES: Record<KernelCollection, string> = {
 export const COLLECTIONS = Object.keys(SHAPES) as KernelCollection[]
 
 const isKernelCollection = (name: string): name is KernelCollection => Object.hasOwn(SHAPES, name)
-const isNames = (key: string) => key.length <= 400 && key.split('/').every((p) => SEGMENT.test(p))
+const isNames = (key: string) => key.length <= 800 && key.split('/').every((p) => SEGMENT.test(p))
 
 /** A kernel collection, or an open one named `<consumer>.<name>` with each part of `[a-z0-9-]` starting with a letter. */
 export function isCollectionName(name: unknown): name is CollectionName {

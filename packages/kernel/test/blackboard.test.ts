@@ -3,6 +3,16 @@ import * as assert from 'uvu/assert'
 import { memoryStorage, sanitizeName, serializeArtifact, utf8Bytes } from '../src/index.js'
 import { kernelFor } from './helpers.js'
 
+async function rejects(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
+  try {
+    await promise
+  } catch (error) {
+    assert.match((error as Error).message, pattern)
+    return
+  }
+  assert.unreachable(`expected a rejection matching ${pattern}`)
+}
+
 const finding = { title: 'IDOR on /api/orders', severity: 'high', failureScenario: 'User A reads order 42 of user B by changing the id.' }
 
 test('write validates, sets schema and producedBy, stores, and answers with the path, size and firewall line', async () => {
@@ -38,16 +48,45 @@ test('a contract violation is rejected with the seed text and nothing is written
 })
 
 test('wave and agent are sanitised: ../../x stays inside the blackboard', async () => {
-  assert.is(sanitizeName('../../x'), '---..-x')
-  assert.is(sanitizeName('..'), '--')
-  assert.is(sanitizeName('.hidden'), '-hidden')
-  assert.is(sanitizeName('a b/c\\d:e'), 'a-b-c-d-e')
-  assert.is(sanitizeName('x'.repeat(100)).length, 80)
+  assert.is(sanitizeName('../../x'), '%2E.%2F..%2Fx')
+  assert.is(sanitizeName('..'), '%2E.')
+  assert.is(sanitizeName('.hidden'), '%2Ehidden')
+  assert.is(sanitizeName('a b/c\\d:e'), 'a%20b%2Fc%5Cd%3Ae')
   assert.is(sanitizeName('ok.name_1-2'), 'ok.name_1-2')
   const k = kernelFor()
   await k.blackboard.write({ wave: '../../x', agent: '../etc/passwd', schema: 'finding.v1', data: finding })
   const keys = (await k.storage.list('artifacts')).map((a) => `${a.wave}/${a.agent}`)
-  assert.equal(keys, ['---..-x/---etc-passwd'])
+  assert.equal(keys, ['%2E.%2F..%2Fx/%2E.%2Fetc%2Fpasswd'])
+})
+
+// Issue 14, item 6: `a/b`, `a b`, `a-b` and `a\0b` all became `a-b`; `~`, `é` and `.` all `-`; names were cut at 80.
+test('sanitising is one to one: names that differ never share an artifact; plain names stay as the seed shows them', async () => {
+  assert.is(sanitizeName('audit'), 'audit')
+  assert.is(sanitizeName('appsec-reviewer'), 'appsec-reviewer')
+  const names = ['a/b', 'a b', 'a-b', 'a\0b', 'a%2Fb', 'a%20b', '~', 'é', '.', '-', '%', '%25', 'e\u0301', '\uD800', '\uDBFF', 'A', 'a_b', 'a.b', '..', '%2E.']
+  const encoded = names.map((n) => sanitizeName(n))
+  assert.is(new Set(encoded).size, names.length, encoded.join(' '))
+  assert.equal(encoded.slice(0, 4), ['a%2Fb', 'a%20b', 'a-b', 'a%00b'])
+  for (const e of encoded) assert.match(e, /^[A-Za-z0-9_%-][A-Za-z0-9._%-]*$/, 'one safe path segment')
+  const k = kernelFor()
+  for (const [i, agent] of names.entries()) await k.blackboard.write({ wave: 'w', agent, schema: 'finding.v1', data: { ...finding, summary: `by ${i}` } })
+  const stored = await k.storage.list('artifacts')
+  assert.is(stored.length, names.length, 'one artifact each: nothing overwritten')
+  for (const [i, agent] of names.entries()) {
+    const read = await k.blackboard.read({ wave: 'w', agent })
+    assert.is(read.artifacts.length, 1, agent)
+    assert.is(read.artifacts[0]!.summary, `by ${i}`, `${JSON.stringify(agent)} reads its own artifact back`)
+  }
+})
+
+test('a name over 80 characters is refused, never cut; one that encodes past 240 characters too', async () => {
+  const k = kernelFor()
+  assert.is(sanitizeName('x'.repeat(80)), 'x'.repeat(80))
+  assert.throws(() => sanitizeName('x'.repeat(81), 'agent'), /agent is 81 characters; at most 80 are allowed/)
+  assert.throws(() => sanitizeName('é'.repeat(41), 'wave'), /wave encodes to 246 characters .*at most 240/)
+  await rejects(k.blackboard.write({ wave: 'w', agent: 'x'.repeat(81), schema: 'finding.v1', data: finding }), /agent must be at most 80 characters/)
+  await rejects(k.blackboard.write({ wave: 'é'.repeat(60), agent: 'a', schema: 'finding.v1', data: finding }), /wave encodes to 360 characters/)
+  assert.equal(await k.storage.list('artifacts'), [], 'nothing written')
 })
 
 test('read returns summaries by default: summary, then title, then goal, at most 400 characters', async () => {

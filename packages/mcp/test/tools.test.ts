@@ -133,13 +133,13 @@ for (const storage of ['fs', 'sqlite'] as const) {
     if (storage === 'fs') assert.is(readFileSync(join(root, path), 'utf8'), serialized)
   })
 
-  test('blackboard_write sanitises wave and agent', async ({ conn }) => {
+  test('blackboard_write encodes wave and agent (one to one, inside the blackboard)', async ({ conn }) => {
     const result = await call(conn.client, 'blackboard_write', { wave: '../../etc', agent: 'a b/c', schema: 'finding.v1', data: finding })
     assert.not.ok(result.isError)
-    assert.is(sanitizeName('../../etc'), '---..-etc')
-    if (storage === 'fs') assert.is(result.structured?.path, '.foundry/blackboard/---..-etc/a-b-c.json')
+    assert.is(sanitizeName('../../etc'), '%2E.%2F..%2Fetc')
+    if (storage === 'fs') assert.is(result.structured?.path, '.foundry/blackboard/%2E.%2F..%2Fetc/a%20b%2Fc.json')
     const read = await call(conn.client, 'blackboard_read', { wave: '../../etc' })
-    assert.is(read.structured?.artifacts[0].agent, 'a-b-c')
+    assert.is(read.structured?.artifacts[0].agent, 'a%20b%2Fc')
   })
 
   test('blackboard_read: summaries by default, whole artifacts with full', async ({ conn }) => {

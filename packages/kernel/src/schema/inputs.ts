@@ -34,8 +34,8 @@ export type ContractValidateInput = Static<typeof ContractValidateInputSchema>
 
 export const BlackboardWriteInputSchema = Type.Object(
   {
-    wave: Type.String({ minLength: 1, maxLength: 200, description: 'Wave id, e.g. analysis' }),
-    agent: Type.String({ minLength: 1, maxLength: 200, description: 'Producing agent name' }),
+    wave: Type.String({ minLength: 1, maxLength: 80, description: 'Wave id, e.g. analysis' }),
+    agent: Type.String({ minLength: 1, maxLength: 80, description: 'Producing agent name' }),
     schema: Type.String({ minLength: 1, maxLength: 80, description: 'Contract id the artifact conforms to' }),
     data: Type.Record(Type.String(), Type.Unknown(), { description: 'The artifact' }),
   },
@@ -45,8 +45,8 @@ export type BlackboardWriteInput = Static<typeof BlackboardWriteInputSchema>
 
 export const BlackboardReadInputSchema = Type.Object(
   {
-    wave: Type.String({ minLength: 1, maxLength: 200 }),
-    agent: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Restrict to one producer' })),
+    wave: Type.String({ minLength: 1, maxLength: 80 }),
+    agent: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'Restrict to one producer' })),
     full: Type.Optional(Type.Boolean({ description: 'Return the whole artifact. Use only when you genuinely need it' })),
     version: Type.Optional(Type.Integer({ minimum: 1, description: 'With agent: this version of its artifact (1 = first written)' })),
   },

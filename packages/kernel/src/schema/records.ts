@@ -28,8 +28,9 @@ export type Contract = Static<typeof ContractSchema>
 /** A blackboard artifact: `blackboard/<wave>/<agent>.json` holds `data`, whose `schema` and `producedBy` the kernel sets. */
 export const ArtifactSchema = Type.Object(
   {
-    wave: Type.String({ minLength: 1, maxLength: 80 }),
-    agent: Type.String({ minLength: 1, maxLength: 80 }),
+    // Names as `sanitizeName` stores them: percent-encoded, up to ENCODED_NAME_MAX_CHARS.
+    wave: Type.String({ minLength: 1, maxLength: 240 }),
+    agent: Type.String({ minLength: 1, maxLength: 240 }),
     data: Type.Record(Type.String(), Type.Unknown()),
   },
   { additionalProperties: false },

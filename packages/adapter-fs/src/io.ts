@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readFileSync, statSync, writeSync } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 
 /*
@@ -20,9 +20,9 @@ export async function readText(path: string): Promise<string> {
  * The kernel positions each O_APPEND write at the end of the file as one step, so lines from
  * concurrent writers never interleave. Returns the file's size after the write.
  */
-export function appendLine(path: string, line: string): number {
+export function appendLine(path: string, line: string, options: { replaceLink?: boolean } = {}): number {
   const data = Buffer.from(line.endsWith('\n') ? line : `${line}\n`, 'utf8')
-  const fd = openSync(path, 'a')
+  const fd = options.replaceLink ? openOwnFile(path) : openSync(path, 'a')
   try {
     const written = writeSync(fd, data)
     if (written !== data.length) throw new Error(`short append to ${path}: ${written} of ${data.length} bytes (disk full?)`)
@@ -32,3 +32,25 @@ export function appendLine(path: string, line: string): number {
   }
 }
 
+
+/**
+ * Open `path` for appending without following a link: a link in its place (a derived file, such as a
+ * journal, linked elsewhere) is removed and a file of its own created, so nothing is written through it.
+ */
+function openOwnFile(path: string): number {
+  const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (constants.O_NOFOLLOW === undefined && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) throw Object.assign(new Error('a link'), { code: 'ELOOP' })
+      return openSync(path, flags | (constants.O_NOFOLLOW ?? 0), 0o666)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if ((code !== 'ELOOP' && code !== 'EMLINK') || attempt > 2) throw error
+      try {
+        unlinkSync(path) // the link itself, never what it points to
+      } catch {
+        // another writer replaced it first
+      }
+    }
+  }
+}

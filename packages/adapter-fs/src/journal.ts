@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, statSync, unlinkSync } from 'node:fs'
+import { closeSync, constants, lstatSync, openSync, readSync, statSync, unlinkSync } from 'node:fs'
 import type { CollectionName } from '@foundry/kernel'
 import { appendLine } from './io.js'
 
@@ -19,7 +19,8 @@ import { appendLine } from './io.js'
  * undefined too, never wrong. Meta has no folder watch: only its journal counts.
  *
  * The journal is a cache: deleting it is safe (tokens that name it answer undefined), and it is
- * started afresh past 4 MiB.
+ * started afresh past 4 MiB. It is never read or written through a link: a link in its place is
+ * replaced by a journal of its own.
  */
 export interface Journal {
   revision(collection: CollectionName): string
@@ -48,7 +49,8 @@ export function createJournal(paths: JournalPaths): Journal {
     const dir = paths.watched(collection)
     return dir === undefined ? 0n : (statSync(dir, { bigint: true, throwIfNoEntry: false })?.mtimeNs ?? 0n)
   }
-  const head = (collection: CollectionName) => statSync(paths.journal(collection), { bigint: true, throwIfNoEntry: false })
+  // lstat: a journal replaced by a link is never followed (its token then names the link, and reading it fails).
+  const head = (collection: CollectionName) => lstatSync(paths.journal(collection), { bigint: true, throwIfNoEntry: false })
 
   return {
     state,
@@ -61,7 +63,7 @@ export function createJournal(paths: JournalPaths): Journal {
     record(collection, op, key, states) {
       paths.prepare()
       const path = paths.journal(collection)
-      const size = appendLine(path, `${op} ${key} ${states.join(',')}`)
+      const size = appendLine(path, `${op} ${key} ${states.join(',')}`, { replaceLink: true })
       if (size > LIMIT) {
         try {
           unlinkSync(path)
@@ -106,9 +108,9 @@ function readTail(path: string, offset: number, length: number): string[] | unde
   if (length === 0) return []
   let fd: number
   try {
-    fd = openSync(path, 'r')
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
   } catch {
-    return undefined
+    return undefined // gone, or a link: never read through
   }
   try {
     const buffer = Buffer.allocUnsafe(length)

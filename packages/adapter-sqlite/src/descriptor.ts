@@ -1,11 +1,12 @@
-import { isAbsolute, join } from 'node:path'
+import { join } from 'node:path'
 import { defineRetriever, defineStorage, type AdapterSite } from '@foundry/kernel'
+import { configuredPath, insideAfterLinks } from './contain.js'
 import { ftsRetriever } from './fts-retriever.js'
 import { sqliteStorage } from './sqlite-storage.js'
 
 /** The options of `"storage": { "kind": "sqlite", … }` in `.foundry/config.json`. */
 export interface SqliteDescriptorOptions {
-  /** The SQLite file, relative to the project root or absolute. Default `.foundry/foundry.db`. */
+  /** The SQLite file: relative to the project root and inside it (links included), or absolute (anywhere, on purpose). Default `.foundry/foundry.db`. */
   path?: string
   /** Milliseconds a write waits for another process's write before UNAVAILABLE. Default 10 000. */
   timeout?: number
@@ -69,17 +70,13 @@ export const ftsDescriptor = defineRetriever({
     ftsRetriever({
       ...options,
       path: file
-        ? inRoot(file, site)
+        ? configuredPath('retrieval.path', file, site.root)
         : site.storage.kind === 'sqlite'
           ? sqliteFile(site.storage.options as SqliteDescriptorOptions, site)
-          : join(site.dataDir, 'cache', 'fts.db'),
+          : insideAfterLinks(join(site.dataDir, 'cache', 'fts.db'), site.dataDir),
     }),
 })
 
 function sqliteFile(options: SqliteDescriptorOptions, site: AdapterSite): string {
-  return inRoot(options.path ?? DEFAULT_SQLITE_PATH, site)
-}
-
-function inRoot(file: string, site: AdapterSite): string {
-  return isAbsolute(file) ? file : join(site.root, file)
+  return configuredPath('storage.path', options.path ?? DEFAULT_SQLITE_PATH, site.root)
 }

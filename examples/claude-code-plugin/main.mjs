@@ -66,8 +66,10 @@ try {
         subagent(long),
         (out) => {
           assert.equal(out.json.decision, 'block')
-          assert.match(out.json.reason, /saved unchanged to \.foundry\/blackboard\/firewall\/code-reviewer-c0ffee\.json/)
-          assert.equal(JSON.parse(readFileSync(join(project, '.foundry', 'blackboard', 'firewall', 'code-reviewer-c0ffee.json'), 'utf8')).text, long)
+          // <type>-<id>-<12 hex of a hash of the return>.json: one file a return
+          const saved = /saved unchanged to \.foundry\/blackboard\/firewall\/(code-reviewer-c0ffee-[0-9a-f]{12}\.json)/.exec(out.json.reason)
+          assert.ok(saved, out.json.reason)
+          assert.equal(JSON.parse(readFileSync(join(project, '.foundry', 'blackboard', 'firewall', saved[1]), 'utf8')).text, long)
         },
       ],
       [subagent(long, { stop_hook_active: true }), (out) => assert.equal(out.stdout, '', 'never blocks twice in a row')],

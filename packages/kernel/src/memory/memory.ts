@@ -20,6 +20,8 @@ export interface WriteResult {
   index: Omit<MemoryIndex, 'text'>
   /** Close facts this write left active (not superseded), best first, at most 3; absent when none. */
   similar?: Array<{ id: string; title: string; reason: string }>
+  /** Why the index could not be rewritten after the fact was stored (the fact is kept; `memory.index()` catches up); absent when it was. */
+  indexStale?: string
 }
 
 export interface SearchHit {
@@ -68,6 +70,8 @@ export interface ForgetResult {
   /** When, ISO 8601. */
   forgotten: string
   index: Omit<MemoryIndex, 'text'>
+  /** As in `WriteResult`: why the index could not be rewritten; absent when it was. */
+  indexStale?: string
 }
 
 export interface IndexResult {
@@ -209,6 +213,21 @@ export function createMemory(ctx: PluginHost): MemoryService {
     return index
   }
 
+  /**
+   * After a fact was stored: the index saved, or, when that fails (INDEX.md unwritable, the disk
+   * full), the index as it should be and why it is stale. The fact is kept either way, so the
+   * write succeeds with a warning rather than failing for data that was stored.
+   */
+  async function saveIndexAfterWrite(facts: FactSet, revision: string): Promise<{ index: MemoryIndex; stale?: string }> {
+    try {
+      return { index: await saveIndex(facts, revision) }
+    } catch (error) {
+      return { index: indexOfSet(facts, config.indexTokenBudget, dayOf(ctx.now())), stale: (error as Error).message }
+    }
+  }
+
+  const staleLine = (why: string) => `warning: the fact is stored, but INDEX.md could not be rewritten (${why}); run foundry index once that is fixed`
+
   async function saveStats(facts: FactSet, revision: string): Promise<void> {
     const today = dayOf(ctx.now())
     const stats: MemoryStats = { revision, active: facts.activeCount(today) }
@@ -281,7 +300,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
       const revision = await storage.revision('facts')
       const facts = await loadFacts()
       const plan = planWrite(input, facts, ctx.now())
-      if (plan.action === 'duplicate') return { plan, revision, after: revision, index: undefined }
+      if (plan.action === 'duplicate') return { plan, revision, after: revision, index: undefined, stale: undefined }
       // The new fact first, then the old one marked: a crash in between leaves the new fact naming
       // the old in `supersedes`, and every reader (the fact set, the retriever sync) repairs that.
       await storage.put('facts', plan.fact.id, plan.fact)
@@ -291,8 +310,8 @@ export function createMemory(ctx: PluginHost): MemoryService {
       for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)
       const after = await storage.revision('facts')
       cache = { revision: after, facts }
-      const index = await saveIndex(facts, after)
-      return { plan, revision, after, index }
+      const { index, stale } = await saveIndexAfterWrite(facts, after)
+      return { plan, revision, after, index, stale }
     })
     const { plan } = outcome
     if (plan.action === 'duplicate') {
@@ -308,6 +327,10 @@ export function createMemory(ctx: PluginHost): MemoryService {
       out.similar = plan.similar.map(({ fact, reason }) => ({ id: fact.id, title: fact.title, reason }))
       // After the seed's lines: the close facts left active, so the writer can still replace one.
       for (const { id, title, reason } of out.similar) out.text += `\nsimilar: ${id} "${title}" (not superseded: ${reason}; pass supersedes: "${id}" to replace it)`
+    }
+    if (outcome.stale) {
+      out.indexStale = outcome.stale
+      out.text += `\n${staleLine(outcome.stale)}`
     }
     return out
   }
@@ -442,8 +465,8 @@ export function createMemory(ctx: PluginHost): MemoryService {
       for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)
       const after = await storage.revision('facts')
       cache = { revision: after, facts }
-      const index = await saveIndex(facts, after)
-      return { fact: forgotten, revision, after, index }
+      const { index, stale } = await saveIndexAfterWrite(facts, after)
+      return { fact: forgotten, revision, after, index, stale }
     })
     // Keep the retriever in step when it was current before; otherwise the next search syncs it.
     if (before === outcome.revision) await retriever.apply({ revision: outcome.after, upsert: [], remove: [outcome.fact.id] })
@@ -452,7 +475,8 @@ export function createMemory(ctx: PluginHost): MemoryService {
     let text = `forgotten: ${fact.id}\nIndex: ${indexSummary(outcome.index)} over budget.`
     // Forgetting does not bring back what the fact replaced: say so, and how to restore it.
     if (fact.supersedes) text += `\n${fact.supersedes}, which it superseded, stays superseded; write its statement again to restore it.`
-    return { text, id: fact.id, reason: why, forgotten: fact.forgotten!, index: figures }
+    if (outcome.stale) text += `\n${staleLine(outcome.stale)}`
+    return { text, id: fact.id, reason: why, forgotten: fact.forgotten!, index: figures, ...(outcome.stale && { indexStale: outcome.stale }) }
   }
 
   return { write, search, index, readIndex, list, get, history, forget, activeCount, warm }

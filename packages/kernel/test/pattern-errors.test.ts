@@ -29,7 +29,7 @@ test('every pattern of the fact and runbook inputs is worded: scope, tags, expir
     [k.memory.write({ ...base, scope: 'team:x' }), /scope has the wrong form: use project, module:<name> or vertical:<name>/],
     [k.memory.write({ ...base, tags: ['two words'] }), /tags\[0\] has the wrong form: use one word, without spaces or commas/],
     [k.memory.write({ ...base, expires: 'next week' }), /expires has the wrong form: use a date as YYYY-MM-DD/],
-    [k.memory.write({ ...base, supersedes: 'fact-12' }), /supersedes has the wrong form: use a fact id, fact- and at least 4 digits \(e\.g\. fact-0012\)/],
+    [k.memory.write({ ...base, supersedes: 'fact-12' }), /supersedes has the wrong form: use a fact id, fact- and 4 to 15 digits \(e\.g\. fact-0012\)/],
     [k.memory.search({ query: 'cents', scope: 'billing' }), /scope has the wrong form: use project, module:<name> or vertical:<name>/],
     [k.runbooks.put({ slug: 'Deploy Now', title: 'Deploy', body: 'Steps.' }), /slug has the wrong form: use lowercase letters, digits, \. _ and -/],
   ]
@@ -45,7 +45,7 @@ test('a stored fact read back with a bad field is worded the same way', () => {
     id: 'fact-1', title: 't', body: 'b', type: 'domain', scope: 'project', tags: [], confidence: 'high', source: 'wiki', created: '2026-11-30T12:00:00Z', status: 'active',
   })
   assert.equal(problems, [
-    'id has the wrong form: use a fact id, fact- and at least 4 digits (e.g. fact-0012)',
+    'id has the wrong form: use a fact id, fact- and 4 to 15 digits (e.g. fact-0012)',
     'source has the wrong form: use adr-<number> (e.g. adr-0007), conversation, code or external:<url>',
   ])
 })

@@ -1,5 +1,5 @@
 import { FoundryError } from '../errors.js'
-import { BODY_MAX_WORDS, type Fact, type FactInput } from '../schema/fact.js'
+import { BODY_MAX_WORDS, FACT_NUMBER_MAX, type Fact, type FactInput } from '../schema/fact.js'
 import type { FactSet } from './fact-set.js'
 import { dayOf, factId, factNumber, relateTitles, SIMILAR_OVERLAP, SIMILAR_SCAN, statementKeys, subjectTokens, titleOverlap, titleTokens, wordCount } from './facts.js'
 
@@ -84,6 +84,8 @@ export function planWrite(input: FactInput, stored: FactSet, now: Date): WritePl
     superseded = named
   }
 
+  if (stored.maxNumber >= FACT_NUMBER_MAX)
+    throw new FoundryError('CONFLICT', `No fact id is left after ${factId(stored.maxNumber)}, the last one Foundry numbers exactly; renumber hand-made files with huge ids, or start a new memory`)
   const fact: Fact = {
     id: factId(stored.maxNumber + 1),
     title,

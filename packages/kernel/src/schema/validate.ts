@@ -45,7 +45,7 @@ const PATTERN_FORMS: ReadonlyMap<string, string> = new Map([
   [SOURCE_PATTERN, 'use adr-<number> (e.g. adr-0007), conversation, code or external:<url>'],
   [SCOPE_PATTERN, 'use project, module:<name> or vertical:<name> (a name of letters, digits and . _ / @ -)'],
   [DATE_PATTERN, 'use a date as YYYY-MM-DD'],
-  [FACT_ID_PATTERN, 'use a fact id, fact- and at least 4 digits (e.g. fact-0012)'],
+  [FACT_ID_PATTERN, 'use a fact id, fact- and 4 to 15 digits (e.g. fact-0012)'],
   ['^[^\\s,]+$', 'use one word, without spaces or commas'], // a tag
   [SLUG_PATTERN, 'use lowercase letters, digits, . _ and -, starting with a letter or digit, at most 80 characters'],
   [CONTRACT_ID_PATTERN, 'use letters, digits, . _ and -, starting with a letter or digit, at most 80 characters'],

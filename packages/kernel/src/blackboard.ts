@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { contractsPlugin } from './contracts/contracts.js'
 import { FoundryError, isFoundryError } from './errors.js'
+import { ARTIFACT_MAX_BYTES, assertJsonWithin, formatBytes, READ_FULL_MAX_BYTES } from './limits.js'
 import { definePlugin, type PluginHost } from './plugin.js'
 import { BlackboardReadInputSchema, BlackboardWriteInputSchema } from './schema/inputs.js'
 import type { Artifact } from './schema/records.js'
@@ -90,7 +91,7 @@ export function sanitizeName(name: string, field = 'name'): string {
   for (const char of name) {
     if (KEPT_CHAR.test(char) && !(char === '.' && !out)) out += char
     else if (char.length === 1 && char >= '\uD800' && char <= '\uDFFF') out += `%u${char.charCodeAt(0).toString(16).toUpperCase()}`
-    else for (const byte of UTF8.encode(char)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+    else for (const byte of utf8Of(char.codePointAt(0)!)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
   }
   if (out.length > ENCODED_NAME_MAX_CHARS)
     throw new FoundryError(
@@ -99,7 +100,14 @@ export function sanitizeName(name: string, field = 'name'): string {
     )
   return out
 }
-const UTF8 = new TextEncoder()
+
+/** The UTF-8 bytes of one code point (no TextEncoder in the kernel's lib). */
+function utf8Of(c: number): number[] {
+  if (c < 0x80) return [c]
+  if (c < 0x800) return [0xc0 | (c >> 6), 0x80 | (c & 63)]
+  if (c < 0x10000) return [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63)]
+  return [0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63)]
+}
 
 /** The exact bytes an artifact is stored as: pretty JSON and a final newline. Adapters write this. */
 export function serializeArtifact(data: Record<string, unknown>): string {
@@ -140,6 +148,8 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
     const wave = sanitizeName(input.wave, 'wave')
     const agent = sanitizeName(input.agent, 'agent')
     const data = { ...input.data, schema: input.schema, producedBy: agent }
+    // Before the contract (whose checks walk it) and before any write: deep or huge data is refused.
+    assertJsonWithin(data, 'blackboard_write data', ARTIFACT_MAX_BYTES)
     const violations = await contracts.violations(input.schema, data)
     if (violations.length) {
       const text = [`Rejected: artifact does not satisfy ${input.schema}.`, ...violations.map((v) => `- ${v}`), 'Fix and call again.'].join('\n')
@@ -232,9 +242,34 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
       return { text: `No artifacts in wave "${wave}"${who}.`, wave, artifacts: [] }
     }
     const text = input.full
-      ? mine.map((a, i) => fenced(a.data, summaries[i]!.version > 1 ? `${a.agent}.json (version ${summaries[i]!.version})` : `${a.agent}.json`)).join('\n\n')
+      ? fullText(mine.map((a, i) => [a, summaries[i]!.version > 1 ? `${a.agent}.json (version ${summaries[i]!.version})` : `${a.agent}.json`]))
       : summaries.map((s) => [summaryEntry(s), ...(s.version > 1 ? [`  version ${s.version}: it replaced ${earlierOnes(s.version - 1)}, still readable (pass agent and version)`] : [])].join('\n')).join('\n')
     return { text, wave, artifacts: summaries }
+  }
+
+  /**
+   * The artifacts whole, in order, up to `READ_FULL_MAX_BYTES` in all; the ones past it (or one
+   * alone over it) are left out and named, to be read one agent at a time or opened by path.
+   */
+  function fullText(artifacts: [Artifact, string][]): string {
+    const parts: string[] = []
+    const left: string[] = []
+    let bytes = 0
+    for (const [a, heading] of artifacts) {
+      const block = fenced(a.data, heading)
+      const size = utf8Bytes(block)
+      if (bytes + size > READ_FULL_MAX_BYTES) {
+        left.push(size > READ_FULL_MAX_BYTES ? `${a.agent} (alone ${size} bytes: open ${display(ctx.storage.locate('artifacts', `${a.wave}/${a.agent}`))})` : a.agent)
+        continue
+      }
+      parts.push(block)
+      bytes += size
+    }
+    if (left.length) {
+      const named = left.length > 20 ? `${left.slice(0, 20).join(', ')} and ${left.length - 20} more` : left.join(', ')
+      parts.push(`${left.length} artifact${left.length === 1 ? '' : 's'} left out: one full read returns at most ${formatBytes(READ_FULL_MAX_BYTES)}. Read ${left.length === 1 ? 'it' : 'them'} one at a time with agent: ${named}.`)
+    }
+    return parts.join('\n\n')
   }
 
   /** One version of one agent's artifact: the current one, or one it replaced. NOT_FOUND names the versions there are. */
@@ -261,7 +296,7 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
     const summary = version === latest && current ? current : summarize(artifact, version)
     const label = `version ${version} of ${latest}`
     const text = full
-      ? fenced(artifact.data, `${agent}.json (${label})`)
+      ? fullText([[artifact, `${agent}.json (${label})`]])
       : summaryEntry(summary).replace(/^(- \*\*[^*]+\*\*)/, `$1 · ${label}`)
     return { text, wave, artifacts: [summary] }
   }

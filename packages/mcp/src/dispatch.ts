@@ -1,9 +1,11 @@
-import { errorMessage, isFoundryError, validator, type Kernel, type Validator } from '@foundry/kernel'
+import { errorMessage, isFoundryError, JSON_MAX_DEPTH, measureJson, validator, type Kernel, type Validator } from '@foundry/kernel'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import { TOOLS, type FoundryTool } from './tools.js'
 
 const byName = new Map<string, FoundryTool>(TOOLS.map((t) => [t.name, t]))
 const inputs = new Map<string, Validator<Record<string, unknown>>>()
+/** The arguments object and an artifact in it (`data`) nested `JSON_MAX_DEPTH` deep. */
+const ARGS_MAX_DEPTH = JSON_MAX_DEPTH + 1
 
 /** `tools/list`: the table as the protocol publishes it. */
 export function listTools(): Tool[] {
@@ -30,7 +32,10 @@ export async function callTool(
   log: (line: string) => void,
 ): Promise<CallToolResult> {
   const tool = byName.get(name)
-  if (!tool) return failure(`Unknown tool "${name}". Available: ${TOOLS.map((t) => t.name).join(', ')}.`)
+  if (!tool) return failure(`Unknown tool "${String(name).slice(0, 100)}". Available: ${TOOLS.map((t) => t.name).join(', ')}.`)
+  // Before the schema (whose checks recurse): arguments nested past any tool's need are refused.
+  if (measureJson(args ?? {}, Number.POSITIVE_INFINITY, ARGS_MAX_DEPTH).depth > ARGS_MAX_DEPTH)
+    return failure(`${name} failed: Invalid arguments: nested more than ${ARGS_MAX_DEPTH} levels deep (an artifact at most ${JSON_MAX_DEPTH}); flatten them`)
   try {
     const input = inputOf(tool).parse(args ?? {}, 'arguments')
     const result = await tool.call(await kernel(), input)

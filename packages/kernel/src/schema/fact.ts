@@ -10,10 +10,7 @@ export const BODY_MAX_WORDS = 120
 export const SCOPE_PATTERN = '^(project|module:[A-Za-z0-9._/@-]+|vertical:[A-Za-z0-9._/@-]+)$'
 export const SOURCE_PATTERN = '^(adr-[0-9]{1,6}|conversation|code|external:\\S+)$'
 export const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
-/** 4 to 15 digits: every fact number is exact in a JavaScript number (below 2^53), so no two ids ever collide. */
-export const FACT_ID_PATTERN = '^fact-[0-9]{4,15}$'
-/** The last fact number Foundry gives out (`fact-999999999999999`). */
-export const FACT_NUMBER_MAX = 999_999_999_999_999
+export const FACT_ID_PATTERN = '^fact-[0-9]{4,}$'
 
 export const FactTypeSchema = Type.Enum([...FACT_TYPES], { description: 'decision | constraint | convention | domain | risk | metric | glossary' })
 export type FactType = (typeof FACT_TYPES)[number]
@@ -53,16 +50,20 @@ export const FactSchema = Type.Object(
 )
 export type Fact = Static<typeof FactSchema>
 
+// Inputs also bound what a pattern leaves open; a stored fact is read as it is.
+const ScopeInput = Type.String({ pattern: SCOPE_PATTERN, maxLength: 200, description: 'project | module:<name> | vertical:<name>. Defaults to project' })
+const SourceInput = Type.String({ pattern: SOURCE_PATTERN, maxLength: 500, description: 'adr-0007 | conversation | code | external:<url>. Defaults to conversation' })
+
 /** The input of `memory_write`. */
 export const FactInputSchema = Type.Object(
   {
     title: Title,
     body: Body,
     type: FactTypeSchema,
-    scope: Type.Optional(Scope),
+    scope: Type.Optional(ScopeInput),
     tags: Type.Optional(Tags),
     confidence: Type.Optional(ConfidenceSchema),
-    source: Type.Optional(Source),
+    source: Type.Optional(SourceInput),
     expires: Type.Optional(Expires),
     supersedes: Type.Optional(Type.String({ pattern: FACT_ID_PATTERN, description: 'Supersede this fact id explicitly (otherwise found by the same-statement rule)' })),
     supersede: Type.Optional(

@@ -7,7 +7,7 @@ export const SearchInputSchema = Type.Object(
   {
     query: Type.String({ minLength: 1, maxLength: 2000, description: 'Keywords describing what you need to know' }),
     type: Type.Optional(FactTypeSchema),
-    scope: Type.Optional(Type.String({ pattern: SCOPE_PATTERN, description: 'Only facts of this scope, e.g. module:billing' })),
+    scope: Type.Optional(Type.String({ pattern: SCOPE_PATTERN, maxLength: 200, description: 'Only facts of this scope, e.g. module:billing' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 25, description: 'Default comes from memoryRetrieval.maxFacts, which is 8' })),
   },
   { additionalProperties: false },
@@ -26,7 +26,7 @@ export const ContractValidateInputSchema = Type.Object(
   {
     schema: Type.String({ minLength: 1, maxLength: 80, description: 'Contract id, e.g. finding.v1' }),
     data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The artifact to validate' })),
-    path: Type.Optional(Type.String({ minLength: 1, description: 'Alternatively, a path to a JSON file, resolved against the project root when relative' })),
+    path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Alternatively, a path to a JSON file, resolved against the project root when relative' })),
   },
   { additionalProperties: false },
 )
@@ -37,7 +37,7 @@ export const BlackboardWriteInputSchema = Type.Object(
     wave: Type.String({ minLength: 1, maxLength: 80, description: 'Wave id, e.g. analysis' }),
     agent: Type.String({ minLength: 1, maxLength: 80, description: 'Producing agent name' }),
     schema: Type.String({ minLength: 1, maxLength: 80, description: 'Contract id the artifact conforms to' }),
-    data: Type.Record(Type.String(), Type.Unknown(), { description: 'The artifact' }),
+    data: Type.Record(Type.String(), Type.Unknown(), { description: 'The artifact: at most 1 MiB as pretty JSON, nested at most 32 deep' }),
   },
   { additionalProperties: false },
 )

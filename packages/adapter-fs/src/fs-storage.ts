@@ -17,13 +17,13 @@ import {
   type Storage,
   type WriteOptions,
 } from '@foundry/kernel'
-import { sweepTemps, syncFolder, writeAtomic } from './atomic.js'
+import { isTempName, sweepTemps, syncFolder, writeAtomic } from './atomic.js'
 import { codecOf, isRecordOf } from './codecs.js'
 import { FormatError } from './format-error.js'
 import { createGuard, isMissing, routeGuards } from './guard.js'
 import { appendLine, readText } from './io.js'
 import { createJournal } from './journal.js'
-import { createLayout, isOpen } from './layout.js'
+import { createLayout, INDEX_META_KEY, isOpen } from './layout.js'
 import { createSectionLock, type LockOptions } from './lock.js'
 import { appendEntries, endOf, readEntries } from './log-file.js'
 import { fileIdentity, openRecordCache, type RecordCache } from './record-cache.js'
@@ -51,7 +51,9 @@ export interface FsStorageOptions {
   cache?: string
 }
 
-const GITIGNORE = '# Local to this machine: telemetry, caches (rebuilt when missing) and logs (run journals).\nmetrics/\ncache/\nlogs/\n'
+const GITIGNORE =
+  '# Local to this machine: telemetry, caches (rebuilt when missing) and logs (run journals).\nmetrics/\ncache/\nlogs/\n' +
+  '# What a writer killed mid-write leaves (swept by the next write or listing).\n.*.tmp\n'
 const NOUNS: Record<string, string> = { facts: 'fact', runbooks: 'runbook', contracts: 'contract', artifacts: 'artifact', meta: 'meta' }
 const noun = (collection: CollectionName) => NOUNS[collection] ?? `${collection} record`
 const eventCheck = validator(EventSchema)
@@ -73,6 +75,7 @@ export function fsStorage(options: FsStorageOptions): Storage {
   const journal = createJournal({ journal: layout.journal, watched: layout.watched, prepare: () => void guard.folder(layout.cache) })
   let prepared = false
   let closed = false
+  let sweptIndexFolder = false
 
   const open = (collection?: CollectionName, key?: string) => {
     if (closed) throw new FoundryError('UNAVAILABLE', `fsStorage on ${layout.base} is closed`)
@@ -214,6 +217,12 @@ export function fsStorage(options: FsStorageOptions): Storage {
       }
       states.push(journal.state(collection))
       journal.record(collection, 'put', key, distinct(states))
+      // INDEX.md sits outside every listed folder: what killed writers left beside it goes at the first rewrite.
+      if (collection === 'meta' && key === INDEX_META_KEY && !sweptIndexFolder) {
+        sweptIndexFolder = true
+        const dir = dirname(path)
+        sweepTemps(dir, readdirSync(dir).filter(isTempName))
+      }
     },
 
     async delete(collection, key, writeOptions) {
@@ -267,7 +276,7 @@ export function fsStorage(options: FsStorageOptions): Storage {
       prepare()
       guard.folder(dirname(layout.events))
       guard.existing(layout.events)
-      appendLine(layout.events, JSON.stringify(event))
+      appendLine(layout.events, JSON.stringify(event), { afterTornLine: true })
     },
 
     async readEvents() {

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 
 /*
@@ -20,10 +20,17 @@ export async function readText(path: string): Promise<string> {
  * The kernel positions each O_APPEND write at the end of the file as one step, so lines from
  * concurrent writers never interleave. Returns the file's size after the write.
  */
-export function appendLine(path: string, line: string, options: { replaceLink?: boolean } = {}): number {
-  const data = Buffer.from(line.endsWith('\n') ? line : `${line}\n`, 'utf8')
-  const fd = options.replaceLink ? openOwnFile(path) : openSync(path, 'a')
+export function appendLine(path: string, line: string, options: { replaceLink?: boolean; afterTornLine?: boolean } = {}): number {
+  let data = Buffer.from(line.endsWith('\n') ? line : `${line}\n`, 'utf8')
+  const fd = options.replaceLink ? openOwnFile(path) : openSync(path, options.afterTornLine ? 'a+' : 'a')
   try {
+    if (options.afterTornLine) {
+      // A line a killed writer cut short stays unreadable on its own line, rather than swallowing
+      // this one (as log-file.ts does); two appenders doing this at once leave an empty line.
+      const size = fstatSync(fd).size
+      const last = Buffer.alloc(1)
+      if (size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a) data = Buffer.concat([Buffer.from('\n'), data])
+    }
     const written = writeSync(fd, data)
     if (written !== data.length) throw new Error(`short append to ${path}: ${written} of ${data.length} bytes (disk full?)`)
     return fstatSync(fd).size

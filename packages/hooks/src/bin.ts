@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { findProject } from '@foundry/project/find'
-import { EXIT_ERROR, errorLine, parseJsonObject, readStdin } from './io.js'
+import { EXIT_ERROR, EXIT_OK, errorLine, parseJsonObject, readStdin } from './io.js'
 import { HOOK_NAMES, isHookName, SERVED_HOOKS, type HookName } from './names.js'
 import { askServer, type HookAnswer } from './socket.js'
 
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const result = (await served(name, stdin)) ?? (await inProcess(name, stdin))
   process.stdout.write(result.stdout)
   process.stderr.write(result.stderr)
-  process.exitCode = result.exitCode
+  process.exitCode = result.exitCode === EXIT_OK ? EXIT_OK : EXIT_ERROR // never 2, whoever answered
 }
 
 /** The answer of the project's hook server, when the hook is one it serves and a server runs. */

@@ -4,6 +4,7 @@ import { lstat } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { EXIT_ERROR, EXIT_OK } from './io.js'
 import type { HookName } from './names.js'
 
 /**
@@ -24,7 +25,8 @@ import type { HookName } from './names.js'
  * - Request: one line of JSON, `{"v":1,"hook":"prompt-context","stdin":"<the event JSON>"}`, then
  *   the client ends its side.
  * - Answer: one line of JSON, `{"v":1,"stdout":"…","stderr":"…","exitCode":0}`, exactly what the
- *   hook would print and exit with; then the server closes. A server that will not answer (an old
+ *   hook would print and exit with; then the server closes. The client exits 0 for `exitCode` 0 and
+ *   1 for any other: no answer can make a hook exit 2 and block the session. A server that will not answer (an old
  *   version, a hook it does not serve) replies `{"v":1,"unavailable":"<why>"}`.
  * - The client runs the hook itself when there is no socket, the socket or its folder is not private
  *   to the user, the connection is refused, the answer is malformed or `unavailable`, or none arrives
@@ -132,7 +134,8 @@ export function parseAnswer(line: string): HookAnswer | undefined {
   try {
     const value = JSON.parse(line) as Partial<HookAnswer> & { v?: unknown }
     if (value.v !== PROTOCOL_VERSION || typeof value.stdout !== 'string' || typeof value.stderr !== 'string' || typeof value.exitCode !== 'number') return undefined
-    return { stdout: value.stdout, stderr: value.stderr, exitCode: value.exitCode }
+    // Whatever the server says, a hook exits 0 or 1: exit 2 would block the session (io.ts).
+    return { stdout: value.stdout, stderr: value.stderr, exitCode: value.exitCode === EXIT_OK ? EXIT_OK : EXIT_ERROR }
   } catch {
     return undefined
   }

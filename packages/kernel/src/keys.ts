@@ -23,12 +23,17 @@ const SHAPES: Record<KernelCollection, string> = {
 /** The kernel's own collections. Consumers add theirs as `<consumer>.<name>` (see `Collections`). */
 export const COLLECTIONS = Object.keys(SHAPES) as KernelCollection[]
 
+/** Names Windows keeps for devices, with or without an extension (`nul.txt` too): a file so named cannot be made there. */
+const DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/i
+const DEVICE_NAMES = 'CON, PRN, AUX, NUL, COM0-9 and LPT0-9 (with any extension) are device names on Windows; choose another name'
+const isSegment = (part: string) => SEGMENT.test(part) && !DEVICE.test(part)
+
 const isKernelCollection = (name: string): name is KernelCollection => Object.hasOwn(SHAPES, name)
-const isNames = (key: string) => key.length <= 800 && key.split('/').every((p) => SEGMENT.test(p))
+const isNames = (key: string) => key.length <= 800 && key.split('/').every(isSegment)
 
 /** A kernel collection, or an open one named `<consumer>.<name>` with each part of `[a-z0-9-]` starting with a letter. */
 export function isCollectionName(name: unknown): name is CollectionName {
-  return typeof name === 'string' && (isKernelCollection(name) || OPEN_COLLECTION.test(name))
+  return typeof name === 'string' && (isKernelCollection(name) || (OPEN_COLLECTION.test(name) && name.split('.').every((part) => !DEVICE.test(part))))
 }
 
 /** Throws INVALID_INPUT unless `name` is a collection name (see `isCollectionName`). */
@@ -40,16 +45,20 @@ export function assertCollection(name: unknown): asserts name is CollectionName 
     )
 }
 
-/** True when `key` is a well-formed key of the collection: no empty, `.`/`..` or absolute segment can pass. */
+/**
+ * True when `key` is a well-formed key of the collection: no empty, `.`/`..` or absolute segment can
+ * pass, nor a Windows device name (`CON`, `nul.txt`, `COM1`…) as a segment, so every key is a file
+ * on every platform.
+ */
 export function isValidKey(collection: CollectionName, key: string): boolean {
   if (typeof key !== 'string') return false
   if (collection === 'artifacts') {
     const parts = key.split('/')
-    return parts.length === 2 && parts.every((p) => SEGMENT.test(p))
+    return parts.length === 2 && parts.every(isSegment)
   }
   if (collection === 'meta' || !isKernelCollection(collection)) return isNames(key)
   const pattern = PATTERNS[collection as keyof typeof PATTERNS]
-  return pattern !== undefined && pattern.test(key) && !key.startsWith('.')
+  return pattern !== undefined && pattern.test(key) && !key.startsWith('.') && !DEVICE.test(key)
 }
 
 /**
@@ -58,6 +67,8 @@ export function isValidKey(collection: CollectionName, key: string): boolean {
  */
 export function assertKey(collection: CollectionName, key: string): void {
   assertCollection(collection)
+  if (typeof key === 'string' && key.split('/').some((part) => DEVICE.test(part)))
+    throw new FoundryError('INVALID_INPUT', `Invalid ${collection} key ${JSON.stringify(key)}: ${DEVICE_NAMES}`)
   if (!isValidKey(collection, key))
     throw new FoundryError('INVALID_INPUT', `Invalid ${collection} key ${JSON.stringify(key)}: expected ${isKernelCollection(collection) ? SHAPES[collection] : NAMES}`)
 }

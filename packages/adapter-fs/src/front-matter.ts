@@ -19,7 +19,7 @@ import { FormatError } from './format-error.js'
  * writes them. Whatever is read is then checked against the kernel's schema.
  */
 
-const FACT_KEYS = ['id', 'title', 'type', 'scope', 'tags', 'confidence', 'source', 'created', 'expires', 'supersedes', 'supersededBy', 'status', 'forgotten', 'forgottenReason'] as const
+const FACT_KEYS = ['id', 'title', 'type', 'scope', 'tags', 'confidence', 'source', 'author', 'created', 'expires', 'supersedes', 'supersededBy', 'status', 'forgotten', 'forgottenReason'] as const
 const FACT_DEFAULTS = { scope: 'project', confidence: 'medium', source: 'conversation', status: 'active' } as const
 const factCheck = validator(FactSchema)
 const runbookCheck = validator(RunbookSchema)
@@ -44,7 +44,7 @@ export function markdownToFact(text: string, at: ReadContext): Fact {
   const id = data.id ?? at.key
   if (String(id) !== at.key) throw new FormatError(`id ${String(id)} does not match the file name ${at.file}; make them agree`)
   fact.id = at.key
-  for (const key of ['title', 'type', 'scope', 'confidence', 'source', 'status', 'supersedes', 'supersededBy', 'forgottenReason'] as const) fact[key] = scalarText(data[key])
+  for (const key of ['title', 'type', 'scope', 'confidence', 'source', 'author', 'status', 'supersedes', 'supersededBy', 'forgottenReason'] as const) fact[key] = scalarText(data[key])
   for (const [key, value] of Object.entries(FACT_DEFAULTS)) fact[key] ??= value
   fact.tags = tagList(data.tags)
   fact.created = data.created == null ? at.modified().toISOString() : timestamp(data.created)

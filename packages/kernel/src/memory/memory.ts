@@ -101,10 +101,15 @@ const factInput = validator(FactInputSchema)
 const searchInput = validator(SearchInputSchema)
 const forgetInput = validator(ForgetInputSchema)
 
+/** How a fact is written besides its input: who writes it (a team server's token name), kept in the fact's `author`. */
+export interface FactWriteOptions {
+  author?: string
+}
+
 /** The memory service: facts written, found, indexed and listed. */
 export interface MemoryService {
   /** `memory_write`: validate, deduplicate, supersede, store, rebuild the index. Throws INVALID_INPUT naming the field. */
-  write(input: unknown): Promise<WriteResult>
+  write(input: unknown, options?: FactWriteOptions): Promise<WriteResult>
   /**
    * `memory_search`: the active facts matching the query, best first, as the seed's blocks. A query
    * of fact ids only (`fact-0012 fact-0031`) returns those facts whatever their status, each not
@@ -293,13 +298,14 @@ export function createMemory(ctx: PluginHost): MemoryService {
     await retriever.apply({ revision, reset: true, upsert: active.map(toRetrievalDoc), remove: [] })
   }
 
-  async function write(raw: unknown): Promise<WriteResult> {
+  async function write(raw: unknown, options?: FactWriteOptions): Promise<WriteResult> {
     const input: FactInput = factInput.parse(raw, 'memory_write input')
     const before = await retriever.revision()
     const outcome = await storage.exclusive(async () => {
       const revision = await storage.revision('facts')
       const facts = await loadFacts()
       const plan = planWrite(input, facts, ctx.now())
+      if (plan.action !== 'duplicate' && options?.author) plan.fact.author = options.author
       if (plan.action === 'duplicate') return { plan, revision, after: revision, index: undefined, stale: undefined }
       // The new fact first, then the old one marked: a crash in between leaves the new fact naming
       // the old in `supersedes`, and every reader (the fact set, the retriever sync) repairs that.

@@ -37,6 +37,8 @@ export const FactSchema = Type.Object(
     tags: Tags,
     confidence: ConfidenceSchema,
     source: Source,
+    /** Who wrote it, when known: the name of the team server's token that wrote it (`source` says where the fact comes from). */
+    author: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     created: Type.String({ minLength: 10, description: 'ISO 8601 timestamp' }),
     expires: Type.Optional(Expires),
     supersedes: Type.Optional(FactId),

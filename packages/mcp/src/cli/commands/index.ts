@@ -11,6 +11,7 @@ import { runbookCommand } from './runbook.js'
 import { runbooksCommand } from './runbooks.js'
 import { searchCommand } from './search.js'
 import { showCommand } from './show.js'
+import { tokenCommand } from './token.js'
 import { tokensCommand } from './tokens.js'
 import { exportCommand, importCommand } from './transfer.js'
 import { validateCommand } from './validate.js'
@@ -37,4 +38,5 @@ export const COMMANDS: Array<() => Command> = [
   exportCommand,
   importCommand,
   mcpCommand,
+  tokenCommand,
 ]

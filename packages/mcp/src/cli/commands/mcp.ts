@@ -1,15 +1,27 @@
 import { Command } from 'commander'
 import { action } from '../context.js'
 
-/** `foundry mcp`: the MCP server over stdio, for the project at the root. */
+/** `foundry mcp`: the MCP server over stdio, for the project at the root; with `--http`, a team server over Streamable HTTP. */
 export function mcpCommand(): Command {
   return new Command('mcp')
     .description('Serve the foundry MCP server over stdio (what .mcp.json starts); stdout carries protocol messages only')
+    .option('--http', 'serve over Streamable HTTP instead, many clients at once (team mode; tokens from foundry token create or FOUNDRY_TOKENS)')
+    .option('--host <address>', 'with --http: the address to bind (default 127.0.0.1; any other needs a token)')
+    .option('--port <n>', 'with --http: the port (default 7411; 0 picks a free one)')
+    .option('--allow-host <name>', 'with --http: another Host name clients may use (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .action(
-      action(async (ctx) => {
+      action(async (ctx, options: { http?: boolean; host?: string; port?: string; allowHost?: string[] }) => {
+        const hooks = process.env.FOUNDRY_HOOK_SERVER !== 'off'
+        if (options.http) {
+          const { serveFoundryHttp } = await import('../../http/foundry.js')
+          const port = options.port === undefined ? 7411 : Number(options.port)
+          if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, got ${options.port}`)
+          await serveFoundryHttp({ open: ctx.project, hooks, port, ...(options.host && { host: options.host }), ...(options.allowHost && { hostnames: options.allowHost }) })
+          process.exit(0)
+        }
         const { serveStdio } = await import('../../stdio.js')
         // The session's hooks are answered from this process too, unless the user turned hook servers off.
-        await serveStdio({ open: ctx.project, hooks: process.env.FOUNDRY_HOOK_SERVER !== 'off' })
+        await serveStdio({ open: ctx.project, hooks })
         // The client has gone and the project is closed: leave now, whatever handle (stdin, a lock timer) is still open.
         process.exit(0)
       }),

@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { request } from 'node:http'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+
+/** A server started with `--http` on a free loopback port: its URL, its stderr so far, and how it exited. */
+export interface HttpProcess {
+  url: string
+  child: ChildProcess
+  stderr(): string
+  exited: Promise<number | null>
+  /** SIGTERM, then wait for the exit code (SIGKILL after 20 s). */
+  stop(): Promise<number | null>
+}
+
+/** Spawn `node <bin> <args>` and wait (at most 20 s) for its "serving MCP over HTTP at <url>" line. */
+export async function startHttp(bin: string, args: string[], env: Record<string, string | undefined> = {}): Promise<HttpProcess> {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+  let stderr = ''
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  child.stdout!.on('data', () => {})
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL after 20 s; stderr: ${stderr}`)), 20_000)
+    const look = () => {
+      const match = /serving MCP over HTTP at (\S+)/.exec(stderr)
+      if (match) {
+        clearTimeout(timer)
+        resolve(match[1]!)
+      }
+    }
+    child.stderr!.on('data', look)
+    void exited.then((code) => {
+      clearTimeout(timer)
+      reject(new Error(`exited ${code} before listening; stderr: ${stderr}`))
+    })
+  })
+  return {
+    url,
+    child,
+    stderr: () => stderr,
+    exited,
+    async stop() {
+      child.kill('SIGTERM')
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+      const code = await exited
+      clearTimeout(killer)
+      return code
+    },
+  }
+}
+
+/** The SDK's own client over Streamable HTTP, with a bearer token when given. */
+export async function httpClient(url: string, token?: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {})
+  const client = new Client({ name: 'foundry-http-test', version: '1.0.0' })
+  await client.connect(transport)
+  return client
+}
+
+/** One raw HTTP request (node:http, so any Host header can be sent): the status and the body. */
+export function rawPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  const target = new URL(url)
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, timeout: 10_000 },
+      (res) => {
+        let text = ''
+        res.on('data', (d: Buffer) => (text += d.toString()))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+      },
+    )
+    req.on('error', reject)
+    req.on('timeout', () => req.destroy(new Error('timed out')))
+    req.end(JSON.stringify(body))
+  })
+}
+
+export const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }

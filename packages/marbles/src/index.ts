@@ -44,3 +44,4 @@ export { SESSIONS, type SessionRef, type SessionRecord } from './agents/sessions
 export { openHost, PAGE_CHARS, type MarblesHost, type MarblesHostOptions } from './mcp/host.js'
 export { createMarblesServer } from './mcp/server.js'
 export { serveMarblesStdio } from './mcp/stdio.js'
+export { serveMarblesHttp, type ServeMarblesHttpOptions } from './mcp/http.js'

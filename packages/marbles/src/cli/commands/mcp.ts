@@ -12,9 +12,14 @@ export function mcpCommand(): Command {
   return new Command('mcp')
     .description('Serve the MCP tools list_config, dispatch_workflow, dispatch_agent, get_run and cancel_run over stdio (stdout carries MCP only)')
     .option('--harness <provider[=command]>', 'offer only this provider (repeatable), or set a CLI harness executable: claude-code=/path/to/claude', (value: string, all: string[] = []) => [...all, value])
-    .action(async (options: { harness?: string[] }, command: Command) => {
+    .option('--http', 'serve over Streamable HTTP instead, many clients at once (team mode; tokens from foundry token create or FOUNDRY_TOKENS)')
+    .option('--host <address>', 'with --http: the address to bind (default 127.0.0.1; any other needs a token)')
+    .option('--port <n>', 'with --http: the port (default 7412; 0 picks a free one)')
+    .option('--allow-host <name>', 'with --http: another Host name clients may use (repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .action(async (options: { harness?: string[]; http?: boolean; host?: string; port?: string; allowHost?: string[] }, command: Command) => {
       const global = command.optsWithGlobals<GlobalOptions & { harness?: string[] }>()
       const root = resolve(global.root ?? process.env.FOUNDRY_ROOT ?? findProjectRoot(process.cwd()) ?? process.cwd())
+      if (options.http) return serveHttp(root, global, options)
       const { serveMarblesStdio } = await import('../../mcp/stdio.js')
       try {
         await serveMarblesStdio({
@@ -31,4 +36,28 @@ export function mcpCommand(): Command {
         fail(error, global.debug)
       }
     })
+}
+
+/** `marbles mcp --http`: the team server (mcp/http.ts); a failure to start is one line and exit 1. */
+async function serveHttp(root: string, global: GlobalOptions, options: { harness?: string[]; host?: string; port?: string; allowHost?: string[] }): Promise<void> {
+  try {
+    const port = options.port === undefined ? 7412 : Number(options.port)
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, got ${options.port}`)
+    const { serveMarblesHttp } = await import('../../mcp/http.js')
+    await serveMarblesHttp({
+      root,
+      port,
+      ...(options.host && { host: options.host }),
+      ...(options.allowHost && { hostnames: options.allowHost }),
+      ...(global.source !== undefined && { source: global.source }),
+      ...(global.state !== undefined && { state: global.state }),
+      ...(global.artifacts !== undefined && { artifacts: global.artifacts }),
+      ...(options.harness && { harness: options.harness }),
+      ...(global.dryRun && { dryRun: true }),
+      ...(process.env.MARBLES_KILL_GRACE_MS && { killGraceMs: Number(process.env.MARBLES_KILL_GRACE_MS) }),
+    })
+    process.exit(0)
+  } catch (error) {
+    fail(error, global.debug)
+  }
 }

@@ -1,0 +1,59 @@
+import { keepServing, loadTokens, onStopSignal, serveHttp, stderrLog, type HttpServer } from '@foundry/mcp'
+import { openHost, type MarblesHostOptions } from './host.js'
+import { createMarblesServer } from './server.js'
+
+export interface ServeMarblesHttpOptions extends MarblesHostOptions {
+  host?: string
+  port?: number
+  /** More Host names clients may use (`--allow-host`). */
+  hostnames?: string[]
+  /** How long SIGTERM waits for calls in flight. Default 10 s. */
+  deadlineMs?: number
+  log?: (line: string) => void
+  onListening?: (server: HttpServer) => void
+}
+
+/**
+ * `marbles mcp --http`: the five tools over Streamable HTTP for many clients at once, one engine
+ * behind them, the same lifecycle and tokens as `foundry mcp --http` (`.foundry/tokens.json` under
+ * the root, or `FOUNDRY_TOKENS`): list_config and get_run need read, dispatch and cancel need run.
+ * Each tool call is one `mcp.tool_call` event naming the token. SIGINT/SIGTERM: no new requests,
+ * calls in flight finished (up to the deadline), then the runs still going are cancelled (part 1's
+ * reconciliation) and the engine and the state closed.
+ */
+export async function serveMarblesHttp(options: ServeMarblesHttpOptions): Promise<void> {
+  const log = options.log ?? stderrLog('marbles')
+  keepServing(log)
+  const tokens = loadTokens(options.root)
+  const host = await openHost(options)
+  let server: HttpServer
+  try {
+    server = await serveHttp({
+      name: 'marbles',
+      ...(options.host !== undefined && { host: options.host }),
+      ...(options.port !== undefined && { port: options.port }),
+      ...(options.hostnames && { hostnames: options.hostnames }),
+      tokens,
+      log,
+      session: () => createMarblesServer(host),
+      onCall: (call) => void host.state.kernel.record('mcp.tool_call', { ...call }),
+    })
+  } catch (error) {
+    await host.close().catch(() => {})
+    throw error
+  }
+  options.onListening?.(server)
+  await new Promise<void>((resolve) =>
+    onStopSignal((signal) => {
+      log(`${signal}: stopping (new requests refused, calls in flight get ${options.deadlineMs ?? 10_000} ms)`)
+      void server
+        .close(options.deadlineMs)
+        .then(async () => {
+          const going = host.engine.active()
+          if (going.length) log(`shutting down: cancelling ${going.length} run(s) still going (${going.join(', ')})`)
+          await host.close().catch((error: unknown) => log(`closing the engine failed: ${(error as Error).message}`))
+        })
+        .then(resolve)
+    }),
+  )
+}

@@ -1,0 +1,127 @@
+// `marbles mcp --http`: the built bin on a loopback port, the SDK's own StreamableHTTPClientTransport.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { request } from 'node:http'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { AGENTS, BIN, FAKE_BIN, HERE, newProject, until } from './helpers.js'
+
+const TOKENS = 'rita:read:read-secret-1,rex:run:run-secret-2'
+const children: ChildProcess[] = []
+
+async function serve(root: string, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [BIN, '--root', root, '--source', AGENTS, 'mcp', '--http', '--port', '0'], {
+    cwd: HERE,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PATH: `${FAKE_BIN}:${process.env.PATH}`, MARBLES_KILL_GRACE_MS: '400', ...env },
+  })
+  children.push(child)
+  let stderr = ''
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+  child.stdout!.on('data', () => {})
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const url = await until(() => /serving MCP over HTTP at (\S+)/.exec(stderr)?.[1], 20_000, `the URL (stderr: ${stderr})`)
+  return { url, child, exited, stderr: () => stderr }
+}
+
+async function client(url: string, token?: string) {
+  const c = new Client({ name: 'marbles-http-test', version: '0.0.0' })
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}))
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = (await c.callTool({ name, arguments: args })) as CallToolResult
+    return { error: result.isError ? (result.content[0] as { text: string }).text : undefined, data: (result.structuredContent ?? {}) as Record<string, any> }
+  }
+  return { client: c, call }
+}
+
+test.after.each(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL')
+})
+
+test('several clients at once; roles per tool (read: list_config, get_run; run: dispatch, cancel); tools/list filtered; 401 without a token; events name the token', async () => {
+  const root = await newProject('fs')
+  const server = await serve(root, { FOUNDRY_TOKENS: TOKENS })
+  let refused: unknown
+  await client(server.url).catch((error: unknown) => (refused = error))
+  assert.ok(refused, 'no token: the client cannot connect')
+  await client(server.url, 'run-secret-x').catch((error: unknown) => (refused = String(error)))
+  assert.match(String(refused), /401|Unauthorized/i)
+
+  const [reader, runner, second] = await Promise.all([client(server.url, 'read-secret-1'), client(server.url, 'run-secret-2'), client(server.url, 'run-secret-2')])
+  assert.equal((await reader.client.listTools()).tools.map((t) => t.name), ['list_config', 'get_run'])
+  assert.equal((await runner.client.listTools()).tools.map((t) => t.name), ['list_config', 'dispatch_workflow', 'dispatch_agent', 'get_run', 'cancel_run'])
+  for (const name of ['dispatch_workflow', 'dispatch_agent', 'cancel_run']) {
+    const r = await reader.call(name, {})
+    assert.match(r.error ?? '', `${name} refused: the token rita has role read; ${name} needs run`)
+  }
+  const acks = await Promise.all([runner, second].map((c, i) => c.call('dispatch_workflow', { name: 'hello', input: { who: `ada${i}` } })))
+  for (const ack of acks) {
+    assert.is(ack.error, undefined)
+    const done = await until(async () => {
+      const r = await reader.call('get_run', { runId: ack.data.runId })
+      return r.data.status === 'completed' ? r : undefined
+    }, 20_000, 'the run to complete')
+    assert.match(JSON.stringify(done.data.output), /hello ada/)
+  }
+  await Promise.all([reader, runner, second].map((c) => c.client.close()))
+  server.child.kill('SIGTERM')
+  assert.is(await server.exited, 0)
+  const events = findEvents(root)
+  assert.ok(events.some((e) => e.kind === 'mcp.tool_call' && e.data?.token === 'rex' && e.data.tool === 'dispatch_workflow' && e.data.status === 'ok'), JSON.stringify(events.slice(-5)))
+  assert.ok(events.some((e) => e.kind === 'mcp.tool_call' && e.data?.token === 'rita' && e.data.tool === 'cancel_run' && e.data.status === 'refused'))
+  assert.not.match(JSON.stringify(events) + server.stderr(), /secret-/)
+})
+
+test('a non-loopback address without a token is refused at start-up; a bad Host gets 403', async () => {
+  const root = await newProject('fs')
+  const child = spawn(process.execPath, [BIN, '--root', root, '--source', AGENTS, 'mcp', '--http', '--host', '0.0.0.0', '--port', '0'], { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FOUNDRY_TOKENS: '' } })
+  let stderr = ''
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  assert.is(code, 1)
+  assert.match(stderr, /--host 0\.0\.0\.0 is not a loopback address and no token is configured/)
+
+  const server = await serve(root)
+  const port = new URL(server.url).port
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host: `attacker.example:${port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+      res.resume()
+      resolve(res.statusCode ?? 0)
+    })
+    req.on('error', reject)
+    req.end('{}')
+  })
+  assert.is(status, 403)
+})
+
+test('SIGTERM with a run in flight: the server stops taking requests, cancels the run as part 1 reconciles, closes the engine, exits 0', async () => {
+  const root = await newProject('fs')
+  const server = await serve(root)
+  const c = await client(server.url)
+  const ack = await c.call('dispatch_workflow', { name: 'waits' })
+  await until(async () => (await c.call('get_run', { runId: ack.data.runId })).data.status === 'running', 10_000, 'running')
+  const pending = c.call('get_run', { runId: ack.data.runId })
+  server.child.kill('SIGTERM')
+  await pending.catch(() => undefined)
+  assert.is(await server.exited, 0)
+  assert.match(server.stderr(), /SIGTERM: stopping/)
+  assert.match(server.stderr(), /cancelling 1 run\(s\) still going/)
+})
+
+function findEvents(root: string): Array<{ kind: string; data?: Record<string, unknown> }> {
+  const out: Array<{ kind: string; data?: Record<string, unknown> }> = []
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(dir, entry.name))
+      else if (entry.name === 'events.jsonl') for (const line of readFileSync(join(dir, entry.name), 'utf8').split('\n')) if (line.trim()) out.push(JSON.parse(line))
+    }
+  }
+  walk(join(root, '.foundry'))
+  return out
+}
+
+test.run()

@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join } from 'node:path'
 import Database from 'better-sqlite3'
 import { createConnection, type Connection } from './connection.js'
 import { translate } from './errors.js'
@@ -44,8 +45,12 @@ export function openTarget(target: SqliteTarget, options: OpenOptions = {}): Ope
   const file = target.path
   let db: Database.Database | undefined
   try {
-    if (file !== ':memory:' && file !== '') mkdirSync(dirname(file), { recursive: true })
-    db = new Database(file, { timeout })
+    const onDisk = file !== ':memory:' && file !== ''
+    if (onDisk) mkdirSync(dirname(file), { recursive: true })
+    // A file this process cannot write, or in a folder it cannot write (SQLite makes its -wal and
+    // -shm there), is opened read-only: reads work, and a write says why it cannot.
+    const readOnly = onDisk && existsSync(file) && !(isWritable(file) && isWritable(dirname(file)))
+    db = readOnly ? openReadOnly(file, timeout) : new Database(file, { timeout })
     const connection = prepare(db, file, timeout)
     const owned = db
     return {
@@ -65,10 +70,46 @@ function prepare(db: Database.Database, file: string, timeout: number): Connecti
   try {
     db.pragma(`busy_timeout = ${timeout}`)
     // The first statement reads the header: a file that is not SQLite fails here, as CORRUPT.
-    db.pragma('journal_mode = WAL')
+    db.pragma(db.readonly ? 'journal_mode' : 'journal_mode = WAL')
     migrate(db, file)
     return createConnection(db, file, timeout)
   } catch (error) {
     throw translate(error, file)
   }
 }
+
+function isWritable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Open an existing file read-only. A WAL database needs its -shm file beside it, which a read-only
+ * folder cannot hold: then a copy of the file (and its -wal) in the system's temporary folder is
+ * opened read-only instead, so reads see the data as it was when it was opened. Copies are removed
+ * when the process exits.
+ */
+function openReadOnly(file: string, timeout: number): Database.Database {
+  const db = new Database(file, { readonly: true, fileMustExist: true, timeout })
+  try {
+    db.pragma('schema_version') // the first read: opens the -wal and -shm, or fails for want of them
+    return db
+  } catch (error) {
+    db.close()
+    if (!/^SQLITE_(CANTOPEN|READONLY|IOERR)/.test((error as { code?: string }).code ?? '')) throw error
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'foundry-readonly-'))
+  if (!copies.length) process.once('exit', () => copies.forEach((d) => rmSync(d, { recursive: true, force: true })))
+  copies.push(dir)
+  const copy = join(dir, basename(file))
+  copyFileSync(file, copy)
+  if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`)
+  return new Database(copy, { readonly: true, fileMustExist: true, timeout })
+}
+
+/** Temporary folders holding read-only copies, removed at exit. */
+const copies: string[] = []

@@ -1,7 +1,7 @@
 // @foundry/mcp: the foundry MCP server, its tool table and resources; the CLI is the `foundry` bin.
 // Opening a project (finding it, reading .foundry/config.json, choosing adapters) is `@foundry/project`'s.
 export { createServer, INSTRUCTIONS, type ServerOptions } from './server.js'
-export { serveStdio, type ServeStdioOptions } from './stdio.js'
+export { serveStdio, FoundryStdioTransport, MAX_MESSAGE_BYTES, READ_PAUSE_AT, READ_RESUME_AT, type ServeStdioOptions } from './stdio.js'
 export { keepServing, onStopSignal, projectOpener, stderrLog, type ProjectOpener } from './lifecycle.js'
 export { serveHttp, isLoopback, MCP_PATH, LOCAL, type HttpServeOptions, type HttpServer } from './http/serve.js'
 export { serveFoundryHttp, authored, type ServeFoundryHttpOptions } from './http/foundry.js'

@@ -72,7 +72,7 @@ export const READ_RESUME_AT = 32
 
 /**
  * Newline-delimited JSON-RPC on stdin/stdout, as the SDK's stdio transport, with what a server that
- * reads untrusted input needs:
+ * reads untrusted input needs (`foundry mcp` and `marbles mcp` both serve over it):
  * - Backpressure: past `READ_PAUSE_AT` unanswered requests it stops reading stdin, so a client that
  *   sends thousands at once waits in its pipe rather than in this process's memory.
  * - A line over `MAX_MESSAGE_BYTES` is dropped as it streams in (never buffered whole) and refused
@@ -83,7 +83,7 @@ export const READ_RESUME_AT = 32
  *   client may send its last request and close stdin at once (`printf '…' | foundry mcp`), and still
  *   deserves the answer.
  */
-class FoundryStdioTransport implements Transport {
+export class FoundryStdioTransport implements Transport {
   onmessage?: Transport['onmessage']
   onerror?: Transport['onerror']
   onclose?: Transport['onclose']

@@ -1,6 +1,6 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js'
+// One stdio lifecycle for both servers: `foundry mcp`'s transport (backpressure, message limits,
+// closing on stdin's end once every request read is answered).
+import { FoundryStdioTransport } from '@foundry/mcp'
 import { openHost, type MarblesHostOptions } from './host.js'
 import { createMarblesServer } from './server.js'
 
@@ -32,52 +32,6 @@ export async function serveMarblesStdio(options: MarblesHostOptions & { log?: (l
     process.on('SIGTERM', close)
     server.onclose = close
   })
-  await server.connect(new DrainingStdioTransport())
+  await server.connect(new FoundryStdioTransport(log))
   await closed
-}
-
-/**
- * The SDK's stdio transport, closing when stdin ends but only once every request read so far has its
- * response written (`printf '…' | marbles mcp` still gets its answers). The same lifecycle as `foundry mcp`.
- */
-class DrainingStdioTransport implements Transport {
-  onmessage?: Transport['onmessage']
-  onerror?: Transport['onerror']
-  onclose?: Transport['onclose']
-  private readonly inner = new StdioServerTransport()
-  private unanswered = 0
-  private ended = false
-
-  constructor() {
-    this.inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
-      if ('method' in message && 'id' in message) this.unanswered++
-      this.onmessage?.(message, extra)
-    }
-    this.inner.onerror = (error) => this.onerror?.(error)
-    this.inner.onclose = () => this.onclose?.()
-  }
-
-  async start(): Promise<void> {
-    await this.inner.start()
-    process.stdin.once('end', () => {
-      this.ended = true
-      this.closeWhenAnswered()
-    })
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    await this.inner.send(message)
-    if (!('method' in message) && 'id' in message) {
-      this.unanswered--
-      this.closeWhenAnswered()
-    }
-  }
-
-  close(): Promise<void> {
-    return this.inner.close()
-  }
-
-  private closeWhenAnswered(): void {
-    if (this.ended && this.unanswered <= 0) void this.close()
-  }
 }

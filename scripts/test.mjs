@@ -58,7 +58,7 @@ if (unbuilt.length) {
 const gates = only.length
   ? []
   : [
-      { title: 'typecheck', gate: true, start: () => run(pnpm, ['-r', '--workspace-concurrency=1', '--filter', './packages/*', 'run', 'typecheck'], root) },
+      { title: 'typecheck', gate: true, start: () => run(pnpm, ['-r', '--no-bail', '--workspace-concurrency=1', '--filter', './packages/*', 'run', 'typecheck'], root) },
       { title: 'exports', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'check-exports.mjs')], root) },
     ]
 const LONGEST = ['mcp', 'marbles', 'hooks', 'adapter-sqlite', 'adapter-fs', 'kernel', 'project']

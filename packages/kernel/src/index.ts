@@ -40,7 +40,7 @@ export { ARTIFACT_MAX_BYTES, JSON_MAX_DEPTH, READ_FULL_MAX_BYTES, measureJson, a
 export { blackboardPlugin, sanitizeName, NAME_MAX_CHARS, ENCODED_NAME_MAX_CHARS, serializeArtifact, summaryLine, type BlackboardService, type BlackboardWriteResult, type BlackboardReadResult, type ArtifactSummary } from './blackboard.js'
 export { tokensPlugin, type TokenService, type TokenReport, type TokenFigures } from './token-report.js'
 export { firewallPlugin, HANDOFF_CONTRACT, FIREWALL_WAVE, FIREWALL_FACTOR, type FirewallService, type FirewallInput, type FirewallDecision, type FirewallOutcome } from './firewall.js'
-export { promptContextPlugin, type PromptContextService, type PromptContext, type RelevantFact } from './prompt/prompt-context.js'
+export { promptContextPlugin, MEMORY_OPEN, MEMORY_CLOSE, MEMORY_FRAME_NOTE, type PromptContextService, type PromptContext, type RelevantFact } from './prompt/prompt-context.js'
 export { promptQuery, PROMPT_FILLER } from './prompt/prompt-query.js'
 
 // Schemas beside their types.
@@ -85,4 +85,4 @@ export { validator, fieldName, type Validator } from './schema/validate.js'
 
 // Small domain helpers that adapters and consumers share.
 export { estimateTokens, utf8Bytes } from './tokens.js'
-export { dayOf, isActive, renderFactBlock, factId, factNumber } from './memory/facts.js'
+export { dayOf, isActive, renderFactBlock, quoteFactText, factId, factNumber } from './memory/facts.js'

@@ -37,14 +37,27 @@ export function compareForIndex(a: Fact, b: Fact): number {
   )
 }
 
-/** One search hit as the seed shows it. */
+/**
+ * One search hit as the seed shows it. Facts are written by agents that can be wrong or
+ * prompt-injected, so what could break the frame a fact is shown in is neutralised (`quoteFactText`);
+ * an ordinary fact reads exactly as the seed shows it.
+ */
 export function renderFactBlock(fact: Fact): string {
   return [
     `### ${fact.id} · ${fact.type} · confidence ${fact.confidence}`,
-    `**${fact.title}**`,
-    fact.body.trim(),
-    `_source: ${fact.source} · scope: ${fact.scope}_`,
+    `**${quoteFactText(fact.title)}**`,
+    quoteFactText(fact.body.trim()),
+    `_source: ${quoteFactText(fact.source)} · scope: ${fact.scope}_`,
   ].join('\n')
+}
+
+/**
+ * A fact's text made unable to close or fake the frame around it: `</` becomes `<\/` (no closing tag,
+ * `</system>` or `</foundry-memory>`, survives), and a line opening with a code fence (```, ~~~) or a
+ * markdown heading (`### fact-0099 …`, a forged block) gets a backslash first. Nothing else changes.
+ */
+export function quoteFactText(text: string): string {
+  return text.replace(/<\//g, '<\\/').replace(/^([ \t]{0,3})(`{3,}|~{3,}|#{1,6}(?=[ \t]|$))/gm, '$1\\$2')
 }
 
 export function toRetrievalDoc(fact: Fact): RetrievalDoc {

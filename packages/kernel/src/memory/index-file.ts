@@ -1,7 +1,7 @@
 import type { Fact } from '../schema/fact.js'
 import { estimateTokens } from '../tokens.js'
 import { createFactSet, type FactSet } from './fact-set.js'
-import { isActive } from './facts.js'
+import { isActive, quoteFactText } from './facts.js'
 
 export interface MemoryIndex {
   /** The markdown of `memory/INDEX.md`. */
@@ -36,7 +36,8 @@ export function indexOfSet(set: FactSet, budget: number, today: string): MemoryI
     if (!isActive(fact, today)) continue
     const heading = fact.type !== group ? `\n## ${fact.type}\n` : ''
     const scope = fact.scope === 'project' ? '' : ` · ${fact.scope}`
-    const line = `${heading}- ${fact.id} · ${fact.confidence} · ${fact.title}${scope}\n`
+    // A title cannot close a frame the index is shown in (`quoteFactText`); an ordinary one is unchanged.
+    const line = `${heading}- ${fact.id} · ${fact.confidence} · ${quoteFactText(fact.title)}${scope}\n`
     const more = listed + 1 < total
     if (estimateTokens(text + line + (more ? reserve : '')) > budget) break
     text += line

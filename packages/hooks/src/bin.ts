@@ -3,6 +3,7 @@ import { findProject } from '@foundry/project/find'
 import { EXIT_ERROR, EXIT_OK, errorLine, parseJsonObject, readStdin } from './io.js'
 import { HOOK_NAMES, isHookName, SERVED_HOOKS, type HookName } from './names.js'
 import { askServer, type HookAnswer } from './socket.js'
+import { askTeam } from './team.js'
 
 /**
  * `foundry-hook <hook>`: the command a Claude Code hook runs. Reads the event JSON on stdin, prints
@@ -32,7 +33,8 @@ async function main(): Promise<void> {
     process.exitCode = EXIT_ERROR
     return
   }
-  const result = (await served(name, stdin)) ?? (await inProcess(name, stdin))
+  // A team server first (FOUNDRY_URL), then the project's hook server, then this process; none blocks the prompt.
+  const result = (await askTeam(name, stdin, process.env, (line) => process.stderr.write(`foundry-hook: ${line}\n`))) ?? (await served(name, stdin)) ?? (await inProcess(name, stdin))
   process.stdout.write(result.stdout)
   process.stderr.write(result.stderr)
   process.exitCode = result.exitCode === EXIT_OK ? EXIT_OK : EXIT_ERROR // never 2, whoever answered

@@ -1,0 +1,62 @@
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import type { HookName } from './names.js'
+import { SERVED_HOOKS } from './names.js'
+import { parseAnswer, type HookAnswer } from './socket.js'
+
+/** How long `foundry-hook` waits for a team server before answering locally (`FOUNDRY_HOOK_TIMEOUT_MS` to change). */
+export const TEAM_TIMEOUT_MS = 1500
+
+/**
+ * Ask the team server named by `FOUNDRY_URL` (a `foundry mcp --http` URL, with or without `/mcp`),
+ * with the bearer token `FOUNDRY_TOKEN`, to answer a per-prompt hook: `POST <base>/hooks/<hook>` with
+ * the event JSON. Resolves `undefined`, never throws, when no URL is set, the hook is not a served
+ * one, or the server does not answer well within the timeout (down, 401, 5xx, a malformed answer):
+ * the caller then answers from the local project, or stays silent. `warn` gets one line saying why
+ * (the token never appears in it).
+ */
+export function askTeam(hook: HookName, stdin: string, env: NodeJS.ProcessEnv = process.env, warn: (line: string) => void = () => {}): Promise<HookAnswer | undefined> {
+  const url = env.FOUNDRY_URL
+  if (!url || !SERVED_HOOKS.has(hook)) return Promise.resolve(undefined)
+  let target: URL
+  try {
+    target = new URL(`${url.replace(/\/+$/, '').replace(/\/mcp$/, '')}/hooks/${hook}`)
+  } catch {
+    warn(`FOUNDRY_URL is not a URL (${url.slice(0, 100)}); set it to the team server's http://host:port`)
+    return Promise.resolve(undefined)
+  }
+  const timeoutMs = Number(env.FOUNDRY_HOOK_TIMEOUT_MS) > 0 ? Number(env.FOUNDRY_HOOK_TIMEOUT_MS) : TEAM_TIMEOUT_MS
+  return new Promise((resolve) => {
+    let done = false
+    const finish = (answer: HookAnswer | undefined, why?: string) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      if (why) warn(`team server ${target.origin} ${why}; answering locally`)
+      resolve(answer)
+      req.destroy()
+    }
+    const timer = setTimeout(() => finish(undefined, `did not answer within ${timeoutMs} ms`), timeoutMs)
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest
+    const req = send(
+      target,
+      { method: 'POST', headers: { 'content-type': 'application/json', ...(env.FOUNDRY_TOKEN && { authorization: `Bearer ${env.FOUNDRY_TOKEN}` }) } },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (d: string) => {
+          text += d
+          if (text.length > 4 * 1024 * 1024) finish(undefined, 'sent an answer over 4 MiB')
+        })
+        res.on('end', () => {
+          if (res.statusCode !== 200) return finish(undefined, `answered HTTP ${res.statusCode}${res.statusCode === 401 ? ' (check FOUNDRY_TOKEN)' : ''}`)
+          const answer = parseAnswer(text)
+          finish(answer, answer ? undefined : 'sent an answer this foundry-hook cannot read')
+        })
+        res.on('error', (error) => finish(undefined, `failed (${error.message})`))
+      },
+    )
+    req.on('error', (error) => finish(undefined, `cannot be reached (${(error as NodeJS.ErrnoException).code ?? error.message})`))
+    req.end(stdin)
+  })
+}

@@ -1,6 +1,6 @@
 // One stdio lifecycle for both servers: `foundry mcp`'s transport (backpressure, message limits,
 // closing on stdin's end once every request read is answered).
-import { FoundryStdioTransport } from '@foundry/mcp'
+import { FoundryStdioTransport, keepServing, onStopSignal, stderrLog } from '@foundry/mcp'
 import { openHost, type MarblesHostOptions } from './host.js'
 import { createMarblesServer } from './server.js'
 
@@ -11,9 +11,9 @@ import { createMarblesServer } from './server.js'
  * answer) or SIGINT/SIGTERM; then cancel the runs still going and close the engine and the state.
  */
 export async function serveMarblesStdio(options: MarblesHostOptions & { log?: (line: string) => void }): Promise<void> {
-  // stdout belongs to the protocol: what workspace modules or dependencies print goes to stderr.
-  console.log = console.info = console.debug = console.error
-  const log = options.log ?? ((line: string) => void process.stderr.write(`marbles: ${line}\n`))
+  const log = options.log ?? stderrLog('marbles')
+  // stdout belongs to the protocol (what workspace modules print goes to stderr); a stray exception is logged, not fatal.
+  keepServing(log)
   const host = await openHost(options)
   const server = createMarblesServer(host)
   const closed = new Promise<void>((resolve) => {
@@ -27,9 +27,7 @@ export async function serveMarblesStdio(options: MarblesHostOptions & { log?: (l
       await host.close().catch((error: unknown) => log(`closing the engine failed: ${(error as Error).message}`))
       resolve()
     }
-    // `on`, not `once`: signal-exit (under the fs storage's lock) re-raises a signal it believes nobody handles.
-    process.on('SIGINT', close)
-    process.on('SIGTERM', close)
+    onStopSignal(() => void close())
     server.onclose = close
   })
   await server.connect(new FoundryStdioTransport(log))

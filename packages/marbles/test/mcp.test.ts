@@ -1,4 +1,5 @@
 // `marbles mcp` end to end: the built bin over stdio, the MCP SDK's own Client, the fake CLIs on PATH.
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
@@ -138,6 +139,9 @@ test('dispatch_agent: an acknowledgement with its session; Claude Code gets foun
     assert.is(report.figures.usage?.runs[0]?.runId, ack.data.runId, 'token_report and foundry tokens include Marbles runs')
     assert.match(report.text, /marbles agent reviewer: 1 run, 460 input \+ 7 output tokens, \$0\.0123/)
     assert.match(report.accounting, new RegExp(`${ack.data.runId} +marbles reviewer: 460 in \\+ 7 out, \\$0\\.0123`))
+    const foundryBin = JSON.parse(argv[argv.indexOf('--mcp-config') + 1]).mcpServers.foundry.args[0] as string
+    const tokens = spawnSync(process.execPath, [foundryBin, 'tokens', '--root', root], { encoding: 'utf8' })
+    assert.match(tokens.stdout, /marbles agent reviewer: 1 run, 460 input \+ 7 output tokens, \$0\.0123/, `foundry tokens: ${tokens.stdout}${tokens.stderr}`)
     await project2.close()
 
     const next = await mcp.call('dispatch_agent', { prompt: 'And the refunds?', session: ack.data.session })
@@ -214,6 +218,16 @@ test('harness failures fail the run with their message; a timeout fails it; code
       assert.is(run.data.text, '"fine"')
       assert.ok(run.data.usage.inputTokens > 0)
     }
+    const hang = (await mcp.call('dispatch_agent', { prompt: '[scenario:hang]' })).data.runId as string
+    const project = await open(root)
+    const grandchild = await until(async () => {
+      const line = (await readJournal(project.storage, hang)).find((r) => r.type === 'log' && r.message.includes('grandchild')) as { message: string } | undefined
+      return line ? Number(/grandchild (\d+)/.exec(line.message)![1]) : undefined
+    }, 10_000, 'the hang to start')
+    await project.close()
+    const cancelled = await mcp.call('cancel_run', { runId: hang })
+    assert.is(cancelled.data.status, 'cancelled', 'cancel_run: the harness aborted, its tree killed after the grace period')
+    await until(() => !alive(grandchild), 5000, 'the grandchild to be killed')
     const mock = await mcp.settle((await mcp.call('dispatch_agent', { prompt: 'Say hi', provider: 'mock', maxTurns: 2 })).data.runId)
     assert.is(mock.data.status, 'completed')
     assert.is(mock.data.text, '[dry run] Say hi')

@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Project } from '@foundry/project'
-import { startHookServer, type StartedHooks } from './hook-server.js'
+import { keepServing, onStopSignal, projectOpener, stderrLog } from './lifecycle.js'
 import { createServer } from './server.js'
 
 export interface ServeStdioOptions {
@@ -22,46 +22,26 @@ export interface ServeStdioOptions {
  * project. Resolves once everything is closed.
  */
 export async function serveStdio(options: ServeStdioOptions): Promise<void> {
-  // stdout belongs to the protocol: anything a dependency prints goes to stderr instead.
-  console.log = console.info = console.debug = console.error
-  const log = options.log ?? ((line: string) => void process.stderr.write(`foundry: ${line}\n`))
-  // No stray exception ends the server: each request's own failure is its answer already, so one
-  // that escapes (a timer, a stream) is logged in one line and the other requests are served.
-  process.on('uncaughtException', (error) => log(`uncaught exception (still serving): ${oneLine(error)}`))
-  process.on('unhandledRejection', (reason) => log(`unhandled rejection (still serving): ${oneLine(reason)}`))
-  // The server calls this once, and again only after a failure; `opened` is what to close at the end.
-  let opened: Promise<Project> | undefined
-  let hooks: Promise<StartedHooks | undefined> | undefined
-  let closing = false
-  const open = async () => {
-    const project = await (opened = options.open())
-    if ((options.hooks ?? true) && !closing) hooks ??= startHookServer(project, log)
-    return project
-  }
-  const server = createServer({ kernel: async () => (await open()).kernel, log })
+  // The lifecycle every server shares (lifecycle.ts): stdout belongs to the protocol, no stray exception ends the process.
+  const log = options.log ?? stderrLog('foundry')
+  keepServing(log)
+  const project = projectOpener(options.open, { hooks: options.hooks ?? true, log })
+  const server = createServer({ kernel: async () => (await project.open()).kernel, log })
 
   const closed = new Promise<void>((resolve) => {
+    let closing = false
     const close = async () => {
       if (closing) return
       closing = true
       await server.close().catch(() => {})
-      await (await hooks)?.close().catch((error: unknown) => log(`closing the hook server failed: ${(error as Error).message}`))
-      await (await opened?.catch(() => undefined))
-        ?.close()
-        .catch((error: unknown) => log(`closing the project failed: ${(error as Error).message}`))
+      await project.close()
       resolve()
     }
-    process.once('SIGINT', close)
-    process.once('SIGTERM', close)
+    onStopSignal(() => void close())
     server.onclose = close
   })
   await server.connect(new FoundryStdioTransport(log))
   await closed
-}
-
-function oneLine(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}${error.stack?.split('\n')[1]?.replace(/^\s+/, ' ') ?? ''}` : String(error)
-  return text.replace(/\s+/g, ' ').slice(0, 500)
 }
 
 /** The largest JSON-RPC message `foundry mcp` reads (one line of stdin): a longer one is refused with an error, and the server goes on. */

@@ -92,12 +92,7 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
   function breakIfStale(): void {
     const link = lstatSync(path, { throwIfNoEntry: false })
     if (link && !link.isDirectory()) {
-      // A link or a file in the lock's place is no lock Foundry made (it never follows it): remove it.
-      try {
-        unlinkSync(path)
-      } catch {
-        // another waiter removed it first
-      }
+      removeQuietly(path) // a link or a file in the lock's place is no lock Foundry made: never followed
       return
     }
     if (!isAbandoned()) return
@@ -106,7 +101,9 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       // Another waiter is breaking it; a breaker left by a crash (a microsecond window) expires too.
-      if (isStale(breaker)) rmdirSync(breaker)
+      // A link or a file in its place is no breaker Foundry made: removed, never followed.
+      if (!lstatSync(breaker, { throwIfNoEntry: false })?.isDirectory()) removeQuietly(breaker)
+      else if (isStale(breaker)) rmdirSync(breaker)
       return
     }
     try {
@@ -239,6 +236,15 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
       queue = run.catch(() => {})
       return run
     },
+  }
+}
+
+/** Remove a file or link (never what a link points to); another waiter may have removed it first. */
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path)
+  } catch {
+    // gone already
   }
 }
 

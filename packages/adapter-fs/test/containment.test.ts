@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Fact } from '@foundry/kernel'
 import { test } from 'uvu'
@@ -58,6 +58,23 @@ test('a link in the write lock’s place (to a folder outside, or to nothing) is
     assert.ok(existsSync(join(outside, 'dir')) && readdirSync(join(outside, 'dir')).length === 0, 'the outside folder untouched')
     assert.is(readFileSync(join(outside, 'file'), 'utf8'), 'x')
     assert.not.ok(existsSync(join(cache, 'write.lock')), 'released')
+  }
+})
+
+test('a stale lock with a link in its breaker’s place: the link is removed, never followed, and the lock broken', async () => {
+  for (const target of ['dir', 'missing']) {
+    const root = tempRoot()
+    const outside = tempRoot()
+    const cache = join(root, '.foundry', 'cache')
+    mkdirSync(join(cache, 'write.lock'), { recursive: true })
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(join(cache, 'write.lock'), old, old) // its holder died a minute ago
+    mkdirSync(join(outside, 'dir'))
+    symlinkSync(join(outside, target), join(cache, 'write.lock.break'))
+    const s = fsStorage({ root, lock: { stale: 2000, timeout: 3000 } })
+    assert.is(await s.exclusive(async () => 'ran'), 'ran', target)
+    assert.ok(existsSync(join(outside, 'dir')), 'the outside folder untouched')
+    assert.is(lstatSync(join(cache, 'write.lock.break'), { throwIfNoEntry: false }), undefined, 'the link removed')
   }
 })
 

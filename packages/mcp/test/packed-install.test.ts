@@ -128,6 +128,10 @@ packed('foundry-hook prompt-context from the installed package injects the fact'
   const output = JSON.parse(run.stdout)
   assert.is(output.hookSpecificOutput.hookEventName, 'UserPromptSubmit')
   assert.match(output.hookSpecificOutput.additionalContext, FACT)
+  // The same bin as `npm i -g @foundry/mcp` links it: @foundry/mcp's foundry-hook runs @foundry/hooks'.
+  const fromMcp = spawnSync(process.execPath, [join(app, 'node_modules', '@foundry', 'mcp', 'bin', 'foundry-hook.js'), 'prompt-context'], { cwd: project, input: JSON.stringify(input), encoding: 'utf8' })
+  assert.is(fromMcp.status, 0, fromMcp.stderr)
+  assert.equal(JSON.parse(fromMcp.stdout), output)
 })
 
 packed('with better-sqlite3 added, the installed foundry opens SQLite', () => {

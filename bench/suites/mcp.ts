@@ -7,6 +7,7 @@ import { openProject } from '@foundry/project'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { seedFacts, syntheticFacts } from '../lib/corpus.js'
 import { latency, ms, sample } from '../lib/measure.js'
+import { teamMode } from './mcp-team.js'
 
 /** What this suite uses of the SDK's `Client`. */
 interface McpClient {
@@ -30,7 +31,7 @@ const BIN = join(dirname(mcpPackage), 'dist', 'bin', 'foundry.js')
 /** `foundry mcp` over stdio with the SDK client: memory_search round trips at 10k facts, start-up against bare node, and `foundry list` at 1k facts. */
 export const mcpSuite: Suite = {
   name: 'mcp',
-  about: '`foundry mcp` over stdio: memory_search round trip at 10k facts (SDK client), spawn+initialize vs bare node; `foundry list` at 1k facts vs bare node',
+  about: '`foundry mcp` over stdio and Streamable HTTP (team mode: round trip, throughput with 1/4/16 clients, foundry-hook via the team server): memory_search round trip at 10k facts (SDK client), spawn+initialize vs bare node; `foundry list` at 1k facts vs bare node',
   async run(ctx) {
     await searchRoundTrip(ctx)
     await startUp(ctx)
@@ -80,6 +81,8 @@ async function searchRoundTrip(ctx: BenchContext): Promise<void> {
   } finally {
     await client.close()
   }
+  // Team mode on the same project: the round trip over HTTP, throughput with 1, 4 and 16 clients, the hook via the server.
+  await teamMode(ctx, root, size)
 }
 
 async function startUp(ctx: BenchContext): Promise<void> {

@@ -40,7 +40,7 @@ export interface FsStorageOptions {
    * true; `false` skips every fsync. Turn off only for throwaway data (tests, seeding).
    */
   durable?: boolean
-  /** The exclusive section's lock: when a crashed holder's lock is broken, and how long to wait. */
+  /** The exclusive section's lock: when a crashed holder's lock is broken (a live one keeps it), and how long to wait. */
   lock?: LockOptions
   /**
    * The folder of derived state (change journals, parsed-record caches, retriever snapshots, the

@@ -7,8 +7,9 @@ import { FoundryError } from '@foundry/kernel'
 
 export interface LockOptions {
   /**
-   * A lock not refreshed for this long is taken for abandoned (its holder crashed) and broken.
-   * The holder refreshes it every `stale / 2` ms. Default 10 000; at least 2 000.
+   * A lock not refreshed for this long is broken once its holder is gone (no process with its pid
+   * and start time on this host; on its age alone for a holder on another host). The holder
+   * refreshes it every `stale / 2` ms. Default 10 000; at least 2 000.
    */
   stale?: number
   /** How long to wait for the section before throwing UNAVAILABLE. Default 30 000 ms. */

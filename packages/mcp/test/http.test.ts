@@ -73,7 +73,7 @@ test('auth: missing and wrong tokens get 401; a read token sees and calls only r
   assert.not.match(file, reader.slice(4), 'the secret is never stored')
   assert.match(file, /"sha256": "[0-9a-f]{64}"/)
   const server = await serve(root)
-  for (const headers of [{}, { authorization: 'Bearer fdy_wrong' }, { authorization: `Basic ${reader}` }]) {
+  for (const headers of [{} as Record<string, string>, { authorization: 'Bearer fdy_wrong' }, { authorization: `Basic ${reader}` }]) {
     const answer = await rawPost(server.url, INITIALIZE, headers)
     assert.is(answer.status, 401, JSON.stringify(headers))
   }

@@ -76,7 +76,7 @@ test('cron: five fields, ranges, steps, lists; the next minute that matches', ()
 })
 
 test('--help everywhere', () => {
-  for (const args of [['--help'], ['run', '--help'], ['watch', '--help'], ['runs', '--help'], ['cancel', '--help'], ['list', '--help'], ['serve', '--help']]) {
+  for (const args of [['--help'], ['run', '--help'], ['watch', '--help'], ['runs', '--help'], ['cancel', '--help'], ['list', '--help'], ['serve', '--help'], ['mcp', '--help']]) {
     const run = marbles(args)
     assert.is(run.code, 0, args.join(' '))
     assert.match(run.stdout, /Usage: marbles/)

@@ -33,7 +33,13 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
   keepServing(log)
   const project = projectOpener(options.open, { hooks: options.hooks ?? true, log })
   const opened = await project.open()
-  const tokens = loadTokens(opened.root)
+  let tokens: ReturnType<typeof loadTokens>
+  try {
+    tokens = loadTokens(opened.root)
+  } catch (error) {
+    await project.close()
+    throw error
+  }
   const kernels = new Map<string, Kernel>()
   const kernelOf = (name: string) => {
     let kernel = kernels.get(name)

@@ -12,8 +12,10 @@ import type { Principal, TokenStore } from './tokens.js'
 export const MCP_PATH = '/mcp'
 /** The largest request body read (as `foundry mcp`'s stdio line limit); a larger one gets 413 unread. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024
-/** Sessions open at once; past it a new client gets 503 until one closes. */
+/** Sessions open at once; past it a new client gets 503 until one closes or expires. */
 export const MAX_SESSIONS = 1024
+/** A session no request has used for this long is closed (a client that went away without DELETE). */
+export const SESSION_IDLE_MS = 30 * 60 * 1000
 
 export interface HttpServeOptions {
   /** The server's name in messages: foundry or marbles. */
@@ -30,6 +32,8 @@ export interface HttpServeOptions {
   onCall?: (call: ToolCallRecord) => void
   /** Other routes (the team hook endpoint): called after authentication; true when it answered. */
   route?: (req: IncomingMessage, res: ServerResponse, principal: Principal, body: () => Promise<Buffer>) => Promise<boolean>
+  /** How long an unused session is kept. Default `SESSION_IDLE_MS` (30 min). */
+  sessionIdleMs?: number
   /** More names clients may reach the server by (the Host header), e.g. the machine's name when bound to 0.0.0.0. */
   hostnames?: string[]
   log: (line: string) => void
@@ -68,7 +72,15 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
   if (!isLoopback(host) && !tokens)
     throw new FoundryError('INVALID_INPUT', `--host ${host} is not a loopback address and no token is configured: create one with foundry token create --role read --name <who>, or set FOUNDRY_TOKENS, or bind to 127.0.0.1`)
   const { log } = options
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server; principal: Principal }>()
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server; principal: Principal; used: number }>()
+  const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS
+  const sweeper = setInterval(() => {
+    const before = Date.now() - idleMs
+    for (const [id, session] of sessions) if (session.used < before) {
+      sessions.delete(id)
+      void session.server.close().catch(() => {})
+    }
+  }, Math.min(60_000, idleMs)).unref()
   const inFlight = { count: 0, changed: () => waiters.splice(0).forEach((w) => w()) }
   const waiters: Array<() => void> = []
   let stopping = false
@@ -105,6 +117,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
       const session = sessions.get(id)
       if (!session) return reply(res, 404, -32001, 'Session not found: initialize again')
       if (session.principal.name !== principal.name) return reply(res, 403, -32000, 'Forbidden: the session belongs to another token')
+      session.used = Date.now()
       if (req.method !== 'POST') return session.transport.handleRequest(req, res)
       const message = await parsed()
       return message === INVALID ? undefined : session.transport.handleRequest(req, res, message)
@@ -117,7 +130,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
     const server = options.session(principal)
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server, principal }),
+      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server, principal, used: Date.now() }),
       enableDnsRebindingProtection: true,
       allowedHosts,
       maxRequestBodySize: MAX_BODY_BYTES,
@@ -169,6 +182,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
     port,
     async close(deadlineMs = 10_000) {
       stopping = true
+      clearInterval(sweeper)
       http.close()
       http.closeIdleConnections()
       const until = Date.now() + deadlineMs

@@ -10,7 +10,10 @@ export const BODY_MAX_WORDS = 120
 export const SCOPE_PATTERN = '^(project|module:[A-Za-z0-9._/@-]+|vertical:[A-Za-z0-9._/@-]+)$'
 export const SOURCE_PATTERN = '^(adr-[0-9]{1,6}|conversation|code|external:\\S+)$'
 export const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
-export const FACT_ID_PATTERN = '^fact-[0-9]{4,}$'
+/** 4 to 15 digits: every fact number is exact in a JavaScript number (below 2^53), so no two ids ever collide. */
+export const FACT_ID_PATTERN = '^fact-[0-9]{4,15}$'
+/** The last fact number Foundry gives out (`fact-999999999999999`). */
+export const FACT_NUMBER_MAX = 999_999_999_999_999
 
 export const FactTypeSchema = Type.Enum([...FACT_TYPES], { description: 'decision | constraint | convention | domain | risk | metric | glossary' })
 export type FactType = (typeof FACT_TYPES)[number]

@@ -109,5 +109,17 @@ export const TokenReportOutputSchema = Type.Object({
   indexFirstTokens: Type.Integer({ description: 'The index-first path: the index' }),
   savingTokens: Type.Integer(),
   savingPercent: Type.Integer(),
+  usage: Type.Optional(
+    Type.Object(
+      {
+        runs: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'One agent run each (source, runId, agent, inputTokens, outputTokens, costUsd), newest first' }),
+        agents: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Totals by source and agent' }),
+        inputTokens: Type.Number(),
+        outputTokens: Type.Number(),
+        costUsd: Type.Number(),
+      },
+      { description: 'Agent runs (Marbles) from <consumer>.usage events; absent when none' },
+    ),
+  ),
 })
 export type TokenReportOutput = Static<typeof TokenReportOutputSchema>

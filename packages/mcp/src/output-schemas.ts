@@ -112,8 +112,14 @@ export const TokenReportOutputSchema = Type.Object({
   usage: Type.Optional(
     Type.Object(
       {
-        runs: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'One agent run each (source, runId, agent, inputTokens, outputTokens, costUsd), newest first' }),
-        agents: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Totals by source and agent' }),
+        runs: Type.Array(
+          Type.Object({ source: Type.String(), runId: Type.String(), agent: Type.String(), inputTokens: Type.Number(), outputTokens: Type.Number(), costUsd: Type.Optional(Type.Number()) }),
+          { description: 'One agent run each, newest first' },
+        ),
+        agents: Type.Array(
+          Type.Object({ source: Type.String(), agent: Type.String(), runs: Type.Number(), inputTokens: Type.Number(), outputTokens: Type.Number(), costUsd: Type.Optional(Type.Number()) }),
+          { description: 'Totals by source and agent' },
+        ),
         inputTokens: Type.Number(),
         outputTokens: Type.Number(),
         costUsd: Type.Number(),

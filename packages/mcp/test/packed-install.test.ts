@@ -101,7 +101,7 @@ packed('choosing SQLite without better-sqlite3 is one line saying how to install
   assert.is(init.status, 1)
   const lines = init.stderr.trim().split('\n')
   assert.is(lines.length, 1, init.stderr)
-  assert.match(lines[0], 'needs better-sqlite3, which is not installed: run `npm install better-sqlite3`')
+  assert.match(lines[0] ?? '', 'needs better-sqlite3, which is not installed: run `npm install better-sqlite3`')
 })
 
 packed('foundry mcp from the installed package answers the SDK Client', async () => {

@@ -65,7 +65,7 @@ copy('the MCP server .mcp.json names, started from the copy, answers the SDK Cli
   for (const storage of existsSync(join(plugin, 'node_modules', 'better-sqlite3')) ? ['fs', 'sqlite'] : ['fs']) {
     const project = join(work, `project-${storage}`)
     mkdirSync(project)
-    const init = spawnSync(process.execPath, [args[0], 'init', '--storage', storage], { cwd: project, encoding: 'utf8' })
+    const init = spawnSync(process.execPath, [args[0]!, 'init', '--storage', storage], { cwd: project, encoding: 'utf8' })
     assert.is(init.status, 0, init.stderr)
     const transport = new StdioClientTransport({ command: process.execPath, args, cwd: project, env: { ...env, CLAUDE_PLUGIN_ROOT: plugin } as Record<string, string>, stderr: 'pipe' })
     const client = new Client({ name: 'plugin-copy-test', version: '0' })

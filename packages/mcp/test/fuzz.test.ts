@@ -14,7 +14,7 @@ import { startInitialized, toolCall, type RawServer } from './raw.js'
  * artifacts are exactly those before (every writing call is made invalid on purpose, so each is
  * rejected), and the server exits 0 when stdin closes. `FUZZ_SEED` replays a run; `FUZZ_RUNS` scales it.
  */
-const RUNS = Number(process.env.FUZZ_RUNS) || 100
+const RUNS = Number(process.env.FUZZ_RUNS) || 70
 const SEED = Number(process.env.FUZZ_SEED) || Date.now() % 1_000_000
 const TOOLS = ['memory_search', 'memory_write', 'memory_index', 'runbook_list', 'runbook_get', 'contract_validate', 'blackboard_write', 'blackboard_read', 'token_report', 'memory_forget']
 const METHODS = ['initialize', 'ping', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'notifications/initialized', 'notifications/cancelled', 'prompts/list', 'completion/complete', 'logging/setLevel', '']

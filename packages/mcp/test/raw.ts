@@ -35,7 +35,7 @@ export function startRaw(root: string, env: Record<string, string> = {}): RawSer
   let stderr = ''
   let peak = 0
   const messages: Record<string, any>[] = []
-  const waiting = new Map<string, (m: Record<string, any>) => void>()
+  const waiting = new Map<string, (m: Record<string, any> | Error) => void>()
   child.stdout.setEncoding('utf8')
   child.stdout.on('data', (chunk: string) => {
     buffer += chunk
@@ -58,6 +58,9 @@ export function startRaw(root: string, env: Record<string, string> = {}): RawSer
     child.once('exit', (code, signal) => {
       done = true
       resolve({ code, signal })
+      // Nothing more will be answered: every wait ends now.
+      for (const settle of waiting.values()) settle(new Error(`foundry mcp exited (${signal ?? code}) before answering; stderr: ${stderr.slice(-500)}`))
+      waiting.clear()
     }),
   )
   const sample = () => {
@@ -83,11 +86,13 @@ export function startRaw(root: string, env: Record<string, string> = {}): RawSer
       const key = JSON.stringify(id)
       const found = messages.find((m) => JSON.stringify(m.id) === key && !('method' in m))
       if (found) return Promise.resolve(found)
+      if (done) return Promise.reject(new Error(`foundry mcp exited before answering id ${key}`))
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no answer to id ${key} within ${timeoutMs} ms; stderr: ${stderr.slice(-500)}`)), timeoutMs)
         waiting.set(key, (m) => {
           clearTimeout(timer)
-          resolve(m)
+          if (m instanceof Error) reject(m)
+          else resolve(m)
         })
       })
     },

@@ -185,7 +185,7 @@ const MALFORMED: Array<[file: string, text: string, problem: RegExp]> = [
   ['memory/facts/fact-0005.md', 'Just some notes, no front matter.\n', /must start with a front matter block/],
   ['memory/facts/fact-0006.md', '---\ntitle: Never closed\ntype: domain\n', /front matter is not closed/],
   ['memory/facts/fact-0007.md', '---\nid: fact-0099\ntitle: Moved\ntype: domain\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n', /id fact-0099 does not match the file name fact-0007\.md/],
-  ['memory/facts/fact-0008.md', '---\ntitle: Extra key\ntype: domain\nauthor: bob\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n', /unknown property "author"/],
+  ['memory/facts/fact-0008.md', '---\ntitle: Extra key\ntype: domain\nreviewer: bob\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n', /unknown property "reviewer"/],
   ['memory/facts/fact-0009.md', '---\ntitle: Bad date\ntype: domain\ncreated: last tuesday\n---\nBody.\n', /created must be a timestamp/],
   ['memory/facts/fact-0010.md', '---\ntitle: Dup\ntitle: Dup again\ntype: domain\n---\nBody.\n', /front matter line 3: Map keys must be unique/],
 ]

@@ -86,7 +86,7 @@ for (const storage of ['fs', 'sqlite'] as const) {
     await Promise.all(running)
     await Promise.all(writers.map((server) => server?.alive() && server.close(2000)))
     console.log(`  soak (${storage}): ${kills} SIGKILLs, ${stalls} SIGSTOPs, ${acked.size} facts acknowledged; writers settled in ${Date.now() - settling} ms`)
-    assert.ok(acked.size > 20, `only ${acked.size} writes were acknowledged`)
+    assert.ok(acked.size > 5, `only ${acked.size} writes were acknowledged (the soak must have written something)`)
 
     const checking = Date.now()
     const list = cli(['list', '--json', '--status', 'all'], { cwd: root })

@@ -31,6 +31,28 @@ export const KILL_GRACE_MS = 2000
  * when the child exits (its output read); rejects with the signal's reason when aborted, or when the
  * command cannot start (named, with the fix).
  */
+/**
+ * Process groups of harness children still running. A child told to stop gets its grace period
+ * while this process lives; if this process exits first (a server shutting down, a test ending),
+ * what is left of those groups is killed with it, never left behind as orphans.
+ */
+const liveGroups = new Set<number>()
+let reaperInstalled = false
+function trackGroup(pid: number): void {
+  liveGroups.add(pid)
+  if (reaperInstalled) return
+  reaperInstalled = true
+  process.once('exit', () => {
+    for (const group of liveGroups) {
+      try {
+        process.kill(-group, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+  })
+}
+
 export function runChild(options: ChildOptions): Promise<ChildExit> {
   const { signal } = options
   if (signal.aborted) return Promise.reject(signal.reason)
@@ -41,6 +63,7 @@ export function runChild(options: ChildOptions): Promise<ChildExit> {
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true, // a process group of its own: killed whole
     })
+    if (child.pid) trackGroup(child.pid)
     const tail: string[] = []
     let killTimer: ReturnType<typeof setTimeout> | undefined
     const group = (sig: NodeJS.Signals) => {
@@ -77,6 +100,7 @@ export function runChild(options: ChildOptions): Promise<ChildExit> {
       signal.removeEventListener('abort', onAbort)
       // The tree may outlive its leader: whatever it left in the group goes with it.
       if (signal.aborted) group('SIGKILL')
+      if (child.pid) liveGroups.delete(child.pid)
       clearTimeout(killTimer)
       if (signal.aborted) reject(signal.reason)
       else resolve({ ...exit, stderrTail: tail })
@@ -84,6 +108,8 @@ export function runChild(options: ChildOptions): Promise<ChildExit> {
     out.on('close', () => (closedStreams++, finish()))
     err.on('close', () => (closedStreams++, finish()))
     child.on('exit', (code, sig) => {
+      // The leader is gone; a group it left behind is still killed at this process's exit when aborted.
+      if (child.pid && !signal.aborted) liveGroups.delete(child.pid)
       exit = { code, signal: sig }
       finish()
     })

@@ -2,7 +2,7 @@ import { statSync, unlinkSync } from 'node:fs'
 import { open, rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 
-const TEMP = /^\.(.+)\.(\d+)-[0-9a-z]+\.tmp$/
+const TEMP = /^\.(.+)\.(\d+)(?:-[0-9a-z]+)?\.tmp$/
 let counter = 0
 
 /** The temporary name a write to `name` uses: hidden, marked with the writer's pid, never a valid key. */
@@ -65,22 +65,26 @@ const ABANDONED_AFTER_MS = 10 * 60_000
 export function sweepTemps(dir: string, names: string[]): number {
   let removed = 0
   for (const name of names) {
-    const match = TEMP.exec(name)
-    if (!match) continue
-    const pid = Number(match[2])
-    const path = join(dir, name)
-    const stat = statSync(path, { throwIfNoEntry: false })
-    if (!stat) continue
-    const old = Date.now() - stat.mtimeMs > ABANDONED_AFTER_MS
-    if (!old && (pid === process.pid || isAlive(pid))) continue
+    if (!isAbandonedTemp(dir, name)) continue
     try {
-      unlinkSync(path)
+      unlinkSync(join(dir, name))
       removed++
     } catch {
       // another process swept it first
     }
   }
   return removed
+}
+
+/** Whether `dir/name` is a temporary file whose writer is gone from this machine, or older than ten minutes. */
+export function isAbandonedTemp(dir: string, name: string): boolean {
+  const match = TEMP.exec(name)
+  if (!match) return false
+  const pid = Number(match[2])
+  const stat = statSync(join(dir, name), { throwIfNoEntry: false })
+  if (!stat) return false
+  const old = Date.now() - stat.mtimeMs > ABANDONED_AFTER_MS
+  return old || (pid !== process.pid && !isAlive(pid))
 }
 
 function isAlive(pid: number): boolean {

@@ -1,4 +1,5 @@
 import { defineStorage } from '@foundry/kernel'
+import { inspectFolder, repairFolder } from './doctor.js'
 import { fsStorage } from './fs-storage.js'
 
 /** The options of `"storage": { "kind": "fs", … }` in `.foundry/config.json`. */
@@ -28,4 +29,5 @@ export const fsDescriptor = defineStorage({
   description: 'the .foundry/ folder layout: markdown facts a team reviews in git (the default)',
   options: FsDescriptorOptionsSchema,
   open: (options: FsDescriptorOptions, site) => fsStorage({ root: site.root, ...options }),
+  doctor: (options: FsDescriptorOptions, site, { fix }) => (fix ? repairFolder : inspectFolder)(site.root, options),
 })

@@ -4,6 +4,7 @@ import { createLayout } from './layout.js'
 
 export { fsStorage, type FsStorageOptions } from './fs-storage.js'
 export { fsDescriptor, type FsDescriptorOptions } from './descriptor.js'
+export { inspectFolder, repairFolder, QUARANTINE, type DoctorFolderOptions } from './doctor.js'
 
 /**
  * A file in the data folder's cache (`<root>/.foundry/cache/<name>`: gitignored, derived, safe to

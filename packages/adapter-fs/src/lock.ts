@@ -240,6 +240,20 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
   }
 }
 
+/** The write lock at `path` as `foundry doctor` sees it: none, or its holder and whether that process runs on this host. */
+export function inspectLock(path: string): { holder?: { host: string; pid: number }; alive: boolean; ageMs: number } | undefined {
+  const stat = lstatSync(path, { throwIfNoEntry: false })
+  if (!stat) return undefined
+  const owner = stat.isDirectory() ? readOwner(path) : undefined
+  return { ...(owner && { holder: { host: owner.host, pid: owner.pid } }), alive: isAlive(owner), ageMs: Date.now() - stat.mtimeMs }
+}
+
+/** Remove an abandoned lock (its folder and owner file; a link or file in its place is removed itself). */
+export function removeAbandonedLock(path: string): void {
+  if (lstatSync(path, { throwIfNoEntry: false })?.isDirectory()) removeLock(path)
+  else removeQuietly(path)
+}
+
 /** Remove a file or link (never what a link points to); another waiter may have removed it first. */
 function removeQuietly(path: string): void {
   try {

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { defineRetriever, defineStorage, type AdapterSite } from '@foundry/kernel'
 import { configuredPath, insideAfterLinks } from './contain.js'
+import { inspectDatabase } from './doctor.js'
 import { ftsRetriever } from './fts-retriever.js'
 import { sqliteStorage } from './sqlite-storage.js'
 
@@ -59,6 +60,7 @@ export const sqliteDescriptor = defineStorage({
   description: `every record in one SQLite file (default ${DEFAULT_SQLITE_PATH})`,
   options: SqliteDescriptorOptionsSchema,
   open: (options: SqliteDescriptorOptions, site) => sqliteStorage({ ...options, path: sqliteFile(options, site) }),
+  doctor: (options: SqliteDescriptorOptions, site) => inspectDatabase(sqliteFile(options, site)),
 })
 
 /** `"retrieval": { "kind": "fts" }`: FTS5 in the storage's SQLite file, or beside the folder layout in `cache/fts.db`. */

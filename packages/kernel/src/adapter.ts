@@ -29,6 +29,25 @@ export interface StorageDescriptor<S extends TSchema = TSchema> {
   readonly options: S
   /** Open the storage; throws a FoundryError naming the option at fault. */
   open(options: Static<S>, site: AdapterSite): Storage | Promise<Storage>
+  /**
+   * `foundry doctor`: check the stored data without opening the storage, and with `fix` repair what
+   * can be repaired without losing a record. Returns what it found and did (empty when healthy).
+   */
+  doctor?(options: Static<S>, site: AdapterSite, run: { fix: boolean }): DoctorFinding[] | Promise<DoctorFinding[]>
+}
+
+/**
+ * One thing `foundry doctor` found: `problem` needs fixing (exit 1), `fixed` was repaired,
+ * `unfixable` needs a person, `note` is information only (a live lock holder, a passing check).
+ */
+export interface DoctorFinding {
+  status: 'problem' | 'fixed' | 'unfixable' | 'note'
+  /** What was checked: `lock`, `temp`, `cache`, `snapshot`, `fact`, `index`, `integrity`. */
+  check: string
+  /** The file or folder concerned, when there is one. */
+  path?: string
+  /** One line: what was found, and what was done or should be done. */
+  message: string
 }
 
 /** How a retriever plugs in: `"retrieval": { "kind", …options }`. It may share the storage's file. */

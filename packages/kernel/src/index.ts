@@ -24,7 +24,7 @@ export { processTerm, segmentWords, isUnspacedWord, STOP_WORDS } from './analyze
 export { boundedDistance } from './minisearch/edit-distance.js'
 
 // Adapter descriptors, for the composition root's registry.
-export { defineStorage, defineRetriever, type StorageDescriptor, type RetrieverDescriptor, type AdapterSite } from './adapter.js'
+export { defineStorage, defineRetriever, type StorageDescriptor, type RetrieverDescriptor, type AdapterSite, type DoctorFinding } from './adapter.js'
 
 // The telemetry seam.
 export { storageTelemetry, safeTelemetry, noTelemetry, type Telemetry } from './telemetry.js'

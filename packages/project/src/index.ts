@@ -8,6 +8,7 @@ export { findProject, findProjectRoot, isProject, DATA_FOLDER, CONFIG_FILE, type
 // Opening one: config.json read, adapters opened through the registry, the kernel composed.
 export { openProject, openStorage, type OpenProjectOptions, type Project, type ProjectContext } from './open.js'
 export { readContainedFile, READ_FILE_MAX_BYTES } from './contained-file.js'
+export { doctorProject, type DoctorOptions, type DoctorReport } from './doctor.js'
 export { initProject, type InitProjectOptions, type InitResult } from './init.js'
 export { readProjectConfig, parseProjectConfig, type ProjectConfig, type AdapterChoice, type AdapterOverride } from './config.js'
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { blackboardCommand } from './blackboard.js'
+import { doctorCommand } from './doctor.js'
 import { editCommand } from './edit.js'
 import { forgetCommand } from './forget.js'
 import { historyCommand } from './history.js'
@@ -34,6 +35,7 @@ export const COMMANDS: Array<() => Command> = [
   runbookCommand,
   validateCommand,
   validateAssetsCommand,
+  doctorCommand,
   blackboardCommand,
   exportCommand,
   importCommand,

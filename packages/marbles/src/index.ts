@@ -32,7 +32,8 @@ export { startTriggers, type TriggerLoop, type TriggerOptions } from './triggers
 export { parseCron, nextCron, type Cron } from './triggers/cron.js'
 
 // Agents: the harnesses, agent runs (memory index first, contract, firewall), `marbles mcp`.
-export { claudeCodeHarness, CLAUDE_MAX_TURNS, type CliHarnessOptions } from './harnesses/claude-code.js'
+export { claudeCodeHarness, CLAUDE_MAX_TURNS } from './harnesses/claude-code.js'
+export { type CliHarnessOptions } from './harnesses/stream-cli.js'
 export { codexHarness } from './harnesses/codex.js'
 export { piHarness } from './harnesses/pi.js'
 export { aiSdkHarness, dryRunModel, DEFAULT_STEPS, type AiSdkHarnessOptions, type ModelResolver } from './harnesses/ai-sdk.js'

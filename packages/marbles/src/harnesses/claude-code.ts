@@ -1,12 +1,6 @@
 import { HarnessError, emptyUsage, type AgentRequest, type AgentResult, type Harness } from './types.js'
-import { num, parseLine, runChild } from './process.js'
-
-export interface CliHarnessOptions {
-  /** The executable. Default: the CLI's name, found on PATH. */
-  command?: string
-  /** Between SIGTERM and SIGKILL of the child's process group on cancellation. */
-  graceMs?: number
-}
+import { num } from './process.js'
+import { runStreamingCli, tail, type CliHarnessOptions } from './stream-cli.js'
 
 /** Claude Code accepts at most this many turns from Marbles. */
 export const CLAUDE_MAX_TURNS = 100
@@ -34,25 +28,14 @@ export function claudeCodeHarness(options: CliHarnessOptions = {}): Harness {
       let model: string | undefined
       let result: Record<string, unknown> | undefined
       let lastText = ''
-      const exit = await runChild({
-        command: options.command ?? 'claude',
-        args,
-        cwd: request.cwd,
-        signal: request.signal,
-        ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
-        onStderr: (line) => request.output('stderr', line),
-        onStdout(line) {
-          request.output('stdout', line)
-          const event = parseLine(line)
-          if (!event) return
-          if (typeof event.session_id === 'string') sessionId = event.session_id
-          if (event.type === 'system' && event.subtype === 'init' && typeof event.model === 'string') model = event.model
-          else if (event.type === 'assistant') {
-            const content = (event.message as { content?: Array<{ type?: string; text?: string }> } | undefined)?.content ?? []
-            const text = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text).join('')
-            if (text) lastText = text
-          } else if (event.type === 'result') result = event
-        },
+      const exit = await runStreamingCli(request, options, 'claude', args, (event) => {
+        if (typeof event.session_id === 'string') sessionId = event.session_id
+        if (event.type === 'system' && event.subtype === 'init' && typeof event.model === 'string') model = event.model
+        else if (event.type === 'assistant') {
+          const content = (event.message as { content?: Array<{ type?: string; text?: string }> } | undefined)?.content ?? []
+          const text = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text).join('')
+          if (text) lastText = text
+        } else if (event.type === 'result') result = event
       })
       if (!result) throw new HarnessError(`claude-code exited (${exit.signal ?? `code ${exit.code}`}) before its result${tail(exit.stderrTail)}`, { sessionId, model })
       const raw = (result.usage ?? {}) as Record<string, unknown>
@@ -74,5 +57,3 @@ export function claudeCodeHarness(options: CliHarnessOptions = {}): Harness {
     },
   }
 }
-
-export const tail = (lines: string[]) => (lines.length ? `: ${lines[lines.length - 1]}` : '')

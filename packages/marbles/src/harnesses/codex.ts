@@ -1,6 +1,6 @@
-import { tail, type CliHarnessOptions } from './claude-code.js'
 import { HarnessError, emptyUsage, type AgentRequest, type AgentResult, type Harness } from './types.js'
-import { num, parseLine, runChild } from './process.js'
+import { num } from './process.js'
+import { runStreamingCli, tail, type CliHarnessOptions } from './stream-cli.js'
 
 /**
  * Codex: `codex exec --json`, one event a line: `thread.started` (thread_id), `turn.started`,
@@ -23,30 +23,19 @@ export function codexHarness(options: CliHarnessOptions = {}): Harness {
       let failure: string | undefined
       const usage = emptyUsage()
       let turns = 0
-      const exit = await runChild({
-        command: options.command ?? 'codex',
-        args,
-        cwd: request.cwd,
-        signal: request.signal,
-        ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
-        onStderr: (line) => request.output('stderr', line),
-        onStdout(line) {
-          request.output('stdout', line)
-          const event = parseLine(line)
-          if (!event) return
-          if (event.type === 'thread.started' && typeof event.thread_id === 'string') sessionId = event.thread_id
-          else if (event.type === 'item.completed') {
-            const item = event.item as { type?: string; text?: string } | undefined
-            if (item?.type === 'agent_message' && typeof item.text === 'string') answer = item.text
-          } else if (event.type === 'turn.completed') {
-            turns++
-            const u = (event.usage ?? {}) as Record<string, unknown>
-            usage.inputTokens += num(u.input_tokens) ?? 0
-            usage.outputTokens += num(u.output_tokens) ?? 0
-            if (num(u.cached_input_tokens) !== undefined) usage.cacheReadTokens = (usage.cacheReadTokens ?? 0) + num(u.cached_input_tokens)!
-          } else if (event.type === 'turn.failed') failure = String((event.error as { message?: string } | undefined)?.message ?? 'turn failed')
-          else if (event.type === 'error') failure ??= String(event.message ?? 'error')
-        },
+      const exit = await runStreamingCli(request, options, 'codex', args, (event) => {
+        if (event.type === 'thread.started' && typeof event.thread_id === 'string') sessionId = event.thread_id
+        else if (event.type === 'item.completed') {
+          const item = event.item as { type?: string; text?: string } | undefined
+          if (item?.type === 'agent_message' && typeof item.text === 'string') answer = item.text
+        } else if (event.type === 'turn.completed') {
+          turns++
+          const u = (event.usage ?? {}) as Record<string, unknown>
+          usage.inputTokens += num(u.input_tokens) ?? 0
+          usage.outputTokens += num(u.output_tokens) ?? 0
+          if (num(u.cached_input_tokens) !== undefined) usage.cacheReadTokens = (usage.cacheReadTokens ?? 0) + num(u.cached_input_tokens)!
+        } else if (event.type === 'turn.failed') failure = String((event.error as { message?: string } | undefined)?.message ?? 'turn failed')
+        else if (event.type === 'error') failure ??= String(event.message ?? 'error')
       })
       const partial = { sessionId, model: request.model, usage, turns }
       if (failure) throw new HarnessError(`codex failed: ${failure}`, partial)

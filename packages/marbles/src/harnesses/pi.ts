@@ -1,6 +1,6 @@
-import { tail, type CliHarnessOptions } from './claude-code.js'
 import { HarnessError, emptyUsage, type AgentRequest, type AgentResult, type Harness } from './types.js'
-import { num, parseLine, runChild } from './process.js'
+import { num } from './process.js'
+import { runStreamingCli, tail, type CliHarnessOptions } from './stream-cli.js'
 
 interface PiMessage {
   role?: string
@@ -34,31 +34,20 @@ export function piHarness(options: CliHarnessOptions = {}): Harness {
       let turns = 0
       let model: string | undefined
       const usage = emptyUsage()
-      const exit = await runChild({
-        command: options.command ?? 'pi',
-        args,
-        cwd: request.cwd,
-        signal: request.signal,
-        ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
-        onStderr: (line) => request.output('stderr', line),
-        onStdout(line) {
-          request.output('stdout', line)
-          const event = parseLine(line)
-          if (!event) return
-          if (event.type === 'session' && typeof event.id === 'string') sessionId = event.id
-          else if (event.type === 'turn_end') turns++
-          else if (event.type === 'agent_end') ended = true
-          else if (event.type === 'message_end') {
-            const message = event.message as PiMessage | undefined
-            if (message?.role !== 'assistant') return
-            last = message
-            if (message.model) model = message.model
-            usage.inputTokens += (num(message.usage?.input) ?? 0) + (num(message.usage?.cacheRead) ?? 0) + (num(message.usage?.cacheWrite) ?? 0)
-            usage.outputTokens += num(message.usage?.output) ?? 0
-            const cost = num(message.usage?.cost?.total)
-            if (cost !== undefined) usage.costUsd = (usage.costUsd ?? 0) + cost
-          }
-        },
+      const exit = await runStreamingCli(request, options, 'pi', args, (event) => {
+        if (event.type === 'session' && typeof event.id === 'string') sessionId = event.id
+        else if (event.type === 'turn_end') turns++
+        else if (event.type === 'agent_end') ended = true
+        else if (event.type === 'message_end') {
+          const message = event.message as PiMessage | undefined
+          if (message?.role !== 'assistant') return
+          last = message
+          if (message.model) model = message.model
+          usage.inputTokens += (num(message.usage?.input) ?? 0) + (num(message.usage?.cacheRead) ?? 0) + (num(message.usage?.cacheWrite) ?? 0)
+          usage.outputTokens += num(message.usage?.output) ?? 0
+          const cost = num(message.usage?.cost?.total)
+          if (cost !== undefined) usage.costUsd = (usage.costUsd ?? 0) + cost
+        }
       })
       const partial = { sessionId, model, usage, turns }
       if (last?.stopReason === 'error' || last?.stopReason === 'aborted') throw new HarnessError(`pi failed: ${last.errorMessage ?? last.stopReason}`, partial)

@@ -1,7 +1,4 @@
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { withEditor } from '../editor.js'
 import { Command, Option } from 'commander'
 import type { Confidence, Fact, FactType } from '@foundry/kernel'
 import { action, type CommandContext, type CommandOutput } from '../context.js'
@@ -51,35 +48,13 @@ export function editCommand(): Command {
     )
 }
 
-async function editInEditor(ctx: CommandContext, fact: Fact, before: EditableFact): Promise<CommandOutput> {
-  const editor = process.env.VISUAL || process.env.EDITOR
-  if (!editor) throw new Error('No editor: set $EDITOR, or pass --title, --body, --type, --tags, --confidence or --scope')
-  const dir = mkdtempSync(join(tmpdir(), 'foundry-edit-'))
-  const file = join(dir, `${fact.id}.md`)
-  let keep = false
-  try {
-    writeFileSync(file, toEditFile(fact))
-    // Through the shell, as git does: $EDITOR may carry arguments (`code --wait`).
-    const run =
-      process.platform === 'win32'
-        ? spawnSync(`${editor} "${file}"`, { shell: true, stdio: 'inherit' })
-        : spawnSync('sh', ['-c', `${editor} "$@"`, editor, file], { stdio: 'inherit' })
-    if (run.error) throw new Error(`Cannot run the editor ${JSON.stringify(editor)}: ${run.error.message}; nothing written`)
-    if (run.status !== 0) throw new Error(`The editor ${JSON.stringify(editor)} exited with ${run.status ?? run.signal}; nothing written`)
-    keep = true
-    const edited = fromEditFile(readFileSync(file, 'utf8'))
+function editInEditor(ctx: CommandContext, fact: Fact, before: EditableFact): Promise<CommandOutput> {
+  return withEditor(`${fact.id}.md`, toEditFile(fact), '--title, --body, --type, --tags, --confidence or --scope', (text) => {
+    const edited = fromEditFile(text)
     // A key removed takes memory_write's default; title and type have none, so they stay.
     const after: EditableFact = { scope: 'project', tags: [], confidence: 'medium', source: 'conversation', title: before.title, type: before.type, ...edited }
-    const out = await write(ctx, fact.id, before, after)
-    keep = false
-    return out
-  } catch (error) {
-    // The person's work is not thrown away with the error.
-    if (keep) throw new Error(`${(error as Error).message} (your edit is kept in ${file})`, { cause: error })
-    throw error
-  } finally {
-    if (!keep) rmSync(dir, { recursive: true, force: true })
-  }
+    return write(ctx, fact.id, before, after)
+  })
 }
 
 async function write(ctx: CommandContext, id: string, before: EditableFact, after: EditableFact): Promise<CommandOutput> {

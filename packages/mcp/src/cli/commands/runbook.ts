@@ -1,7 +1,4 @@
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { withEditor } from '../editor.js'
 import { Command } from 'commander'
 import type { Kernel, Runbook } from '@foundry/kernel'
 import { action, type CommandOutput } from '../context.js'
@@ -120,29 +117,6 @@ async function find(kernel: Kernel, slug: string): Promise<Runbook | undefined> 
 }
 
 /** Open the runbook's file text in `$VISUAL`/`$EDITOR`, then `store` what was saved; a failed store keeps the edited file and says where. */
-async function inEditor(runbook: Runbook, store: (edited: RunbookText) => Promise<CommandOutput>): Promise<CommandOutput> {
-  const editor = process.env.VISUAL || process.env.EDITOR
-  if (!editor) throw new Error('No editor: set $EDITOR, or pass --title, --trigger, --body or --file')
-  const dir = mkdtempSync(join(tmpdir(), 'foundry-runbook-'))
-  const file = join(dir, `${runbook.slug}.md`)
-  let keep = false
-  try {
-    writeFileSync(file, toRunbookFile(runbook))
-    // Through the shell, as git does: $EDITOR may carry arguments (`code --wait`).
-    const run =
-      process.platform === 'win32'
-        ? spawnSync(`${editor} "${file}"`, { shell: true, stdio: 'inherit' })
-        : spawnSync('sh', ['-c', `${editor} "$@"`, editor, file], { stdio: 'inherit' })
-    if (run.error) throw new Error(`Cannot run the editor ${JSON.stringify(editor)}: ${run.error.message}; nothing written`)
-    if (run.status !== 0) throw new Error(`The editor ${JSON.stringify(editor)} exited with ${run.status ?? run.signal}; nothing written`)
-    keep = true
-    const output = await store(fromRunbookFile(readFileSync(file, 'utf8'), 'the edited file'))
-    keep = false
-    return output
-  } catch (error) {
-    if (keep) throw new Error(`${(error as Error).message} (your edit is kept in ${file})`, { cause: error })
-    throw error
-  } finally {
-    if (!keep) rmSync(dir, { recursive: true, force: true })
-  }
+function inEditor(runbook: Runbook, store: (edited: RunbookText) => Promise<CommandOutput>): Promise<CommandOutput> {
+  return withEditor(`${runbook.slug}.md`, toRunbookFile(runbook), '--title, --trigger, --body or --file', (text) => store(fromRunbookFile(text, 'the edited file')))
 }

@@ -1,4 +1,4 @@
-import { keepServing, loadTokens, onStopSignal, serveHttp, stderrLog, type HttpServer } from '@foundry/mcp'
+import { keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpServer } from '@foundry/mcp'
 import { openHost, type MarblesHostOptions } from './host.js'
 import { createMarblesServer } from './server.js'
 
@@ -26,34 +26,22 @@ export async function serveMarblesHttp(options: ServeMarblesHttpOptions): Promis
   keepServing(log)
   const tokens = loadTokens(options.root)
   const host = await openHost(options)
-  let server: HttpServer
-  try {
-    server = await serveHttp({
-      name: 'marbles',
-      ...(options.host !== undefined && { host: options.host }),
-      ...(options.port !== undefined && { port: options.port }),
-      ...(options.hostnames && { hostnames: options.hostnames }),
-      tokens,
-      log,
-      session: () => createMarblesServer(host),
-      onCall: (call) => void host.state.kernel.record('mcp.tool_call', { ...call }),
-    })
-  } catch (error) {
-    await host.close().catch(() => {})
-    throw error
-  }
-  options.onListening?.(server)
-  await new Promise<void>((resolve) =>
-    onStopSignal((signal) => {
-      log(`${signal}: stopping (new requests refused, calls in flight get ${options.deadlineMs ?? 10_000} ms)`)
-      void server
-        .close(options.deadlineMs)
-        .then(async () => {
-          const going = host.engine.active()
-          if (going.length) log(`shutting down: cancelling ${going.length} run(s) still going (${going.join(', ')})`)
-          await host.close().catch((error: unknown) => log(`closing the engine failed: ${(error as Error).message}`))
-        })
-        .then(resolve)
-    }),
-  )
+  await serveHttpUntilStopped({
+    name: 'marbles',
+    ...(options.host !== undefined && { host: options.host }),
+    ...(options.port !== undefined && { port: options.port }),
+    ...(options.hostnames && { hostnames: options.hostnames }),
+    deadlineMs: options.deadlineMs,
+    onListening: options.onListening,
+    tokens,
+    log,
+    session: () => createMarblesServer(host),
+    onCall: (call) => void host.state.kernel.record('mcp.tool_call', { ...call }),
+    async release(stopped) {
+      if (!stopped) return host.close().catch(() => {})
+      const going = host.engine.active()
+      if (going.length) log(`shutting down: cancelling ${going.length} run(s) still going (${going.join(', ')})`)
+      await host.close().catch((error: unknown) => log(`closing the engine failed: ${(error as Error).message}`))
+    },
+  })
 }

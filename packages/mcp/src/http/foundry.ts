@@ -1,10 +1,11 @@
 import type { Kernel } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
-import { keepServing, onStopSignal, projectOpener, stderrLog } from '../lifecycle.js'
+import { keepServing, projectOpener, stderrLog } from '../lifecycle.js'
 import { createServer } from '../server.js'
 import { hookRoute } from './hook-route.js'
-import { serveHttp, type HttpServer } from './serve.js'
+import type { HttpServer } from './serve.js'
 import { loadTokens } from './tokens.js'
+import { serveHttpUntilStopped } from './until-stopped.js'
 
 export interface ServeFoundryHttpOptions {
   /** Opens the project (once, at start-up: a team server fails before it listens, not on a client's first call). */
@@ -46,33 +47,20 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
     if (!kernel) kernels.set(name, (kernel = authored(opened.kernel, name)))
     return kernel
   }
-  let server: HttpServer
-  try {
-    server = await serveHttp({
-      name: 'foundry',
-      ...(options.host !== undefined && { host: options.host }),
-      ...(options.port !== undefined && { port: options.port }),
-      ...(options.hostnames && { hostnames: options.hostnames }),
-      tokens,
-      log,
-      session: (principal) => createServer({ kernel: async () => (tokens.size ? kernelOf(principal.name) : opened.kernel), log }),
-      onCall: (call) => void opened.kernel.record('mcp.tool_call', { ...call }),
-      route: hookRoute(opened),
-    })
-  } catch (error) {
-    await project.close()
-    throw error
-  }
-  options.onListening?.(server)
-  await new Promise<void>((resolve) =>
-    onStopSignal((signal) => {
-      log(`${signal}: stopping (new requests refused, calls in flight get ${options.deadlineMs ?? 10_000} ms)`)
-      void server
-        .close(options.deadlineMs)
-        .then(() => project.close())
-        .then(resolve)
-    }),
-  )
+  await serveHttpUntilStopped({
+    name: 'foundry',
+    ...(options.host !== undefined && { host: options.host }),
+    ...(options.port !== undefined && { port: options.port }),
+    ...(options.hostnames && { hostnames: options.hostnames }),
+    deadlineMs: options.deadlineMs,
+    onListening: options.onListening,
+    tokens,
+    log,
+    session: (principal) => createServer({ kernel: async () => (tokens.size ? kernelOf(principal.name) : opened.kernel), log }),
+    onCall: (call) => void opened.kernel.record('mcp.tool_call', { ...call }),
+    route: hookRoute(opened),
+    release: () => project.close(),
+  })
 }
 
 /** The kernel as one token sees it: the facts it writes name it in `author`. */

@@ -1,5 +1,6 @@
 import { errorMessage, isFoundryError, JSON_MAX_DEPTH, measureJson, validator, type Kernel, type Validator } from '@foundry/kernel'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
+import { publishTools } from './publish-tools.js'
 import { TOOLS, type FoundryTool } from './tools.js'
 
 const byName = new Map<string, FoundryTool>(TOOLS.map((t) => [t.name, t]))
@@ -9,15 +10,7 @@ const ARGS_MAX_DEPTH = JSON_MAX_DEPTH + 1
 
 /** `tools/list`: the table as the protocol publishes it. */
 export function listTools(): Tool[] {
-  return TOOLS.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
-    name,
-    title,
-    description,
-    // TypeBox schemas are plain JSON Schema objects: published as they are.
-    inputSchema: inputSchema as unknown as Tool['inputSchema'],
-    outputSchema: outputSchema as unknown as NonNullable<Tool['outputSchema']>,
-    annotations,
-  }))
+  return publishTools(TOOLS)
 }
 
 /**

@@ -10,6 +10,7 @@ export { loadTokens, createToken, listTokens, parseRoles, tokenFile, ROLES, type
 export { TOOL_ROLES, grants, mayCall, guardTransport, type ToolCallRecord } from './http/auth.js'
 export { TOOLS, type FoundryTool, type ToolResult, type ToolName, type ToolOutput } from './tools.js'
 export { listTools, callTool } from './dispatch.js'
+export { publishTools, type PublishableTool } from './publish-tools.js'
 export { listResources, readResource, INDEX_URI, CONTRACTS_URI, RUNBOOK_PREFIX } from './resources.js'
 export {
   SearchOutputSchema,

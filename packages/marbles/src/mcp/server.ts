@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { publishTools } from '@foundry/mcp'
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js'
 import pkg from '../../package.json' with { type: 'json' }
 import type { MarblesHost } from './host.js'
@@ -11,16 +12,7 @@ export const INSTRUCTIONS =
 /** The `marbles mcp` server on any transport: the five tools (initialize, ping, tools/list, tools/call). */
 export function createMarblesServer(host: MarblesHost): Server {
   const server = new Server({ name: 'marbles', title: 'Marbles', version: pkg.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_ELICITATION })
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: TOOLS.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
-      name,
-      title,
-      description,
-      inputSchema: inputSchema as unknown as Tool['inputSchema'],
-      outputSchema: outputSchema as unknown as NonNullable<Tool['outputSchema']>,
-      annotations,
-    })),
-  }))
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: publishTools(TOOLS) }))
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => callTool(host, params.name, params.arguments))
   return server
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander'
 import type { GlobalOptions } from '../context.js'
 import { fail } from '../context.js'
+import type { MarblesHostOptions } from '../../mcp/host.js'
 import { findProjectRoot } from '@foundry/project/find'
 import { resolve } from 'node:path'
 
@@ -22,15 +23,7 @@ export function mcpCommand(): Command {
       if (options.http) return serveHttp(root, global, options)
       const { serveMarblesStdio } = await import('../../mcp/stdio.js')
       try {
-        await serveMarblesStdio({
-          root,
-          ...(global.source !== undefined && { source: global.source }),
-          ...(global.state !== undefined && { state: global.state }),
-          ...(global.artifacts !== undefined && { artifacts: global.artifacts }),
-          ...(options.harness && { harness: options.harness }),
-          ...(global.dryRun && { dryRun: true }),
-          ...(process.env.MARBLES_KILL_GRACE_MS && { killGraceMs: Number(process.env.MARBLES_KILL_GRACE_MS) }),
-        })
+        await serveMarblesStdio(hostOptions(root, global, options.harness))
         process.exitCode = 0
       } catch (error) {
         fail(error, global.debug)
@@ -45,19 +38,26 @@ async function serveHttp(root: string, global: GlobalOptions, options: { harness
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, got ${options.port}`)
     const { serveMarblesHttp } = await import('../../mcp/http.js')
     await serveMarblesHttp({
-      root,
+      ...hostOptions(root, global, options.harness),
       port,
       ...(options.host && { host: options.host }),
       ...(options.allowHost && { hostnames: options.allowHost }),
-      ...(global.source !== undefined && { source: global.source }),
-      ...(global.state !== undefined && { state: global.state }),
-      ...(global.artifacts !== undefined && { artifacts: global.artifacts }),
-      ...(options.harness && { harness: options.harness }),
-      ...(global.dryRun && { dryRun: true }),
-      ...(process.env.MARBLES_KILL_GRACE_MS && { killGraceMs: Number(process.env.MARBLES_KILL_GRACE_MS) }),
     })
     process.exit(0)
   } catch (error) {
     fail(error, global.debug)
+  }
+}
+
+/** The engine's options from the global flags, `--harness` and `MARBLES_KILL_GRACE_MS` (both transports). */
+function hostOptions(root: string, global: GlobalOptions, harness: string[] | undefined): MarblesHostOptions {
+  return {
+    root,
+    ...(global.source !== undefined && { source: global.source }),
+    ...(global.state !== undefined && { state: global.state }),
+    ...(global.artifacts !== undefined && { artifacts: global.artifacts }),
+    ...(harness && { harness }),
+    ...(global.dryRun && { dryRun: true }),
+    ...(process.env.MARBLES_KILL_GRACE_MS && { killGraceMs: Number(process.env.MARBLES_KILL_GRACE_MS) }),
   }
 }

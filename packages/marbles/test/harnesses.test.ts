@@ -14,7 +14,7 @@ import { claudeCodeHarness } from '../src/harnesses/claude-code.js'
 import { codexHarness } from '../src/harnesses/codex.js'
 import { piHarness } from '../src/harnesses/pi.js'
 import { HarnessError, type AgentRequest, type Harness } from '../src/harnesses/types.js'
-import { FAKE_BIN, until } from './helpers.js'
+import { alive, FAKE_BIN, until } from './helpers.js'
 
 const kernel = createKernel({ storage: memoryStorage() })
 const request = (prompt: string, extra: Partial<AgentRequest> = {}) => {
@@ -35,14 +35,6 @@ const request = (prompt: string, extra: Partial<AgentRequest> = {}) => {
     ...extra,
   }
   return { req, lines }
-}
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 const fails = async (harness: Harness, prompt: string, expected: RegExp, extra: Partial<AgentRequest> = {}) => {
   try {

@@ -97,3 +97,13 @@ export async function connectMcp(args: string[], options: { cwd?: string; env?: 
     }, ms, `run ${runId} to settle`)
   return { client, transport, call, settle, stderr: () => stderr, pid: () => transport.pid }
 }
+
+/** Whether a process is still running (signal 0 reaches it). */
+export const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -6,18 +6,10 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readJournal } from '../src/journal/follow.js'
 import { PAGE_CHARS } from '../src/mcp/host.js'
-import { AGENTS, connectMcp, marbles, newProject, open, until } from './helpers.js'
+import { AGENTS, alive, connectMcp, marbles, newProject, open, until } from './helpers.js'
 
 const review = { summary: 'One bug in the retry loop.', verdict: 'request-changes', findings: [{ title: 'Retry never stops', severity: 'high', failureScenario: 'The payment API returns 500 forever and the loop spins.' }] }
 const answer = (value: unknown) => `ANSWER<<${JSON.stringify(value)}>>ANSWER`
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 test('the five tools: list_config, dispatch_workflow (an acknowledgement), get_run, cancel_run; every error names its field', async () => {
   const root = await newProject('fs')

@@ -1,18 +1,11 @@
 import { validator, type Validator } from '@foundry/kernel'
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
-import type { TSchema } from 'typebox'
+import type { PublishableTool } from '@foundry/mcp'
 import type { AgentDispatch } from '../agents/agent-run.js'
 import type { MarblesHost } from './host.js'
 import { DispatchAgentInput, DispatchOutput, DispatchWorkflowInput, GetRunInput, ListConfigOutput, NoInput, RunIdInput, RunOutput } from './schemas.js'
 
-/** One row of the tool table: a name, its schemas, one host call. */
-export interface MarblesTool {
-  name: string
-  title: string
-  description: string
-  inputSchema: TSchema
-  outputSchema: TSchema
-  annotations: ToolAnnotations
+/** One row of the tool table: a name, its schemas (as `tools/list` publishes them), one host call. */
+export interface MarblesTool extends PublishableTool {
   /** `input` has passed `inputSchema`; a throw becomes a tool error `<name> failed: <message>`. */
   call(host: MarblesHost, input: Record<string, unknown>): Promise<unknown>
 }

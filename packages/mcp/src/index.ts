@@ -5,7 +5,7 @@ export { serveStdio, FoundryStdioTransport, MAX_MESSAGE_BYTES, READ_PAUSE_AT, RE
 export { keepServing, onStopSignal, projectOpener, stderrLog, type ProjectOpener } from './lifecycle.js'
 export { serveHttp, isLoopback, MCP_PATH, LOCAL, type HttpServeOptions, type HttpServer } from './http/serve.js'
 export { serveFoundryHttp, authored, type ServeFoundryHttpOptions } from './http/foundry.js'
-export { serveHttpUntilStopped, type ServeUntilStoppedOptions } from './http/until-stopped.js'
+export { serveHttpUntilStopped, type HttpListenOptions, type ServeUntilStoppedOptions } from './http/until-stopped.js'
 export { loadTokens, createToken, listTokens, parseRoles, tokenFile, ROLES, type Role, type Principal, type TokenRecord, type TokenStore } from './http/tokens.js'
 export { TOOL_ROLES, grants, mayCall, guardTransport, type ToolCallRecord } from './http/auth.js'
 export { TOOLS, type FoundryTool, type ToolResult, type ToolName, type ToolOutput } from './tools.js'

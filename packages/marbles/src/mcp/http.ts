@@ -1,17 +1,8 @@
-import { keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpServer } from '@foundry/mcp'
+import { keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpListenOptions } from '@foundry/mcp'
 import { openHost, type MarblesHostOptions } from './host.js'
 import { createMarblesServer } from './server.js'
 
-export interface ServeMarblesHttpOptions extends MarblesHostOptions {
-  host?: string
-  port?: number
-  /** More Host names clients may use (`--allow-host`). */
-  hostnames?: string[]
-  /** How long SIGTERM waits for calls in flight. Default 10 s. */
-  deadlineMs?: number
-  log?: (line: string) => void
-  onListening?: (server: HttpServer) => void
-}
+export type ServeMarblesHttpOptions = MarblesHostOptions & HttpListenOptions
 
 /**
  * `marbles mcp --http`: the five tools over Streamable HTTP for many clients at once, one engine
@@ -26,13 +17,8 @@ export async function serveMarblesHttp(options: ServeMarblesHttpOptions): Promis
   keepServing(log)
   const tokens = loadTokens(options.root)
   const host = await openHost(options)
-  await serveHttpUntilStopped({
+  await serveHttpUntilStopped(options, {
     name: 'marbles',
-    ...(options.host !== undefined && { host: options.host }),
-    ...(options.port !== undefined && { port: options.port }),
-    ...(options.hostnames && { hostnames: options.hostnames }),
-    deadlineMs: options.deadlineMs,
-    onListening: options.onListening,
     tokens,
     log,
     session: () => createMarblesServer(host),

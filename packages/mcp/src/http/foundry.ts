@@ -3,24 +3,14 @@ import type { Project } from '@foundry/project'
 import { keepServing, projectOpener, stderrLog } from '../lifecycle.js'
 import { createServer } from '../server.js'
 import { hookRoute } from './hook-route.js'
-import type { HttpServer } from './serve.js'
 import { loadTokens } from './tokens.js'
-import { serveHttpUntilStopped } from './until-stopped.js'
+import { serveHttpUntilStopped, type HttpListenOptions } from './until-stopped.js'
 
-export interface ServeFoundryHttpOptions {
+export interface ServeFoundryHttpOptions extends HttpListenOptions {
   /** Opens the project (once, at start-up: a team server fails before it listens, not on a client's first call). */
   open: () => Promise<Project>
-  host?: string
-  port?: number
-  /** More Host names clients may use (`--allow-host`), e.g. the machine's name when bound to 0.0.0.0. */
-  hostnames?: string[]
   /** Also answer the project's local hooks over the hook socket (as `foundry mcp` on stdio). Default true. */
   hooks?: boolean
-  /** How long SIGTERM waits for calls in flight. Default 10 s. */
-  deadlineMs?: number
-  log?: (line: string) => void
-  /** Called once listening, with the URL (the CLI prints it). */
-  onListening?: (server: HttpServer) => void
 }
 
 /**
@@ -47,13 +37,8 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
     if (!kernel) kernels.set(name, (kernel = authored(opened.kernel, name)))
     return kernel
   }
-  await serveHttpUntilStopped({
+  await serveHttpUntilStopped(options, {
     name: 'foundry',
-    ...(options.host !== undefined && { host: options.host }),
-    ...(options.port !== undefined && { port: options.port }),
-    ...(options.hostnames && { hostnames: options.hostnames }),
-    deadlineMs: options.deadlineMs,
-    onListening: options.onListening,
     tokens,
     log,
     session: (principal) => createServer({ kernel: async () => (tokens.size ? kernelOf(principal.name) : opened.kernel), log }),

@@ -1,11 +1,20 @@
 import { onStopSignal } from '../lifecycle.js'
 import { serveHttp, type HttpServeOptions, type HttpServer } from './serve.js'
 
-export interface ServeUntilStoppedOptions extends HttpServeOptions {
+/** Where a team server listens and how it stops: what `foundry mcp --http` and `marbles mcp --http` both take. */
+export interface HttpListenOptions {
+  host?: string
+  port?: number
+  /** More Host names clients may use (`--allow-host`), e.g. the machine's name when bound to 0.0.0.0. */
+  hostnames?: string[]
   /** How long SIGTERM waits for calls in flight. Default 10 s. */
   deadlineMs?: number
+  log?: (line: string) => void
   /** Called once listening, with the URL (the CLI prints it). */
   onListening?: (server: HttpServer) => void
+}
+
+export interface ServeUntilStoppedOptions extends Omit<HttpServeOptions, 'host' | 'port' | 'hostnames'> {
   /**
    * Called once, to close what the server serves: with `false` when it could not listen (then the
    * error is thrown), with `true` after SIGINT/SIGTERM stopped it.
@@ -14,24 +23,29 @@ export interface ServeUntilStoppedOptions extends HttpServeOptions {
 }
 
 /**
- * Serve `serveHttp` until SIGINT/SIGTERM: then no new requests, calls in flight finished (up to the
- * deadline), every session closed, and `release(true)`. Resolves once all that is done.
+ * Serve `serveHttp` on `listen` until SIGINT/SIGTERM: then no new requests, calls in flight finished
+ * (up to the deadline), every session closed, and `release(true)`. Resolves once all that is done.
  */
-export async function serveHttpUntilStopped(options: ServeUntilStoppedOptions): Promise<void> {
-  const { deadlineMs, onListening, release, ...serve } = options
+export async function serveHttpUntilStopped(listen: HttpListenOptions, options: ServeUntilStoppedOptions): Promise<void> {
+  const { release, ...serve } = options
   let server: HttpServer
   try {
-    server = await serveHttp(serve)
+    server = await serveHttp({
+      ...serve,
+      ...(listen.host !== undefined && { host: listen.host }),
+      ...(listen.port !== undefined && { port: listen.port }),
+      ...(listen.hostnames && { hostnames: listen.hostnames }),
+    })
   } catch (error) {
     await release(false)
     throw error
   }
-  onListening?.(server)
+  listen.onListening?.(server)
   await new Promise<void>((resolve) =>
     onStopSignal((signal) => {
-      options.log(`${signal}: stopping (new requests refused, calls in flight get ${deadlineMs ?? 10_000} ms)`)
+      options.log(`${signal}: stopping (new requests refused, calls in flight get ${listen.deadlineMs ?? 10_000} ms)`)
       void server
-        .close(deadlineMs)
+        .close(listen.deadlineMs)
         .then(() => release(true))
         .then(resolve)
     }),

@@ -79,6 +79,8 @@ export function cli(args: string[], options: { cwd?: string; input?: string; env
     input: options.input ?? '',
     encoding: 'utf8',
     env: { ...process.env, ...options.env },
+    // spawnSync kills a child past 1 MiB of output by default: `list --json` of a few thousand facts is more.
+    maxBuffer: 256 * 1024 * 1024,
   })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }

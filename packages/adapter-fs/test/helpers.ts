@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { isFoundryError } from '@foundry/kernel'
+import * as assert from 'uvu/assert'
 
 const roots: string[] = []
 process.on('exit', () => {
@@ -64,4 +66,17 @@ export function runFixture(name: string, args: string[]): Child {
       }),
     kill: (signal) => void child.kill(signal),
   }
+}
+
+/** Await `fn` and assert it rejects with a FoundryError of `code` whose message matches `pattern`. */
+export async function refused(fn: () => Promise<unknown>, code: string, pattern: RegExp): Promise<void> {
+  try {
+    await fn()
+  } catch (error) {
+    assert.ok(isFoundryError(error), String(error))
+    assert.is(error.code, code, error.message)
+    assert.match(error.message, pattern)
+    return
+  }
+  assert.unreachable(`expected FoundryError ${code}`)
 }

@@ -1,23 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FoundryError, type StorageProblem } from '@foundry/kernel'
+import type { StorageProblem } from '@foundry/kernel'
 import { sampleFact } from '@foundry/kernel/testing'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { fsStorage } from '../src/index.js'
-import { sleep, tempRoot, walk } from './helpers.js'
+import { refused, sleep, tempRoot, walk } from './helpers.js'
 
-async function refused(fn: () => Promise<unknown>, code: string, pattern: RegExp): Promise<void> {
-  try {
-    await fn()
-  } catch (error) {
-    assert.instance(error, FoundryError, String(error))
-    assert.is((error as FoundryError).code, code, (error as Error).message)
-    assert.match((error as Error).message, pattern)
-    return
-  }
-  assert.unreachable(`expected FoundryError ${code}`)
-}
 
 test('open collections live at data/<collection>/<key>.json as pretty-printed JSON; slashes in keys are folders', async () => {
   const root = tempRoot()

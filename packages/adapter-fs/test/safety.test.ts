@@ -1,23 +1,12 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createKernel, FoundryError, type StorageProblem } from '@foundry/kernel'
+import { createKernel, type StorageProblem } from '@foundry/kernel'
 import { sampleArtifact, sampleFact } from '@foundry/kernel/testing'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { fsStorage } from '../src/index.js'
-import { sleep, tempRoot } from './helpers.js'
+import { refused, sleep, tempRoot } from './helpers.js'
 
-async function refused(fn: () => Promise<unknown>, code: string, pattern: RegExp): Promise<void> {
-  try {
-    await fn()
-  } catch (error) {
-    assert.instance(error, FoundryError, String(error))
-    assert.is((error as FoundryError).code, code, (error as Error).message)
-    assert.match((error as Error).message, pattern)
-    return
-  }
-  assert.unreachable(`expected FoundryError ${code}`)
-}
 
 /** A folder outside the project holding a valid fact file, as a link target. */
 function outside(): { dir: string; fact: string } {

@@ -1,18 +1,8 @@
-import { FoundryError } from '@foundry/kernel'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { sqliteStorage } from '../src/index.js'
-import { tempDb } from './helpers.js'
+import { failure, tempDb } from './helpers.js'
 
-async function failure(fn: () => unknown): Promise<FoundryError> {
-  try {
-    await fn()
-  } catch (error) {
-    if (error instanceof FoundryError) return error
-    throw error
-  }
-  throw new Error('expected a FoundryError, nothing was thrown')
-}
 
 test('a section that throws rolls back its log appends with its records, and the next append leaves no gap', async () => {
   const storage = sqliteStorage({ path: tempDb() })

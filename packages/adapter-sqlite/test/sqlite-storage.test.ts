@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import { FoundryError, type StorageProblem } from '@foundry/kernel'
+import type { StorageProblem } from '@foundry/kernel'
 import { sampleFact } from '@foundry/kernel/testing'
 import Database from 'better-sqlite3'
 import { test } from 'uvu'
@@ -7,17 +7,8 @@ import * as assert from 'uvu/assert'
 import { ftsRetriever, sqliteStorage, SCHEMA_VERSION } from '../src/index.js'
 import { MIGRATIONS, migrate, schemaVersion } from '../src/schema.js'
 import { startChild, waitForLine } from './child.js'
-import { tempDb } from './helpers.js'
+import { failure, tempDb } from './helpers.js'
 
-async function failure(fn: () => unknown): Promise<FoundryError> {
-  try {
-    await fn()
-  } catch (error) {
-    if (error instanceof FoundryError) return error
-    throw error
-  }
-  throw new Error('expected a FoundryError, nothing was thrown')
-}
 
 test('a file from an older schema version is migrated, keeping its records', async () => {
   const path = tempDb()

@@ -9,7 +9,7 @@ export { definePlugin, DEFAULT_HINTS, type KernelPlugin, type PluginHost, type T
 export { FoundryError, isFoundryError, errorMessage, ERROR_CODES, type FoundryErrorCode } from './errors.js'
 
 // The storage seam.
-export type { Storage, StorageFlags, StorageProblem, ListOptions, WriteOptions, LogPage, Collections, CollectionName, KernelCollection, OpenCollection, RecordOf, JsonValue } from './storage.js'
+export type { Storage, StorageChange, StorageFlags, StorageProblem, ListOptions, WriteOptions, LogPage, Collections, CollectionName, KernelCollection, OpenCollection, RecordOf, JsonValue } from './storage.js'
 export { COLLECTIONS, assertKey, assertCollection, assertLogName, isValidKey, isCollectionName } from './keys.js'
 export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js'
 export { copyStorage, type CopyOptions, type CopyReport } from './transfer.js'

@@ -104,11 +104,17 @@ export interface Storage {
   /** The names of the logs holding entries, sorted, optionally only those starting with `prefix`. */
   logs(prefix?: string): Promise<string[]>
 
+  /** Be told when the store changes, by this process or another (LISTEN/NOTIFY, file watching…). Returns the unsubscribe function. Absent: poll `revision()` / `logEnd()`. */
+  onChange?(listener: (change: StorageChange) => void): () => void
+
   /** Where a record lives, for messages: a path or URI. */
   locate(collection: CollectionName, key: string): string
   /** Release handles (database connections, locks). Idempotent. */
   close?(): Promise<void>
 }
+
+/** What `onChange` reports: a collection that changed (a put or delete), or a log appended to. */
+export type StorageChange = { collection: CollectionName } | { log: string }
 
 export interface WriteOptions {
   /**

@@ -20,6 +20,8 @@ export { planMerge, planLog, newEvents, type MergePlan, type MergeSide, type Mer
 export type { Retriever, RetrieverCapabilities, RetrievalDoc, RetrievalQuery, RetrievalHit, RetrievalChanges, SnapshotStore } from './retrieval.js'
 export { minisearchRetriever, type MinisearchRetrieverOptions } from './minisearch/retriever.js'
 export { minisearchDescriptor } from './minisearch/descriptor.js'
+export { bm25Retriever, type Bm25RetrieverOptions } from './bm25/retriever.js'
+export { bm25Descriptor } from './bm25/descriptor.js'
 export { processTerm, segmentWords, isUnspacedWord, STOP_WORDS } from './analyze.js'
 export { boundedDistance } from './minisearch/edit-distance.js'
 

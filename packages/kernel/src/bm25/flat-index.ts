@@ -1,0 +1,409 @@
+import { boundedDistance } from '../minisearch/edit-distance.js'
+import type { RetrievalDoc, RetrievalHit } from '../retrieval.js'
+
+/** How documents are cut into terms and how unknown query terms are widened. */
+export interface Analyzer {
+  tokenize: (text: string) => string[]
+  processTerm: (term: string) => string | null | undefined | false
+  /** Prefix-match a query term the index lacks (a word still being typed). */
+  prefix: (term: string) => boolean
+  /** Maximum edit distance for a query term the index lacks, 0 for none. */
+  fuzzy: (term: string) => number
+}
+
+export interface Scoring {
+  k: number
+  b: number
+  /** Extra weight of a title match and of a tag match, over the whole text's. */
+  title: number
+  tags: number
+}
+
+/** A term's postings: document slots ascending, their term frequencies in the whole text (capped at 255), and in the title (low nibble) and tags (high nibble). */
+export interface Postings {
+  docs: Int32Array
+  tf: Uint8Array
+  fields: Uint8Array
+  /** Postings in use (the arrays grow by doubling). */
+  n: number
+  /** Postings with a title match, and with a tag match. */
+  titleN: number
+  tagsN: number
+  /** The index's removal count when dead slots were last dropped from these postings. */
+  purged: number
+}
+
+/** MiniSearch's weights for a widened term, so both retrievers rank a typo or a prefix alike. */
+const PREFIX_WEIGHT = 0.375
+const FUZZY_WEIGHT = 0.45
+
+/**
+ * An inverted index in typed arrays: one `Postings` a term, documents in numbered slots with their
+ * field lengths, type and scope. A removed document's slot is marked dead: a term's postings drop
+ * dead slots when a search next reads them (so document frequencies count live documents), and
+ * `compact` renumbers the slots once dead ones are a tenth of the index. A search scores term at a time
+ * into one reused accumulator: a few nanoseconds a posting, however common the word.
+ */
+export class FlatIndex {
+  readonly terms = new Map<string, Postings>()
+  ids: string[] = []
+  readonly slotOf = new Map<string, number>()
+  alive = new Uint8Array(0)
+  lenText = new Uint32Array(0)
+  lenTitle = new Uint16Array(0)
+  lenTags = new Uint16Array(0)
+  typeOf = new Uint8Array(0)
+  scopeOf = new Uint32Array(0)
+  readonly types: string[] = []
+  readonly scopes: string[] = []
+  private readonly typeCode = new Map<string, number>()
+  private readonly scopeCode = new Map<string, number>()
+  live = 0
+  dead = 0
+  /** Removals so far: postings purged at an older count may name dead slots. */
+  removals = 0
+  sumText = 0
+  sumTitle = 0
+  sumTags = 0
+
+  /** The dictionary for prefix and typo matching: a sorted run, the terms added since (merged in when many), and terms by length. */
+  private sorted: string[] = []
+  private recent: string[] = []
+  private byLength: string[][] = []
+
+  private acc = new Float64Array(0)
+  private touched = new Int32Array(0)
+
+  constructor(
+    private readonly analyzer: Analyzer,
+    private readonly scoring: Scoring,
+  ) {}
+
+  get slots(): number {
+    return this.ids.length
+  }
+
+  code(table: string[], codes: Map<string, number>, value: string): number {
+    let c = codes.get(value)
+    if (c === undefined) codes.set(value, (c = table.push(value) - 1))
+    return c
+  }
+
+  /** A slot for a document whose terms follow (`post`); the caller has removed any earlier version. */
+  addSlot(id: string, lengths: [number, number, number], type: string, scope: string): number {
+    const slot = this.ids.length
+    if (slot >= this.alive.length) this.growSlots(Math.max(64, slot * 2))
+    this.ids.push(id)
+    this.slotOf.set(id, slot)
+    this.alive[slot] = 1
+    this.lenText[slot] = lengths[0]
+    this.lenTitle[slot] = Math.min(lengths[1], 0xffff)
+    this.lenTags[slot] = Math.min(lengths[2], 0xffff)
+    this.typeOf[slot] = this.code(this.types, this.typeCode, type)
+    this.scopeOf[slot] = this.code(this.scopes, this.scopeCode, scope)
+    this.live++
+    this.sumText += lengths[0]
+    this.sumTitle += lengths[1]
+    this.sumTags += lengths[2]
+    return slot
+  }
+
+  /** Append a posting of `term` for `slot`, the highest slot so far. */
+  post(term: string, slot: number, tf: number, titleTf: number, tagsTf: number): void {
+    let p = this.terms.get(term)
+    if (!p) {
+      p = { docs: new Int32Array(4), tf: new Uint8Array(4), fields: new Uint8Array(4), n: 0, titleN: 0, tagsN: 0, purged: this.removals }
+      this.terms.set(term, p)
+      this.addTerm(term)
+    } else if (p.n === p.docs.length) {
+      const size = p.n * 2
+      p.docs = grow(p.docs, new Int32Array(size))
+      p.tf = grow(p.tf, new Uint8Array(size))
+      p.fields = grow(p.fields, new Uint8Array(size))
+    }
+    p.docs[p.n] = slot
+    p.tf[p.n] = Math.min(tf, 255)
+    p.fields[p.n] = Math.min(titleTf, 15) | (Math.min(tagsTf, 15) << 4)
+    p.n++
+    if (titleTf) p.titleN++
+    if (tagsTf) p.tagsN++
+  }
+
+  /** Set a term's postings whole (a snapshot being read; slots already added). */
+  load(term: string, docs: Int32Array, tf: Uint8Array, fields: Uint8Array): void {
+    let titleN = 0
+    let tagsN = 0
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i]!
+      if (f & 15) titleN++
+      if (f >> 4) tagsN++
+    }
+    this.terms.set(term, { docs, tf, fields, n: docs.length, titleN, tagsN, purged: this.removals })
+    this.recent.push(term) // sorted once, by `settle`
+    ;(this.byLength[term.length] ??= []).push(term)
+  }
+
+  /** Index a document (replacing any earlier version of its id). */
+  add(doc: RetrievalDoc): void {
+    this.remove(doc.id)
+    const { tokenize } = this.analyzer
+    const tags = doc.tags.join(' ')
+    const text = `${doc.title}\n${tags}\n${doc.body}`
+    const textTokens = tokenize(text)
+    const titleTokens = tokenize(doc.title)
+    const tagsTokens = tokenize(tags)
+    const titleTf = this.counts(titleTokens)
+    const tagsTf = this.counts(tagsTokens)
+    const tf = this.counts(textTokens)
+    // A field's length is its distinct words as cut, stop words included (MiniSearch's measure).
+    const slot = this.addSlot(doc.id, [new Set(textTokens).size, new Set(titleTokens).size, new Set(tagsTokens).size], doc.type, doc.scope)
+    for (const [term, n] of tf) this.post(term, slot, n, titleTf.get(term) ?? 0, tagsTf.get(term) ?? 0)
+  }
+
+  private counts(tokens: string[]): Map<string, number> {
+    const out = new Map<string, number>()
+    for (const token of tokens) {
+      const term = token && this.analyzer.processTerm(token)
+      if (term) out.set(term, (out.get(term) ?? 0) + 1)
+    }
+    return out
+  }
+
+  /** Mark a document's slot dead; false when the id is not indexed. */
+  remove(id: string): boolean {
+    const slot = this.slotOf.get(id)
+    if (slot === undefined) return false
+    this.slotOf.delete(id)
+    this.alive[slot] = 0
+    this.live--
+    this.dead++
+    this.removals++
+    this.sumText -= this.lenText[slot]!
+    this.sumTitle -= this.lenTitle[slot]!
+    this.sumTags -= this.lenTags[slot]!
+    return true
+  }
+
+  /** Whether dead slots are worth dropping: 20 or more, and a tenth of the slots. */
+  get dirty(): boolean {
+    return this.dead >= 20 && this.dead >= this.slots / 10
+  }
+
+  /** Drop dead slots and their postings; live slots keep their order. */
+  compact(): void {
+    const map = new Int32Array(this.slots).fill(-1)
+    let next = 0
+    for (let s = 0; s < this.slots; s++) if (this.alive[s]) map[s] = next++
+    const ids: string[] = []
+    for (let s = 0; s < this.slots; s++) {
+      const to = map[s]!
+      if (to < 0) continue
+      ids.push(this.ids[s]!)
+      this.slotOf.set(this.ids[s]!, to)
+      this.alive[to] = 1
+      this.lenText[to] = this.lenText[s]!
+      this.lenTitle[to] = this.lenTitle[s]!
+      this.lenTags[to] = this.lenTags[s]!
+      this.typeOf[to] = this.typeOf[s]!
+      this.scopeOf[to] = this.scopeOf[s]!
+    }
+    this.alive.fill(0, next)
+    this.ids = ids
+    this.dead = 0
+    for (const [term, p] of this.terms) if (!this.purge(p, map)) this.terms.delete(term)
+    this.sorted = [...this.terms.keys()].sort()
+    this.recent = []
+    this.byLength = []
+    for (const term of this.sorted) (this.byLength[term.length] ??= []).push(term)
+  }
+
+  /**
+   * Drop a term's postings of dead slots (renumbered through `map` when given), so its document
+   * frequencies count live documents only; answers the postings left.
+   */
+  private purge(p: Postings, map?: Int32Array): number {
+    const { alive } = this
+    let w = 0
+    p.titleN = p.tagsN = 0
+    for (let i = 0; i < p.n; i++) {
+      const d = p.docs[i]!
+      const to = map ? map[d]! : alive[d] ? d : -1
+      if (to < 0) continue
+      p.docs[w] = to
+      p.tf[w] = p.tf[i]!
+      const f = (p.fields[w] = p.fields[i]!)
+      if (f & 15) p.titleN++
+      if (f >> 4) p.tagsN++
+      w++
+    }
+    p.n = w
+    p.purged = this.removals
+    return w
+  }
+
+  private addTerm(term: string) {
+    this.recent.push(term)
+    ;(this.byLength[term.length] ??= []).push(term)
+    if (this.recent.length > 2048 && this.recent.length > this.sorted.length / 8) this.mergeRecent()
+  }
+
+  private mergeRecent() {
+    const add = this.recent.sort()
+    const out: string[] = new Array(this.sorted.length + add.length)
+    let i = 0
+    let j = 0
+    let w = 0
+    while (i < this.sorted.length || j < add.length) out[w++] = j >= add.length || (i < this.sorted.length && this.sorted[i]! < add[j]!) ? this.sorted[i++]! : add[j++]!
+    this.sorted = out
+    this.recent = []
+  }
+
+  /** Sort the dictionary after `load` calls. */
+  settle(): void {
+    this.mergeRecent()
+  }
+
+  private growSlots(size: number) {
+    this.alive = grow(this.alive, new Uint8Array(size))
+    this.lenText = grow(this.lenText, new Uint32Array(size))
+    this.lenTitle = grow(this.lenTitle, new Uint16Array(size))
+    this.lenTags = grow(this.lenTags, new Uint16Array(size))
+    this.typeOf = grow(this.typeOf, new Uint8Array(size))
+    this.scopeOf = grow(this.scopeOf, new Uint32Array(size))
+  }
+
+  /**
+   * The postings a query scores, each with its weight: a known term as written (counted once per
+   * occurrence in the query, as BM25 does), an unknown one widened to the indexed words it begins
+   * and those a small edit away.
+   */
+  expand(text: string): Array<[Postings, number]> {
+    const { tokenize, processTerm, prefix, fuzzy } = this.analyzer
+    const weights = new Map<string, number>()
+    const add = (term: string, weight: number) => weights.set(term, (weights.get(term) ?? 0) + weight)
+    for (const token of tokenize(text)) {
+      const term = token && processTerm(token)
+      if (!term) continue
+      if (this.terms.has(term)) {
+        add(term, 1)
+        continue
+      }
+      const prefixed = new Set<string>()
+      if (prefix(term)) {
+        for (let at = lowerBound(this.sorted, term); at < this.sorted.length && this.sorted[at]!.startsWith(term); at++) prefixed.add(this.sorted[at]!)
+        for (const other of this.recent) if (other.startsWith(term)) prefixed.add(other)
+        for (const other of prefixed) add(other, (PREFIX_WEIGHT * other.length) / (other.length + 0.3 * (other.length - term.length)))
+      }
+      const distance = fuzzy(term)
+      if (!distance) continue
+      for (let length = Math.max(1, term.length - distance); length <= term.length + distance; length++)
+        for (const other of this.byLength[length] ?? []) {
+          if (prefixed.has(other)) continue
+          const d = boundedDistance(term, other, distance)
+          if (d <= distance) add(other, (FUZZY_WEIGHT * other.length) / (other.length + d))
+        }
+    }
+    const out: Array<[Postings, number]> = []
+    for (const [term, weight] of weights) {
+      const p = this.terms.get(term)
+      if (p && p.purged !== this.removals) this.purge(p)
+      if (p?.n) out.push([p, weight])
+    }
+    return out
+  }
+
+  /**
+   * The best `limit` live documents for `text` that `wanted` accepts (by slot), best first, ties by
+   * id. BM25 over the whole text plus the title and tag boosts, each field with its own document
+   * frequency and average length: MiniSearch's scores for the same documents.
+   */
+  search(text: string, limit: number, wanted?: (slot: number) => boolean): RetrievalHit[] {
+    const query = this.expand(text)
+    if (!query.length || !this.live || limit <= 0) return []
+    if (this.acc.length < this.slots) {
+      this.acc = new Float64Array(this.alive.length)
+      this.touched = new Int32Array(this.alive.length)
+    }
+    const { acc, touched, lenText, lenTitle, lenTags } = this
+    const { k, b } = this.scoring
+    const N = this.live
+    const idf = (df: number) => Math.log(1 + (N - Math.min(df, N) + 0.5) / (Math.min(df, N) + 0.5))
+    const avgText = this.sumText / N || 1
+    const avgTitle = this.sumTitle / N || 1
+    const avgTags = this.sumTags / N || 1
+    const k1 = k + 1
+    const kA = k * (1 - b)
+    const kBText = (k * b) / avgText
+    let count = 0
+    for (const [p, weight] of query) {
+      const wText = weight * idf(p.n) * k1
+      const wTitle = p.titleN ? weight * this.scoring.title * idf(p.titleN) * k1 : 0
+      const wTags = p.tagsN ? weight * this.scoring.tags * idf(p.tagsN) * k1 : 0
+      const { docs, tf, fields } = p
+      for (let i = 0, n = p.n; i < n; i++) {
+        const d = docs[i]!
+        const f = tf[i]!
+        let s = (wText * f) / (f + kA + kBText * lenText[d]!)
+        const x = fields[i]!
+        if (x) {
+          const t = x & 15
+          const g = x >> 4
+          if (t) s += (wTitle * t) / (t + k * (1 - b + (b * lenTitle[d]!) / avgTitle))
+          if (g) s += (wTags * g) / (g + k * (1 - b + (b * lenTags[d]!) / avgTags))
+        }
+        if (acc[d] === 0) touched[count++] = d
+        acc[d] = acc[d]! + s
+      }
+    }
+    // The best `limit`, kept sorted in a small array; most candidates fail the first comparison.
+    const topSlots: number[] = []
+    const topScores: number[] = []
+    const { alive, ids } = this
+    for (let i = 0; i < count; i++) {
+      const d = touched[i]!
+      const s = acc[d]!
+      acc[d] = 0
+      if (topSlots.length === limit && s < topScores[limit - 1]!) continue
+      if (!alive[d] || (wanted && !wanted(d))) continue
+      let at = topSlots.length
+      while (at > 0 && (s > topScores[at - 1]! || (s === topScores[at - 1]! && ids[d]! < ids[topSlots[at - 1]!]!))) at--
+      if (at >= limit) continue
+      topSlots.splice(at, 0, d)
+      topScores.splice(at, 0, s)
+      if (topSlots.length > limit) topSlots.pop(), topScores.pop()
+    }
+    return topSlots.map((d, i) => ({ id: ids[d]!, score: topScores[i]! }))
+  }
+
+  /** Bytes the index holds in typed arrays (postings, slots, accumulator), strings and maps not counted. */
+  bytes(): number {
+    let total = this.alive.byteLength + this.lenText.byteLength + this.lenTitle.byteLength + this.lenTags.byteLength + this.typeOf.byteLength + this.scopeOf.byteLength
+    total += this.acc.byteLength + this.touched.byteLength
+    for (const p of this.terms.values()) total += p.docs.byteLength + p.tf.byteLength + p.fields.byteLength
+    return total
+  }
+
+  typeCodeOf(type: string): number | undefined {
+    return this.typeCode.get(type)
+  }
+
+  scopeCodeOf(scope: string): number | undefined {
+    return this.scopeCode.get(scope)
+  }
+}
+
+function grow<T extends Int32Array | Uint32Array | Uint16Array | Uint8Array>(from: T, to: T): T {
+  to.set(from.subarray(0, Math.min(from.length, to.length)) as never)
+  return to
+}
+
+function lowerBound(sorted: string[], value: string): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid]! < value) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}

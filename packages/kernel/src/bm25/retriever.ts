@@ -1,0 +1,181 @@
+import { processTerm, tokenize } from '../analyze.js'
+import type { RetrievalChanges, RetrievalHit, RetrievalQuery, Retriever, SnapshotStore } from '../retrieval.js'
+import { FlatIndex, type Analyzer } from './flat-index.js'
+import { readHead, readSnapshot, writeSnapshot, type Head } from './snapshot.js'
+
+export interface Bm25RetrieverOptions {
+  /** Extra weight of title and tag words over the whole text's. Default title 0.3, tags 0.2 (as the MiniSearch retriever). */
+  boost?: { title?: number; tags?: number }
+  /** Prefix-match query words the index lacks, this long or longer. Default 4; 0 turns it off. */
+  prefixMinLength?: number
+  /** Edit distance for query words the index lacks, as a fraction of their length (5+ characters). Default 0.2; 0 turns it off. */
+  fuzzy?: number
+  /** BM25 parameters. Default k 0.9, b 0.4: Lucene's BM25 as the BEIR baselines run it. */
+  bm25?: { k: number; b: number }
+  /** Changes after which a snapshot is due; it is written when the retriever has been idle `idleMs`. Default 256. */
+  snapshotEvery?: number
+  /** Quiet time before a due snapshot is written, in milliseconds. Default 200. */
+  idleMs?: number
+  /** Changes worth a snapshot when the process closes (`flush()`). Default 32; `flush(true)` persists any. */
+  flushAt?: number
+}
+
+/**
+ * BM25 over an inverted index in typed arrays (`FlatIndex`): the default retriever's analyzer
+ * (segmentation, stop words, Porter stems), scores, field boosts, prefix and typo matching, at the
+ * cost of a flat-array BM25. Snapshots are compact (varints in base64, no JSON parse of postings)
+ * and written when the retriever is idle, never inside a write.
+ */
+export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
+  const prefixMin = options.prefixMinLength ?? 4
+  const fuzzy = options.fuzzy ?? 0.2
+  const analyzer: Analyzer = {
+    tokenize,
+    processTerm,
+    prefix: (term) => prefixMin > 0 && term.length >= prefixMin,
+    fuzzy: (term) => (fuzzy > 0 && term.length >= 5 ? Math.min(6, Math.round(term.length * fuzzy)) : 0),
+  }
+  const { k, b } = options.bm25 ?? { k: 0.9, b: 0.4 }
+  const scoring = { k, b, title: options.boost?.title ?? 0.3, tags: options.boost?.tags ?? 0.2 }
+  const snapshotEvery = options.snapshotEvery ?? 256
+  const idleMs = options.idleMs ?? 200
+  const flushAt = options.flushAt ?? 32
+
+  let index: FlatIndex | undefined
+  let revision: string | undefined
+  let store: SnapshotStore | undefined
+  let head: Head | undefined
+  /** Whether the stored head was read; whether the build it names was read into `index`. */
+  let headRead = false
+  let loaded = false
+  let pending = 0
+  let lastCall = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+
+  /** The stored head, read once: enough to answer `revision()` without reading the index. */
+  async function readStoredHead(): Promise<void> {
+    if (headRead) return
+    headRead = true
+    if (!store || index) return
+    head = await readHead(store)
+    revision = head?.revision
+  }
+
+  /** The index the head names, read on first need; undefined when there is none or it is gone. */
+  async function load(): Promise<FlatIndex | undefined> {
+    await readStoredHead()
+    if (loaded || index) return index
+    loaded = true
+    if (!store || !head) return undefined
+    const restored = new FlatIndex(analyzer, scoring)
+    if (await readSnapshot(store, head, restored)) index = restored
+    else revision = undefined // removed under us, or unreadable: it is only a cache, the kernel re-indexes
+    return index
+  }
+
+  async function snapshot(): Promise<void> {
+    clearTimer()
+    if (!store || !index || revision === undefined) return
+    try {
+      head = await writeSnapshot(store, index, revision, head)
+    } catch {
+      // A snapshot is only a cache: a read-only or full disk costs the next process a re-index, never
+      // this search or write. Try again after the next `snapshotEvery` changes.
+    }
+    pending = 0
+  }
+
+  function clearTimer() {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+  }
+
+  /** A due snapshot, written once no call has come for `idleMs`; the timer never keeps a process alive. */
+  function scheduleIdle(delay = idleMs) {
+    if (timer !== undefined) return
+    timer = setTimeout(() => {
+      timer = undefined
+      const quiet = now() - lastCall
+      if (quiet < idleMs) return scheduleIdle(idleMs - quiet)
+      void serial(async () => {
+        if (pending >= snapshotEvery) await snapshot()
+      })()
+    }, delay)
+    ;(timer as { unref?(): void }).unref?.()
+  }
+
+  /** Every call runs alone: two applies never interleave, and a search never sees half an apply. */
+  let tail: Promise<unknown> = Promise.resolve()
+  function serial<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+    return (...args) => {
+      lastCall = now()
+      const run = tail.then(() => fn(...args))
+      tail = run.catch(() => undefined)
+      return run
+    }
+  }
+
+  return {
+    name: 'bm25',
+    // `calibrateScoreScale(bm25Retriever())` (@foundry/kernel/testing) measures 1.000, as for the
+    // MiniSearch retriever: the same scores. test/bm25.test.ts checks it.
+    scoreScale: 1,
+    capabilities: { stemming: true, prefix: prefixMin > 0, fuzzy: fuzzy > 0, segmentation: true },
+
+    revision: serial(async () => {
+      await readStoredHead()
+      return revision
+    }),
+
+    apply: serial(async (changes: RetrievalChanges) => {
+      const current = changes.reset ? undefined : await load()
+      const upsert = [...new Map(changes.upsert.map((d) => [d.id, d])).values()] // the last version of an id wins
+      if (!current) {
+        index = new FlatIndex(analyzer, scoring)
+        for (const doc of upsert) index.add(doc)
+        revision = changes.revision
+        loaded = true
+        pending = upsert.length
+        if (changes.reset) await snapshot() // a full rebuild is worth keeping at once
+        return
+      }
+      for (const id of changes.remove) current.remove(id)
+      for (const doc of upsert) current.add(doc)
+      if (current.dirty) current.compact()
+      revision = changes.revision
+      pending += upsert.length + changes.remove.length
+      if (pending >= snapshotEvery) scheduleIdle()
+    }),
+
+    search: serial(async (query: RetrievalQuery): Promise<RetrievalHit[]> => {
+      const current = await load()
+      if (!current) return []
+      const { type, scope } = query
+      if (!type && !scope) return current.search(query.text, query.limit)
+      const typeCode = type ? current.typeCodeOf(type) : -1
+      const scopeCode = scope ? current.scopeCodeOf(scope) : -1
+      if (typeCode === undefined || scopeCode === undefined) return []
+      const { typeOf, scopeOf } = current
+      return current.search(query.text, query.limit, (slot) => (typeCode < 0 || typeOf[slot] === typeCode) && (scopeCode < 0 || scopeOf[slot] === scopeCode))
+    }),
+
+    attach(target) {
+      store = target
+    },
+
+    warm: serial(async () => {
+      await load()
+    }),
+
+    flush: serial(async (all = false) => {
+      if (pending > 0 && (all || pending >= flushAt)) await snapshot()
+    }),
+
+    close: serial(async () => {
+      clearTimer()
+    }),
+  }
+}
+
+/** The clock for idleness: `performance` is global in Node, browsers, Deno and Bun. */
+const now = () => ((globalThis as { performance?: { now(): number } }).performance ?? Date).now()

@@ -1,0 +1,83 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { bm25Retriever, minisearchRetriever, type RetrievalDoc } from '../src/index.js'
+import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite } from '../src/testing/index.js'
+import { fromBase64, toBase64 } from '../src/bm25/snapshot.js'
+
+retrieverSuite(test, () => bm25Retriever(), { prefix: 'bm25Retriever: ' })
+
+const docs: RetrievalDoc[] = [
+  ...distractors(200),
+  { id: 'fact-0001', title: 'Kubernetes manifests live in the infra repository', body: 'Helm charts are rendered in CI.', tags: ['infra', 'k8s'], type: 'decision', scope: 'project' },
+  { id: 'fact-0002', title: 'Payments use Stripe', body: 'Stripe webhooks are verified; payments retry three times.', tags: ['payments'], type: 'constraint', scope: 'module:billing' },
+]
+const queries = ['module team standard', 'kubernet', 'kubernetse charts', 'stripe payments webhooks retry', 'logging uses structured JSON', 'how do we apply the caching module standard', 'infra']
+
+test('bm25Retriever: the same hits and scores as the MiniSearch retriever', async () => {
+  const ours = bm25Retriever()
+  const theirs = minisearchRetriever()
+  for (const r of [ours, theirs]) await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  for (const text of queries) {
+    const a = await ours.search({ text, limit: 10 })
+    const b = await theirs.search({ text, limit: 10 })
+    assert.equal(a.map((h) => h.id), b.map((h) => h.id), `ids for "${text}"`)
+    a.forEach((h, i) => assert.ok(Math.abs(h.score - b[i]!.score) < 1e-9 * Math.max(1, h.score), `score of ${h.id} for "${text}": ${h.score} vs ${b[i]!.score}`))
+  }
+})
+
+test('bm25Retriever: a snapshot restores the same hits after removals and compaction', async () => {
+  const store = memorySnapshotStore()
+  const first = bm25Retriever()
+  first.attach!(store)
+  await first.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  await first.apply({ revision: '2', upsert: [], remove: distractors(60).map((d) => d.id) }) // dead slots past a tenth: compacted
+  await first.apply({ revision: '3', upsert: [{ ...docs.at(-1)!, body: 'Stripe only; Adyen was dropped.' }], remove: [] })
+  await first.flush!(true)
+  const second = bm25Retriever()
+  second.attach!(store)
+  assert.is(await second.revision(), '3')
+  for (const text of [...queries, 'adyen', 'webhooks']) assert.equal(await second.search({ text, limit: 10 }), await first.search({ text, limit: 10 }), text)
+  assert.equal(await second.search({ text: 'webhooks', limit: 5 }), [], 'the replaced text is gone')
+  assert.is((await second.search({ text: 'team standard number', limit: 500 })).length, 140, 'removed facts stay removed')
+})
+
+test('bm25Retriever: a write never writes the snapshot; it is written once idle', async () => {
+  const store = memorySnapshotStore()
+  const r = bm25Retriever({ snapshotEvery: 4, idleMs: 20 })
+  r.attach!(store)
+  await r.apply({ revision: '1', reset: true, upsert: docs.slice(0, 10), remove: [] })
+  const written = store.names().filter((n) => n.endsWith('/data'))
+  for (let i = 0; i < 6; i++) await r.apply({ revision: String(2 + i), upsert: [docs[10 + i]!], remove: [] })
+  assert.equal(store.names().filter((n) => n.endsWith('/data')), written, 'no snapshot inside the writes')
+  await new Promise((resolve) => setTimeout(resolve, 120))
+  const after = bm25Retriever()
+  after.attach!(store)
+  assert.is(await after.revision(), '7', 'the idle snapshot holds every write')
+  await r.close!()
+})
+
+test('bm25Retriever: an unreadable snapshot part means no revision (the kernel re-indexes)', async () => {
+  const store = memorySnapshotStore()
+  const r = bm25Retriever()
+  r.attach!(store)
+  await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  for (const name of store.names()) if (name.endsWith('/data')) await store.write(name, 'not base64!')
+  const next = bm25Retriever()
+  next.attach!(store)
+  assert.equal(await next.search({ text: 'stripe', limit: 3 }), [])
+  assert.is(await next.revision(), undefined)
+})
+
+test('bm25Retriever: calibrateScoreScale measures the declared 1', async () => {
+  const measured = await calibrateScoreScale(bm25Retriever())
+  assert.ok(Math.abs(measured - 1) < 0.05, `measured ${measured}`)
+})
+
+test('base64 round trip of every length and byte', () => {
+  for (let n = 0; n < 70; n++) {
+    const bytes = new Uint8Array(n).map((_, i) => (i * 97 + n) & 255)
+    assert.equal([...fromBase64(toBase64(bytes))], [...bytes])
+  }
+})
+
+test.run()

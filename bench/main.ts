@@ -1,4 +1,4 @@
-// `pnpm bench [--data DIR] [--quick] [--only a,b]`: run the suites and print the figures table.
+// `pnpm bench [--data DIR] [--quick] [--only a,b] [--peers]`: run the suites and print the figures table.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -11,10 +11,13 @@ import { hooksSuite } from './suites/hooks.js'
 import { kernelSuite } from './suites/kernel.js'
 import { marblesSuite } from './suites/marbles.js'
 import { mcpSuite } from './suites/mcp.js'
+import { peersSuite } from './suites/peers.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, floorSuite, fsSuite, sqliteSuite, mcpSuite, hooksSuite, marblesSuite]
+const SUITES: Suite[] = [kernelSuite, scifactSuite, floorSuite, fsSuite, sqliteSuite, mcpSuite, hooksSuite, marblesSuite, peersSuite]
+/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only`. */
+const OPT_IN = new Set(['peers'])
 
 const { values } = parseArgs({
   // `pnpm bench -- --quick` forwards the `--` itself.
@@ -23,11 +26,12 @@ const { values } = parseArgs({
     data: { type: 'string', default: resolve(import.meta.dirname, '../../shared/eval-data') },
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
+    peers: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 })
 if (values.help) {
-  console.log(`Usage: pnpm bench [--data DIR] [--quick] [--only ${SUITES.map((s) => s.name).join(',')}]\n`)
+  console.log(`Usage: pnpm bench [--data DIR] [--quick] [--only ${SUITES.map((s) => s.name).join(',')}] [--peers]\n`)
   for (const s of SUITES) console.log(`  ${s.name.padEnd(10)} ${s.about}`)
   process.exit(0)
 }
@@ -49,7 +53,7 @@ const ctx: BenchContext = {
 }
 let failed = false
 try {
-  for (const suite of SUITES.filter((s) => !only || only.includes(s.name))) {
+  for (const suite of SUITES.filter((s) => (only ? only.includes(s.name) : !OPT_IN.has(s.name) || (s.name === 'peers' && values.peers)))) {
     console.error(`# ${suite.name}: ${suite.about}`)
     try {
       await suite.run(ctx)

@@ -16,8 +16,8 @@ export interface MigrateOptions {
   target?: number
 }
 
-/** The advisory lock key every migration takes (one number for all components: migrations are rare and short). */
-const MIGRATION_LOCK = 0x46_4f_55_4e // "FOUN"
+/** The advisory lock every migration takes, in the two-integer form: "FOUN", 0 (one lock for all components: migrations are rare and short). */
+const MIGRATION_LOCK = [0x464f554e, 0]
 
 /**
  * Bring `component`'s tables to `steps.length` (or `options.target`), recorded in
@@ -35,7 +35,7 @@ export async function migrate(client: pg.ClientBase, component: string, steps: r
   }
   await client.query('BEGIN')
   try {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
+    await client.query('SELECT pg_advisory_xact_lock($1, $2)', MIGRATION_LOCK)
     await client.query('CREATE TABLE IF NOT EXISTS foundry_schema (component text PRIMARY KEY, version integer NOT NULL)')
     const found = (await readVersion(client, component)) ?? 0
     assertNotNewer(found, steps.length, component, where)

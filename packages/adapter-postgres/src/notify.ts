@@ -1,0 +1,107 @@
+import type { StorageChange } from '@foundry/kernel'
+import pg from 'pg'
+import { CHANGE_CHANNEL } from './schema.js'
+
+/**
+ * One dedicated connection LISTENing on the change channel, reconnecting with backoff when it drops.
+ * It tells `onChange` listeners of every committed write (this process's included: the writer's
+ * session is not the listener's), and keeps `connected` true only while no notification can have
+ * been missed; a cache that relies on it is cleared on every (re)connection.
+ */
+export interface Listener {
+  /** True while LISTEN is active: a notification for every later commit will arrive. */
+  readonly connected: boolean
+  /** Start connecting (idempotent); resolves after the first attempt, connected or not. */
+  start(): Promise<void>
+  subscribe(fn: (change: StorageChange) => void): () => void
+  close(): Promise<void>
+}
+
+export interface ListenerOptions {
+  url: string
+  /** Every notification, and `undefined` whenever the connection is (re)established or lost. */
+  onEvent(change: StorageChange | undefined): void
+}
+
+const MAX_BACKOFF = 5_000
+
+export function createListener(options: ListenerOptions): Listener {
+  const subscribers = new Set<(change: StorageChange) => void>()
+  let client: pg.Client | undefined
+  let connected = false
+  let closed = false
+  let starting: Promise<void> | undefined
+  let retry: NodeJS.Timeout | undefined
+  let backoff = 100
+
+  function dispatch(change: StorageChange | undefined) {
+    options.onEvent(change)
+    if (change)
+      for (const fn of subscribers) {
+        try {
+          fn(change)
+        } catch {
+          // A listener's failure is its own; the others still hear of the change.
+        }
+      }
+  }
+
+  function lost(which: pg.Client) {
+    if (client !== which) return
+    client = undefined
+    connected = false
+    dispatch(undefined)
+    which.end().catch(() => undefined)
+    if (closed) return
+    retry = setTimeout(() => void connect(), backoff)
+    retry.unref()
+    backoff = Math.min(MAX_BACKOFF, backoff * 2)
+  }
+
+  async function connect(): Promise<void> {
+    if (closed) return
+    const next = new pg.Client({ connectionString: options.url })
+    client = next
+    next.on('error', () => lost(next))
+    next.on('end', () => lost(next))
+    next.on('notification', (message) => {
+      if (message.channel !== CHANGE_CHANNEL || !message.payload) return
+      const { payload } = message
+      if (payload.startsWith('c:')) dispatch({ collection: payload.slice(2) as never })
+      else if (payload.startsWith('l:')) dispatch({ log: payload.slice(2) })
+    })
+    try {
+      await next.connect()
+      await next.query(`LISTEN ${CHANGE_CHANNEL}`)
+      if (client !== next) return
+      // The connection only waits for notifications: it must not keep a finished process alive.
+      ;(next as unknown as { connection?: { stream?: { unref?(): void } } }).connection?.stream?.unref?.()
+      connected = true
+      backoff = 100
+      dispatch(undefined)
+    } catch {
+      lost(next)
+    }
+  }
+
+  return {
+    get connected() {
+      return connected
+    },
+    start() {
+      return (starting ??= connect())
+    },
+    subscribe(fn) {
+      subscribers.add(fn)
+      return () => void subscribers.delete(fn)
+    },
+    async close() {
+      closed = true
+      if (retry) clearTimeout(retry)
+      const open = client
+      client = undefined
+      connected = false
+      await open?.end().catch(() => undefined)
+    },
+  }
+}

@@ -1,0 +1,380 @@
+import {
+  assertCollection,
+  assertKey,
+  assertLogName,
+  FoundryError,
+  type CollectionName,
+  type FoundryEvent,
+  type ListOptions,
+  type RecordOf,
+  type Storage,
+  type StorageChange,
+  type WriteOptions,
+} from '@foundry/kernel'
+import pg from 'pg'
+import { createConnection, type Statement } from './connection.js'
+import { translate } from './errors.js'
+import { migrate } from './migrate.js'
+import { createListener } from './notify.js'
+import { decode, decodeEvent, encode } from './records.js'
+import { redactUrl } from './url.js'
+import { CHANGE_CHANNEL, STORAGE_COMPONENT, STORAGE_MIGRATIONS } from './schema.js'
+
+export interface PostgresStorageOptions {
+  /** The connection URL (`postgres://user:password@host:5432/db`). Never printed: messages show it with the password redacted. */
+  url: string
+  /** Milliseconds an exclusive section waits for another process's before UNAVAILABLE. Default 10 000. */
+  timeout?: number
+  /** Pooled connections at most, besides the one listening for changes. Default 4. */
+  poolSize?: number
+  /** How many changes per collection `changes()` reaches back; older revisions answer `undefined`. Default 10 000. */
+  changeLogSize?: number
+  /**
+   * Answer `revision()` outside a section from memory while the change listener is connected (every
+   * commit, by any process, invalidates it through NOTIFY). Default true; false asks the database each time.
+   */
+  revisionCache?: boolean
+}
+
+interface RevisionRow {
+  n: string
+  token: string
+  log_base: string
+}
+
+/** Keys and log names are ASCII (assertKey, assertLogName): every one starting with a prefix sorts below prefix + U+10FFFF ("C" collation). */
+const upTo = (prefix: string) => `${prefix}\u{10FFFF}`
+/** `<n>.<token>`, or `0` for a collection never written. */
+const REVISION = /^(\d+)\.(\d+)$/
+const token = (row: RevisionRow | undefined) => (row ? `${row.n}.${row.token}` : '0')
+
+/** A readLog cursor or limit: fractions are floored and negatives read as 0, as in the reference storage; NaN or a non-number is refused. */
+function count(field: 'cursor' | 'limit', value: number): number {
+  if (typeof value !== 'number' || Number.isNaN(value))
+    throw new FoundryError('INVALID_INPUT', `readLog's ${field} must be a number (${field === 'cursor' ? '0, or a cursor appendLog, readLog or logEnd returned' : 'how many entries to read at most'}); got ${JSON.stringify(value)}`)
+  return value
+}
+
+// Each write is one statement, so one round trip and its own transaction outside a section: the
+// record, the collection's revision and change log, and the notification (delivered at commit).
+// A relaxed write outside a section also turns synchronous_commit off for its own transaction.
+const relaxedTail = (relaxed: boolean) => (relaxed ? `, set_config('synchronous_commit', 'off', true)` : '')
+
+const BUMP = `
+  bump AS (
+    INSERT INTO foundry_revisions (collection, n, token, log_base) VALUES ($1, 1, nextval('foundry_revision_token'), 0)
+    ON CONFLICT (collection) DO UPDATE SET n = foundry_revisions.n + 1, token = EXCLUDED.token
+    RETURNING n, token, log_base
+  ),
+  logged AS (INSERT INTO foundry_changes (collection, n, key, token) SELECT $1, n, $2, token FROM bump)`
+
+const putSql = (relaxed: boolean) => `
+  WITH put AS (
+    INSERT INTO foundry_records (collection, key, value) VALUES ($1, $2, $3)
+    ON CONFLICT (collection, key) DO UPDATE SET value = EXCLUDED.value
+  ),
+  ${BUMP}
+  SELECT n, log_base, pg_notify('${CHANGE_CHANNEL}', 'c:' || $1)${relaxedTail(relaxed)} FROM bump`
+
+const deleteSql = (relaxed: boolean) => `
+  WITH gone AS (DELETE FROM foundry_records WHERE collection = $1 AND key = $2 RETURNING 1),
+  ${BUMP.replace("VALUES ($1, 1, nextval('foundry_revision_token'), 0)", "SELECT $1, 1, nextval('foundry_revision_token'), 0 WHERE EXISTS (SELECT 1 FROM gone)")}
+  SELECT n, log_base, pg_notify('${CHANGE_CHANNEL}', 'c:' || $1)${relaxedTail(relaxed)} FROM bump`
+
+const appendSql = (relaxed: boolean) => `
+  WITH bump AS (
+    INSERT INTO foundry_log_ends (name, seq) VALUES ($1, $3)
+    ON CONFLICT (name) DO UPDATE SET seq = foundry_log_ends.seq + $3
+    RETURNING seq
+  ),
+  added AS (
+    INSERT INTO foundry_logs (name, seq, entry)
+    SELECT $1, bump.seq - $3 + e.ord, e.entry FROM bump, unnest($2::text[]) WITH ORDINALITY AS e(entry, ord)
+  )
+  SELECT seq, pg_notify('${CHANGE_CHANNEL}', 'l:' || $1)${relaxedTail(relaxed)} FROM bump`
+
+/**
+ * Storage in PostgreSQL (`pg`), shared by many processes on many machines: every collection, the
+ * kernel's and the open ones, in one table, with a revision counter and a change log per collection
+ * written in the same statement as each record; the event log and the append-only logs in tables of
+ * their own. Transactional: `exclusive` is a transaction holding an advisory lock. Connects and
+ * migrates before it resolves; throws UNAVAILABLE when the server cannot be used, CONFLICT when its
+ * schema is newer than this code.
+ */
+export async function postgresStorage(options: PostgresStorageOptions): Promise<Storage> {
+  const { url } = options
+  if (typeof url !== 'string' || !url) throw new FoundryError('INVALID_INPUT', 'postgresStorage needs url: a connection URL such as postgres://user:password@host:5432/db')
+  const timeout = options.timeout ?? 10_000
+  const logSize = options.changeLogSize ?? 10_000
+  const useCache = options.revisionCache ?? true
+
+  const client = await connectForMigration(url)
+  try {
+    await migrate(client, STORAGE_COMPONENT, STORAGE_MIGRATIONS, { where: redactUrl(url) })
+  } catch (error) {
+    throw translate(error, url)
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+
+  // The revision cache: a token per collection, trusted only while the listener is connected. A
+  // generation per collection (bumped by each notification and each own write) keeps a read that
+  // raced a change from filling the cache with what it replaced.
+  const cached = new Map<string, string>()
+  const generations = new Map<string, number>()
+  let epoch = 0
+  const invalidate = (c: string) => {
+    cached.delete(c)
+    generations.set(c, (generations.get(c) ?? 0) + 1)
+  }
+  const listener = createListener({
+    url,
+    onEvent(change: StorageChange | undefined) {
+      if (!change) {
+        cached.clear()
+        epoch++
+      } else if ('collection' in change) invalidate(change.collection)
+    },
+  })
+  const connection = createConnection({
+    url,
+    timeout,
+    poolSize: options.poolSize ?? 4,
+    afterWrite: (what) => {
+      if (what.startsWith('c:')) invalidate(what.slice(2))
+    },
+  })
+  const { where } = connection
+
+
+  let closed = false
+  const ensureOpen = () => {
+    if (closed) throw new FoundryError('UNAVAILABLE', `postgresStorage for ${where} is closed`)
+  }
+  const locate = (c: CollectionName, key: string) => `${where}#${c}/${key}`
+  const query = <R extends pg.QueryResultRow>(statement: Statement) => connection.query<R>(statement)
+  /** A write outside a section with durability relaxed skips waiting for the WAL flush; inside, the section's commit applies. */
+  const relaxed = (options?: WriteOptions) => options?.durability === 'relaxed' && !connection.inSection()
+
+  async function readRevision(c: string): Promise<RevisionRow | undefined> {
+    const { rows } = await query<RevisionRow>({ name: 'foundry_revision', text: 'SELECT n, token, log_base FROM foundry_revisions WHERE collection = $1', values: [c] })
+    return rows[0]
+  }
+
+  async function logEnd(log: string): Promise<number> {
+    const { rows } = await query<{ seq: string }>({ name: 'foundry_log_end', text: 'SELECT seq FROM foundry_log_ends WHERE name = $1', values: [log] })
+    return rows.length ? Number(rows[0]!.seq) : 0
+  }
+
+  /** Trim the change log in batches, so it stays between logSize and twice that without a delete per write. */
+  async function afterBump(c: string, row: { n: string; log_base: string } | undefined): Promise<void> {
+    if (!row || Number(row.n) - Number(row.log_base) <= 2 * logSize) return
+    const base = Number(row.n) - logSize
+    await query({ text: 'WITH trimmed AS (DELETE FROM foundry_changes WHERE collection = $1 AND n <= $2) UPDATE foundry_revisions SET log_base = $2 WHERE collection = $1 AND log_base < $2', values: [c, base] })
+  }
+
+  return {
+    name: 'postgres',
+    flags: { persistent: true, multiProcess: true, changeLog: true, transactional: true },
+
+    async get<C extends CollectionName>(c: C, key: string) {
+      ensureOpen()
+      assertKey(c, key)
+      const { rows } = await query<{ value: string }>({ name: 'foundry_get', text: 'SELECT value FROM foundry_records WHERE collection = $1 AND key = $2', values: [c, key] })
+      if (!rows.length) return undefined
+      const read = decode(c, rows[0]!.value)
+      if ('problem' in read) throw new FoundryError('CORRUPT', `${locate(c, key)} cannot be read: ${read.problem}. Rewrite the record or delete it`)
+      return read.value
+    },
+
+    async list<C extends CollectionName>(c: C, options: ListOptions = {}) {
+      ensureOpen()
+      assertCollection(c)
+      const prefix = options.prefix ?? ''
+      const { rows } = await query<{ key: string; value: string }>({
+        name: 'foundry_list',
+        text: 'SELECT key, value FROM foundry_records WHERE collection = $1 AND key >= $2 AND key < $3 ORDER BY key',
+        values: [c, prefix, upTo(prefix)],
+      })
+      const out: RecordOf<C>[] = []
+      for (const row of rows) {
+        const read = decode(c, row.value)
+        if ('value' in read) out.push(read.value)
+        else options.onProblem?.({ collection: c, key: row.key, location: locate(c, row.key), message: read.problem })
+      }
+      return out
+    },
+
+    async keys(c, prefix = '') {
+      ensureOpen()
+      assertCollection(c)
+      const { rows } = await query<{ key: string }>({
+        name: 'foundry_keys',
+        text: 'SELECT key FROM foundry_records WHERE collection = $1 AND key >= $2 AND key < $3 ORDER BY key',
+        values: [c, prefix, upTo(prefix)],
+      })
+      return rows.map((r) => r.key)
+    },
+
+    async put<C extends CollectionName>(c: C, key: string, value: RecordOf<C>, options?: WriteOptions) {
+      ensureOpen()
+      assertKey(c, key)
+      const text = encode(c, value)
+      const slow = relaxed(options)
+      const { rows } = await query<{ n: string; log_base: string }>({ name: slow ? 'foundry_put_relaxed' : 'foundry_put', text: putSql(slow), values: [c, key, text] })
+      connection.wrote(`c:${c}`)
+      await afterBump(c, rows[0])
+    },
+
+    async delete(c, key, options) {
+      ensureOpen()
+      assertKey(c, key)
+      const slow = relaxed(options)
+      const { rows } = await query<{ n: string; log_base: string }>({ name: slow ? 'foundry_delete_relaxed' : 'foundry_delete', text: deleteSql(slow), values: [c, key] })
+      if (!rows.length) return false
+      connection.wrote(`c:${c}`)
+      await afterBump(c, rows[0])
+      return true
+    },
+
+    async collections() {
+      ensureOpen()
+      // Few collections, each checked through the primary key's index: no scan of the records.
+      const { rows } = await query<{ collection: string }>({
+        name: 'foundry_collections',
+        text: 'SELECT collection FROM foundry_revisions r WHERE EXISTS (SELECT 1 FROM foundry_records WHERE collection = r.collection) ORDER BY collection',
+      })
+      return rows.map((r) => r.collection as CollectionName)
+    },
+
+    exclusive<T>(fn: () => Promise<T>): Promise<T> {
+      ensureOpen()
+      return connection.exclusive(fn)
+    },
+
+    async revision(c) {
+      ensureOpen()
+      assertCollection(c)
+      if (!useCache || connection.inSection()) return token(await readRevision(c))
+      void listener.start()
+      if (listener.connected) {
+        const hit = cached.get(c)
+        if (hit !== undefined) return hit
+      }
+      const before = { connected: listener.connected, epoch, generation: generations.get(c) ?? 0 }
+      const found = token(await readRevision(c))
+      if (before.connected && listener.connected && before.epoch === epoch && before.generation === (generations.get(c) ?? 0)) cached.set(c, found)
+      return found
+    },
+
+    async changes(c, since) {
+      ensureOpen()
+      assertCollection(c)
+      const now = await readRevision(c)
+      if (since === token(now)) return []
+      if (!now) return undefined
+      const keysAfter = async (n: number) =>
+        (await query<{ key: string }>({ name: 'foundry_changes', text: 'SELECT key FROM foundry_changes WHERE collection = $1 AND n > $2 ORDER BY n', values: [c, n] })).rows.map((r) => r.key)
+      if (since === '0') return Number(now.log_base) === 0 ? keysAfter(0) : undefined
+      const match = REVISION.exec(since)
+      if (!match) return undefined
+      const from = Number(match[1])
+      if (from >= Number(now.n) || from <= Number(now.log_base)) return undefined
+      // The token must name a write this database still remembers: same number and same token.
+      const { rows } = await query<{ token: string }>({ name: 'foundry_change_at', text: 'SELECT token FROM foundry_changes WHERE collection = $1 AND n = $2', values: [c, from] })
+      if (rows[0]?.token !== match[2]) return undefined
+      return keysAfter(from)
+    },
+
+    async appendEvent(event: FoundryEvent) {
+      ensureOpen()
+      const text = JSON.stringify(event)
+      // Events are telemetry: never worth waiting for the WAL flush.
+      const slow = !connection.inSection()
+      await query({
+        name: slow ? 'foundry_event_relaxed' : 'foundry_event',
+        text: `WITH added AS (INSERT INTO foundry_events (event) VALUES ($1)) SELECT 1${relaxedTail(slow)}`,
+        values: [text],
+      })
+    },
+
+    async readEvents() {
+      ensureOpen()
+      const { rows } = await query<{ event: string }>({ name: 'foundry_events', text: 'SELECT event FROM foundry_events ORDER BY seq' })
+      return rows.map((r) => decodeEvent(r.event)).filter((e): e is FoundryEvent => e !== undefined)
+    },
+
+    async appendLog(log, entries, options) {
+      ensureOpen()
+      assertLogName(log)
+      if (!Array.isArray(entries)) throw new FoundryError('INVALID_INPUT', `appendLog's entries must be an array of strings; got ${typeof entries}. Wrap a single entry: [entry]`)
+      const texts = entries.map(String)
+      if (!texts.length) return logEnd(log)
+      const slow = relaxed(options)
+      const { rows } = await query<{ seq: string }>({ name: slow ? 'foundry_append_relaxed' : 'foundry_append', text: appendSql(slow), values: [log, texts, texts.length] })
+      connection.wrote(`l:${log}`)
+      return Number(rows[0]!.seq)
+    },
+
+    async readLog(log, cursor, options = {}) {
+      ensureOpen()
+      assertLogName(log)
+      const from = Math.max(0, Math.floor(count('cursor', cursor)))
+      const limit = options.limit === undefined || options.limit === Infinity ? null : Math.max(0, Math.floor(count('limit', options.limit)))
+      const { rows } = await query<{ seq: string; entry: string }>({
+        name: 'foundry_read_log',
+        text: 'SELECT seq, entry FROM foundry_logs WHERE name = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+        values: [log, from, limit],
+      })
+      if (rows.length) return { entries: rows.map((r) => r.entry), cursor: Number(rows[rows.length - 1]!.seq) }
+      // Nothing to read: a cursor past the end answers the end, as the reference storage does.
+      return { entries: [], cursor: Math.min(from, await logEnd(log)) }
+    },
+
+    async logEnd(log) {
+      ensureOpen()
+      assertLogName(log)
+      return logEnd(log)
+    },
+
+    async logs(prefix = '') {
+      ensureOpen()
+      const { rows } = await query<{ name: string }>({
+        name: 'foundry_logs',
+        text: 'SELECT name FROM foundry_log_ends WHERE name >= $1 AND name < $2 AND seq > 0 ORDER BY name',
+        values: [prefix, upTo(prefix)],
+      })
+      return rows.map((r) => r.name)
+    },
+
+    onChange(fn) {
+      ensureOpen()
+      void listener.start()
+      return listener.subscribe(fn)
+    },
+
+    locate(c, key) {
+      assertKey(c, key)
+      return locate(c, key)
+    },
+
+    async close() {
+      if (closed) return
+      closed = true
+      await listener.close()
+      await connection.close()
+    },
+  }
+}
+
+async function connectForMigration(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url })
+  client.on('error', () => undefined)
+  try {
+    await client.connect()
+    return client
+  } catch (error) {
+    await client.end().catch(() => undefined)
+    throw translate(error, url)
+  }
+}

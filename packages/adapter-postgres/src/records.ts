@@ -1,0 +1,67 @@
+import {
+  ArtifactSchema,
+  ContractSchema,
+  EventSchema,
+  FactSchema,
+  FoundryError,
+  RunbookSchema,
+  validator,
+  type CollectionName,
+  type Collections,
+  type FoundryEvent,
+  type KernelCollection,
+  type RecordOf,
+  type Validator,
+} from '@foundry/kernel'
+
+// The same row encoding as @foundry/adapter-sqlite's: rows are text, so a record reads back byte for
+// byte as it was written (jsonb would reorder keys and drop duplicates), and an export is identical.
+
+type RecordCollection = Exclude<KernelCollection, 'meta'>
+
+/** Each kernel record collection's schema: a row is read back only when it still satisfies it. */
+const VALIDATORS: { [C in RecordCollection]: Validator<Collections[C]> } = {
+  facts: validator(FactSchema),
+  runbooks: validator(RunbookSchema),
+  contracts: validator(ContractSchema),
+  artifacts: validator(ArtifactSchema),
+}
+const events = validator(EventSchema)
+
+const isRecordCollection = (c: CollectionName): c is RecordCollection => Object.hasOwn(VALIDATORS, c)
+
+/** A row's text: meta as the text itself, everything else as JSON. */
+export function encode<C extends CollectionName>(collection: C, value: RecordOf<C>): string {
+  if (collection === 'meta') {
+    if (typeof value !== 'string') throw new FoundryError('INVALID_INPUT', `meta values are text; got ${typeof value}. Pass a string, or keep JSON in a "<consumer>.<name>" collection`)
+    return value
+  }
+  const text = JSON.stringify(value) as string | undefined
+  if (text === undefined) throw new FoundryError('INVALID_INPUT', `${collection} values are JSON; got ${typeof value}. Pass an object, array, string, number, boolean or null`)
+  return text
+}
+
+/** The value a row holds, or a one-line reason it cannot be read. Kernel records must also satisfy their schema. */
+export function decode<C extends CollectionName>(collection: C, text: string): { value: RecordOf<C> } | { problem: string } {
+  if (collection === 'meta') return { value: text as RecordOf<C> }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return { problem: `not JSON (${(error as Error).message})` }
+  }
+  if (!isRecordCollection(collection)) return { value: value as RecordOf<C> }
+  const check: Validator<unknown> = VALIDATORS[collection]
+  if (check.check(value)) return { value: value as RecordOf<C> }
+  return { problem: `not a valid ${collection.replace(/s$/, '')}: ${check.problems(value).join('; ')}` }
+}
+
+/** An event row, or undefined when it is unreadable (the log skips those). */
+export function decodeEvent(text: string): FoundryEvent | undefined {
+  try {
+    const value: unknown = JSON.parse(text)
+    return events.check(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}

@@ -39,8 +39,8 @@ export interface PeerSystem {
   /** Create an empty store in `dir`. */
   prepare(dir: string): void
   launch(dir: string): Launch
-  /** Write one record; true when the server acknowledged it. */
-  write(client: PeerClient, record: PeerRecord): Promise<boolean>
+  /** Write one record: undefined when the server acknowledged it, else what it answered. */
+  write(client: PeerClient, record: PeerRecord): Promise<string | undefined>
   /** Load many records the fastest way the server offers (its batch tool, else concurrent writes with a cap). */
   seed(client: PeerClient, records: PeerRecord[]): Promise<void>
   /** How seeding goes, for the table's notes. */
@@ -57,6 +57,8 @@ export interface PeerSystem {
 
 const TIMEOUT = { timeout: 600_000 }
 const textOf = (result: McpResult) => (result.content ?? result.contents ?? []).map((c) => c.text ?? '').join('\n')
+/** A refusal in one line: the server's error text, JSON or not. */
+const refusal = (result: McpResult) => textOf(result).replace(/\s+/g, ' ').slice(0, 160) || 'an error without text'
 
 /** Run `fn` over `items` with at most `cap` at once. */
 export async function capped<T>(items: T[], cap: number, fn: (item: T, i: number) => Promise<unknown>): Promise<void> {
@@ -95,12 +97,13 @@ export function foundry(storage: 'fs' | 'sqlite', env: Record<string, string>): 
     launch: (dir) => ({ command: process.execPath, args: [FOUNDRY_BIN, 'mcp', '--root', dir], env, cwd: dir }),
     async write(client, record) {
       const result = await client.callTool({ name: 'memory_write', arguments: { title: record.title, body: record.body, type: record.type } }, undefined, TIMEOUT)
-      return !result.isError
+      return result.isError ? refusal(result) : undefined
     },
     seedHow: 'memory_write, 8 at a time (no batch tool)',
     async seed(client, records) {
       await capped(records, 8, async (record) => {
-        if (!(await this.write(client, record))) throw new Error(`Foundry ${storage} refused a seed record: ${record.title}`)
+        const refused = await this.write(client, record)
+        if (refused) throw new Error(`Foundry ${storage} refused the seed record "${record.title}": ${refused}`)
       })
     },
     search: (client, query) => client.callTool({ name: 'memory_search', arguments: { query } }, undefined, TIMEOUT),
@@ -134,7 +137,8 @@ export function serverMemory(env: Record<string, string>): PeerSystem {
     async write(client, record) {
       const result = await client.callTool({ name: 'create_entities', arguments: { entities: [entity(record)] } }, undefined, TIMEOUT)
       const created = (result.structuredContent?.entities as Array<{ name: string }> | undefined) ?? []
-      return !result.isError && created.some((e) => e.name === record.title)
+      if (result.isError) return refusal(result)
+      return created.some((e) => e.name === record.title) ? undefined : 'not created (an entity of that name exists)'
     },
     // Its tools read the file, change it and rewrite it with no lock: two calls at once in one process lose one's change, so batches go one after another.
     seedHow: 'create_entities, 500 entities a call, one call at a time',
@@ -176,12 +180,13 @@ export function aiDevkit(env: Record<string, string>): PeerSystem {
     launch: (dir) => ({ command: process.execPath, args: [AI_DEVKIT_BIN], env: { ...env, HOME: dir }, cwd: dir }),
     async write(client, record) {
       const result = await client.callTool({ name: 'memory_storeKnowledge', arguments: { title: record.title, content: record.body, tags: [record.type] } }, undefined, TIMEOUT)
-      return !result.isError
+      return result.isError ? refusal(result) : undefined
     },
     seedHow: 'memory_storeKnowledge, 8 at a time (no batch tool)',
     async seed(client, records) {
       await capped(records, 8, async (record) => {
-        if (!(await this.write(client, record))) throw new Error(`ai-devkit refused a seed record: ${record.title}`)
+        const refused = await this.write(client, record)
+        if (refused) throw new Error(`ai-devkit refused the seed record "${record.title}": ${refused}`)
       })
     },
     search: (client, query) => client.callTool({ name: 'memory_searchKnowledge', arguments: { query } }, undefined, TIMEOUT),

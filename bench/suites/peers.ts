@@ -111,7 +111,7 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
   const keywords = keywordQueries(records, n)
   const writes = paddingRecords(ctx, ctx.quick ? 100 : 300, 20_000)
   const samples = new Map(systems.map((s) => [s.name, { question: [] as number[], keyword: [] as number[], write: [] as number[], keywordTokens: [] as number[] }]))
-  const answers = new Map(systems.map((s) => [s.name, { answered: 0, ranks: [] as number[], text: [] as number[], whole: [] as number[] }]))
+  const answers = new Map(systems.map((s) => [s.name, { answered: 0, ranks: [] as number[], text: [] as number[], whole: [] as number[], missed: [] as string[] }]))
   const adrTitle = new Map(adrRecords(ctx).map((r) => [r.adr!, r.title]))
   try {
     // A warm-up search each: the first answer of a session is measured on its own, below.
@@ -123,14 +123,18 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
         if (i >= KNOWN_ANSWERS.length) continue
         const target = adrTitle.get(KNOWN_ANSWERS[i]!.adr)!
         const rank = system.titles(result).indexOf(target)
-        if (rank < 0) continue
         const a = answers.get(system.name)!
+        if (rank < 0) {
+          a.missed.push(question)
+          continue
+        }
         a.answered++
         a.ranks.push(rank + 1)
         a.text.push(countTokens(textOf(result)))
         a.whole.push(countTokens(JSON.stringify(result)))
       }
     }
+    for (const [name, a] of answers) ctx.log(`  peers @${label}: ${name} did not find the record for ${a.missed.length ? a.missed.map((q) => `"${q}"`).join(', ') : 'no question'}`)
     for (const [i, keyword] of keywords.entries()) {
       for (const system of rotated(systems, i)) {
         const [result, elapsed] = await time(() => system.search(sessions.get(system.name)!.client, keyword))
@@ -141,8 +145,8 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
     }
     for (const [i, record] of writes.entries()) {
       for (const system of rotated(systems, i)) {
-        const [ok, elapsed] = await time(() => system.write(sessions.get(system.name)!.client, record))
-        if (!ok) throw new Error(`${system.name} refused the write of "${record.title}"`)
+        const [refused, elapsed] = await time(() => system.write(sessions.get(system.name)!.client, record))
+        if (refused) throw new Error(`${system.name} refused the write of "${record.title}": ${refused}`)
         samples.get(system.name)!.write.push(elapsed)
       }
     }
@@ -241,23 +245,31 @@ async function concurrentWrites(ctx: BenchContext, systems: PeerSystem[]): Promi
     for (const system of systems) {
       const dir = join(ctx.scratch, `peers-concurrent-${clients}x${each}`, system.name.replace(/\s+/g, '-'))
       system.prepare(dir)
+      // The store exists and has been used once before the writers start, as a project's store has
+      // (on a new store, ai-devkit's processes race its schema migration: see BENCHMARKS.md).
+      const first = await open(system, dir)
+      const [opening] = paddingRecords(ctx, 1, 29_999)
+      const refusedFirst = await system.write(first.client, opening!)
+      await first.client.close()
+      if (refusedFirst) throw new Error(`${system.name} refused the first write on a new store: ${refusedFirst}`)
       const records = paddingRecords(ctx, clients * each, 30_000)
       const sessions = await Promise.all(Array.from({ length: clients }, () => open(system, dir)))
       const acknowledged: string[] = []
       let refused = 0
-      const errors = new Set<string>()
+      const reasons = new Map<string, number>()
       const [, elapsed] = await time(() =>
         Promise.all(
           sessions.map(async (session, k) => {
             for (let m = 0; m < each; m++) {
               const record: PeerRecord = records[k * each + m]!
+              let reason: string | undefined
               try {
-                if (await system.write(session.client, record)) acknowledged.push(record.title)
-                else refused++
+                reason = await system.write(session.client, record)
               } catch (error) {
-                refused++
-                errors.add((error as Error).message.slice(0, 120))
+                reason = (error as Error).message.slice(0, 160)
               }
+              if (reason === undefined) acknowledged.push(record.title)
+              else (refused++, reasons.set(reason, (reasons.get(reason) ?? 0) + 1))
             }
           }),
         ),
@@ -267,7 +279,7 @@ async function concurrentWrites(ctx: BenchContext, systems: PeerSystem[]): Promi
       rmSync(dir, { recursive: true, force: true })
       const lost = acknowledged.length - kept
       cells[system.name] = { text: `${kept}/${acknowledged.length}${refused ? `, ${refused} refused` : ''}${lost ? `, ${lost} lost` : ''} (${(elapsed / 1000).toFixed(1)} s)`, value: kept }
-      ctx.log(`  peers: ${system.name} ${clients}×${each} concurrent writes: kept ${kept} of ${acknowledged.length} acknowledged, ${refused} refused${errors.size ? ` (${[...errors].join('; ')})` : ''}`)
+      ctx.log(`  peers: ${system.name} ${clients}×${each} concurrent writes: kept ${kept} of ${acknowledged.length} acknowledged, ${refused} refused${reasons.size ? `: ${[...reasons].map(([r, k]) => `${k}× ${r}`).join('; ')}` : ''}`)
     }
     rows.push({ label: `${clients} × ${each} concurrent writes: kept / acknowledged`, cells, better: 'higher', size: false, note: `${clients} server processes on one new store` })
   }

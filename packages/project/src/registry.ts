@@ -14,6 +14,7 @@ type Load<D> = () => Promise<D>
 export const BUILTIN_STORAGES: Readonly<Record<string, Load<StorageDescriptor>>> = {
   fs: async () => (await import('@foundry/adapter-fs')).fsDescriptor,
   sqlite: async () => (await sqliteAdapter('storage "sqlite"')).sqliteDescriptor,
+  postgres: async () => (await import('@foundry/adapter-postgres')).postgresDescriptor,
 }
 
 export const BUILTIN_RETRIEVERS: Readonly<Record<string, Load<RetrieverDescriptor>>> = {

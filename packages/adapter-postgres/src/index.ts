@@ -3,3 +3,4 @@ export { postgresStorage, type PostgresStorageOptions } from './postgres-storage
 export { migrate, schemaVersion, type MigrationStep, type MigrateOptions } from './migrate.js'
 export { STORAGE_COMPONENT, STORAGE_SCHEMA_VERSION, CHANGE_CHANNEL } from './schema.js'
 export { redactUrl, redactText } from './url.js'
+export { postgresDescriptor, databaseUrl, DATABASE_URL_ENV, type PostgresDescriptorOptions } from './descriptor.js'

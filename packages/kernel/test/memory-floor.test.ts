@@ -17,15 +17,17 @@ async function paymentsMemory(): Promise<Storage> {
   return storage
 }
 
-const line = (n: number, floor: number) => `(${n} weaker match${n === 1 ? '' : 'es'} left out below relevance ${floor}; search with other words for more)`
+const line = (n: number, floor: number) => `(${n} weaker match${n === 1 ? '' : 'es'} left out, below relevance ${floor})`
+/** Both floors off. */
+const OFF = { memoryRetrieval: { minRelevance: 0, minRelevanceRatio: 0 } }
 
-test('the default floor is 0.5 of relevance, the ratio to the top hit off', () => {
-  assert.equal(DEFAULT_CONFIG.memoryRetrieval, { maxFacts: 8, minRelevance: 0.5, minRelevanceRatio: 0 })
+test('the default floor is 0.5 of relevance or half the top hit, whichever is higher; the best hit whole', () => {
+  assert.equal(DEFAULT_CONFIG.memoryRetrieval, { maxFacts: 8, minRelevance: 0.5, minRelevanceRatio: 0.5, wholeFacts: 1 })
 })
 
 test('every hit under the floor: the seed no-hit text, then one line counting them; dropped in the result', async () => {
   const storage = await paymentsMemory()
-  const off = await kernelFor({ memoryRetrieval: { minRelevance: 0 } }, { storage }).memory.search({ query: 'kubernetes helm chart' })
+  const off = await kernelFor(OFF, { storage }).memory.search({ query: 'kubernetes helm chart' })
   assert.equal(off.hits.map((h) => h.fact.id), ['fact-0031', 'fact-0032'], 'without the floor: the two payment facts')
   assert.ok(off.hits.every((h) => h.relevance < 0.5), off.hits.map((h) => h.relevance).join(' '))
 
@@ -43,7 +45,8 @@ test('some hits under the floor: the kept blocks exactly as the seed shows them,
   assert.equal(r.hits.map((h) => h.fact.id), ['fact-0032'])
   assert.is(r.dropped, 1)
   assert.is(r.active, undefined)
-  assert.is(r.text, `${renderFactBlock(await k.memory.get('fact-0032'))}\n\n${line(1, 0.5)}`)
+  const floor = Math.max(0.5, 0.5 * r.hits[0]!.relevance)
+  assert.is(r.text, `${renderFactBlock(await k.memory.get('fact-0032'))}\n\n${line(1, Number(floor.toFixed(2)))}`)
 })
 
 test('nothing under the floor: no line and no dropped count', async () => {
@@ -69,8 +72,8 @@ test('a fact holding every word of the query stays, however common its words; on
   assert.is(some.text, `No stored fact matches "invoices helmets". Memory holds 6 active facts.\n${line(6, 0.5)}`)
 })
 
-test('minRelevance 0 turns the floor off', async () => {
-  const r = await kernelFor({ memoryRetrieval: { minRelevance: 0 } }, { storage: await paymentsMemory() }).memory.search({ query: 'kubernetes helm chart' })
+test('minRelevance 0 and minRelevanceRatio 0 turn the floor off', async () => {
+  const r = await kernelFor(OFF, { storage: await paymentsMemory() }).memory.search({ query: 'kubernetes helm chart' })
   assert.is(r.hits.length, 2)
   assert.is(r.dropped, undefined)
   assert.not.match(r.text, /weaker match|No stored fact/)
@@ -78,7 +81,7 @@ test('minRelevance 0 turns the floor off', async () => {
 
 test('minRelevanceRatio leaves out hits below that share of the top one; the line names the higher floor', async () => {
   const storage = await paymentsMemory()
-  const all = (await kernelFor({ memoryRetrieval: { minRelevance: 0 } }, { storage }).memory.search({ query: 'payments charts' })).hits
+  const all = (await kernelFor(OFF, { storage }).memory.search({ query: 'payments charts' })).hits
   const floor = 0.7 * all[0]!.relevance
   const kept = all.filter((h) => h.relevance >= floor)
   assert.ok(floor > 0.5 && kept.length >= 1 && all.some((h) => h.relevance >= 0.5 && h.relevance < floor), 'the ratio cuts above the absolute floor')
@@ -90,17 +93,18 @@ test('minRelevanceRatio leaves out hits below that share of the top one; the lin
 
 test('the floor cuts within the limit: dropped counts the hits the limit would have returned', async () => {
   const storage = await paymentsMemory()
-  const all = (await kernelFor({ memoryRetrieval: { minRelevance: 0 } }, { storage }).memory.search({ query: 'payments charts', limit: 3 })).hits
-  const r = await kernelFor({ memoryRetrieval: { minRelevance: 0.7 } }, { storage }).memory.search({ query: 'payments charts', limit: 3 })
+  const all = (await kernelFor(OFF, { storage }).memory.search({ query: 'payments charts', limit: 3 })).hits
+  const r = await kernelFor({ memoryRetrieval: { minRelevance: 0.7, minRelevanceRatio: 0 } }, { storage }).memory.search({ query: 'payments charts', limit: 3 })
   assert.is(all.length, 3)
   assert.is(r.hits.length + r.dropped!, 3)
 })
 
-test('config: minRelevance is 0 or more, minRelevanceRatio between 0 and 1, each named when wrong', () => {
-  assert.equal(resolveConfig({ memoryRetrieval: { minRelevance: 1.5 } }).memoryRetrieval, { maxFacts: 8, minRelevance: 1.5, minRelevanceRatio: 0 })
+test('config: minRelevance is 0 or more, minRelevanceRatio between 0 and 1, wholeFacts 1 to 25, each named when wrong', () => {
+  assert.equal(resolveConfig({ memoryRetrieval: { minRelevance: 1.5 } }).memoryRetrieval, { maxFacts: 8, minRelevance: 1.5, minRelevanceRatio: 0.5, wholeFacts: 1 })
   for (const [file, message] of [
     [{ memoryRetrieval: { minRelevance: -1 } }, /memoryRetrieval\.minRelevance must be >= 0/],
     [{ memoryRetrieval: { minRelevanceRatio: 2 } }, /memoryRetrieval\.minRelevanceRatio must be <= 1/],
+    [{ memoryRetrieval: { wholeFacts: 0 } }, /memoryRetrieval\.wholeFacts must be >= 1/],
   ] as Array<[ConfigFile, RegExp]>) {
     try {
       resolveConfig(file)
@@ -110,6 +114,23 @@ test('config: minRelevance is 0 or more, minRelevanceRatio between 0 and 1, each
       assert.match((error as Error).message, message)
     }
   }
+})
+
+test('the best hit whole, the others above the floor one line each (id and title); wholeFacts prints more whole', async () => {
+  const k = kernelFor({ memoryRetrieval: { minRelevanceRatio: 0 } })
+  for (const name of ['alpha', 'bravo', 'charlie'])
+    await k.memory.write({ title: `Invoices rule ${name} applies`, body: `Invoices of ${name} are special.`, type: 'convention', scope: `module:${name}` })
+  const r = await k.memory.search({ query: 'invoice rules' })
+  const [first, ...rest] = r.hits.map((h) => h.fact)
+  assert.is(r.hits.length, 3)
+  assert.is(r.brief, 2)
+  assert.is(r.text, [renderFactBlock(first!), ['Weaker matches (search an id to read it whole):', ...rest.map((f) => `- ${f.id} ${f.title}`)].join('\n')].join('\n\n'))
+  const byId = await k.memory.search({ query: rest.map((f) => f.id).join(' ') })
+  assert.is(byId.text, rest.map((f) => renderFactBlock(f)).join('\n\n'), 'their ids return them whole')
+
+  const three = await kernelFor({ memoryRetrieval: { minRelevanceRatio: 0, wholeFacts: 3 } }, { storage: k.storage }).memory.search({ query: 'invoice rules' })
+  assert.is(three.text, three.hits.map((h) => renderFactBlock(h.fact)).join('\n\n'))
+  assert.is(three.brief, undefined)
 })
 
 test.run()

@@ -10,7 +10,7 @@ import { createFactSet, type FactSet } from './fact-set.js'
 import { indexOfSet, indexSummary, type MemoryIndex } from './index-file.js'
 import { factIdsOf, historyLine, historyOf, statusLine, type HistoryEntry } from './lookup.js'
 import { planWrite } from './plan-write.js'
-import { droppedLine, keptHits, relevanceFloor } from './relevance-floor.js'
+import { briefLines, droppedLine, keptHits, relevanceFloor } from './relevance-floor.js'
 
 export interface WriteResult {
   text: string
@@ -48,6 +48,8 @@ export interface SearchResult {
   hits: SearchHit[]
   /** Active facts in memory, reported (and counted) only when nothing matched a keyword search. */
   active?: number
+  /** Hits past the first `memoryRetrieval.wholeFacts`, printed one line each (id, type, title) after the blocks; absent when none. */
+  brief?: number
   /** Hits left out under the relevance floor (`memoryRetrieval.minRelevance`, `minRelevanceRatio`); absent when none. */
   dropped?: number
   /** An id lookup (a query of fact ids only): the ids named that no fact has; absent when none. */
@@ -403,8 +405,13 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const dropped = hits.length - kept.length
     const extra = dropped ? { dropped } : {}
     if (kept.length) {
-      const text = kept.map((h) => renderFactBlock(h.fact)).join('\n\n') + (dropped ? `\n\n${droppedLine(dropped, floor)}` : '')
-      return { text, query: input.query, hits: kept, ...extra }
+      // The best hits whole (the seed's blocks), the others one line each: their ids fetch them whole.
+      const whole = kept.slice(0, config.memoryRetrieval.wholeFacts)
+      const brief = kept.slice(whole.length)
+      const parts = whole.map((h) => renderFactBlock(h.fact))
+      if (brief.length) parts.push(briefLines(brief))
+      if (dropped) parts.push(droppedLine(dropped, floor))
+      return { text: parts.join('\n\n'), query: input.query, hits: kept, ...(brief.length && { brief: brief.length }), ...extra }
     }
     const active = await activeCount()
     const text = `No stored fact matches "${input.query}". Memory holds ${active} active facts.` + (dropped ? `\n${droppedLine(dropped, floor)}` : '')

@@ -1,5 +1,6 @@
 import { termsOf } from '../analyze.js'
 import type { Config } from '../schema/config.js'
+import { quoteFactText } from './facts.js'
 import type { SearchHit } from './memory.js'
 
 /**
@@ -28,8 +29,16 @@ export function keptHits(hits: SearchHit[], query: string, floor: number): Searc
   })
 }
 
-/** The one line after the blocks saying how many hits the floor left out, and what to do about it. */
+/** The one line at the end saying how many hits the floor left out. */
 export function droppedLine(dropped: number, floor: number): string {
-  const what = dropped === 1 ? '1 weaker match' : `${dropped} weaker matches`
-  return `(${what} left out below relevance ${Number(floor.toFixed(2))}; search with other words for more)`
+  return `(${dropped === 1 ? '1 weaker match' : `${dropped} weaker matches`} left out, below relevance ${Number(floor.toFixed(2))})`
+}
+
+/**
+ * The hits printed past the whole ones (`memoryRetrieval.wholeFacts`): a line saying how to read
+ * them, then one line each (id and title), best first. A title states the fact itself, so the line
+ * often answers already; a search of the id returns the whole fact.
+ */
+export function briefLines(hits: SearchHit[]): string {
+  return [`Weaker matches (search an id to read it whole):`, ...hits.map(({ fact }) => `- ${fact.id} ${quoteFactText(fact.title)}`)].join('\n')
 }

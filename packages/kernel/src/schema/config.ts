@@ -17,6 +17,15 @@ export type Enforcement = (typeof ENFORCEMENT_LEVELS)[number]
 export const MIN_RELEVANCE = 0.5
 
 /**
+ * The defaults that keep a `memory_search` answer lean (issue 17): hits under half the top hit's
+ * relevance are left out, and only the best hit is printed whole, the others one line each (their
+ * ids fetch them whole). On 50 known-answer questions over 10k facts (`pnpm bench --only mcp`) the
+ * answer stays listed for all 50 at a fraction of eight whole blocks' tokens.
+ */
+export const MIN_RELEVANCE_RATIO = 0.5
+export const WHOLE_FACTS = 1
+
+/**
  * The kernel's keys of `.foundry/config.json`: every key optional, unknown keys refused. The file's
  * other keys (`storage`, `retrieval`: which adapters, and their options) belong to the composition
  * root (`@foundry/project`), which validates them with each adapter's own schema and passes the
@@ -36,7 +45,10 @@ export const ConfigFileSchema = Type.Object(
             Type.Number({ minimum: 0, description: `memory_search leaves out hits of lower relevance that miss a query word, and says how many; 0 turns it off. Default ${MIN_RELEVANCE}` }),
           ),
           minRelevanceRatio: Type.Optional(
-            Type.Number({ minimum: 0, maximum: 1, description: "memory_search also leaves out such hits below this share of the top hit's relevance. Default 0 (off); 0.4 saves 15% of SciFact's tokens" }),
+            Type.Number({ minimum: 0, maximum: 1, description: `memory_search also leaves out such hits below this share of the top hit's relevance. Default ${MIN_RELEVANCE_RATIO}; 0 turns it off` }),
+          ),
+          wholeFacts: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 25, description: `memory_search prints this many of the best hits whole; the others, one line each (id, type, title). Default ${WHOLE_FACTS}` }),
           ),
         },
         { additionalProperties: false },
@@ -63,7 +75,7 @@ export interface Config {
   profile: string
   indexTokenBudget: number
   handoffSummaryTokenBudget: number
-  memoryRetrieval: { maxFacts: number; minRelevance: number; minRelevanceRatio: number }
+  memoryRetrieval: { maxFacts: number; minRelevance: number; minRelevanceRatio: number; wholeFacts: number }
   promptContext: { maxFacts: number; minScore: number; minPromptLength: number }
   enforcement: Enforcement
 }
@@ -72,7 +84,7 @@ export const DEFAULT_CONFIG: Config = {
   profile: 'default',
   indexTokenBudget: 4000,
   handoffSummaryTokenBudget: 300,
-  memoryRetrieval: { maxFacts: 8, minRelevance: MIN_RELEVANCE, minRelevanceRatio: 0 },
+  memoryRetrieval: { maxFacts: 8, minRelevance: MIN_RELEVANCE, minRelevanceRatio: MIN_RELEVANCE_RATIO, wholeFacts: WHOLE_FACTS },
   promptContext: { maxFacts: 5, minScore: 3, minPromptLength: 12 },
   enforcement: 'gate',
 }

@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path'
 import { createKernel, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
 import { findProjectRoot, openProject, openStorage, type Project } from '@foundry/project'
+import type { RunQueue } from './queue/queue.js'
 
 export interface StateOptions {
   /** `--root`: the project (default `FOUNDRY_ROOT`, else the nearest `.foundry/` above the current folder). */
@@ -25,6 +26,13 @@ export interface MarblesState {
   root: string
   /** What the state is, for messages. */
   where: string
+  /**
+   * The job queue runs are dispatched through, when the state is on PostgreSQL (the project's storage
+   * `{ kind: "postgres" }`, `--state postgres://…`) or `MARBLES_QUEUE_URL` names a server: pg-boss,
+   * loaded and started on first use, closed with the state. Undefined otherwise (the lease engine).
+   * `supervise`: this process executes runs, so it also expires the jobs of dead workers.
+   */
+  queue(supervise?: boolean): Promise<RunQueue | undefined>
   close(): Promise<void>
 }
 
@@ -35,7 +43,7 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
     const storage = memoryStorage()
     const kernel = createKernel({ storage })
     const root = options.root ? resolve(options.root) : (findProjectRoot(cwd) ?? cwd)
-    return { storage, artifacts: storage, kernel, root, where: 'memory (--dry-run: nothing is saved)', close: () => kernel.close() }
+    return { storage, artifacts: storage, kernel, root, where: 'memory (--dry-run: nothing is saved)', queue: async () => undefined, close: () => kernel.close() }
   }
   const opened: Array<{ close?(): Promise<void> }> = []
   try {
@@ -50,12 +58,22 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
     if (options.artifacts !== undefined) opened.unshift(artifacts)
     const kernel = project?.kernel ?? createKernel({ storage })
     const root = project?.root ?? cwd
+    const url = queueUrl(options.state, options.state === undefined ? project : undefined)
+    let queue: Promise<RunQueue> | undefined
     return {
       storage,
       artifacts,
       kernel,
       root,
-      where: options.state !== undefined ? resolve(options.state) : `the project at ${root}`,
+      where: options.state !== undefined ? (isPostgresUrl(options.state) ? 'the PostgreSQL state' : resolve(options.state)) : `the project at ${root}`,
+      queue(supervise = false) {
+        if (!url) return Promise.resolve(undefined)
+        if (!queue) {
+          queue = import('./queue/pg-boss.js').then(({ pgBossQueue }) => pgBossQueue({ url, supervise }))
+          opened.unshift({ close: async () => (await queue!.catch(() => undefined))?.close() })
+        }
+        return queue
+      },
       async close() {
         for (const item of opened) await item.close?.()
       },
@@ -66,8 +84,21 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
   }
 }
 
-/** A folder (the folder layout, kept in the folder itself) or a `.db`/`.sqlite` file (SQLite). */
+const isPostgresUrl = (path: string) => /^postgres(ql)?:\/\//.test(path)
+
+/** Where the job queue lives: `MARBLES_QUEUE_URL`, else the state's PostgreSQL server, else none (the lease engine). */
+function queueUrl(state: string | undefined, project: Project | undefined): string | undefined {
+  if (process.env.MARBLES_QUEUE_URL) return process.env.MARBLES_QUEUE_URL
+  if (state !== undefined) return isPostgresUrl(state) ? state : undefined
+  const chosen = project?.adapters.storage
+  if (chosen?.kind !== 'postgres') return undefined
+  const url = chosen.options.url ?? process.env.FOUNDRY_DATABASE_URL
+  return typeof url === 'string' && url ? url : undefined
+}
+
+/** A folder (the folder layout, kept in the folder itself), a `.db`/`.sqlite` file (SQLite), or a `postgres://` URL. */
 async function openPath(path: string): Promise<Storage> {
+  if (isPostgresUrl(path)) return openStorage(process.cwd(), { kind: 'postgres', url: path })
   const full = resolve(path)
   if (/\.(db|sqlite3?)$/.test(full)) return openStorage(dirname(full), { kind: 'sqlite', path: full })
   return openStorage(full, { kind: 'fs', folder: full })

@@ -7,10 +7,11 @@ import { runCommand } from './commands/run.js'
 import { runsCommand } from './commands/runs.js'
 import { serveCommand } from './commands/serve.js'
 import { watchCommand } from './commands/watch.js'
+import { workerCommand } from './commands/worker.js'
 import { fail } from './context.js'
 
 /** Every `marbles` command, in the order `--help` lists them. */
-export const COMMANDS: Array<() => Command> = [runCommand, watchCommand, runsCommand, cancelCommand, listCommand, serveCommand, mcpCommand]
+export const COMMANDS: Array<() => Command> = [runCommand, watchCommand, runsCommand, cancelCommand, listCommand, serveCommand, workerCommand, mcpCommand]
 
 /** The `marbles` program: the global options, then every command. */
 export function createProgram(commands = COMMANDS): Command {

@@ -2,16 +2,17 @@ import { FoundryError, validator, type JsonValue, type Kernel, type Storage } fr
 import { kindOf } from '../define/brand.js'
 import { defineWorkspace, type Definitions, type Runnable } from '../define/registry.js'
 import { applyRecord, foldRecords, type RunState } from '../journal/fold.js'
-import { readJournal, sleep } from '../journal/follow.js'
-import { canMove, isTerminal, type JournalRecord, type RunStatus } from '../journal/records.js'
+import { logChanges, readJournal } from '../journal/follow.js'
+import { canMove, isTerminal, journalLog, type JournalRecord, type RunStatus } from '../journal/records.js'
 import { journalWriter, type JournalWriter } from '../journal/writer.js'
 import { runArtifacts } from './artifacts.js'
 import { followControl, sendControl } from './control.js'
-import { cancelReason, journalError, shutdownReason, Suspend, timeoutReason } from './errors.js'
+import { cancelReason, claimLostReason, isClaimLost, journalError, shutdownReason, Suspend, timeoutReason } from './errors.js'
 import { newRunId } from './ids.js'
 import { acquireLease, leaseHolder, type Lease, type LeaseHolder, type LeaseOptions } from './lease.js'
 import { createRunContext } from './run-context.js'
-import { recordOf, RUNS, type RunRecord } from './run-record.js'
+import { JOBS, recordOf, RUNS, type JobEntry, type RunRecord } from './run-record.js'
+import type { JobPolicy, RunJob, RunQueue } from '../queue/queue.js'
 
 export interface EngineOptions {
   /** Where runs (`marbles.runs`) and their journals (logs `marbles/<runId>`) live. */
@@ -32,6 +33,22 @@ export interface EngineOptions {
   /** How long a cancelled or timed-out run's body may take to settle before it is left behind. Default 2 000 ms. */
   graceMs?: number
   lease?: LeaseOptions
+  /**
+   * Dispatch through a job queue (pg-boss on PostgreSQL) instead of the lease: `dispatch` enqueues a
+   * job, and engines calling `work()`, in any process on any machine, execute the runs. No lease is taken.
+   */
+  queue?: RunQueue
+}
+
+export interface WorkerOptions {
+  /** The workflows and steps whose runs this process executes. Default: every one it declares. */
+  workflows?: string[]
+  /** Runs executed at once, per workflow. Default 4. */
+  concurrency?: number
+  /** On `close()`: how long runs in hand may take to finish before their jobs go back to the queue. Default 10 000 ms. */
+  drainMs?: number
+  /** How often runs whose job ended without settling them are looked for. Default 15 000 ms. */
+  sweepMs?: number
 }
 
 /** A run as its journal says: the record's fields, and its output once complete. */
@@ -65,6 +82,11 @@ export interface Engine {
   settled(runId: string, signal?: AbortSignal): Promise<RunInfo | undefined>
   /** Runs executing in this process. */
   active(): string[]
+  /**
+   * With a queue: execute the jobs of these workflows, in this process, until `close()` (which stops
+   * taking jobs and lets those in hand finish for `drainMs`). Re-enqueues runs left queued without a job.
+   */
+  work(options?: WorkerOptions): Promise<void>
   /** Cancel what executes here ("the engine shut down"), stop following requests, release the lease. */
   close(): Promise<void>
 }
@@ -82,10 +104,13 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const artifactStore = options.artifacts ?? storage
   const graceMs = options.graceMs ?? 2000
   const role = options.role ?? 'auto'
+  const queue = options.queue
 
   let lease: Lease | undefined
   let holder: LeaseHolder | undefined
-  if (role !== 'reader') {
+  if (queue) {
+    // No lease: the queue says who executes each run.
+  } else if (role !== 'reader') {
     const got = await acquireLease(storage, options.lease)
     if ('refused' in got) {
       holder = got.refused
@@ -93,6 +118,8 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     } else lease = got
   } else holder = await leaseHolder(storage, options.lease?.ttlMs)
   const owner = lease !== undefined
+  let working: WorkerOptions | undefined
+  let sweeper: ReturnType<typeof setInterval> | undefined
 
   const active = new Map<string, Active>()
   const wakes = new Map<string, ReturnType<typeof setTimeout>>()
@@ -131,40 +158,67 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     return def
   }
 
-  function execute(runId: string): void {
-    if (!owner || closed || active.has(runId)) return
+  /**
+   * Execute a queued or suspended run here. With `job` (a queue worker), the start is taken inside the
+   * storage's exclusive section, so a cancellation of a run no worker holds yet and its start never
+   * both happen; the job's signal aborts the run (cancelled), or stops this process writing its journal
+   * (the job is no longer ours: retried elsewhere or expired, and the next holder settles the run).
+   */
+  function execute(runId: string, job?: RunJob): Promise<void> {
+    const running = active.get(runId)
+    if (running) return running.done
+    if (!(owner || job) || closed) return Promise.resolve()
     const controller = new AbortController()
     let resolveReady!: (v: { writer: JournalWriter; state: RunState } | undefined) => void
     const entry: Active = { controller, ready: new Promise((r) => (resolveReady = r)), done: Promise.resolve() }
     active.set(runId, entry)
     clearTimeout(wakes.get(runId))
     wakes.delete(runId)
+    let writer: JournalWriter | undefined
+    const onJobAbort = () =>
+      void job!.cancelled().then((cancelled) => {
+        if (cancelled) return controller.abort(cancelReason())
+        writer?.close() // not ours any more: whoever holds the job now writes the journal
+        controller.abort(claimLostReason())
+      })
+    job?.signal.addEventListener('abort', onJobAbort, { once: true })
     entry.done = (async () => {
-      const state = foldRecords(await readJournal(storage, runId))
-      if (state.status !== 'queued' && state.status !== 'suspended') return resolveReady(undefined)
-      const writer = journalWriter(storage, runId, state.nextSeq)
-      resolveReady({ writer, state })
+      const start = async () => {
+        const state = foldRecords(await readJournal(storage, runId))
+        if (state.status !== 'queued' && state.status !== 'suspended') return undefined
+        const w = journalWriter(storage, runId, state.nextSeq)
+        if (controller.signal.aborted) {
+          if (!isClaimLost(controller.signal.reason)) await settleAborted(runId, w, state, controller.signal.reason)
+          return undefined
+        }
+        await transition(runId, w, state, 'running', state.status === 'suspended' ? { reason: 'timer fell due' } : state.resumes ? { reason: `resumes ${state.resumes}` } : {})
+        return { writer: w, state }
+      }
+      const started = job ? await storage.exclusive(start) : await start()
+      resolveReady(started)
+      if (!started) return
+      writer = started.writer
       try {
-        await runBody(runId, writer, state, controller)
+        await runBody(runId, started.writer, started.state, controller)
       } finally {
-        await writer.flush().catch(() => {})
-        writer.close()
+        await started.writer.flush().catch(() => {})
+        started.writer.close()
       }
     })()
       .catch((error) => process.emitWarning(`marbles: run ${runId}: ${(error as Error).message}`))
       .finally(() => {
+        job?.signal.removeEventListener('abort', onJobAbort)
         resolveReady(undefined)
         active.delete(runId)
         notify()
       })
+    return entry.done
   }
 
   async function runBody(runId: string, writer: JournalWriter, state: RunState, controller: AbortController): Promise<void> {
     const signal = controller.signal
     const name = state.name ?? '?'
     const def = definitions.runnables.get(name)
-    if (signal.aborted) return settleAborted(runId, writer, state, signal.reason)
-    await transition(runId, writer, state, 'running', state.status === 'suspended' ? { reason: 'timer fell due' } : state.resumes ? { reason: `resumes ${state.resumes}` } : {})
     if (!def) return transition(runId, writer, state, 'failed', { error: { name: 'NotFound', message: `no workflow or step named "${name}" in this workspace` } })
 
     const artifacts = runArtifacts(artifactStore, runId, name)
@@ -190,9 +244,11 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     clearTimeout(timer)
     await writer.flush().catch(() => {})
 
-    if (signal.aborted) return settleAborted(runId, writer, state, signal.reason)
+    if (signal.aborted) return isClaimLost(signal.reason) ? undefined : settleAborted(runId, writer, state, signal.reason)
     if (!outcome.ok && outcome.error instanceof Suspend) {
+      const wakeKey = `wake-${state.nextSeq}`
       await transition(runId, writer, state, 'suspended', { wakeAt: outcome.error.until })
+      if (queue) return enqueueRun(runId, name, wakeKey, runId, outcome.error.until)
       return scheduleWake(runId, outcome.error.until)
     }
     if (outcome.ok) {
@@ -214,9 +270,86 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     if (closed || !owner) return
     clearTimeout(wakes.get(runId))
     const wait = Math.min(Math.max(0, at - Date.now()), 2_147_483_647)
-    const timer = setTimeout(() => (wakes.delete(runId), Date.now() >= at ? execute(runId) : scheduleWake(runId, at)), wait)
+    const timer = setTimeout(() => (wakes.delete(runId), Date.now() >= at ? void execute(runId) : scheduleWake(runId, at)), wait)
     timer.unref()
     wakes.set(runId, timer)
+  }
+
+  /** A workflow's job policy: a resumable one is retried (its next attempt resumes it in a linked run), and `timeoutMs` sets the hard timeout. */
+  function policyOf(name: string, startAfter?: number): JobPolicy {
+    const def = definitions.runnables.get(name)
+    const timeoutMs = def?.timeoutMs
+    return {
+      retryLimit: def && kindOf(def) === 'workflow' && (def as { resumable: boolean }).resumable ? 2 : 0,
+      // The engine's own timer fails the run at `timeoutMs`; the queue expires the job (a frozen or stuck worker) a little later.
+      expireInSeconds: timeoutMs ? Math.min(86_400, Math.ceil((timeoutMs + graceMs) / 1000) + 2) : 86_400,
+      ...(startAfter !== undefined && { startAfter: new Date(startAfter) }),
+    }
+  }
+
+  /** Record which job carries the run (a canceller reads it), then create the job: idempotent, its id derives from the run and `key`. */
+  async function enqueueRun(runId: string, name: string, key: string, carrier = runId, startAfter?: number): Promise<void> {
+    const entry: JobEntry = { ...queue!.jobRef(name, carrier, key), runId: carrier }
+    await storage.put(JOBS, runId, entry as never)
+    await queue!.enqueue(entry, policyOf(name, startAfter))
+  }
+
+  /** A job in this worker's hands: settle what the previous attempt left, then execute the run at the head of its resume chain. */
+  async function runJob(job: RunJob): Promise<void> {
+    let runId = job.runId
+    let state = foldRecords(await readJournal(storage, runId))
+    while (state.status === 'failed' && state.resumedBy) {
+      runId = state.resumedBy
+      state = foldRecords(await readJournal(storage, runId))
+    }
+    if (state.status === undefined || isTerminal(state.status)) return
+    if (job.dead || state.status === 'running' || state.status === 'cancel_requested') {
+      const linked = await settleAbandoned(runId, state, job)
+      if (!linked) return
+      runId = linked
+    }
+    await execute(runId, job)
+  }
+
+  /**
+   * A run whose job's last attempt ended without settling it (its worker was killed or froze, or the
+   * job expired), or whose job failed for good (`dead`). A running run becomes `failed` (`timeout` when
+   * the job expired, else `interrupted`); a resumable one, on a retry, `failed` with a linked run that
+   * resumes it, returned for this attempt to execute. A run that never ran is cancelled.
+   */
+  async function settleAbandoned(runId: string, state: RunState, job: RunJob): Promise<string | undefined> {
+    const writer = journalWriter(storage, runId, state.nextSeq)
+    const why = job.previous ?? 'its worker stopped beating'
+    if (state.status === 'cancel_requested') return void (await transition(runId, writer, state, 'cancelled', { reason: 'interrupted' }))
+    if (state.status !== 'running') {
+      await transition(runId, writer, state, 'cancel_requested', { reason: `its job failed: ${why}` })
+      return void (await transition(runId, writer, state, 'cancelled', { reason: `its job failed: ${why}` }))
+    }
+    const timedOut = /timed out|exceeded/i.test(why)
+    const error = timedOut ? { name: 'TimeoutError', message: `the job expired (${why})` } : { name: 'Interrupted', message: `the worker running it stopped before it settled (${why})` }
+    const def = definitions.runnables.get(state.name ?? '')
+    if (!job.dead && !timedOut && def && kindOf(def) === 'workflow' && (def as { resumable: boolean }).resumable) {
+      const linked = await create(state.name!, state.input, runId)
+      const carrier = (await storage.get(JOBS, runId)) as JobEntry | undefined
+      if (carrier) await storage.put(JOBS, linked, carrier as never)
+      await transition(runId, writer, state, 'failed', { reason: 'interrupted', error, resumedBy: linked })
+      return linked
+    }
+    await transition(runId, writer, state, 'failed', { reason: timedOut ? 'timeout' : 'interrupted', error })
+    return undefined
+  }
+
+  /** Runs left queued or suspended whose job was never created (the dispatcher died in between): create it (idempotent). */
+  async function sweep(): Promise<void> {
+    for (const record of (await storage.list(RUNS)) as unknown as RunRecord[]) {
+      if (record.status !== 'queued' && record.status !== 'suspended') continue
+      const entry = (await storage.get(JOBS, record.id)) as JobEntry | undefined
+      if (entry && record.status === 'queued' && entry.runId !== record.id) continue // a linked run: its carrier job runs it
+      const state = foldRecords(await readJournal(storage, record.id))
+      if (state.status !== record.status) continue
+      if (entry) await queue!.enqueue(entry, policyOf(record.name, state.status === 'suspended' ? state.wakeAt : undefined))
+      else await enqueueRun(record.id, record.name, 'start')
+    }
   }
 
   async function get(runId: string): Promise<RunInfo | undefined> {
@@ -252,6 +385,16 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     }
     const info = await get(runId)
     if (!info || isTerminal(info.status)) return info
+    if (queue) {
+      // A worker holding the job sees its signal abort and settles the run; a run no worker holds yet is settled here.
+      const entry = (await storage.get(JOBS, runId)) as JobEntry | undefined
+      if (entry) await queue.cancel(entry)
+      await storage.exclusive(async () => {
+        const state = foldRecords(await readJournal(storage, runId))
+        if (state.status === 'queued' || state.status === 'suspended') await cancelIdle(runId)
+      })
+      return get(runId)
+    }
     if (owner) await cancelIdle(runId)
     else if (await leaseHolder(storage, options.lease?.ttlMs)) await sendControl(storage, { type: 'cancel', runId })
     else {
@@ -284,11 +427,11 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
         if (def && kindOf(def) === 'workflow' && (def as { resumable: boolean }).resumable) {
           const linked = await create(state.name!, state.input, runId)
           await transition(runId, writer, state, 'failed', { reason: 'interrupted', error: interrupted, resumedBy: linked })
-          execute(linked)
+          void execute(linked)
         } else await transition(runId, writer, state, 'failed', { reason: 'interrupted', error: interrupted })
       } else if (state.status === 'cancel_requested') await transition(runId, writer, state, 'cancelled', { reason: 'interrupted' })
       else if (state.status === 'suspended') scheduleWake(runId, state.wakeAt ?? Date.now())
-      else if (state.status === 'queued' && options.executeQueued) execute(runId)
+      else if (state.status === 'queued' && options.executeQueued) void execute(runId)
     }
   }
 
@@ -314,7 +457,8 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
       const def = options.definitions ? findRunnable(name) : undefined
       const valid = def?.input ? validator(def.input).parse(input, `input of ${kindOf(def)} ${name}`) : input
       const runId = await create(name, valid)
-      if (owner) setImmediate(() => execute(runId))
+      if (queue) await enqueueRun(runId, name, 'start')
+      else if (owner) setImmediate(() => void execute(runId))
       else await sendControl(storage, { type: 'dispatch', runId })
       return { runId, name, status: 'queued' }
     },
@@ -326,26 +470,51 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     cancel,
     async settled(runId, signal) {
       let interval = 5
-      for (;;) {
-        const info = await get(runId)
-        if (!info || isTerminal(info.status) || (info.status === 'suspended' && !active.has(runId))) return info
-        if (signal?.aborted) return info
-        let wake!: () => void
-        const woken = new Promise<void>((r) => (wake = r))
-        waiters.add(wake)
-        await Promise.race([woken, sleep(interval, signal)])
-        waiters.delete(wake)
-        interval = Math.min(200, interval * 1.5)
+      const changes = logChanges(storage, journalLog(runId)) // another process's appends (LISTEN/NOTIFY), where the storage tells
+      try {
+        for (;;) {
+          const info = await get(runId)
+          if (!info || isTerminal(info.status) || (info.status === 'suspended' && !active.has(runId))) return info
+          if (signal?.aborted) return info
+          let wake!: () => void
+          const woken = new Promise<void>((r) => (wake = r))
+          waiters.add(wake)
+          const stop = new AbortController()
+          await Promise.race([woken, changes.wait(interval, signal ? AbortSignal.any([signal, stop.signal]) : stop.signal)])
+          stop.abort()
+          waiters.delete(wake)
+          interval = Math.min(storage.onChange ? 1000 : 200, interval * 1.5)
+        }
+      } finally {
+        changes.close()
       }
     },
     active: () => [...active.keys()],
+    async work(w = {}) {
+      if (!queue) throw new FoundryError('UNSUPPORTED', 'work() needs a job queue: openEngine({ queue }) (a project on PostgreSQL)')
+      if (working) throw new FoundryError('CONFLICT', 'this engine is working already')
+      const names = w.workflows ?? [...definitions.runnables.keys()]
+      for (const name of names) findRunnable(name)
+      working = w
+      await sweep()
+      await queue.work(names, { concurrency: w.concurrency ?? 4 }, runJob)
+      const every = w.sweepMs ?? 15_000
+      sweeper = setInterval(() => void sweep().catch(() => {}), every)
+      sweeper.unref()
+    },
     async close() {
       if (closed) return
+      if (queue && working) {
+        // Stop taking jobs; runs in hand get `drainMs` to finish, then their jobs go back to the queue (retried or failed per policy).
+        clearInterval(sweeper)
+        await queue.stop(working.drainMs ?? 10_000)
+      }
       closed = true
       stop.abort()
       for (const timer of wakes.values()) clearTimeout(timer)
       wakes.clear()
-      for (const run of active.values()) run.controller.abort(shutdownReason())
+      // A worker's runs still in hand go back to the queue (their jobs are retried or failed); others are cancelled.
+      for (const run of active.values()) run.controller.abort(queue ? claimLostReason() : shutdownReason())
       await Promise.all([...active.values()].map((run) => run.done))
       await lease?.release()
     },

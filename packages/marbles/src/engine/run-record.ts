@@ -19,6 +19,15 @@ export interface RunRecord {
 }
 
 export const RUNS = 'marbles.runs'
+/** With a job queue: the job carrying each run (`marbles.jobs/<runId>`), where a canceller finds it. */
+export const JOBS = 'marbles.jobs'
+
+/** A run's job: its queue and id, and the run the job was created for (a linked run rides its original's job). */
+export interface JobEntry {
+  queue: string
+  id: string
+  runId: string
+}
 /** Requests to the lease holder from other processes: `{ "type": "dispatch" | "cancel", "runId" }` a line. */
 export const CONTROL_LOG = 'marbles/control'
 

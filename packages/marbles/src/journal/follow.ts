@@ -15,35 +15,68 @@ export interface FollowOptions {
  * stops iterating or `signal` aborts. Exact order and no duplicates: records come back in seq order
  * and a seq seen before is skipped. Following polls `logEnd`, which is cheap on every storage (a
  * stat on the folder layout, one indexed row on SQLite), backing off ×1.5 from `minIntervalMs` to
- * `maxIntervalMs` while nothing arrives: no busy polling.
+ * `maxIntervalMs` while nothing arrives: no busy polling. A storage that tells of changes
+ * (`onChange`: LISTEN/NOTIFY on PostgreSQL) wakes the follower at once; polling stays as the fallback.
  */
 export async function* followJournal(storage: Storage, runId: string, options: FollowOptions = {}): AsyncGenerator<JournalRecord> {
   const log = journalLog(runId)
   const min = options.minIntervalMs ?? 5
-  const max = options.maxIntervalMs ?? 200
+  // Told of appends (onChange), polling is only the fallback: idle polls are sparser.
+  const max = options.maxIntervalMs ?? (storage.onChange ? 2000 : 200)
   let cursor = 0
   let expected = 0
   let interval = min
-  while (!options.signal?.aborted) {
-    const page = await storage.readLog(log, cursor)
-    cursor = page.cursor
-    let fresh = false
-    for (const entry of page.entries) {
-      const record = parseRecord(entry)
-      if (!record || record.seq < expected) continue
-      expected = record.seq + 1
-      fresh = true
-      yield record
+  const changes = logChanges(storage, log)
+  try {
+    while (!options.signal?.aborted) {
+      const page = await storage.readLog(log, cursor)
+      cursor = page.cursor
+      let fresh = false
+      for (const entry of page.entries) {
+        const record = parseRecord(entry)
+        if (!record || record.seq < expected) continue
+        expected = record.seq + 1
+        fresh = true
+        yield record
+      }
+      if (fresh) {
+        interval = min
+        continue
+      }
+      // Idle: wait until the log grows.
+      while (!options.signal?.aborted && (await storage.logEnd(log)) <= cursor) {
+        await changes.wait(interval, options.signal)
+        interval = Math.min(max, interval * 1.5)
+      }
     }
-    if (fresh) {
-      interval = min
-      continue
-    }
-    // Idle: wait until the log grows.
-    while (!options.signal?.aborted && (await storage.logEnd(log)) <= cursor) {
-      await sleep(interval, options.signal)
-      interval = Math.min(max, interval * 1.5)
-    }
+  } finally {
+    changes.close()
+  }
+}
+
+/**
+ * Wake-ups for appends to one log: `wait(ms)` ends at the next change `storage.onChange` reports for
+ * it (one that came since the last wait included), or after `ms`, whichever is first.
+ */
+export function logChanges(storage: Storage, log: string): { wait(ms: number, signal?: AbortSignal): Promise<void>; close(): void } {
+  let pending = false
+  let wake: (() => void) | undefined
+  const off = storage.onChange?.((change) => {
+    if (!('log' in change) || change.log !== log) return
+    pending = true
+    wake?.()
+  })
+  return {
+    async wait(ms, signal) {
+      if (pending) return void (pending = false)
+      if (!off) return sleep(ms, signal)
+      const stop = new AbortController()
+      wake = () => stop.abort()
+      await sleep(ms, signal ? AbortSignal.any([signal, stop.signal]) : stop.signal)
+      wake = undefined
+      pending = false
+    },
+    close: () => off?.(),
   }
 }
 

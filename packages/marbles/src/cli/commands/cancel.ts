@@ -11,7 +11,8 @@ export function cancelCommand(): Command {
     .action(action(async (ctx, runId: string) => {
       const state = await ctx.state(false)
       const { openEngine } = await import('../../engine/engine.js')
-      const engine = await openEngine({ storage: state.storage, kernel: state.kernel, role: 'reader' })
+      const queue = await state.queue()
+      const engine = await openEngine({ storage: state.storage, kernel: state.kernel, role: 'reader', ...(queue && { queue }) })
       try {
         const before = await engine.cancel(runId)
         if (!before) throw new Error(`unknown run ${runId}`)

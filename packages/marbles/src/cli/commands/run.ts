@@ -13,7 +13,8 @@ interface RunOptions {
 /**
  * `marbles run <name>`: dispatch, then execute the run in this process when no other engine owns the
  * state (and exit once it settles or suspends), or leave it to the owner and wait for it. `--detach`
- * returns right after dispatch; the owner (or the next `marbles serve`) executes the run.
+ * returns right after dispatch; the owner (or the next `marbles serve`) executes the run. On
+ * PostgreSQL the run is a job in the queue: a `marbles worker` executes it, and `run` waits for it.
  */
 export function runCommand(): Command {
   return new Command('run')
@@ -32,12 +33,14 @@ export function runCommand(): Command {
       const workspace = await ctx.workspace()
       const state = await ctx.state(true)
       const { openEngine } = await import('../../engine/engine.js')
-      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: options.detach ? 'reader' : 'auto' })
+      const queue = await state.queue()
+      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: options.detach ? 'reader' : 'auto', ...(queue && { queue }) })
       try {
         const { runId } = await engine.dispatch(name, input)
         ctx.out(ctx.options.json ? JSON.stringify({ runId, name, status: 'queued', owner: engine.owner }) : runId)
         if (options.detach) return 0
-        if (!engine.owner) process.stderr.write(`run ${runId} is executed by the engine owning ${state.where} (pid ${engine.holder?.pid})\n`)
+        if (queue) process.stderr.write(`run ${runId} is queued for a worker (marbles worker) on ${state.where}\n`)
+        else if (!engine.owner) process.stderr.write(`run ${runId} is executed by the engine owning ${state.where} (pid ${engine.holder?.pid})\n`)
         // Ctrl-C: this process executes the run, so the run is cancelled; a run another engine executes carries on.
         ctx.interrupted.addEventListener('abort', () => void (engine.owner ? engine.cancel(runId).catch(() => {}) : undefined), { once: true })
         if (options.watch) {

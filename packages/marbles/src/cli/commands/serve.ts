@@ -9,7 +9,10 @@ export function serveCommand(): Command {
       const workspace = await ctx.workspace()
       const state = await ctx.state(true)
       const [{ openEngine }, { startTriggers }] = await Promise.all([import('../../engine/engine.js'), import('../../triggers/serve.js')])
-      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: 'owner', executeQueued: true })
+      // On PostgreSQL, serve is a worker (beside any others) that also ticks the schedules and polls the monitors.
+      const queue = await state.queue(true)
+      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: 'owner', executeQueued: true, ...(queue && { queue }) })
+      if (queue) await engine.work()
       const d = workspace.definitions
       process.stderr.write(`marbles serve: ${state.where} · ${d.runnables.size} workflows and steps, ${d.schedules.size} schedules, ${d.monitors.size} monitors (pid ${process.pid})\n`)
       const triggers = startTriggers(engine, state.kernel)

@@ -2,19 +2,13 @@ import type { SnapshotStore } from '@foundry/kernel'
 import { retrieverSuite } from '@foundry/kernel/testing'
 import { test } from 'uvu'
 import { postgresRetriever } from '../src/retriever.js'
-import { createDatabase, startTestDatabase, type TestDatabase } from '../src/testing.js'
+import { useServer } from './helpers.js'
 
-let server: TestDatabase
-test.before(async () => {
-  server = await startTestDatabase()
-})
-test.after(async () => {
-  await server?.stop()
-})
+const server = useServer(test)
 
 // The suite opens a retriever twice on the same store to check persistence: one database per store.
 const databases = new WeakMap<SnapshotStore, Promise<string>>()
-const databaseFor = (store: SnapshotStore) => databases.get(store) ?? (databases.set(store, createDatabase(server.url)), databases.get(store)!)
+const databaseFor = (store: SnapshotStore) => databases.get(store) ?? (databases.set(store, server.fresh()), databases.get(store)!)
 
 retrieverSuite(test, async (store) => postgresRetriever({ url: await databaseFor(store) }), { prefix: 'postgresRetriever: ' })
 retrieverSuite(test, async (store) => postgresRetriever({ url: await databaseFor(store), prefixMinLength: 0, fuzzy: 0 }), {

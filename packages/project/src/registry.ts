@@ -20,6 +20,7 @@ export const BUILTIN_STORAGES: Readonly<Record<string, Load<StorageDescriptor>>>
 export const BUILTIN_RETRIEVERS: Readonly<Record<string, Load<RetrieverDescriptor>>> = {
   minisearch: async () => minisearchDescriptor,
   fts: async () => (await sqliteAdapter('retrieval "fts"')).ftsDescriptor,
+  postgres: async () => (await import('@foundry/adapter-postgres')).postgresRetrieverDescriptor,
 }
 
 /**

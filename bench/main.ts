@@ -11,11 +11,12 @@ import { hooksSuite } from './suites/hooks.js'
 import { kernelSuite } from './suites/kernel.js'
 import { marblesSuite } from './suites/marbles.js'
 import { mcpSuite } from './suites/mcp.js'
+import { retrievalSuite } from './suites/retrieval.js'
 import { peersSuite } from './suites/peers.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, floorSuite, fsSuite, sqliteSuite, mcpSuite, hooksSuite, marblesSuite, peersSuite]
+const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, mcpSuite, hooksSuite, marblesSuite, peersSuite]
 /** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only`. */
 const OPT_IN = new Set(['peers'])
 

@@ -1,5 +1,5 @@
-import { boundedDistance } from '../minisearch/edit-distance.js'
 import type { RetrievalDoc, RetrievalHit } from '../retrieval.js'
+import { Dictionary } from './dictionary.js'
 
 /** How documents are cut into terms and how unknown query terms are widened. */
 export interface Analyzer {
@@ -66,10 +66,8 @@ export class FlatIndex {
   sumTitle = 0
   sumTags = 0
 
-  /** The dictionary for prefix and typo matching: a sorted run, the terms added since (merged in when many), and terms by length. */
-  private sorted: string[] = []
-  private recent: string[] = []
-  private byLength: string[][] = []
+  /** The terms for prefix and typo matching. */
+  private readonly dictionary = new Dictionary()
 
   private acc = new Float64Array(0)
   private touched = new Int32Array(0)
@@ -114,7 +112,7 @@ export class FlatIndex {
     if (!p) {
       p = { docs: new Int32Array(4), tf: new Uint8Array(4), fields: new Uint8Array(4), n: 0, titleN: 0, tagsN: 0, purged: this.removals }
       this.terms.set(term, p)
-      this.addTerm(term)
+      this.dictionary.add(term)
     } else if (p.n === p.docs.length) {
       const size = p.n * 2
       p.docs = grow(p.docs, new Int32Array(size))
@@ -129,7 +127,7 @@ export class FlatIndex {
     if (tagsTf) p.tagsN++
   }
 
-  /** Set a term's postings whole (a snapshot being read; slots already added). */
+  /** Set a term's postings whole (a snapshot being read, terms in order; slots already added). Call `settle` after the last. */
   load(term: string, docs: Int32Array, tf: Uint8Array, fields: Uint8Array): void {
     let titleN = 0
     let tagsN = 0
@@ -139,8 +137,6 @@ export class FlatIndex {
       if (f >> 4) tagsN++
     }
     this.terms.set(term, { docs, tf, fields, n: docs.length, titleN, tagsN, purged: this.removals })
-    this.recent.push(term) // sorted once, by `settle`
-    ;(this.byLength[term.length] ??= []).push(term)
   }
 
   /** Index a document (replacing any earlier version of its id). */
@@ -211,10 +207,7 @@ export class FlatIndex {
     this.ids = ids
     this.dead = 0
     for (const [term, p] of this.terms) if (!this.purge(p, map)) this.terms.delete(term)
-    this.sorted = [...this.terms.keys()].sort()
-    this.recent = []
-    this.byLength = []
-    for (const term of this.sorted) (this.byLength[term.length] ??= []).push(term)
+    this.dictionary.reset([...this.terms.keys()])
   }
 
   /**
@@ -241,26 +234,9 @@ export class FlatIndex {
     return w
   }
 
-  private addTerm(term: string) {
-    this.recent.push(term)
-    ;(this.byLength[term.length] ??= []).push(term)
-    if (this.recent.length > 2048 && this.recent.length > this.sorted.length / 8) this.mergeRecent()
-  }
-
-  private mergeRecent() {
-    const add = this.recent.sort()
-    const out: string[] = new Array(this.sorted.length + add.length)
-    let i = 0
-    let j = 0
-    let w = 0
-    while (i < this.sorted.length || j < add.length) out[w++] = j >= add.length || (i < this.sorted.length && this.sorted[i]! < add[j]!) ? this.sorted[i++]! : add[j++]!
-    this.sorted = out
-    this.recent = []
-  }
-
-  /** Sort the dictionary after `load` calls. */
+  /** Build the dictionary after `load` calls. */
   settle(): void {
-    this.mergeRecent()
+    this.dictionary.reset([...this.terms.keys()])
   }
 
   private growSlots(size: number) {
@@ -288,20 +264,10 @@ export class FlatIndex {
         add(term, 1)
         continue
       }
-      const prefixed = new Set<string>()
-      if (prefix(term)) {
-        for (let at = lowerBound(this.sorted, term); at < this.sorted.length && this.sorted[at]!.startsWith(term); at++) prefixed.add(this.sorted[at]!)
-        for (const other of this.recent) if (other.startsWith(term)) prefixed.add(other)
-        for (const other of prefixed) add(other, (PREFIX_WEIGHT * other.length) / (other.length + 0.3 * (other.length - term.length)))
-      }
+      const prefixed = new Set(prefix(term) ? this.dictionary.prefixed(term) : [])
+      for (const other of prefixed) add(other, (PREFIX_WEIGHT * other.length) / (other.length + 0.3 * (other.length - term.length)))
       const distance = fuzzy(term)
-      if (!distance) continue
-      for (let length = Math.max(1, term.length - distance); length <= term.length + distance; length++)
-        for (const other of this.byLength[length] ?? []) {
-          if (prefixed.has(other)) continue
-          const d = boundedDistance(term, other, distance)
-          if (d <= distance) add(other, (FUZZY_WEIGHT * other.length) / (other.length + d))
-        }
+      if (distance) for (const [other, d] of this.dictionary.near(term, distance)) if (!prefixed.has(other)) add(other, (FUZZY_WEIGHT * other.length) / (other.length + d))
     }
     const out: Array<[Postings, number]> = []
     for (const [term, weight] of weights) {
@@ -395,15 +361,4 @@ export class FlatIndex {
 function grow<T extends Int32Array | Uint32Array | Uint16Array | Uint8Array>(from: T, to: T): T {
   to.set(from.subarray(0, Math.min(from.length, to.length)) as never)
   return to
-}
-
-function lowerBound(sorted: string[], value: string): number {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sorted[mid]! < value) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }

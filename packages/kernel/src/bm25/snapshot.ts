@@ -48,7 +48,8 @@ export function encode(index: FlatIndex): { docs: string; terms: string; data: s
   const terms: string[] = []
   const tf = new ByteWriter(1 << 16)
   const fields = new ByteWriter(1 << 16)
-  for (const [term, p] of index.terms) {
+  for (const term of [...index.terms.keys()].sort()) {
+    const p = index.terms.get(term)!
     let live = 0
     for (let i = 0; i < p.n; i++) if (map[p.docs[i]!]! >= 0) live++
     if (!live) continue
@@ -79,24 +80,33 @@ export function decode(index: FlatIndex, parts: { docs: string; terms: string; d
     const lengths: [number, number, number] = [data.varint(), data.varint(), data.varint()]
     index.addSlot(id, lengths, types[data.varint()] ?? '', scopes[data.varint()] ?? '')
   }
-  const slots: Int32Array[] = []
+  // Counts and slot gaps decoded inline, in locals: a call or a closure a varint costs more than the decoding.
+  const buf = data.buffer
+  const length = buf.length
+  let at = data.at
+  const counts = new Int32Array(terms.length)
   let total = 0
+  const docs = new Int32Array(Math.max(16, Math.floor((length - at) / 3))) // a posting takes 3 bytes or more
   for (let t = 0; t < terms.length; t++) {
-    const n = data.varint()
-    const docs = new Int32Array(n)
+    let n = 0
+    for (let shift = 0, b = 0x80; b >= 0x80 && at < length; shift += 7) (b = buf[at++]!), (n += (b & 0x7f) * 2 ** shift)
+    if (total + n > docs.length) return false
+    counts[t] = n
     let last = -1
-    for (let i = 0; i < n; i++) docs[i] = last = last + 1 + data.varint()
-    slots.push(docs)
+    for (let i = total, end = total + n; i < end && at < length; i++) {
+      let b = buf[at++]!
+      let gap = b & 0x7f
+      for (let shift = 7; b >= 0x80 && at < length; shift += 7) (b = buf[at++]!), (gap += (b & 0x7f) * 2 ** shift)
+      docs[i] = last = last + 1 + gap
+    }
     total += n
   }
-  const rest = data.rest()
-  if (rest.length !== total * 2) return false
-  let at = 0
-  for (let t = 0; t < terms.length; t++) {
-    const docs = slots[t]!
-    const n = docs.length
-    index.load(terms[t]!, docs, rest.slice(at, at + n), rest.slice(total + at, total + at + n))
-    at += n
+  if (buf.length - at !== total * 2) return false
+  const tf = buf.subarray(at, at + total)
+  const fields = buf.subarray(at + total, at + 2 * total)
+  for (let t = 0, from = 0; t < terms.length; from += counts[t++]!) {
+    const to = from + counts[t]!
+    index.load(terms[t]!, docs.subarray(from, to), tf.subarray(from, to), fields.subarray(from, to))
   }
   index.settle()
   return true
@@ -169,21 +179,18 @@ class ByteWriter {
 }
 
 class ByteReader {
-  private at = 0
-  constructor(private readonly buf: Uint8Array) {}
+  at = 0
+  constructor(readonly buffer: Uint8Array) {}
   varint(): number {
     let v = 0
     let shift = 0
     for (;;) {
-      if (this.at >= this.buf.length) throw new Error('snapshot data ends early')
-      const b = this.buf[this.at++]!
+      if (this.at >= this.buffer.length) throw new Error('snapshot data ends early')
+      const b = this.buffer[this.at++]!
       v += (b & 0x7f) * 2 ** shift
       if (b < 0x80) return v
       shift += 7
     }
-  }
-  rest(): Uint8Array {
-    return this.buf.subarray(this.at)
   }
 }
 
@@ -220,18 +227,23 @@ export function fromBase64(text: string): Uint8Array {
   let end = chars.length
   while (end > 0 && chars[end - 1] === 61) end--
   const out = new Uint8Array(Math.floor((end * 3) / 4))
-  let o = 0
-  let acc = 0
-  let bits = 0
-  for (let i = 0; i < end; i++) {
+  const at = (i: number) => {
     const v = DECODE[chars[i]!]
     if (v === undefined || v === 255) throw new Error('snapshot data is not base64')
-    acc = ((acc << 6) | v) & 0xffffff
-    bits += 6
-    if (bits >= 8) {
-      bits -= 8
-      out[o++] = (acc >> bits) & 255
-    }
+    return v
+  }
+  let o = 0
+  let i = 0
+  for (; i + 3 < end; i += 4) {
+    const v = (at(i) << 18) | (at(i + 1) << 12) | (at(i + 2) << 6) | at(i + 3)
+    out[o++] = v >> 16
+    out[o++] = (v >> 8) & 255
+    out[o++] = v & 255
+  }
+  if (end - i >= 2) {
+    const v = (at(i) << 18) | (at(i + 1) << 12) | (end - i > 2 ? at(i + 2) << 6 : 0)
+    out[o++] = v >> 16
+    if (end - i > 2) out[o++] = (v >> 8) & 255
   }
   return out.subarray(0, o)
 }

@@ -1,0 +1,96 @@
+import { boundedDistance } from '../minisearch/edit-distance.js'
+
+/**
+ * The indexed terms, for the query words the index lacks: a sorted run plus the terms added since
+ * (merged in when many) for prefixes, and terms bucketed by length with a letter mask for typos. A
+ * term within edit distance d of a word differs from it in at most 2·d mask bits (an edit adds one
+ * letter and removes one), so most of a bucket is passed over without computing a distance.
+ */
+export class Dictionary {
+  private sorted: string[] = []
+  private recent: string[] = []
+  private byLength: Array<{ terms: string[]; masks: number[] }> = []
+
+  /** A term new to the index. */
+  add(term: string): void {
+    this.recent.push(term)
+    this.bucket(term)
+    if (this.recent.length > 2048 && this.recent.length > this.sorted.length / 8) this.merge()
+  }
+
+  /** Replace the whole dictionary (after a compaction, or from a snapshot, whose terms come sorted). */
+  reset(terms: string[]): void {
+    let ordered = true
+    for (let i = 1; i < terms.length && ordered; i++) ordered = terms[i - 1]! < terms[i]!
+    this.sorted = ordered ? terms : [...terms].sort()
+    this.recent = []
+    this.byLength = []
+    for (const term of this.sorted) this.bucket(term)
+  }
+
+  /** The terms that begin with `word` and are longer. */
+  prefixed(word: string): string[] {
+    const out: string[] = []
+    for (let at = lowerBound(this.sorted, word); at < this.sorted.length && this.sorted[at]!.startsWith(word); at++) if (this.sorted[at] !== word) out.push(this.sorted[at]!)
+    for (const term of this.recent) if (term.startsWith(word) && term !== word) out.push(term)
+    return out
+  }
+
+  /** The terms within `distance` edits of `word`, each with its distance. */
+  near(word: string, distance: number): Array<[string, number]> {
+    const out: Array<[string, number]> = []
+    const mask = maskOf(word)
+    for (let length = Math.max(1, word.length - distance); length <= word.length + distance; length++) {
+      const bucket = this.byLength[length]
+      if (!bucket) continue
+      const { terms, masks } = bucket
+      for (let i = 0; i < terms.length; i++) {
+        if (bits(masks[i]! ^ mask) > 2 * distance) continue
+        const d = boundedDistance(word, terms[i]!, distance)
+        if (d <= distance) out.push([terms[i]!, d])
+      }
+    }
+    return out
+  }
+
+  private bucket(term: string) {
+    const bucket = (this.byLength[term.length] ??= { terms: [], masks: [] })
+    bucket.terms.push(term)
+    bucket.masks.push(maskOf(term))
+  }
+
+  private merge() {
+    const add = this.recent.sort()
+    const out: string[] = new Array(this.sorted.length + add.length)
+    let i = 0
+    let j = 0
+    let w = 0
+    while (i < this.sorted.length || j < add.length) out[w++] = j >= add.length || (i < this.sorted.length && this.sorted[i]! < add[j]!) ? this.sorted[i++]! : add[j++]!
+    this.sorted = out
+    this.recent = []
+  }
+}
+
+/** One of 32 bits a character: any fixed mapping keeps the 2·d bound. */
+function maskOf(term: string): number {
+  let mask = 0
+  for (let i = 0; i < term.length; i++) mask |= 1 << (term.charCodeAt(i) & 31)
+  return mask
+}
+
+function bits(v: number): number {
+  v -= (v >>> 1) & 0x55555555
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333)
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24
+}
+
+function lowerBound(sorted: string[], value: string): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid]! < value) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { FoundryError, minisearchDescriptor, validator, type RetrieverDescriptor, type StorageDescriptor } from '@foundry/kernel'
+import { bm25Descriptor, FoundryError, minisearchDescriptor, validator, type RetrieverDescriptor, type StorageDescriptor } from '@foundry/kernel'
 import type { AdapterChoice } from './config.js'
 
 type Load<D> = () => Promise<D>
@@ -18,6 +18,7 @@ export const BUILTIN_STORAGES: Readonly<Record<string, Load<StorageDescriptor>>>
 }
 
 export const BUILTIN_RETRIEVERS: Readonly<Record<string, Load<RetrieverDescriptor>>> = {
+  bm25: async () => bm25Descriptor,
   minisearch: async () => minisearchDescriptor,
   fts: async () => (await sqliteAdapter('retrieval "fts"')).ftsDescriptor,
   postgres: async () => (await import('@foundry/adapter-postgres')).postgresRetrieverDescriptor,

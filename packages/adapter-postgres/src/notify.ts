@@ -24,6 +24,12 @@ export interface ListenerOptions {
 }
 
 const MAX_BACKOFF = 5_000
+/**
+ * How often a connected listener proves its connection alive, and how long the proof may take. A
+ * connection that died without a word (a network partition sends no FIN) would otherwise keep a
+ * revision cache trusted while notifications no longer arrive: this bounds that to two periods.
+ */
+const HEARTBEAT_MS = 5_000
 
 export function createListener(options: ListenerOptions): Listener {
   const subscribers = new Set<(change: StorageChange) => void>()
@@ -32,6 +38,8 @@ export function createListener(options: ListenerOptions): Listener {
   let closed = false
   let starting: Promise<void> | undefined
   let retry: NodeJS.Timeout | undefined
+  let heartbeat: NodeJS.Timeout | undefined
+  let beating = false
   let backoff = 100
 
   function dispatch(change: StorageChange | undefined) {
@@ -46,10 +54,30 @@ export function createListener(options: ListenerOptions): Listener {
       }
   }
 
+  function beat() {
+    const which = client
+    if (!which || !connected || beating) return
+    beating = true
+    const deadline = setTimeout(() => lost(which), HEARTBEAT_MS)
+    deadline.unref()
+    which.query('SELECT 1').then(
+      () => {
+        clearTimeout(deadline)
+        beating = false
+      },
+      () => {
+        clearTimeout(deadline)
+        beating = false
+        lost(which)
+      },
+    )
+  }
+
   function lost(which: pg.Client) {
     if (client !== which) return
     client = undefined
     connected = false
+    beating = false
     dispatch(undefined)
     which.end().catch(() => undefined)
     if (closed) return
@@ -60,7 +88,7 @@ export function createListener(options: ListenerOptions): Listener {
 
   async function connect(): Promise<void> {
     if (closed) return
-    const next = new pg.Client({ connectionString: options.url })
+    const next = new pg.Client({ connectionString: options.url, keepAlive: true })
     client = next
     next.on('error', () => lost(next))
     next.on('end', () => lost(next))
@@ -79,6 +107,10 @@ export function createListener(options: ListenerOptions): Listener {
       connected = true
       backoff = 100
       dispatch(undefined)
+      if (!heartbeat) {
+        heartbeat = setInterval(beat, HEARTBEAT_MS)
+        heartbeat.unref()
+      }
     } catch {
       lost(next)
     }
@@ -98,6 +130,7 @@ export function createListener(options: ListenerOptions): Listener {
     async close() {
       closed = true
       if (retry) clearTimeout(retry)
+      if (heartbeat) clearInterval(heartbeat)
       const open = client
       client = undefined
       connected = false

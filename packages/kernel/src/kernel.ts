@@ -3,7 +3,7 @@ import { contractsPlugin, type ContractService } from './contracts/contracts.js'
 import { isFoundryError } from './errors.js'
 import { firewallPlugin, type FirewallService } from './firewall.js'
 import { memoryPlugin, type MemoryService } from './memory/memory.js'
-import { minisearchRetriever } from './minisearch/retriever.js'
+import { bm25Retriever } from './bm25/retriever.js'
 import { DEFAULT_HINTS, type KernelHints, type KernelPlugin, type PluginHost, type TraceSpec } from './plugin.js'
 import { promptContextPlugin, type PromptContextService } from './prompt/prompt-context.js'
 import type { Retriever, SnapshotStore } from './retrieval.js'
@@ -17,7 +17,7 @@ import { FoundryError } from './errors.js'
 
 export interface KernelOptions {
   storage: Storage
-  /** Default: `minisearchRetriever()`. */
+  /** Default: `bm25Retriever()`. */
   retriever?: Retriever
   /** The contents of a `config.json` (the kernel's keys), or a resolved `Config`: validated, defaults fill the rest. */
   config?: ConfigFile
@@ -76,7 +76,7 @@ export const BUILTIN_PLUGINS = [memoryPlugin, runbooksPlugin, contractsPlugin, b
 /** Compose the services over one storage and one retriever. */
 export function createKernel(options: KernelOptions): Kernel {
   const { storage } = options
-  const retriever = options.retriever ?? minisearchRetriever()
+  const retriever = options.retriever ?? bm25Retriever()
   const config = resolveConfig(options.config)
   const now = options.now ?? (() => new Date())
   const telemetry = safeTelemetry(options.telemetry ?? storageTelemetry(storage))

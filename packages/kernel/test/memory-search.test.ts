@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { buildIndex, isFoundryError, memoryStorage, minisearchRetriever, type Fact } from '../src/index.js'
+import { bm25Retriever, buildIndex, isFoundryError, memoryStorage, type Fact } from '../src/index.js'
 import { sampleFact } from '../src/testing/index.js'
 import { decision, kernelFor } from './helpers.js'
 
@@ -195,7 +195,7 @@ test('warm loads the retriever whole so the first search pays nothing', async ()
   await k1.memory.write({ title: 'Kubernetes manifests live in infra', body: 'x', type: 'convention' })
   await k1.memory.search({ query: 'kubernetes' })
   let applied = 0
-  const retriever = minisearchRetriever()
+  const retriever = bm25Retriever() // the default, as k1's
   const apply = retriever.apply.bind(retriever)
   retriever.apply = async (c) => (applied++, apply(c))
   const k2 = kernelFor({}, { storage, retriever })

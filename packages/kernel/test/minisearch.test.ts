@@ -120,10 +120,10 @@ test('a snapshot whose parts are gone is forgotten at the first search', async (
 
 test('the kernel re-indexes once when the snapshot vanished under it', async () => {
   const storage = memoryStorage()
-  const k1 = createKernel({ storage })
+  const k1 = createKernel({ storage, retriever: minisearchRetriever() })
   await k1.memory.write({ title: 'Kubernetes manifests live in infra', body: 'x', type: 'convention' })
   assert.is((await k1.memory.search({ query: 'kubernetes' })).hits.length, 1)
-  const k2 = createKernel({ storage })
+  const k2 = createKernel({ storage, retriever: minisearchRetriever() })
   const head = JSON.parse((await storage.get('meta', 'retriever/minisearch/head'))!)
   await storage.delete('meta', `retriever/minisearch/${head.build}/docs`)
   assert.is((await k2.memory.search({ query: 'kubernetes' })).hits.length, 1)

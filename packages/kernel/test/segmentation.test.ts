@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, isUnspacedWord, memoryStorage, minisearchRetriever, segmentWords, type Storage } from '../src/index.js'
+import { bm25Retriever, createKernel, isUnspacedWord, memoryStorage, minisearchRetriever, segmentWords, type Retriever, type Storage } from '../src/index.js'
 import { distractors } from '../src/testing/index.js'
 import { kernelFor } from './helpers.js'
 
@@ -16,8 +16,8 @@ test('segmentWords splits the scripts written without spaces into words and leav
   assert.ok(isUnspacedWord('決済') && isUnspacedWord('ยืนยัน') && !isUnspacedWord('stripe') && !isUnspacedWord('한국어'))
 })
 
-async function multilingual(storage: Storage = memoryStorage()) {
-  const k = kernelFor({}, { storage })
+async function multilingual(storage: Storage = memoryStorage(), retriever: Retriever = bm25Retriever()) {
+  const k = kernelFor({}, { storage, retriever })
   for (const [i, d] of distractors(30).entries()) await k.memory.write({ title: d.title, body: `${d.body} Entry ${i}.`, type: 'convention', scope: `module:m${i}` })
   await k.memory.write({ title: '注文は決済後に確定する', body: '在庫は毎晩同期される。', type: 'constraint' })
   await k.memory.write({ title: '数据库迁移必须先在预发布环境验证', body: '生产环境只接受已验证的迁移。', type: 'constraint' })
@@ -50,20 +50,21 @@ test('kernel.memory.search finds Japanese, Chinese and Thai facts by one word, a
   }
 })
 
-test('a new process answers from the stored snapshot, opened lazily, with the same words', async () => {
-  const storage = memoryStorage()
-  await (await multilingual(storage)).memory.index()
-  const head = JSON.parse((await storage.get('meta', 'retriever/minisearch/head'))!)
-  assert.is(head.revision, await storage.revision('facts'), 'every fact is in the snapshot, none replayed')
-  for (const [query, id] of FOUND) {
-    const k = createKernel({ storage, retriever: minisearchRetriever() })
-    assert.is((await k.memory.search({ query })).hits[0]?.fact.id, id, query)
-  }
-})
+for (const [name, make] of [['minisearch', minisearchRetriever], ['bm25', bm25Retriever]] as const)
+  test(`a new process answers from the stored ${name} snapshot with the same words`, async () => {
+    const storage = memoryStorage()
+    await (await multilingual(storage, make())).memory.index()
+    const head = JSON.parse((await storage.get('meta', `retriever/${name}/head`))!)
+    assert.is(head.revision, await storage.revision('facts'), 'every fact is in the snapshot, none replayed')
+    for (const [query, id] of FOUND) {
+      const k = createKernel({ storage, retriever: make() })
+      assert.is((await k.memory.search({ query })).hits[0]?.fact.id, id, query)
+    }
+  })
 
 test('a snapshot cut by the tokenizer before segmentation is not read: the kernel indexes again', async () => {
   const storage = memoryStorage()
-  await (await multilingual(storage)).memory.index()
+  await (await multilingual(storage, minisearchRetriever())).memory.index()
   const head = JSON.parse((await storage.get('meta', 'retriever/minisearch/head'))!)
   assert.is(head.format, 'foundry-minisearch/4')
   await storage.put('meta', 'retriever/minisearch/head', JSON.stringify({ ...head, format: 'foundry-minisearch/3' }))

@@ -21,7 +21,7 @@ export interface ProjectConfig {
   exists: boolean
   /** `storage`; default `{ kind: 'fs' }`. */
   storage: AdapterChoice
-  /** `retrieval`; default `{ kind: 'minisearch' }`. */
+  /** `retrieval`; default `{ kind: 'bm25' }`. */
   retrieval: AdapterChoice
   /** `adapters`: modules registering more adapters, as written (paths are relative to the project root). */
   adapters: string[]
@@ -34,7 +34,7 @@ export interface ProjectConfig {
 }
 
 export const DEFAULT_STORAGE = 'fs'
-export const DEFAULT_RETRIEVAL = 'minisearch'
+export const DEFAULT_RETRIEVAL = 'bm25'
 
 /**
  * Read `<root>/.foundry/config.json`: a missing file gives the defaults; a file that is not JSON, or

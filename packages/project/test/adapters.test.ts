@@ -99,7 +99,7 @@ test('a descriptor that names its seam (defineStorage, defineRetriever) is insta
   writeConfig(root, { adapters: ['./seams.mjs'], retrieval: { kind: 'scratch' } })
   assert.is(
     (await thrown(() => openProject({ root }))).message,
-    `Invalid ${file}: retrieval kind "scratch" is not installed; installed: minisearch, fts, first (register another in "adapters")`,
+    `Invalid ${file}: retrieval kind "scratch" is not installed; installed: bm25, minisearch, fts, first (register another in "adapters")`,
   )
 })
 

@@ -17,7 +17,7 @@ test('without config.json: the defaults, the folder layout and MiniSearch', asyn
     assert.is(project.root, root)
     assert.is(project.dataDir, join(root, '.foundry'))
     assert.equal(project.config, DEFAULT_CONFIG)
-    assert.equal(project.adapters, { storage: { kind: 'fs', options: {} }, retrieval: { kind: 'minisearch', options: {} } })
+    assert.equal(project.adapters, { storage: { kind: 'fs', options: {} }, retrieval: { kind: 'bm25', options: {} } })
     assert.is(project.storage.name, 'fs')
     await project.kernel.memory.write(flyway)
     assert.ok(existsSync(join(root, '.foundry', 'memory', 'facts', 'fact-0001.md')))
@@ -102,7 +102,7 @@ test('an unknown kind is INVALID_INPUT naming the installed kinds', async () => 
   assert.ok(isFoundryError(error, 'INVALID_INPUT'))
   assert.is(error.message, `Invalid ${file}: storage kind "postgres" is not installed; installed: fs, sqlite (register another in "adapters")`)
   writeConfig(root, { retrieval: 'vector' })
-  assert.is((await thrown(() => openProject({ root }))).message, `Invalid ${file}: retrieval kind "vector" is not installed; installed: minisearch, fts (register another in "adapters")`)
+  assert.is((await thrown(() => openProject({ root }))).message, `Invalid ${file}: retrieval kind "vector" is not installed; installed: bm25, minisearch, fts (register another in "adapters")`)
 })
 
 test('adapter options are checked by the adapter\'s own schema, before anything opens', async () => {

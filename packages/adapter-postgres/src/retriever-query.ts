@@ -23,3 +23,17 @@ export const anyOf = (lexemes: readonly string[]): string => lexemes.map(quoteLe
 
 /** A LIKE pattern matching the words that begin with `prefix` (`%`, `_` and `\` in it literal). */
 export const likePrefix = (prefix: string): string => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/** A LIKE pattern matching the words that hold `part` anywhere. */
+const likeInside = (part: string): string => `%${part.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/**
+ * LIKE patterns one of which every word within `max` edits of `word` matches: `word` cut into
+ * `max + 1` pieces, each anywhere (an edit breaks one piece at most, so one survives whole). The
+ * database filters the vocabulary with them, and only those words are measured exactly.
+ */
+export function typoPatterns(word: string, max: number): string[] {
+  const chars = [...word]
+  const pieces = Math.min(max + 1, chars.length)
+  return Array.from({ length: pieces }, (_, i) => likeInside(chars.slice(Math.floor((i * chars.length) / pieces), Math.floor(((i + 1) * chars.length) / pieces)).join('')))
+}

@@ -2,7 +2,7 @@ import { boundedDistance, FoundryError, type RetrievalChanges, type RetrievalDoc
 import pg from 'pg'
 import { translate } from './errors.js'
 import { migrate } from './migrate.js'
-import { analyzable, anyOf, likePrefix } from './retriever-query.js'
+import { analyzable, anyOf, likePrefix, typoPatterns } from './retriever-query.js'
 import { RETRIEVER_COMPONENT, RETRIEVER_STEPS } from './retriever-schema.js'
 import { redactUrl } from './url.js'
 
@@ -68,8 +68,13 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
   const where = url ? redactUrl(url) : 'the database'
   // allowExitOnIdle: a CLI process exits when its work is done, without waiting for idle connections to time out.
   const pool = options.pool ?? new pg.Pool({ connectionString: url, max: options.connections ?? 2, allowExitOnIdle: true, idleTimeoutMillis: 10_000 })
-  // An idle pooled connection that breaks: the next query reports it.
-  if (!options.pool) pool.on('error', () => undefined)
+  if (!options.pool) {
+    // An idle pooled connection that breaks: the next query reports it.
+    pool.on('error', () => undefined)
+    // The search statement's cost estimate (a join over every matched document's lexemes) passes the
+    // JIT threshold, and compiling it takes longer than running it: off for the retriever's connections.
+    pool.on('connect', (client) => void client.query('SET jit = off').catch(() => undefined))
+  }
   const config = options.config ?? 'english'
   const analyzer = `${config}/${ANALYZER_VERSION}`
   const titleWeight = options.weights?.title ?? 2
@@ -135,22 +140,24 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
 
   /** Remove documents by id, lowering their lexemes' document frequencies and the totals. */
   async function removeDocs(client: pg.PoolClient, ids: string[]): Promise<void> {
-    const emptied = await client.query<{ lexeme: string }>(
-      `WITH gone AS (DELETE FROM foundry_retriever_docs WHERE id = ANY($1::text[]) RETURNING tsv, length),
+    const emptied = await client.query<{ lexeme: string }>({
+      name: 'foundry_retriever_remove',
+      text: `WITH gone AS (DELETE FROM foundry_retriever_docs WHERE id = ANY($1::text[]) RETURNING tsv, length),
             counts AS (SELECT lexeme, count(*)::int AS n FROM gone, unnest(tsvector_to_array(gone.tsv)) AS lexeme GROUP BY lexeme),
             lowered AS (UPDATE foundry_retriever_terms t SET docs = t.docs - counts.n FROM counts WHERE t.lexeme = counts.lexeme RETURNING t.lexeme, t.docs),
             totals AS (UPDATE foundry_retriever_index SET docs = docs - (SELECT count(*) FROM gone), length = length - (SELECT coalesce(sum(length), 0) FROM gone))
        SELECT lexeme FROM lowered WHERE docs <= 0`,
-      [ids],
-    )
+      values: [ids],
+    })
     // A lexeme no document holds any more leaves the vocabulary prefix and typo matching search.
     if (emptied.rowCount) await client.query('DELETE FROM foundry_retriever_terms WHERE lexeme = ANY($1::text[]) AND docs <= 0', [emptied.rows.map((r) => r.lexeme)])
   }
 
   /** Insert documents (none of whose ids is indexed), raising their lexemes' document frequencies and the totals. */
   async function insertDocs(client: pg.PoolClient, docs: RetrievalDoc[]): Promise<void> {
-    await client.query(
-      `WITH input AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS i(id, type, scope, title, tags, body)),
+    await client.query({
+      name: 'foundry_retriever_insert',
+      text: `WITH input AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS i(id, type, scope, title, tags, body)),
             made AS (
               SELECT id, type, scope,
                      setweight(to_tsvector($7::regconfig, title), 'A') || setweight(to_tsvector($7::regconfig, tags), 'B') || to_tsvector($7::regconfig, body) AS tsv
@@ -164,7 +171,7 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
               INSERT INTO foundry_retriever_terms (lexeme, docs) SELECT lexeme, n FROM counts
               ON CONFLICT (lexeme) DO UPDATE SET docs = foundry_retriever_terms.docs + excluded.docs)
        UPDATE foundry_retriever_index SET docs = docs + (SELECT count(*) FROM added), length = length + (SELECT coalesce(sum(length), 0) FROM added)`,
-      [
+      values: [
         docs.map((d) => d.id),
         docs.map((d) => d.type),
         docs.map((d) => d.scope),
@@ -173,7 +180,7 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
         docs.map((d) => analyzable(d.body)),
         config,
       ],
-    )
+    })
   }
 
   /**
@@ -182,10 +189,11 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
    * nearest indexed words within the typo distance (`FUZZY_WEIGHT`, less with distance).
    */
   async function queryLexemes(client: pg.PoolClient, text: string): Promise<Map<string, number>> {
-    const found = await client.query<{ lexeme: string; docs: number | null }>(
-      `SELECT q.lexeme, t.docs FROM unnest(tsvector_to_array(to_tsvector($1::regconfig, $2))) AS q(lexeme) LEFT JOIN foundry_retriever_terms t ON t.lexeme = q.lexeme`,
-      [config, analyzable(text)],
-    )
+    const found = await client.query<{ lexeme: string; docs: number | null }>({
+      name: 'foundry_retriever_lexemes',
+      text: `SELECT q.lexeme, t.docs FROM unnest(tsvector_to_array(to_tsvector($1::regconfig, $2))) AS q(lexeme) LEFT JOIN foundry_retriever_terms t ON t.lexeme = q.lexeme`,
+      values: [config, analyzable(text)],
+    })
     const out = new Map<string, number>()
     const add = (lexeme: string, weight: number) => out.set(lexeme, Math.max(weight, out.get(lexeme) ?? 0))
     for (const { lexeme, docs } of found.rows) {
@@ -194,10 +202,11 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
         continue
       }
       if (prefixMin > 0 && lexeme.length >= prefixMin) {
-        const longer = await client.query<{ lexeme: string }>(
-          `SELECT lexeme FROM foundry_retriever_terms WHERE lexeme LIKE $1 ESCAPE '\\' ORDER BY docs DESC, lexeme LIMIT ${MAX_EXPANSIONS}`,
-          [likePrefix(lexeme)],
-        )
+        const longer = await client.query<{ lexeme: string }>({
+          name: 'foundry_retriever_prefix',
+          text: `SELECT lexeme FROM foundry_retriever_terms WHERE lexeme LIKE $1 ESCAPE '\\' ORDER BY docs DESC, lexeme LIMIT ${MAX_EXPANSIONS}`,
+          values: [likePrefix(lexeme)],
+        })
         for (const row of longer.rows) add(row.lexeme, PREFIX_WEIGHT)
         if (longer.rowCount) continue
       }
@@ -210,10 +219,11 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
   async function typoVariants(client: pg.PoolClient, lexeme: string): Promise<Array<[string, number]>> {
     const max = Math.min(3, Math.round(lexeme.length * fuzzy))
     if (fuzzy <= 0 || lexeme.length < 5 || max < 1) return []
-    const candidates = await client.query<{ lexeme: string }>('SELECT lexeme FROM foundry_retriever_terms WHERE char_length(lexeme) BETWEEN $1 AND $2', [
-      lexeme.length - max,
-      lexeme.length + max,
-    ])
+    const candidates = await client.query<{ lexeme: string }>({
+      name: 'foundry_retriever_near',
+      text: 'SELECT lexeme FROM foundry_retriever_terms WHERE char_length(lexeme) BETWEEN $1 AND $2 AND lexeme LIKE ANY ($3::text[])',
+      values: [lexeme.length - max, lexeme.length + max, typoPatterns(lexeme, max)],
+    })
     const found: Array<[string, number]> = []
     for (const { lexeme: candidate } of candidates.rows) {
       const d = boundedDistance(lexeme, candidate, max)
@@ -249,6 +259,8 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
           const stale = [...new Set([...changes.remove, ...docs.map((d) => d.id)])]
           if (!empty && stale.length) await removeDocs(client, stale)
           for (let i = 0; i < docs.length; i += BATCH) await insertDocs(client, docs.slice(i, i + BATCH))
+          // Statistics for the planner after a rebuild (an index scan or a sequential one): autovacuum would take a while.
+          if (changes.reset) await client.query('ANALYZE foundry_retriever_docs, foundry_retriever_terms')
           // Empty, the index is analysed this way from now on; otherwise it keeps what it was analysed with.
           await client.query('UPDATE foundry_retriever_index SET revision = $1, analyzer = CASE WHEN $2 THEN $3 ELSE analyzer END', [changes.revision, empty, analyzer])
         }),
@@ -259,9 +271,10 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
       return withClient(async (client) => {
         const lexemes = await queryLexemes(client, query.text)
         if (!lexemes.size) return []
-        const rows = await client.query<{ id: string; score: number }>(
-          `WITH q AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS q(lexeme, weight)),
-                totals AS (SELECT docs::float8 AS n, greatest(length::float8 / greatest(docs, 1), 1) AS avg FROM foundry_retriever_index),
+        const rows = await client.query<{ id: string; score: number }>({
+          name: 'foundry_retriever_search',
+          text: `WITH q AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS q(lexeme, weight)),
+                totals AS (SELECT docs::float8 AS n, greatest(length::float8 / greatest(docs, 1), 1) AS avg FROM foundry_retriever_index LIMIT 1),
                 idf AS (SELECT q.lexeme, q.weight * ln(1 + (totals.n - t.docs + 0.5) / (t.docs + 0.5)) AS idf FROM q JOIN foundry_retriever_terms t ON t.lexeme = q.lexeme, totals)
            SELECT d.id, sum(idf.idf * f.tf * ($3::float8 + 1) / (f.tf + $3::float8 * (1 - $4::float8 + $4::float8 * d.length / totals.avg)))::float8 AS score
            FROM foundry_retriever_docs d
@@ -276,8 +289,8 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
            GROUP BY d.id
            ORDER BY score DESC, d.id
            LIMIT $10`,
-          [[...lexemes.keys()], [...lexemes.values()], k1, b, titleWeight - 1, tagsWeight - 1, anyOf([...lexemes.keys()]), query.type ?? null, query.scope ?? null, query.limit],
-        )
+          values: [[...lexemes.keys()], [...lexemes.values()], k1, b, titleWeight - 1, tagsWeight - 1, anyOf([...lexemes.keys()]), query.type ?? null, query.scope ?? null, query.limit],
+        })
         return rows.rows.map((r) => ({ id: r.id, score: r.score }))
       })
     },

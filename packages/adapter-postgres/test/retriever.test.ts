@@ -5,7 +5,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { postgresStorage } from '../src/postgres-storage.js'
 import { postgresRetriever, type PostgresRetrieverOptions } from '../src/retriever.js'
-import { anyOf, likePrefix, quoteLexeme } from '../src/retriever-query.js'
+import { anyOf, likePrefix, quoteLexeme, typoPatterns } from '../src/retriever-query.js'
 import { postgresRetrieverDescriptor } from '../src/retriever-descriptor.js'
 import { failure, useServer } from './helpers.js'
 
@@ -36,6 +36,8 @@ test('lexemes are quoted for tsquery: quotes and backslashes are literal', () =>
   assert.is(quoteLexeme('a\\b'), "'a\\\\b'")
   assert.is(anyOf(['deploy', "o'neil"]), "'deploy' | 'o''neil'")
   assert.is(likePrefix('50%_a\\'), '50\\%\\_a\\\\%')
+  assert.equal(typoPatterns('kubrenet', 2), ['%ku%', '%bre%', '%net%'], 'one piece per edit allowed, and one more')
+  assert.equal(typoPatterns('a%b', 1), ['%a%', '%\\%b%'])
 })
 
 test('a query full of tsquery and websearch syntax never throws, and its words still match', async () => {

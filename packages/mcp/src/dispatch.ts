@@ -34,7 +34,7 @@ export async function callTool(
     const result = await tool.call(await kernel(), input)
     return {
       content: [{ type: 'text', text: result.text }],
-      structuredContent: result.structured as Record<string, unknown>,
+      ...(!tool.textOnly && { structuredContent: result.structured as Record<string, unknown> }),
       ...(result.isError && { isError: true }),
     }
   } catch (error) {

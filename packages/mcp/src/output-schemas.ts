@@ -20,12 +20,14 @@ const IndexFigures = Type.Object(
 )
 export type IndexFigures = Static<typeof IndexFigures>
 
+/** `foundry search --json`: memory_search is `textOnly`, so MCP clients get its text alone (tools.ts). */
 export const SearchOutputSchema = Type.Object({
   query: Type.String(),
   hits: Type.Array(Type.Object({ fact: FactSchema, score: Type.Number() }), { description: 'Best first' }),
   active: Type.Optional(Type.Integer({ description: 'Active facts in memory; present when nothing matched' })),
   missing: Type.Optional(Type.Array(Type.String())),
-  dropped: Type.Optional(Type.Integer({ description: 'Hits left out below the relevance floor (memoryRetrieval.minRelevance)' })),
+  brief: Type.Optional(Type.Integer({ description: 'Hits past memoryRetrieval.wholeFacts, one line each in the text' })),
+  dropped: Type.Optional(Type.Integer({ description: 'Hits left out below the relevance floor (memoryRetrieval.minRelevance, minRelevanceRatio)' })),
 })
 export type SearchOutput = Static<typeof SearchOutputSchema>
 

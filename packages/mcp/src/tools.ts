@@ -40,8 +40,11 @@ export interface FoundryTool<O extends TSchema = TSchema, N extends string = str
   /** The seed's purpose of the tool and its "Call it when". */
   description: string
   inputSchema: TSchema
+  /** What `structured` holds: the tool's `structuredContent` and `foundry <command> --json`, or only the latter with `textOnly`. */
   outputSchema: O
   annotations: ToolAnnotations
+  /** See `PublishableTool.textOnly`: memory_search's text is the answer, and the only thing sent. */
+  textOnly?: boolean
   /** One kernel call. `input` has passed `inputSchema`; a throw becomes `<name> failed: <message>`. */
   call(kernel: Kernel, input: Record<string, unknown>): Promise<ToolResult<Static<O>>>
 }
@@ -60,9 +63,11 @@ export const TOOLS = [
     inputSchema: SearchInputSchema,
     outputSchema: SearchOutputSchema,
     annotations: READ_ONLY,
+    // The facts are the answer: sent once, as the seed's text (whole blocks, then one line a weaker hit).
+    textOnly: true,
     async call(kernel, input) {
-      const { text, query, hits, active, missing, dropped } = await kernel.memory.search(input)
-      return { text, structured: withoutUndefined({ query, hits, active: hits.length ? undefined : active, missing, dropped }) }
+      const { text, query, hits, active, missing, brief, dropped } = await kernel.memory.search(input)
+      return { text, structured: withoutUndefined({ query, hits: hits.map(({ fact, score }) => ({ fact, score })), active: hits.length ? undefined : active, missing, brief, dropped }) }
     },
   }),
   tool({

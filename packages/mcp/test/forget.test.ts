@@ -6,6 +6,8 @@ import { call, cleanup, cli, connect, tempDir, type Connection } from './helpers
 
 const cents = { title: 'Money is stored in integer cents', body: 'Never floats.', type: 'convention' }
 const invoices = { title: 'Invoices are numbered per year', body: 'INV-2026-0001, amounts in integer cents.', type: 'convention' }
+/** The facts a memory_search text prints whole, in order (memory_search sends its text alone). */
+const blockIds = (text: string) => [...text.matchAll(/^### (fact-\d+) · /gm)].map((m) => m[1])
 
 for (const storage of ['fs', 'sqlite'] as const) {
   const test = suite<{ root: string; conn: Connection }>(`memory_forget and lookup by id over stdio (${storage} storage)`)
@@ -24,8 +26,7 @@ for (const storage of ['fs', 'sqlite'] as const) {
   test('memory_search with fact ids returns those facts, and names the unknown ones', async ({ conn }) => {
     const found = await call(conn.client, 'memory_search', { query: 'fact-0002 fact-0001 fact-0042' })
     assert.not.ok(found.isError)
-    assert.equal(found.structured?.hits.map((h: { fact: { id: string } }) => h.fact.id), ['fact-0002', 'fact-0001'])
-    assert.equal(found.structured?.missing, ['fact-0042'])
+    assert.equal(blockIds(found.text), ['fact-0002', 'fact-0001'])
     assert.match(found.text, /^### fact-0002 · convention · confidence medium\n\*\*Invoices are numbered per year\*\*\n/)
     assert.match(found.text, /\n\nUnknown fact id: fact-0042\. List ids with `foundry list --status all`\.$/)
   })
@@ -39,12 +40,13 @@ for (const storage of ['fs', 'sqlite'] as const) {
     assert.match(forgotten.structured?.forgotten, /^\d{4}-\d\d-\d\dT/)
 
     const search = await call(conn.client, 'memory_search', { query: 'integer cents' })
-    assert.equal(search.structured?.hits.map((h: { fact: { id: string } }) => h.fact.id), ['fact-0002'])
+    assert.equal(blockIds(search.text), ['fact-0002'])
+    assert.not.match(search.text, /fact-0001/)
     const index = await conn.client.readResource({ uri: 'foundry://memory/index' })
     assert.not.match(JSON.stringify(index), /fact-0001/)
     const byId = await call(conn.client, 'memory_search', { query: 'fact-0001' })
     assert.match(byId.text, /\nstatus: forgotten on \d{4}-\d\d-\d\d: We store decimals now$/)
-    assert.is(byId.structured?.hits[0].fact.status, 'forgotten')
+    assert.equal(blockIds(byId.text), ['fact-0001'])
 
     const listed = cli(['list', '--status', 'forgotten'], { cwd: root })
     assert.is(listed.stdout, 'fact-0001 · convention · medium · Money is stored in integer cents (forgotten: We store decimals now)\n')

@@ -56,21 +56,20 @@ for (const storage of ['fs', 'sqlite'] as const) {
     assert.is(newer.structured?.supersedes, 'fact-0002')
   })
 
-  test('memory_search returns the seed block per hit, and the no-hit line', async ({ conn }) => {
+  test('memory_search returns the seed block, text only (no structuredContent), and the no-hit line', async ({ conn }) => {
     const hit = await call(conn.client, 'memory_search', { query: 'flyway migrations' })
     assert.is(
       hit.text,
       '### fact-0001 · decision · confidence high\n**Persistence layer uses Flyway, not Liquibase**\n' +
         `${flyway.body}\n_source: adr-0007 · scope: project_`,
     )
-    assert.is(hit.structured?.hits.length, 1)
-    assert.is(hit.structured?.hits[0].fact.id, 'fact-0001')
-    assert.is(hit.structured?.active, undefined)
+    assert.is(hit.structured, undefined, 'clients that forward structuredContent in place of the text would hide the facts')
     const typed = await call(conn.client, 'memory_search', { query: 'timeout', type: 'decision' })
     assert.is(typed.text, 'No stored fact matches "timeout". Memory holds 2 active facts.')
-    assert.equal(typed.structured, { query: 'timeout', hits: [], active: 2 })
+    assert.is(typed.structured, undefined)
     const limited = await call(conn.client, 'memory_search', { query: 'timeout gateway flyway', limit: 1 })
-    assert.is(limited.structured?.hits.length, 1)
+    assert.is(limited.text.match(/^### fact-/gm)?.length, 1)
+    assert.not.match(limited.text, /Weaker matches/)
   })
 
   test('memory_index rebuilds INDEX.md and reports its budget', async ({ conn, root }) => {

@@ -13,10 +13,11 @@ import { marblesSuite } from './suites/marbles.js'
 import { mcpSuite } from './suites/mcp.js'
 import { retrievalSuite } from './suites/retrieval.js'
 import { peersSuite } from './suites/peers.js'
+import { postgresRetrievalSuite } from './suites/postgres-retrieval.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, mcpSuite, hooksSuite, marblesSuite, peersSuite]
+const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, marblesSuite, peersSuite]
 /** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only`. */
 const OPT_IN = new Set(['peers'])
 

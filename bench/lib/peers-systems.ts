@@ -1,7 +1,8 @@
 // The four MCP memory servers of `bench --peers`, each behind one small interface: how it is
 // started on a store of its own, how a record is written, searched and read back, what it keeps.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -85,16 +86,38 @@ const AI_DEVKIT_BIN = fileURLToPath(import.meta.resolve('@ai-devkit/memory'))
 const AI_DEVKIT_PACKAGE = join(dirname(AI_DEVKIT_BIN), '..', 'package.json')
 const AI_DEVKIT_VERSION = (JSON.parse(readFileSync(AI_DEVKIT_PACKAGE, 'utf8')) as { version: string }).version
 
-/** `foundry mcp` on a project created by `foundry init --storage <kind>`, the default retriever. */
-export function foundry(storage: 'fs' | 'sqlite', env: Record<string, string>): PeerSystem {
+/**
+ * A copy of the built `foundry` bin in `scratch`, so a rebuild of packages/mcp during the run (the
+ * checkout is shared) neither removes it nor mixes two builds. The bin bundles everything but
+ * better-sqlite3, which it finds through a link to packages/mcp/node_modules. Waits for a build in
+ * progress to finish.
+ */
+export async function foundryBin(scratch: string): Promise<string> {
+  const target = join(scratch, 'foundry-mcp')
+  for (let tries = 0; ; tries++) {
+    if (existsSync(FOUNDRY_BIN)) {
+      await sleep(2000)
+      cpSync(join(dirname(mcpPackage), 'dist'), join(target, 'dist'), { recursive: true })
+      cpSync(mcpPackage, join(target, 'package.json'))
+      if (!existsSync(join(target, 'node_modules'))) symlinkSync(join(dirname(mcpPackage), 'node_modules'), join(target, 'node_modules'), 'dir')
+      const bin = join(target, 'dist', 'bin', 'foundry.js')
+      if (spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' }).status === 0) return bin
+    }
+    if (tries >= 60) throw new Error(`No working build at ${FOUNDRY_BIN}: run \`pnpm run build\` (or npx tsup in packages/mcp) first`)
+    await sleep(2000)
+  }
+}
+
+/** `foundry mcp` (the bin at `bin`) on a project created by `foundry init --storage <kind>`, the default retriever. */
+export function foundry(storage: 'fs' | 'sqlite', env: Record<string, string>, bin: string): PeerSystem {
   return {
     name: `Foundry ${storage}`,
     version: `@foundry/mcp ${FOUNDRY_VERSION}`,
     prepare(dir) {
-      const run = spawnSync(process.execPath, [FOUNDRY_BIN, 'init', '--root', dir, '--storage', storage], { encoding: 'utf8', env })
+      const run = spawnSync(process.execPath, [bin, 'init', '--root', dir, '--storage', storage], { encoding: 'utf8', env })
       if (run.status !== 0) throw new Error(`foundry init --storage ${storage} failed: ${run.stderr}`)
     },
-    launch: (dir) => ({ command: process.execPath, args: [FOUNDRY_BIN, 'mcp', '--root', dir], env, cwd: dir }),
+    launch: (dir) => ({ command: process.execPath, args: [bin, 'mcp', '--root', dir], env, cwd: dir }),
     async write(client, record) {
       const result = await client.callTool({ name: 'memory_write', arguments: { title: record.title, body: record.body, type: record.type } }, undefined, TIMEOUT)
       return result.isError ? refusal(result) : undefined
@@ -115,7 +138,7 @@ export function foundry(storage: 'fs' | 'sqlite', env: Record<string, string>): 
     readAllHow: 'resources/read foundry://memory/index (INDEX.md, one line a fact, within its token budget)',
     readAll: (client) => client.readResource({ uri: 'foundry://memory/index' }),
     kept(dir, titles) {
-      const run = spawnSync(process.execPath, [FOUNDRY_BIN, 'list', '--root', dir, '--status', 'all', '--json'], { encoding: 'utf8', env, maxBuffer: 256 * 1024 * 1024 })
+      const run = spawnSync(process.execPath, [bin, 'list', '--root', dir, '--status', 'all', '--json'], { encoding: 'utf8', env, maxBuffer: 256 * 1024 * 1024 })
       if (run.status !== 0) throw new Error(`foundry list failed: ${run.stderr}`)
       const parsed = JSON.parse(run.stdout) as Array<{ title: string }> | { facts: Array<{ title: string }> }
       const facts = Array.isArray(parsed) ? parsed : parsed.facts

@@ -1,10 +1,11 @@
+import { spawnSync } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { countTokens } from 'gpt-tokenizer'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { latency, ms, type Latency } from '../lib/measure.js'
 import { KNOWN_ANSWERS, adrRecords, keywordQueries, locomoQuestions, paddingRecords, peerRecords, type PeerRecord } from '../lib/peers-records.js'
-import { aiDevkit, foundry, sdk, serverMemory, type McpResult, type PeerClient, type PeerSystem } from '../lib/peers-systems.js'
+import { aiDevkit, foundry, foundryBin, sdk, serverMemory, type McpResult, type PeerClient, type PeerSystem } from '../lib/peers-systems.js'
 import { peerTable, type PeerRow } from '../lib/peers-table.js'
 
 /**
@@ -18,13 +19,14 @@ export const peersSuite: Suite = {
   async run(ctx) {
     const { getDefaultEnvironment } = sdk()
     const env = getDefaultEnvironment()
-    const systems = [serverMemory(env), aiDevkit(env), foundry('fs', env), foundry('sqlite', env)]
+    const bin = await foundryBin(ctx.scratch)
+    const systems = [serverMemory(env), aiDevkit(env), foundry('fs', env, bin), foundry('sqlite', env, bin)]
     ctx.log(`  peers: ${systems.map((s) => s.version).join(', ')}`)
     const concurrency = await concurrentWrites(ctx, systems)
     for (const size of ctx.quick ? [1000] : [1000, 10_000]) {
       const rows = [...(await atSize(ctx, systems, size)), ...concurrency]
       const table = peerTable(systems, rows)
-      console.log(`\nPeers side by side @${size / 1000}k records (${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}; ${systems.map((s) => s.version).join(', ')})\n\n${table}\n`)
+      console.log(`\nPeers side by side @${size / 1000}k records (${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, ${commit()}; ${systems.slice(0, 3).map((s) => s.version).join(', ')})\n\n${table}\n`)
       for (const row of rows) {
         const cell = (name: string) => row.cells[name]?.text ?? 'n/a'
         ctx.report({
@@ -36,6 +38,13 @@ export const peersSuite: Suite = {
       }
     }
   },
+}
+
+/** The checkout's commit, and whether its working tree differs (the bins are built from the working tree). */
+function commit(): string {
+  const run = (args: string[]) => spawnSync('git', args, { encoding: 'utf8' }).stdout?.trim() ?? ''
+  const head = run(['rev-parse', '--short', 'HEAD'])
+  return head ? `commit ${head}${run(['status', '--porcelain', '--untracked-files=no']) ? ' + uncommitted changes' : ''}` : 'no git commit'
 }
 
 const SESSION = { name: 'foundry-bench-peers', version: '1.0.0' }
@@ -134,7 +143,10 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
         a.whole.push(countTokens(JSON.stringify(result)))
       }
     }
-    for (const [name, a] of answers) ctx.log(`  peers @${label}: ${name} did not find the record for ${a.missed.length ? a.missed.map((q) => `"${q}"`).join(', ') : 'no question'}`)
+    for (const [name, a] of answers) {
+      const missed = a.missed.length > 12 ? `${a.missed.length} questions` : a.missed.map((q) => `"${q}"`).join(', ') || 'no question'
+      ctx.log(`  peers @${label}: ${name} did not find the record for ${missed}`)
+    }
     for (const [i, keyword] of keywords.entries()) {
       for (const system of rotated(systems, i)) {
         const [result, elapsed] = await time(() => system.search(sessions.get(system.name)!.client, keyword))

@@ -122,26 +122,37 @@ function recordCacheProblem(layout: Layout, collection: 'facts' | 'runbooks', pa
   return undefined
 }
 
-/** The minisearch snapshot: a head naming a build whose parts all exist and parse. */
+/** The retrievers' snapshots (bm25, minisearch): a head naming a build whose parts all exist and parse. */
 function checkSnapshot(layout: Layout, found: Found): void {
-  const dir = join(layout.cache, 'meta', 'retriever', 'minisearch')
-  const head = join(dir, 'head')
-  if (!existsSync(head)) return
-  const why = snapshotProblem(dir, head)
-  if (why) found('snapshot', dir, `retriever snapshot does not match its parts (${why})`, 'discarded (rebuilt at the next search)', () => rmSync(dir, { recursive: true, force: true }))
+  for (const retriever of ['bm25', 'minisearch'] as const) {
+    const dir = join(layout.cache, 'meta', 'retriever', retriever)
+    const head = join(dir, 'head')
+    if (!existsSync(head)) continue
+    const why = snapshotProblem(dir, head, retriever)
+    if (why) found('snapshot', dir, `retriever snapshot does not match its parts (${why})`, 'discarded (rebuilt at the next search)', () => rmSync(dir, { recursive: true, force: true }))
+  }
 }
 
-function snapshotProblem(dir: string, head: string): string | undefined {
+/** The parts a head names, and those of them that are JSON: bm25's `docs`, `terms` and `data` (base64); minisearch's `docs`, `terms` and `s<i>` shards. */
+function snapshotParts(retriever: 'bm25' | 'minisearch', head: { shards?: unknown }): { parts: string[]; json: Set<string> } | undefined {
+  if (retriever === 'bm25') return { parts: ['docs', 'terms', 'data'], json: new Set(['docs']) }
+  const { shards } = head
+  if (typeof shards !== 'number' || !Number.isSafeInteger(shards) || shards < 1) return undefined
+  const parts = ['docs', 'terms', ...Array.from({ length: shards }, (_, i) => `s${i}`)]
+  return { parts, json: new Set(parts.filter((p) => p !== 'terms')) }
+}
+
+function snapshotProblem(dir: string, head: string, retriever: 'bm25' | 'minisearch'): string | undefined {
   let parsed: { build?: unknown; shards?: unknown }
   try {
     parsed = JSON.parse(readFileSync(head, 'utf8')) as typeof parsed
   } catch (error) {
     return `head unreadable: ${(error as Error).message}`
   }
-  const { build, shards } = parsed ?? {}
-  if (typeof build !== 'string' || !/^[A-Za-z0-9._-]+$/.test(build) || typeof shards !== 'number' || !Number.isSafeInteger(shards) || shards < 1) return 'head malformed'
-  const parts = ['docs', 'terms', ...Array.from({ length: shards }, (_, i) => `s${i}`)]
-  for (const part of parts) {
+  const { build } = parsed ?? {}
+  const expected = parsed && snapshotParts(retriever, parsed)
+  if (typeof build !== 'string' || !/^[A-Za-z0-9._-]+$/.test(build) || !expected) return 'head malformed'
+  for (const part of expected.parts) {
     const path = join(dir, build, part)
     let text: string
     try {
@@ -149,7 +160,7 @@ function snapshotProblem(dir: string, head: string): string | undefined {
     } catch {
       return `part ${build}/${part} missing`
     }
-    if (part === 'terms') continue
+    if (!expected.json.has(part)) continue
     try {
       JSON.parse(text)
     } catch {

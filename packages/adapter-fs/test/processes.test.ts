@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { buildIndex, createKernel, dayOf, factId, minisearchRetriever, type RetrievalChanges, type Retriever, type StorageProblem } from '@foundry/kernel'
+import { bm25Retriever, buildIndex, createKernel, dayOf, factId, type RetrievalChanges, type Retriever, type StorageProblem } from '@foundry/kernel'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { fsStorage } from '../src/index.js'
@@ -73,7 +73,7 @@ test('a writer killed (SIGKILL) at random moments leaves no half-written file, a
 
 /** The default retriever, counting what the kernel asks it to apply. */
 function countingRetriever(): Retriever & { applied: RetrievalChanges[] } {
-  const inner = minisearchRetriever()
+  const inner = bm25Retriever()
   const applied: RetrievalChanges[] = []
   return { ...inner, applied, apply: (changes) => (applied.push(changes), inner.apply(changes)) }
 }

@@ -60,7 +60,7 @@ test('doctor lists each problem (exit 1); --fix repairs them, quarantines the br
   writeFileSync(join(data, 'memory', 'INDEX.md'), '# Project memory\n\nnothing here\n')
   writeFileSync(join(data, 'memory', 'facts', 'fact-0004.md'), '---\nid: [unclosed\n---\nnot a fact\n')
   // A retriever snapshot whose head cannot be read.
-  const head = join(data, 'cache', 'meta', 'retriever', 'minisearch', 'head')
+  const head = join(data, 'cache', 'meta', 'retriever', 'bm25', 'head')
   assert.ok(existsSync(head), 'a search leaves a snapshot')
   writeFileSync(head, '{"format":')
 

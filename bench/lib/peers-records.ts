@@ -108,6 +108,7 @@ export function paddingRecords(ctx: BenchContext, n: number, offset = 0): PeerRe
   const corpus = scifactCorpus(ctx)
   const records: PeerRecord[] = []
   const titles = new Set<string>()
+  const bodies = new Set<string>()
   for (let i = offset; i < offset + n; i++) {
     const doc = corpus[i % corpus.length]!
     const round = Math.floor(i / corpus.length)
@@ -120,7 +121,12 @@ export function paddingRecords(ctx: BenchContext, n: number, offset = 0): PeerRe
     // SciFact has a few titles twice, and some shorter than 10 characters: those get the document id.
     if (title.length < 10 || titles.has(title.toLowerCase())) title = `${shortTitle(title, 60)} (SciFact ${doc._id})`
     titles.add(title.toLowerCase())
-    records.push({ title, body: body.length >= 50 ? body : `${body} (SciFact abstract ${doc._id}, ${doc.title})`, type: 'domain' })
+    // ai-devkit refuses a second record of the same content: a later pass over a short abstract cuts the same words, so it says which pass.
+    let text = body.length >= 50 ? body : `${body} (SciFact abstract ${doc._id}, ${doc.title})`
+    if (round) text = `${text} (pass ${round + 1})`
+    if (bodies.has(text)) text = `${text} (SciFact ${doc._id})`
+    bodies.add(text)
+    records.push({ title, body: text, type: 'domain' })
   }
   return records
 }

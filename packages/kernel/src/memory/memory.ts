@@ -108,6 +108,12 @@ export interface FactWriteOptions {
   author?: string
 }
 
+/** How one search departs from the configuration (for the kernel's own callers). */
+export interface SearchOptions {
+  /** In place of `memoryRetrieval.minRelevanceRatio`: prompt context passes 0, its `minScore` decides. */
+  minRelevanceRatio?: number
+}
+
 /** The memory service: facts written, found, indexed and listed. */
 export interface MemoryService {
   /** `memory_write`: validate, deduplicate, supersede, store, rebuild the index. Throws INVALID_INPUT naming the field. */
@@ -118,7 +124,7 @@ export interface MemoryService {
    * active followed by a `status:` line, and one line naming the unknown ids; type, scope and limit
    * do not apply to it.
    */
-  search(input: unknown): Promise<SearchResult>
+  search(input: unknown, options?: SearchOptions): Promise<SearchResult>
   /** Rebuild the index from a full read of storage (picks up facts edited by other means). */
   index(): Promise<IndexResult>
   /** The index text as stored; rebuilt first when missing or out of date. */
@@ -369,7 +375,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
     return { text: blocks.join('\n\n'), query, hits, ...(missing.length ? { missing } : {}) }
   }
 
-  async function search(raw: unknown): Promise<SearchResult> {
+  async function search(raw: unknown, options: SearchOptions = {}): Promise<SearchResult> {
     const input: SearchInput = searchInput.parse(raw, 'memory_search input')
     const named = await lookup(input.query)
     if (named) return named
@@ -400,7 +406,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
     }
     // Every fact returned costs the agent tokens: weak hits under the floor are left out, and one
     // line after the seed's text says how many.
-    const floor = relevanceFloor(hits[0]?.relevance ?? 0, config.memoryRetrieval)
+    const floor = relevanceFloor(hits[0]?.relevance ?? 0, { ...config.memoryRetrieval, ...options })
     const kept = keptHits(hits, input.query, floor)
     const dropped = hits.length - kept.length
     const extra = dropped ? { dropped } : {}

@@ -40,7 +40,8 @@ export function createPromptContext(ctx: PluginHost): PromptContextService {
   async function relevantFacts(prompt: string): Promise<RelevantFact[]> {
     const query = promptQuery(prompt)
     if (settings.maxFacts === 0 || !query) return []
-    const { hits } = await memory.search({ query, limit: settings.maxFacts })
+    // The seed's rule alone (at most maxFacts, each scoring minScore or more), not memory_search's share of the top hit.
+    const { hits } = await memory.search({ query, limit: settings.maxFacts }, { minRelevanceRatio: 0 })
     return hits.filter((hit) => hit.relevance >= settings.minScore).map(({ fact, relevance }) => ({ fact, relevance }))
   }
 

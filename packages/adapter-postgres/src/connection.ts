@@ -50,7 +50,15 @@ export function createConnection(options: ConnectionOptions): Connection {
   const { url, timeout } = options
   const where = redactUrl(url)
   // allowExitOnIdle: a CLI process exits when its work is done, without waiting for idle connections to time out.
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize, allowExitOnIdle: true, idleTimeoutMillis: 10_000 })
+  // lock_timeout bounds every wait for another process's locks (the advisory lock of a section, the
+  // revision row of a collection a section has written), so no write waits past `timeout`.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize,
+    allowExitOnIdle: true,
+    idleTimeoutMillis: 10_000,
+    options: `-c lock_timeout=${Math.max(1, Math.floor(timeout))}`,
+  })
   // An idle connection the server drops is replaced on the next query; the error itself is not this process's to crash on.
   pool.on('error', () => undefined)
   const context = new AsyncLocalStorage<Section>()
@@ -103,8 +111,8 @@ export function createConnection(options: ConnectionOptions): Connection {
         const s: Section = { client, open: true, touched: new Set() }
         let broken: Error | undefined
         try {
-          // One round trip: the lock is waited for with a bound, then held until COMMIT or ROLLBACK.
-          await client.query(`BEGIN; SET LOCAL lock_timeout = ${Math.max(1, Math.floor(timeout))}; SELECT pg_advisory_xact_lock(${LOCK_CLASS}, ${EXCLUSIVE_LOCK})`)
+          // One round trip: the lock is waited for (up to lock_timeout), then held until COMMIT or ROLLBACK.
+          await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${LOCK_CLASS}, ${EXCLUSIVE_LOCK})`)
           const value = await context.run(s, fn)
           s.open = false
           await client.query('COMMIT')

@@ -24,7 +24,10 @@ export function translate(error: unknown, url: string, timeout?: number): unknow
   const detail = redactText(raw, url)
   const wrap = (kind: 'UNAVAILABLE' | 'INVALID_INPUT', message: string) => new FoundryError(kind, message, { cause: error })
   if (code === '55P03')
-    return wrap('UNAVAILABLE', `${where}: another process held the exclusive write section for more than ${timeout ?? '?'} ms; gave up. Retry, or raise the postgres storage's timeout`)
+    return wrap(
+      'UNAVAILABLE',
+      `${where}: waited more than ${timeout ?? '?'} ms for another process's exclusive write section (it holds the section, and each collection it wrote, until it commits); gave up. Retry, or raise the postgres storage's timeout`,
+    )
   if (code === '28P01' || code === '28000')
     return wrap('UNAVAILABLE', `${where}: the server refused the credentials (${detail}): check the user and password in the storage url or FOUNDRY_DATABASE_URL`)
   if (code === '3D000') return wrap('UNAVAILABLE', `${where}: ${detail}: create the database (createdb), or fix the database name in the url`)

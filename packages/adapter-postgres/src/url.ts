@@ -10,8 +10,8 @@ export function redactUrl(url: string): string {
     if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***')
     return parsed.toString()
   } catch {
-    // Not a URL we can parse: hide whatever sits between `:` and `@` after the scheme.
-    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@').replace(/(password=)[^&\s]*/gi, '$1***')
+    // Not a URL we can parse: hide whatever sits between a `:` and the last `@` before the host.
+    return url.replace(/:[^:/]*@(?=[^@]*$)/, ':***@').replace(/(password=)[^&\s]*/gi, '$1***')
   }
 }
 

@@ -28,6 +28,12 @@ export interface PostgresRetrieverOptions {
    * this fraction of its length in edit distance (rounded, at most 3). Default 0.2; 0 turns it off.
    */
   fuzzy?: number
+  /**
+   * Score first the documents holding the query's rarer words, and stop there when no document holding
+   * only its common words could enter the hits (MaxScore). Default true; false scores every document
+   * that matches: the same hits and scores, slower on queries with common words. For tests and benchmarks.
+   */
+  pruning?: boolean
   /** Connections of the pool it opens from `url`. Default 2. */
   connections?: number
 }
@@ -50,6 +56,26 @@ const PREFIX_WEIGHT = 0.375
 const FUZZY_WEIGHT = 0.45
 /** Documents inserted per statement. */
 const BATCH = 500
+/** MaxScore's first pass matches the rarest lexemes found together in at most this fraction of the documents. */
+const RARE_SHARE = 0.1
+
+/** A lexeme of a query: its document frequency, and what its score counts (1, less for prefix and typo matches). */
+interface Term {
+  docs: number
+  weight: number
+}
+
+/** The most a lexeme adds to a document's score: BM25's term frequency factor tends to k1 + 1. */
+const upperBound = (term: Term, n: number, k1: number) => term.weight * Math.log(1 + (n - term.docs + 0.5) / (term.docs + 0.5)) * (k1 + 1)
+
+/** The query's rarest lexemes, together in at most `RARE_SHARE` of the `n` documents, and the rest. */
+function splitByRarity(terms: Map<string, Term>, n: number): { rare: string[]; common: string[] } {
+  const sorted = [...terms].sort((x, y) => x[1].docs - y[1].docs || (x[0] < y[0] ? -1 : 1))
+  let budget = n * RARE_SHARE
+  let i = 0
+  while (i < sorted.length && sorted[i]![1].docs <= budget) budget -= sorted[i++]![1].docs
+  return { rare: sorted.slice(0, i).map(([l]) => l), common: sorted.slice(i).map(([l]) => l) }
+}
 
 /**
  * Keyword retrieval on PostgreSQL full-text search, ranked by BM25 in SQL. Each fact is one row of
@@ -83,6 +109,7 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
   const b = options.bm25?.b ?? 0.75
   const prefixMin = options.prefixMinLength ?? 4
   const fuzzy = options.fuzzy ?? 0.2
+  const pruning = options.pruning ?? true
   let ready: Promise<void> | undefined
   let closed = false
 
@@ -188,48 +215,51 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
    * holds (1); for each it lacks, the indexed words it begins (`PREFIX_WEIGHT`), or failing those the
    * nearest indexed words within the typo distance (`FUZZY_WEIGHT`, less with distance).
    */
-  async function queryLexemes(client: pg.PoolClient, text: string): Promise<Map<string, number>> {
-    const found = await client.query<{ lexeme: string; docs: number | null }>({
+  async function queryLexemes(client: pg.PoolClient, text: string): Promise<{ terms: Map<string, Term>; n: number }> {
+    const found = await client.query<{ lexeme: string; docs: number | null; n: string }>({
       name: 'foundry_retriever_lexemes',
-      text: `SELECT q.lexeme, t.docs FROM unnest(tsvector_to_array(to_tsvector($1::regconfig, $2))) AS q(lexeme) LEFT JOIN foundry_retriever_terms t ON t.lexeme = q.lexeme`,
+      text: `SELECT q.lexeme, t.docs, (SELECT docs FROM foundry_retriever_index LIMIT 1) AS n
+             FROM unnest(tsvector_to_array(to_tsvector($1::regconfig, $2))) AS q(lexeme) LEFT JOIN foundry_retriever_terms t ON t.lexeme = q.lexeme`,
       values: [config, analyzable(text)],
     })
-    const out = new Map<string, number>()
-    const add = (lexeme: string, weight: number) => out.set(lexeme, Math.max(weight, out.get(lexeme) ?? 0))
+    const terms = new Map<string, Term>()
+    const add = (lexeme: string, docs: number, weight: number) => {
+      if (weight > (terms.get(lexeme)?.weight ?? 0)) terms.set(lexeme, { docs, weight })
+    }
     for (const { lexeme, docs } of found.rows) {
       if (docs !== null) {
-        add(lexeme, 1)
+        add(lexeme, docs, 1)
         continue
       }
       if (prefixMin > 0 && lexeme.length >= prefixMin) {
-        const longer = await client.query<{ lexeme: string }>({
+        const longer = await client.query<{ lexeme: string; docs: number }>({
           name: 'foundry_retriever_prefix',
-          text: `SELECT lexeme FROM foundry_retriever_terms WHERE lexeme LIKE $1 ESCAPE '\\' ORDER BY docs DESC, lexeme LIMIT ${MAX_EXPANSIONS}`,
+          text: `SELECT lexeme, docs FROM foundry_retriever_terms WHERE lexeme LIKE $1 ESCAPE '\\' ORDER BY docs DESC, lexeme LIMIT ${MAX_EXPANSIONS}`,
           values: [likePrefix(lexeme)],
         })
-        for (const row of longer.rows) add(row.lexeme, PREFIX_WEIGHT)
+        for (const row of longer.rows) add(row.lexeme, row.docs, PREFIX_WEIGHT)
         if (longer.rowCount) continue
       }
-      for (const [variant, distance] of await typoVariants(client, lexeme)) add(variant, (FUZZY_WEIGHT * lexeme.length) / (lexeme.length + distance))
+      for (const [variant, docs, distance] of await typoVariants(client, lexeme)) add(variant, docs, (FUZZY_WEIGHT * lexeme.length) / (lexeme.length + distance))
     }
-    return out
+    return { terms, n: Number(found.rows[0]?.n ?? 0) }
   }
 
   /** Indexed words within the typo distance of an unknown lexeme, nearest first. */
-  async function typoVariants(client: pg.PoolClient, lexeme: string): Promise<Array<[string, number]>> {
+  async function typoVariants(client: pg.PoolClient, lexeme: string): Promise<Array<[string, number, number]>> {
     const max = Math.min(3, Math.round(lexeme.length * fuzzy))
     if (fuzzy <= 0 || lexeme.length < 5 || max < 1) return []
-    const candidates = await client.query<{ lexeme: string }>({
+    const candidates = await client.query<{ lexeme: string; docs: number }>({
       name: 'foundry_retriever_near',
-      text: 'SELECT lexeme FROM foundry_retriever_terms WHERE char_length(lexeme) BETWEEN $1 AND $2 AND lexeme LIKE ANY ($3::text[])',
+      text: 'SELECT lexeme, docs FROM foundry_retriever_terms WHERE char_length(lexeme) BETWEEN $1 AND $2 AND lexeme LIKE ANY ($3::text[])',
       values: [lexeme.length - max, lexeme.length + max, typoPatterns(lexeme, max)],
     })
-    const found: Array<[string, number]> = []
-    for (const { lexeme: candidate } of candidates.rows) {
+    const found: Array<[string, number, number]> = []
+    for (const { lexeme: candidate, docs } of candidates.rows) {
       const d = boundedDistance(lexeme, candidate, max)
-      if (d <= max) found.push([candidate, d])
+      if (d <= max) found.push([candidate, docs, d])
     }
-    return found.sort((x, y) => x[1] - y[1] || (x[0] < y[0] ? -1 : 1)).slice(0, MAX_VARIANTS)
+    return found.sort((x, y) => x[2] - y[2] || (x[0] < y[0] ? -1 : 1)).slice(0, MAX_VARIANTS)
   }
 
   return {
@@ -251,7 +281,9 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
           const before = (await client.query<{ docs: string }>('SELECT docs FROM foundry_retriever_index FOR UPDATE')).rows[0]
           let empty = Number(before?.docs ?? 0) === 0
           if (changes.reset) {
-            await client.query('TRUNCATE foundry_retriever_docs, foundry_retriever_terms')
+            // DELETE, not TRUNCATE: searches in other processes read on from their snapshot meanwhile.
+            await client.query('DELETE FROM foundry_retriever_docs')
+            await client.query('DELETE FROM foundry_retriever_terms')
             await client.query('UPDATE foundry_retriever_index SET docs = 0, length = 0')
             empty = true
           }
@@ -269,14 +301,17 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
     search: async (query: RetrievalQuery): Promise<RetrievalHit[]> => {
       if (query.limit < 1 || !query.text.trim()) return []
       return withClient(async (client) => {
-        const lexemes = await queryLexemes(client, query.text)
-        if (!lexemes.size) return []
-        const rows = await client.query<{ id: string; score: number }>({
+        const { terms, n } = await queryLexemes(client, query.text)
+        if (!terms.size) return []
+        const lexemes = [...terms.keys()]
+        const scored = (matching: string[]) =>
+          client.query<{ id: string; score: number }>({
           name: 'foundry_retriever_search',
           text: `WITH q AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS q(lexeme, weight)),
                 totals AS (SELECT docs::float8 AS n, greatest(length::float8 / greatest(docs, 1), 1) AS avg FROM foundry_retriever_index LIMIT 1),
                 idf AS (SELECT q.lexeme, q.weight * ln(1 + (totals.n - t.docs + 0.5) / (t.docs + 0.5)) AS idf FROM q JOIN foundry_retriever_terms t ON t.lexeme = q.lexeme, totals)
-           SELECT d.id, sum(idf.idf * f.tf * ($3::float8 + 1) / (f.tf + $3::float8 * (1 - $4::float8 + $4::float8 * d.length / totals.avg)))::float8 AS score
+           -- Rounded: the sum's last bits follow the plan's order, and one query must score one way.
+           SELECT d.id, round(sum(idf.idf * f.tf * ($3::float8 + 1) / (f.tf + $3::float8 * (1 - $4::float8 + $4::float8 * d.length / totals.avg)))::numeric, 9)::float8 AS score
            FROM foundry_retriever_docs d
            CROSS JOIN totals
            -- Only the query's lexemes of each tsvector: the rest deleted (unnesting it whole costs 3 times as much).
@@ -289,9 +324,19 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
            GROUP BY d.id
            ORDER BY score DESC, d.id
            LIMIT $10`,
-          values: [[...lexemes.keys()], [...lexemes.values()], k1, b, titleWeight - 1, tagsWeight - 1, anyOf([...lexemes.keys()]), query.type ?? null, query.scope ?? null, query.limit],
+          values: [lexemes, lexemes.map((l) => terms.get(l)!.weight), k1, b, titleWeight - 1, tagsWeight - 1, anyOf(matching), query.type ?? null, query.scope ?? null, query.limit],
         })
-        return rows.rows.map((r) => ({ id: r.id, score: r.score }))
+        // MaxScore: the documents holding one of the rarer lexemes first, scored on every lexeme. When
+        // the last of the best `limit` scores more than the commonest lexemes can add up to at most
+        // (BM25 saturates at idf × (k1 + 1)), no document holding only those can enter: the answer is
+        // exact, and the scan skipped most of the documents a common word matches.
+        const { rare, common } = splitByRarity(terms, n)
+        if (pruning && rare.length && common.length) {
+          const first = (await scored(rare)).rows
+          const ceiling = common.reduce((sum, l) => sum + upperBound(terms.get(l)!, n, k1), 0) * (1 + 1e-9)
+          if (first.length === query.limit && first[first.length - 1]!.score > ceiling) return first.map((r) => ({ id: r.id, score: r.score }))
+        }
+        return (await scored(lexemes)).rows.map((r) => ({ id: r.id, score: r.score }))
       })
     },
 

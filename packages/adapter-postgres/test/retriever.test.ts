@@ -110,6 +110,25 @@ test('a typo is found only when the word itself is unknown; a prefix only when t
   await strict.close?.()
 })
 
+test('pruning (MaxScore) changes no hit and no score: it only skips documents that cannot enter', async () => {
+  // Two common words (in 50% and 30% of the documents) and rare ones (each in 4): a query of both
+  // kinds scores the documents holding a rare word first, and most often stops there.
+  let seed = 11
+  const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
+  const docs = Array.from({ length: 1000 }, (_, i) =>
+    doc(`fact-${String(i + 1).padStart(4, '0')}`, `${i % 2 ? 'gateway' : 'ledger'} note ${i % 10 < 3 ? 'throttle' : 'archive'}`, `zorbex${i % 250} ${rand() < 0.5 ? 'gateway gateway' : 'plain'} words`),
+  )
+  const pruned = await indexed(docs)
+  const full = postgresRetriever({ url: pruned.url, pruning: false })
+  for (let i = 0; i < 60; i++) {
+    const text = `gateway throttle zorbex${(i * 7) % 250}${i % 3 ? ` zorbex${(i * 13) % 250}` : ''}`
+    for (const limit of [1, 3, 10]) assert.equal(await pruned.search({ text, limit }), await full.search({ text, limit }), `${text} (limit ${limit})`)
+  }
+  assert.equal(await pruned.search({ text: 'gateway throttle', limit: 5 }), await full.search({ text: 'gateway throttle', limit: 5 }), 'common words only')
+  await pruned.close?.()
+  await full.close?.()
+})
+
 test('tags are searchable and weigh more than the body', async () => {
   const r = await indexed([
     ...distractors(),

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url'
 const packageDir = fileURLToPath(new URL('..', import.meta.url))
 
 /** Start a fixture script (`test/fixtures/<name>.ts`) in a new Node process, TypeScript through tsx. */
-export function startChild(name: string, args: string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', `test/fixtures/${name}.ts`, ...args], { cwd: packageDir })
+export function startChild(name: string, args: string[], env?: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--import', 'tsx', `test/fixtures/${name}.ts`, ...args], { cwd: packageDir, ...(env && { env }) })
 }
 
 /** Run a fixture to the end; resolves with its stdout, rejects with its stderr on a non-zero exit. */

@@ -65,6 +65,29 @@ interface Term {
   weight: number
 }
 
+/**
+ * BM25 of the documents that match `$7` (an OR of lexemes), on the query's lexemes `$1` weighted by `$2`:
+ * each lexeme's term frequency read from the document's tsvector, weighted by field (A title `$5` + 1,
+ * B tags `$6` + 1, D body 1), its IDF from `foundry_retriever_terms`. The best `$10`, ties by id.
+ */
+const SEARCH = `WITH q AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS q(lexeme, weight)),
+       totals AS (SELECT docs::float8 AS n, greatest(length::float8 / greatest(docs, 1), 1) AS avg FROM foundry_retriever_index LIMIT 1),
+       idf AS (SELECT q.lexeme, q.weight * ln(1 + (totals.n - t.docs + 0.5) / (t.docs + 0.5)) AS idf FROM q JOIN foundry_retriever_terms t ON t.lexeme = q.lexeme, totals)
+  -- Rounded: the sum's last bits follow the plan's order, and one query must score one way.
+  SELECT d.id, round(sum(idf.idf * f.tf * ($3::float8 + 1) / (f.tf + $3::float8 * (1 - $4::float8 + $4::float8 * d.length / totals.avg)))::numeric, 9)::float8 AS score
+  FROM foundry_retriever_docs d
+  CROSS JOIN totals
+  -- Only the query's lexemes of each tsvector: the rest deleted (unnesting it whole costs 3 times as much).
+  CROSS JOIN LATERAL unnest(ts_delete(d.tsv, tsvector_to_array(ts_delete(d.tsv, $1::text[])))) AS u
+  JOIN idf ON idf.lexeme = u.lexeme
+  CROSS JOIN LATERAL (
+    SELECT cardinality(u.positions) + $5::float8 * cardinality(array_positions(u.weights, 'A')) + $6::float8 * cardinality(array_positions(u.weights, 'B')) AS tf
+  ) AS f
+  WHERE d.tsv @@ $7::tsquery AND ($8::text IS NULL OR d.type = $8) AND ($9::text IS NULL OR d.scope = $9)
+  GROUP BY d.id
+  ORDER BY score DESC, d.id
+  LIMIT $10`
+
 /** The most a lexeme adds to a document's score: BM25's term frequency factor tends to k1 + 1. */
 const upperBound = (term: Term, n: number, k1: number) => term.weight * Math.log(1 + (n - term.docs + 0.5) / (term.docs + 0.5)) * (k1 + 1)
 
@@ -306,26 +329,10 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
         const lexemes = [...terms.keys()]
         const scored = (matching: string[]) =>
           client.query<{ id: string; score: number }>({
-          name: 'foundry_retriever_search',
-          text: `WITH q AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS q(lexeme, weight)),
-                totals AS (SELECT docs::float8 AS n, greatest(length::float8 / greatest(docs, 1), 1) AS avg FROM foundry_retriever_index LIMIT 1),
-                idf AS (SELECT q.lexeme, q.weight * ln(1 + (totals.n - t.docs + 0.5) / (t.docs + 0.5)) AS idf FROM q JOIN foundry_retriever_terms t ON t.lexeme = q.lexeme, totals)
-           -- Rounded: the sum's last bits follow the plan's order, and one query must score one way.
-           SELECT d.id, round(sum(idf.idf * f.tf * ($3::float8 + 1) / (f.tf + $3::float8 * (1 - $4::float8 + $4::float8 * d.length / totals.avg)))::numeric, 9)::float8 AS score
-           FROM foundry_retriever_docs d
-           CROSS JOIN totals
-           -- Only the query's lexemes of each tsvector: the rest deleted (unnesting it whole costs 3 times as much).
-           CROSS JOIN LATERAL unnest(ts_delete(d.tsv, tsvector_to_array(ts_delete(d.tsv, $1::text[])))) AS u
-           JOIN idf ON idf.lexeme = u.lexeme
-           CROSS JOIN LATERAL (
-             SELECT cardinality(u.positions) + $5::float8 * cardinality(array_positions(u.weights, 'A')) + $6::float8 * cardinality(array_positions(u.weights, 'B')) AS tf
-           ) AS f
-           WHERE d.tsv @@ $7::tsquery AND ($8::text IS NULL OR d.type = $8) AND ($9::text IS NULL OR d.scope = $9)
-           GROUP BY d.id
-           ORDER BY score DESC, d.id
-           LIMIT $10`,
-          values: [lexemes, lexemes.map((l) => terms.get(l)!.weight), k1, b, titleWeight - 1, tagsWeight - 1, anyOf(matching), query.type ?? null, query.scope ?? null, query.limit],
-        })
+            name: 'foundry_retriever_search',
+            text: SEARCH,
+            values: [lexemes, lexemes.map((l) => terms.get(l)!.weight), k1, b, titleWeight - 1, tagsWeight - 1, anyOf(matching), query.type ?? null, query.scope ?? null, query.limit],
+          })
         // MaxScore: the documents holding one of the rarer lexemes first, scored on every lexeme. When
         // the last of the best `limit` scores more than the commonest lexemes can add up to at most
         // (BM25 saturates at idf × (k1 + 1)), no document holding only those can enter: the answer is

@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fsStorage } from '@foundry/adapter-fs'
+import { createKernel, factId, minisearchRetriever, type Fact, type Storage } from '@foundry/kernel'
 import { openProject } from '@foundry/project'
+import { countTokens } from 'gpt-tokenizer'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { seedFacts, syntheticFacts } from '../lib/corpus.js'
 import { latency, ms, sample } from '../lib/measure.js'
+import { KNOWN_ANSWERS, peerRecords, type PeerRecord } from '../lib/peers-records.js'
 import { teamMode } from './mcp-team.js'
 
 /** What this suite uses of the SDK's `Client`. */
@@ -22,7 +25,7 @@ const mcpPackage = createRequire(import.meta.url).resolve('@foundry/mcp/package.
 const fromMcp = createRequire(mcpPackage)
 const { Client } = fromMcp('@modelcontextprotocol/sdk/client/index.js') as { Client: new (info: { name: string; version: string }) => McpClient }
 const { StdioClientTransport, getDefaultEnvironment } = fromMcp('@modelcontextprotocol/sdk/client/stdio.js') as {
-  StdioClientTransport: new (options: { command: string; args: string[]; stderr: 'inherit' }) => unknown
+  StdioClientTransport: new (options: { command: string; args: string[]; stderr: 'inherit' }) => { readonly pid: number | null }
   /** What the SDK client passes a server it spawns (PATH, HOME, …): no NODE_OPTIONS, no NODE_EXTRA_CA_CERTS. */
   getDefaultEnvironment(): Record<string, string>
 }
@@ -31,9 +34,12 @@ const BIN = join(dirname(mcpPackage), 'dist', 'bin', 'foundry.js')
 /** `foundry mcp` over stdio with the SDK client: memory_search round trips at 10k facts, start-up against bare node, and `foundry list` at 1k facts. */
 export const mcpSuite: Suite = {
   name: 'mcp',
-  about: '`foundry mcp` over stdio and Streamable HTTP (team mode: round trip, throughput with 1/4/16 clients, foundry-hook via the team server): memory_search round trip at 10k facts (SDK client), spawn+initialize vs bare node; `foundry list` at 1k facts vs bare node',
+  about:
+    '`foundry mcp` over stdio and Streamable HTTP (team mode: round trip, throughput with 1/4/16 clients, foundry-hook via the team server): memory_search round trip at 10k facts (SDK client), ' +
+    'the 50 known-answer questions at 10k facts (answer rate, tokens per question, first answer of a new session, RSS), spawn+initialize vs bare node; `foundry list` at 1k facts vs bare node',
   async run(ctx) {
     await searchRoundTrip(ctx)
+    await leanAnswers(ctx)
     await startUp(ctx)
     await cliList(ctx)
   },
@@ -83,6 +89,117 @@ async function searchRoundTrip(ctx: BenchContext): Promise<void> {
   }
   // Team mode on the same project: the round trip over HTTP, throughput with 1, 4 and 16 clients, the hook via the server.
   await teamMode(ctx, root, size)
+}
+
+interface ToolText {
+  content: Array<{ type: string; text?: string }>
+  structuredContent?: unknown
+}
+
+/**
+ * The 50 known-answer questions of `bench --peers` (the real ADRs as facts, SciFact padding to 10k)
+ * through `foundry mcp`: how many are answered (the answering fact's id in the result) and what an
+ * answer costs, the text and the whole JSON-RPC result (o200k tokens). The same run's baseline is
+ * the answer before issue 17, rebuilt in process: every hit whole and the facts again as
+ * structuredContent. Then the first answer of a new session, and the server's RSS after the
+ * questions and 300 writes.
+ */
+async function leanAnswers(ctx: BenchContext): Promise<void> {
+  const size = ctx.quick ? 1000 : 10_000
+  const root = join(ctx.scratch, `mcp-answers-${size}`)
+  const records = peerRecords(ctx, size)
+  const storage = fsStorage({ root, durable: false })
+  await putRecords(storage, records)
+  await storage.close?.()
+  const questions = KNOWN_ANSWERS.map((k) => ({ question: k.question, id: factId(records.findIndex((r) => r.adr === k.adr) + 1) }))
+  const tokensOf = (result: ToolText, id: number) => ({
+    text: countTokens(result.content.map((c) => c.text ?? '').join('\n')),
+    whole: countTokens(JSON.stringify({ result, jsonrpc: '2.0', id })),
+  })
+
+  // The first session builds the index and leaves its snapshot; the figures come from later ones.
+  const first = await connect(root)
+  await first.callTool({ name: 'memory_search', arguments: { query: 'warm up the index' } })
+  await first.close()
+
+  // A new session's first answer, from the moment initialize is answered.
+  const firstAnswers: number[] = []
+  for (let i = 0; i < (ctx.quick ? 3 : 9); i++) {
+    const { client } = await connectServer(root)
+    const start = performance.now()
+    await client.callTool({ name: 'memory_search', arguments: { query: questions[i]!.question } })
+    firstAnswers.push(performance.now() - start)
+    await client.close()
+  }
+
+  const { client, pid } = await connectServer(root)
+  let answered = 0
+  let text = 0
+  let whole = 0
+  try {
+    for (const [i, q] of questions.entries()) {
+      const result = (await client.callTool({ name: 'memory_search', arguments: { query: q.question } })) as ToolText
+      const tokens = tokensOf(result, i + 10)
+      text += tokens.text
+      whole += tokens.whole
+      if (result.content.some((c) => c.text?.includes(q.id))) answered++
+    }
+    const afterQuestions = memoryOf(pid)
+    const extra = syntheticFacts(ctx, size + 300).slice(size)
+    for (const fact of extra) await client.callTool({ name: 'memory_write', arguments: { ...fact } })
+    const afterWrites = memoryOf(pid)
+    ctx.report({
+      suite: 'mcp',
+      figure: `\`foundry mcp\` RSS @${size / 1000}k facts: after the 50 questions / after 300 writes (peak)`,
+      value: `${afterQuestions.rss.toFixed(0)} / ${afterWrites.rss.toFixed(0)} MB (${afterWrites.peak.toFixed(0)} MB)`,
+      target: '≤ 200 MB',
+      met: Math.max(afterQuestions.rss, afterWrites.peak) <= 200,
+    })
+  } finally {
+    await client.close()
+  }
+
+  // Before issue 17, in process on the same store: every hit whole (8), the facts again as structured content.
+  const before = createKernel({ storage: fsStorage({ root, durable: false }), retriever: minisearchRetriever(), config: { memoryRetrieval: { minRelevanceRatio: 0, wholeFacts: 25 } }, telemetry: { record: async () => {} } })
+  let beforeAnswered = 0
+  let beforeText = 0
+  let beforeWhole = 0
+  for (const [i, q] of questions.entries()) {
+    const { text: answer, query, hits } = await before.memory.search({ query: q.question })
+    const tokens = tokensOf({ content: [{ type: 'text', text: answer }], structuredContent: { query, hits: hits.map(({ fact, score }) => ({ fact, score })) } }, i + 10)
+    beforeText += tokens.text
+    beforeWhole += tokens.whole
+    if (answer.includes(q.id)) beforeAnswered++
+  }
+  await before.close()
+  const n = questions.length
+  ctx.report({
+    suite: 'mcp',
+    figure: `known-answer questions @${size / 1000}k facts (ADRs + SciFact): answered / tokens a question, text · whole JSON-RPC result`,
+    value: `${answered}/${n} · ${(text / n).toFixed(0)} · ${(whole / n).toFixed(0)}`,
+    baseline: `before (8 whole hits + structuredContent) ${beforeAnswered}/${n} · ${(beforeText / n).toFixed(0)} · ${(beforeWhole / n).toFixed(0)}`,
+    ratio: whole / beforeWhole,
+    target: `${n}/${n} at ≤ 150 tokens`,
+    met: answered === n && whole / n <= 150,
+  })
+  const p50 = latency(firstAnswers).p50
+  ctx.report({ suite: 'mcp', figure: `first answer of a new session after initialize @${size / 1000}k (p50 of ${firstAnswers.length})`, value: `${ms(p50)} ms`, target: '≤ 100 ms', met: p50 <= 100 })
+}
+
+/** Records as stored facts (ids fact-0001…), put straight into storage: benchmark setup. */
+async function putRecords(storage: Storage, records: PeerRecord[]): Promise<void> {
+  const created = Date.parse('2026-01-01T00:00:00Z')
+  for (const [i, r] of records.entries()) {
+    const fact: Fact = { id: factId(i + 1), title: r.title, body: r.body, type: r.type, scope: 'project', tags: [], confidence: 'medium', source: 'conversation', created: new Date(created + i * 1000).toISOString(), status: 'active' }
+    await storage.put('facts', fact.id, fact)
+  }
+}
+
+/** A process's resident memory now and at its peak, in MB (Linux). */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN)
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 }
 }
 
 async function startUp(ctx: BenchContext): Promise<void> {
@@ -147,9 +264,15 @@ async function timeProcess(args: string[]): Promise<number> {
 }
 
 async function connect(root: string): Promise<McpClient> {
+  return (await connectServer(root)).client
+}
+
+/** `foundry mcp` on `root` with the SDK client, and the server's process id. */
+async function connectServer(root: string): Promise<{ client: McpClient; pid: number }> {
   const client = new Client({ name: 'foundry-bench', version: '1.0.0' })
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--root', root], stderr: 'inherit' }))
-  return client
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--root', root], stderr: 'inherit' })
+  await client.connect(transport)
+  return { client, pid: transport.pid! }
 }
 
 /**

@@ -288,8 +288,8 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   }
 
   /** Record which job carries the run (a canceller reads it), then create the job: idempotent, its id derives from the run and `key`. */
-  async function enqueueRun(runId: string, name: string, key: string, carrier = runId, startAfter?: number): Promise<void> {
-    const entry: JobEntry = { ...queue!.jobRef(name, carrier, key), runId: carrier }
+  async function enqueueRun(runId: string, name: string, key: string, carrier = runId, startAfter?: number, requeues?: number): Promise<void> {
+    const entry: JobEntry = { ...queue!.jobRef(name, carrier, key), runId: carrier, ...(requeues && { requeues }) }
     await storage.put(JOBS, runId, entry as never)
     await queue!.enqueue(entry, policyOf(name, startAfter))
   }
@@ -321,6 +321,12 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     const writer = journalWriter(storage, runId, state.nextSeq)
     const why = job.previous ?? 'its worker stopped beating'
     if (state.status === 'cancel_requested') return void (await transition(runId, writer, state, 'cancelled', { reason: 'interrupted' }))
+    if (state.status === 'queued' || state.status === 'suspended') {
+      // It never ran under this job (its worker died between taking the job and starting the run): a new job, three times at most.
+      const entry = (await storage.get(JOBS, runId)) as JobEntry | undefined
+      const requeues = (entry?.requeues ?? 0) + 1
+      if (requeues <= 3) return void (await enqueueRun(runId, state.name!, `requeue-${requeues}`, runId, state.status === 'suspended' ? state.wakeAt : undefined, requeues))
+    }
     if (state.status !== 'running') {
       await transition(runId, writer, state, 'cancel_requested', { reason: `its job failed: ${why}` })
       return void (await transition(runId, writer, state, 'cancelled', { reason: `its job failed: ${why}` }))

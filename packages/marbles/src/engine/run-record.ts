@@ -27,6 +27,8 @@ export interface JobEntry {
   queue: string
   id: string
   runId: string
+  /** How many times the run got a new job because its worker died before starting it. */
+  requeues?: number
 }
 /** Requests to the lease holder from other processes: `{ "type": "dispatch" | "cancel", "runId" }` a line. */
 export const CONTROL_LOG = 'marbles/control'

@@ -114,6 +114,10 @@ export async function pgBossQueue(options: PgBossQueueOptions): Promise<RunQueue
           async ([job]: JobWithMetadata<{ runId: string }>[]) => {
             if (!job || typeof job.data?.runId !== 'string') return
             const previous = why(dead ? job.sourceOutput : job.output)
+            // pg-boss waits its poll interval after each job; with a backlog, fetch the next one now.
+            const next = () => {
+              for (const w of boss.getWipData()) if (w.name === queue) boss.notifyWorker(w.id)
+            }
             await handler({
               runId: job.data.runId,
               attempt: job.retryCount,
@@ -121,7 +125,7 @@ export async function pgBossQueue(options: PgBossQueueOptions): Promise<RunQueue
               dead,
               signal: job.signal,
               cancelled: () => cancelled({ queue, id: job.id }),
-            })
+            }).finally(next)
           },
         )
         workers.push(id)

@@ -5,7 +5,7 @@ import { action } from '../context.js'
 /** `foundry init`: make the folder a project (config.json with the storage chosen), then the storage and the memory index. */
 export function initCommand(): Command {
   return new Command('init')
-    .description('Create .foundry/ in the project: config.json, the storage (--storage fs|sqlite, default fs) and the memory index')
+    .description('Create .foundry/ in the project: config.json, the storage (--storage fs|sqlite|postgres, default fs) and the memory index')
     .action(
       action(async (ctx) => {
         const { initProject } = await import('@foundry/project')

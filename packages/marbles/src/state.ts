@@ -75,7 +75,13 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
         return queue
       },
       async close() {
-        for (const item of opened) await item.close?.()
+        // Closing may wait on sockets a storage unref'd (PostgreSQL's change listener): keep the process up until it is done.
+        const keep = setInterval(() => {}, 1 << 30)
+        try {
+          for (const item of opened) await item.close?.()
+        } finally {
+          clearInterval(keep)
+        }
       },
     }
   } catch (error) {

@@ -136,6 +136,7 @@ test('cross-worker: 50 runs dispatched by a process that exits at once, executed
     }
 
     const watched = await watcher
+    assert.is(watched.code, 0, watched.stderr)
     const codes = JSON.parse(watched.stdout) as Record<string, number>
     for (const id of all) {
       const info = await engine.get(id)

@@ -17,6 +17,8 @@ interface Section {
   open: boolean
   /** What the section wrote: told to `afterWrite` once it commits. */
   touched: Set<string>
+  /** The section's statements run one after another on its connection (pg 9 refuses overlapping queries on one client). */
+  tail: Promise<unknown>
 }
 
 /**
@@ -84,7 +86,10 @@ export function createConnection(options: ConnectionOptions): Connection {
       if (closed) throw new FoundryError('UNAVAILABLE', `postgresStorage for ${where} is closed`)
       const s = section()
       try {
-        return await (s ? s.client : pool).query<R>(statement)
+        if (!s) return await pool.query<R>(statement)
+        const run = s.tail.then(() => s.client.query<R>(statement))
+        s.tail = run.catch(() => undefined)
+        return await run
       } catch (error) {
         throw fail(error)
       }
@@ -108,19 +113,21 @@ export function createConnection(options: ConnectionOptions): Connection {
         } catch (error) {
           throw fail(error)
         }
-        const s: Section = { client, open: true, touched: new Set() }
+        const s: Section = { client, open: true, touched: new Set(), tail: Promise.resolve() }
         let broken: Error | undefined
         try {
           // One round trip: the lock is waited for (up to lock_timeout), then held until COMMIT or ROLLBACK.
           await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${LOCK_CLASS}, ${EXCLUSIVE_LOCK})`)
           const value = await context.run(s, fn)
           s.open = false
+          await s.tail
           await client.query('COMMIT')
           for (const what of s.touched) options.afterWrite(what)
           return value
         } catch (error) {
           s.open = false
           try {
+            await s.tail
             await client.query('ROLLBACK')
           } catch (rollback) {
             broken = rollback as Error // the connection is gone: do not return it to the pool

@@ -10,6 +10,7 @@ import { fsSuite } from './suites/fs.js'
 import { hooksSuite } from './suites/hooks.js'
 import { kernelSuite } from './suites/kernel.js'
 import { marblesSuite } from './suites/marbles.js'
+import { marblesPostgresSuite } from './suites/marbles-postgres.js'
 import { mcpSuite } from './suites/mcp.js'
 import { retrievalSuite } from './suites/retrieval.js'
 import { peersSuite } from './suites/peers.js'
@@ -17,7 +18,7 @@ import { postgresRetrievalSuite } from './suites/postgres-retrieval.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, marblesSuite, peersSuite]
+const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, marblesSuite, marblesPostgresSuite, peersSuite]
 /** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only`. */
 const OPT_IN = new Set(['peers'])
 

@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { createDatabase, startTestDatabase } from '@foundry/adapter-postgres/testing'
+import { createKernel } from '@foundry/kernel'
+import { initProject, openProject } from '@foundry/project'
+import type { BenchContext, Suite } from '../lib/context.js'
+import { latency, ms } from '../lib/measure.js'
+
+// The built @foundry/marbles and its bin (bench builds every package first), by path as in marbles.ts.
+const MARBLES_DIR = new URL('../../packages/marbles/', import.meta.url).pathname
+const MARBLES_LIB = pathToFileURL(join(MARBLES_DIR, 'dist', 'index.js')).href
+const MARBLES_BIN = join(MARBLES_DIR, 'dist', 'bin', 'marbles.js')
+/** The Postgres tests' workspace: `where` journals two steps (its pid, then a wait of `ms`). */
+const WORKSPACE = join(MARBLES_DIR, 'test', 'fixtures', 'postgres')
+type Marbles = typeof import('../../packages/marbles/src/index.js')
+
+/**
+ * Dispatch → running across processes on PostgreSQL: this process dispatches through pg-boss, a
+ * `marbles worker` process executes; the latency runs from the dispatch call to the journal's
+ * `running` stamp (one clock: same machine). Beside it, in the same run, the same-process figure on
+ * the folder layout (marbles.ts's first figure): the engine that dispatches also executes.
+ */
+export const marblesPostgresSuite: Suite = {
+  name: 'marbles-postgres',
+  about: 'Marbles on PostgreSQL: dispatch → running p50/p99 from a dispatching process to a `marbles worker` through pg-boss (LISTEN/NOTIFY wake-up), beside same-process dispatch on fs in the same run',
+  async run(ctx) {
+    const m = (await import(MARBLES_LIB)) as Marbles
+    const n = ctx.quick ? 20 : 100
+    const fs = await sameProcessFs(ctx, m, n)
+    const pg = await acrossProcesses(ctx, m, n)
+    ctx.report({ suite: 'marbles-postgres', figure: `dispatch → running p50 / p99, same process, fs (baseline, ${n} runs)`, value: `${ms(fs.p50)} / ${ms(fs.p99)} ms` })
+    ctx.report({
+      suite: 'marbles-postgres',
+      figure: `dispatch → running p50 / p99, dispatcher → \`marbles worker\` process through pg-boss on PostgreSQL (${n} runs)`,
+      value: `${ms(pg.p50)} / ${ms(pg.p99)} ms`,
+      baseline: `same process on fs ${ms(fs.p50)} ms p50`,
+      ratio: pg.p50 / fs.p50,
+    })
+  },
+}
+
+async function sameProcessFs(ctx: BenchContext, m: Marbles, n: number) {
+  const root = join(ctx.scratch, 'marbles-pg-baseline')
+  await initProject({ root, storage: 'fs' })
+  const project = await openProject({ root })
+  const running = new Map<string, () => void>()
+  const kernel = createKernel({
+    storage: project.storage,
+    telemetry: { record: (e) => void (e.kind === 'marbles.running' && running.get('next')?.()) },
+  })
+  const engine = await m.openEngine({ storage: project.storage, kernel, definitions: m.defineWorkspace(m.workflow({ name: 'noop', run: () => 1 })) })
+  const samples: number[] = []
+  try {
+    for (let i = -3; i < n; i++) {
+      const started = new Promise<void>((resolve) => running.set('next', resolve))
+      const t = performance.now()
+      const { runId } = await engine.dispatch('noop')
+      await started
+      if (i >= 0) samples.push(performance.now() - t)
+      await engine.settled(runId)
+    }
+  } finally {
+    await engine.close()
+    await project.close()
+  }
+  return latency(samples)
+}
+
+async function acrossProcesses(ctx: BenchContext, m: Marbles, n: number) {
+  const server = await startTestDatabase()
+  const root = join(ctx.scratch, 'marbles-pg')
+  mkdirSync(join(root, '.foundry'), { recursive: true })
+  writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify({ storage: { kind: 'postgres', url: await createDatabase(server.url) } }))
+  const worker = spawn(process.execPath, [MARBLES_BIN, '--root', root, '--source', WORKSPACE, 'worker', '--workflow', 'where'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  worker.stderr!.on('data', (d) => (stderr += d))
+  const exited = new Promise((resolve) => worker.on('exit', resolve))
+  const state = await m.openState({ root, needKernel: true })
+  try {
+    for (let waited = 0; !stderr.includes('marbles worker:'); waited += 50) {
+      if (waited > 30_000 || worker.exitCode !== null) throw new Error(`marbles worker did not start: ${stderr.trim()}`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    const queue = await state.queue()
+    if (!queue) throw new Error('the project on PostgreSQL has no job queue')
+    const { definitions } = await m.loadWorkspace({ root, source: WORKSPACE })
+    const engine = await m.openEngine({ storage: state.storage, kernel: state.kernel, definitions, queue })
+    const samples: number[] = []
+    try {
+      for (let i = -3; i < n; i++) {
+        const t = Date.now()
+        const { runId } = await engine.dispatch('where', { ms: 0 })
+        const info = await engine.settled(runId, AbortSignal.timeout(30_000))
+        if (info?.status !== 'complete') throw new Error(`run ${runId} ended ${info?.status}`)
+        const running = (await m.readJournal(state.storage, runId)).find((r) => r.type === 'status' && r.status === 'running')
+        if (i >= 0 && running) samples.push(running.at - t)
+      }
+    } finally {
+      await engine.close()
+    }
+    return latency(samples)
+  } finally {
+    worker.kill('SIGTERM')
+    await exited
+    await state.close()
+    await server.stop()
+  }
+}

@@ -14,11 +14,12 @@ import { marblesPostgresSuite } from './suites/marbles-postgres.js'
 import { mcpSuite } from './suites/mcp.js'
 import { retrievalSuite } from './suites/retrieval.js'
 import { peersSuite } from './suites/peers.js'
+import { postgresSuite } from './suites/postgres.js'
 import { postgresRetrievalSuite } from './suites/postgres-retrieval.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, marblesSuite, marblesPostgresSuite, peersSuite]
+const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, marblesSuite, marblesPostgresSuite, peersSuite]
 /** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only`. */
 const OPT_IN = new Set(['peers'])
 

@@ -1,0 +1,216 @@
+import { spawn } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { fsStorage } from '@foundry/adapter-fs'
+import { postgresRetriever, postgresStorage } from '@foundry/adapter-postgres'
+import { createDatabase, startTestDatabase } from '@foundry/adapter-postgres/testing'
+import { ftsRetriever, sqliteStorage } from '@foundry/adapter-sqlite'
+import { createKernel, memoryStorage, type Retriever, type Storage } from '@foundry/kernel'
+import pg from 'pg'
+import type { BenchContext, Suite } from '../lib/context.js'
+import { seedFacts, syntheticFacts } from '../lib/corpus.js'
+import { ms, sample, type Latency } from '../lib/measure.js'
+
+const SUITE = 'postgres'
+type Kind = 'postgres' | 'sqlite' | 'fs'
+const KINDS: readonly Kind[] = ['postgres', 'sqlite', 'fs']
+/** Where each store lives: a database URL for Postgres, a folder for the others. */
+type Target = { kind: Kind; at: string }
+
+const size = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n))
+
+function openStorage({ kind, at }: Target, options: { revisionCache?: boolean } = {}): Promise<Storage> | Storage {
+  if (kind === 'postgres') return postgresStorage({ url: at, ...options })
+  return kind === 'sqlite' ? sqliteStorage({ path: join(at, 'foundry.db') }) : fsStorage({ root: at })
+}
+
+/** Each storage with its own keyword retriever: Postgres full text (issue 16), FTS5 in the SQLite file, FTS5 beside the folder layout. */
+function openRetriever({ kind, at }: Target): Retriever {
+  if (kind === 'postgres') return postgresRetriever({ url: at })
+  return ftsRetriever({ path: kind === 'sqlite' ? join(at, 'foundry.db') : join(at, '.foundry', 'cache', 'fts.db') })
+}
+const retrieverName = (kind: Kind) => (kind === 'postgres' ? 'postgresRetriever' : 'FTS5')
+
+/**
+ * `n` synthetic facts into the store, untimed setup: Postgres by one bulk INSERT … SELECT unnest()
+ * per 10 000 rows (then one put through the storage, so its revision moves), SQLite in one
+ * transaction, the folder layout without fsync.
+ */
+async function seed(ctx: BenchContext, target: Target, n: number): Promise<number> {
+  const t = performance.now()
+  if (target.kind === 'postgres') {
+    await (await postgresStorage({ url: target.at })).close?.() // creates the tables
+    const staged = memoryStorage()
+    await seedFacts(ctx, staged, n)
+    const facts = await staged.list('facts')
+    const client = new pg.Client({ connectionString: target.at })
+    await client.connect()
+    for (let i = 0; i < facts.length - 1; i += 10_000) {
+      const batch = facts.slice(i, Math.min(i + 10_000, facts.length - 1))
+      await client.query("INSERT INTO foundry_records (collection, key, value) SELECT 'facts', k, v FROM unnest($1::text[], $2::text[]) AS t(k, v)", [
+        batch.map((f) => f.id),
+        batch.map((f) => JSON.stringify(f)),
+      ])
+    }
+    await client.query('ANALYZE')
+    await client.end()
+    const storage = await postgresStorage({ url: target.at })
+    const last = facts[facts.length - 1]!
+    await storage.put('facts', last.id, last)
+    await storage.close?.()
+  } else {
+    const storage = target.kind === 'sqlite' ? sqliteStorage({ path: join(target.at, 'foundry.db') }) : fsStorage({ root: target.at, durable: false })
+    await storage.exclusive(() => seedFacts(ctx, storage, n))
+    await storage.close?.()
+  }
+  return performance.now() - t
+}
+
+interface Measured {
+  write: Latency
+  search: Latency
+  build: number
+}
+
+/** memory_write and memory_search through the kernel (default telemetry: an event per call), after the first search built the index. */
+async function measure(ctx: BenchContext, target: Target, n: number, offset: number): Promise<Measured> {
+  const kernel = createKernel({ storage: await openStorage(target), retriever: openRetriever(target) })
+  let t = performance.now()
+  await kernel.memory.search({ query: 'warm up the index' })
+  const build = performance.now() - t
+  const samples = ctx.quick ? 30 : n >= 100_000 ? 100 : 200
+  const extra = syntheticFacts(ctx, n + offset + samples + 10).slice(n + offset)
+  await kernel.memory.write(extra[samples]!) // the first write of a process loads every fact: not sampled
+  const write = await sample(samples, (i) => kernel.memory.write(extra[i]!), 0)
+  const queries = extra.map((f) => f.title.split(' ').slice(0, 4).join(' '))
+  const search = await sample(samples, (i) => kernel.memory.search({ query: queries[Math.abs(i) % queries.length]! }))
+  await kernel.close()
+  return { write, search, build }
+}
+
+/** `processes` writer processes × `count` memory writes each, started together: writes a second over the wall time. */
+async function throughput(target: Target, processes: number, count: number, run: number): Promise<number> {
+  const children = Array.from({ length: processes }, (_, k) =>
+    spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'postgres-writer.ts'), target.kind, target.at, String(k), String(count), String(run)], { stdio: ['pipe', 'pipe', 'pipe'] }),
+  )
+  const lines = children.map((child) => {
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
+    const seen = (line: string) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => out.split('\n').includes(line) && resolve()
+        child.stdout.on('data', check)
+        child.on('close', (code) => (out.split('\n').includes(line) ? resolve() : reject(new Error(`writer exited with ${code}: ${err.trim().split('\n').slice(-3).join(' ')}`))))
+      })
+    return { ready: seen('ready'), done: seen('done') }
+  })
+  try {
+    await Promise.all(lines.map((l) => l.ready))
+    const t = performance.now()
+    for (const child of children) child.stdin.end('go\n')
+    await Promise.all(lines.map((l) => l.done))
+    return (processes * count) / ((performance.now() - t) / 1000)
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill()
+  }
+}
+
+/**
+ * Storage "postgres" (issue 16) beside SQLite and the folder layout, in the same run, on a real
+ * embedded PostgreSQL (FOUNDRY_TEST_DATABASE_URL points it at another), with fsync on as a
+ * production server has it: memory_write and memory_search p50/p99 at 10k and 100k facts, each
+ * storage with its own keyword retriever; write throughput of 1, 4 and 8 writer processes at 10k;
+ * and revision() with and without the NOTIFY-kept cache.
+ */
+export const postgresSuite: Suite = {
+  name: SUITE,
+  about: 'storage postgres beside sqlite and fs: write/search p50/p99 at 10k and 100k facts, write throughput with 1/4/8 processes, revision() cache',
+  async run(ctx) {
+    const server = await startTestDatabase({ fsync: true, log: () => undefined })
+    const targetFor = async (kind: Kind, n: number, tag: string): Promise<Target> => {
+      if (kind === 'postgres') return { kind, at: await createDatabase(server.url) }
+      const at = join(ctx.scratch, `postgres-suite-${kind}-${size(n)}-${tag}`)
+      mkdirSync(at, { recursive: true })
+      return { kind, at }
+    }
+    try {
+      const sizes = ctx.quick ? [1000] : [10_000, 100_000]
+      for (const n of sizes) {
+        const results = new Map<Kind, Measured>()
+        for (const kind of KINDS) {
+          const target = await targetFor(kind, n, 'latency')
+          const seeded = await seed(ctx, target, n)
+          ctx.log(`  seeded ${n} facts into ${kind} in ${ms(seeded)} ms`)
+          results.set(kind, await measure(ctx, target, n, 0))
+        }
+        const sqlite = results.get('sqlite')!
+        for (const kind of KINDS) {
+          const r = results.get(kind)!
+          const label = `${kind} + ${retrieverName(kind)} @${size(n)}`
+          const versus = kind === 'sqlite' ? {} : { baseline: `sqlite p50 ${ms(sqlite.write.p50)} ms`, ratio: r.write.p50 / sqlite.write.p50 }
+          ctx.report({ suite: SUITE, figure: `${label}: memory_write p50 / p99`, value: `${ms(r.write.p50)} / ${ms(r.write.p99)} ms`, ...versus })
+          ctx.report({
+            suite: SUITE,
+            figure: `${label}: memory_search p50 / p99`,
+            value: `${ms(r.search.p50)} / ${ms(r.search.p99)} ms`,
+            ...(kind === 'sqlite' ? {} : { baseline: `sqlite + FTS5 p50 ${ms(sqlite.search.p50)} ms`, ratio: r.search.p50 / sqlite.search.p50 }),
+          })
+          ctx.report({ suite: SUITE, figure: `${label}: first search (index build)`, value: `${ms(r.build)} ms` })
+        }
+      }
+
+      // Throughput: a store of 10k facts (1k quick), then 1, 4 and 8 processes writing at once.
+      const n = ctx.quick ? 1000 : 10_000
+      const count = ctx.quick ? 10 : 40
+      let run = 0
+      for (const kind of KINDS) {
+        const target = await targetFor(kind, n, 'throughput')
+        await seed(ctx, target, n)
+        const rates: number[] = []
+        for (const processes of [1, 4, 8]) rates.push(await throughput(target, processes, count, run++))
+        ctx.report({
+          suite: SUITE,
+          figure: `${kind} @${size(n)}: memory_write throughput, 1 / 4 / 8 writer processes (${count} writes each)`,
+          value: `${rates.map((r) => r.toFixed(0)).join(' / ')} writes/s`,
+          baseline: '1 process',
+          ratio: rates[2]! / rates[0]!,
+        })
+      }
+
+      // revision(): from the NOTIFY-kept cache, and from the database each time; and what a search gains.
+      const target = await targetFor('postgres', n, 'revision')
+      await seed(ctx, target, n)
+      const samples = ctx.quick ? 200 : 2000
+      const cached = await postgresStorage({ url: target.at })
+      await new Promise<void>((resolve) => {
+        const stop = cached.onChange!(() => (stop(), resolve()))
+        void cached.put('meta', 'probe', 'x')
+      })
+      const direct = await postgresStorage({ url: target.at, revisionCache: false })
+      const hit = await sample(samples, () => cached.revision('facts'))
+      const miss = await sample(samples, () => direct.revision('facts'))
+      ctx.report({ suite: SUITE, figure: 'postgres revision() p50 / p99: cache kept by NOTIFY', value: `${ms(hit.p50)} / ${ms(hit.p99)} ms`, baseline: `no cache ${ms(miss.p50)} / ${ms(miss.p99)} ms`, ratio: hit.p50 / miss.p50 })
+      const queries = syntheticFacts(ctx, 200).map((f) => f.title.split(' ').slice(0, 4).join(' '))
+      const searchWith = async (storage: Storage) => {
+        const kernel = createKernel({ storage, retriever: openRetriever(target) })
+        await kernel.memory.search({ query: 'warm up' })
+        const s = await sample(ctx.quick ? 30 : 200, (i) => kernel.memory.search({ query: queries[Math.abs(i) % queries.length]! }))
+        await kernel.close()
+        return s
+      }
+      const withCache = await searchWith(cached)
+      const without = await searchWith(direct)
+      ctx.report({
+        suite: SUITE,
+        figure: `postgres @${size(n)}: memory_search p50 with the revision cache`,
+        value: `${ms(withCache.p50)} ms`,
+        baseline: `without ${ms(without.p50)} ms`,
+        ratio: withCache.p50 / without.p50,
+      })
+    } finally {
+      await server.stop()
+    }
+  },
+}

@@ -10,16 +10,20 @@ export type { RetryPolicy } from './define/retry.js'
 export { defineWorkspace, collectDefinitions, type Definitions, type Definition, type Runnable } from './define/registry.js'
 
 // The engine: dispatch, cancel, status, reconciliation, the lease.
-export { openEngine, type Engine, type EngineOptions, type RunInfo, type DispatchResult } from './engine/engine.js'
+export { openEngine, type Engine, type EngineOptions, type WorkerOptions, type RunInfo, type DispatchResult } from './engine/engine.js'
 export { acquireLease, leaseHolder, type Lease, type LeaseHolder, type LeaseOptions } from './engine/lease.js'
-export { RUNS, CONTROL_LOG, type RunRecord } from './engine/run-record.js'
+export { RUNS, CONTROL_LOG, JOBS, type RunRecord, type JobEntry } from './engine/run-record.js'
+
+// The job queue on PostgreSQL: dispatch through pg-boss (loaded on first use), executed by workers on any machine.
+export { pgBossQueue, queueName, jobId, DEAD_QUEUE, type PgBossQueueOptions } from './queue/pg-boss.js'
+export type { RunQueue, RunJob, JobRef, JobPolicy, WorkOptions } from './queue/queue.js'
 export { INLINE_LIMIT } from './engine/artifacts.js'
 export { RUN_ID_PATTERN } from './engine/ids.js'
 
 // The journal: records, the state machine, replay and follow.
 export { TRANSITIONS, TERMINAL, isTerminal, canMove, journalLog, parseRecord, type RunStatus, type JournalRecord, type JournalError } from './journal/records.js'
 export { foldRecords, type RunState } from './journal/fold.js'
-export { followJournal, readJournal, type FollowOptions } from './journal/follow.js'
+export { followJournal, readJournal, logChanges, type FollowOptions } from './journal/follow.js'
 
 // Watching, workspaces, state, triggers.
 export { watchRun, EXIT, type WatchOptions } from './watch/watch.js'

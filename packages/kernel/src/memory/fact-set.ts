@@ -4,7 +4,8 @@ import { factNumber, isActive, normalizeText, probeCount, statementKeys, subject
 /**
  * Every stored fact plus the structures a write needs, kept up to date change by change so a write
  * costs about the same at 100 facts and at 100 000: duplicates by title, same-statement candidates
- * by statement key, similar ones by title token, the index order, the highest id.
+ * by statement key, similar ones by title token (each built for one type and scope on the first
+ * write of them: a write's candidates share its type and scope), the index order, the highest id.
  */
 export interface FactSet {
   readonly size: number
@@ -41,11 +42,21 @@ export interface FactSet {
 /** Oldest first within a (type, confidence) bucket; the index reads each bucket backwards. */
 const olderFirst = (a: Fact, b: Fact) => (a.created < b.created ? -1 : a.created > b.created ? 1 : factNumber(a.id) - factNumber(b.id))
 
+/** The structures of one (type, scope): every candidate a write looks at shares the new fact's type and scope. */
+interface Partition {
+  /** Its active facts (expired ones included), in the order they were linked. */
+  members: Set<string>
+  /** Built on the first write of this type and scope: a bulk load indexes nothing it does not need. */
+  indexed?: {
+    byTitle: Map<string, Set<string>>
+    byToken: Map<string, Set<string>>
+    byKey: Map<string, Set<string>>
+  }
+}
+
 export function createFactSet(initial: Iterable<Fact> = []): FactSet {
   const facts = new Map<string, Fact>()
-  const byTitle = new Map<string, Set<string>>()
-  const byToken = new Map<string, Set<string>>()
-  const byKey = new Map<string, Set<string>>()
+  const partitions = new Map<string, Partition>()
   // One bucket per (type, confidence), in index order: appending the newest fact is O(1).
   const buckets = new Map<string, Fact[]>()
   for (const type of FACT_TYPES) for (const confidence of CONFIDENCES) buckets.set(`${type}/${confidence}`, [])
@@ -56,8 +67,12 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
   let activeTotal = 0
   let maxNumber = 0
 
-  const titleKey = (f: Pick<Fact, 'type' | 'scope' | 'title'>) => `${f.type}\u0000${f.scope}\u0000${normalizeText(f.title)}`
-  const tokenKey = (type: string, scope: string, token: string) => `${type}\u0000${scope}\u0000${token}`
+  const partitionOf = (type: string, scope: string) => {
+    const key = `${type}\u0000${scope}`
+    let partition = partitions.get(key)
+    if (!partition) partitions.set(key, (partition = { members: new Set() }))
+    return partition
+  }
   const bucketOf = (f: Fact) => buckets.get(`${f.type}/${f.confidence}`)!
   const addTo = (map: Map<string, Set<string>>, key: string, id: string) => {
     let set = map.get(key)
@@ -79,12 +94,31 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
     return lo
   }
 
+  /** Add a fact to (or, with `add` false, take it out of) its partition's title, token and statement-key maps. */
+  function index(partition: Partition, fact: Fact, add: boolean) {
+    const { byTitle, byToken, byKey } = partition.indexed!
+    const change = add ? addTo : removeFrom
+    change(byTitle, normalizeText(fact.title), fact.id)
+    const tokens = titleTokens(fact.title)
+    for (const t of subjectTokens(tokens)) change(byToken, t, fact.id)
+    for (const k of statementKeys(tokens)) change(byKey, k, fact.id)
+  }
+
+  /** The partition of `type` and `scope` with its maps, built now if no write of them came before. */
+  function indexed(type: string, scope: string): NonNullable<Partition['indexed']> {
+    const partition = partitionOf(type, scope)
+    if (!partition.indexed) {
+      partition.indexed = { byTitle: new Map(), byToken: new Map(), byKey: new Map() }
+      for (const id of partition.members) index(partition, facts.get(id)!, true)
+    }
+    return partition.indexed
+  }
+
   function unlink(fact: Fact) {
     if (fact.status !== 'active') return
-    removeFrom(byTitle, titleKey(fact), fact.id)
-    const tokens = titleTokens(fact.title)
-    for (const t of subjectTokens(tokens)) removeFrom(byToken, tokenKey(fact.type, fact.scope, t), fact.id)
-    for (const k of statementKeys(tokens)) removeFrom(byKey, tokenKey(fact.type, fact.scope, k), fact.id)
+    const partition = partitionOf(fact.type, fact.scope)
+    partition.members.delete(fact.id)
+    if (partition.indexed) index(partition, fact, false)
     expiring.delete(fact.id)
     const bucket = bucketOf(fact)
     // Binary search in a sorted bucket; a linear one while a bulk load has not sorted it yet.
@@ -96,10 +130,9 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
 
   function link(fact: Fact, sorted = true) {
     if (fact.status !== 'active') return
-    addTo(byTitle, titleKey(fact), fact.id)
-    const tokens = titleTokens(fact.title)
-    for (const t of subjectTokens(tokens)) addTo(byToken, tokenKey(fact.type, fact.scope, t), fact.id)
-    for (const k of statementKeys(tokens)) addTo(byKey, tokenKey(fact.type, fact.scope, k), fact.id)
+    const partition = partitionOf(fact.type, fact.scope)
+    partition.members.add(fact.id)
+    if (partition.indexed) index(partition, fact, true)
     if (fact.expires !== undefined) expiring.add(fact.id)
     const bucket = bucketOf(fact)
     if (!sorted) bucket.push(fact)
@@ -151,7 +184,7 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
     },
     findDuplicate(fact, today) {
       const body = normalizeText(fact.body)
-      for (const id of byTitle.get(titleKey(fact)) ?? []) {
+      for (const id of indexed(fact.type, fact.scope).byTitle.get(normalizeText(fact.title)) ?? []) {
         const found = facts.get(id)!
         if (isActive(found, today) && normalizeText(found.body) === body) return found
       }
@@ -159,11 +192,13 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
     },
     statementCandidates(type, scope, keys, today) {
       const ids = new Set<string>()
-      for (const k of keys) for (const id of byKey.get(tokenKey(type, scope, k)) ?? []) ids.add(id)
+      const { byKey } = indexed(type, scope)
+      for (const k of keys) for (const id of byKey.get(k) ?? []) ids.add(id)
       return [...ids].map((id) => facts.get(id)!).filter((f) => isActive(f, today))
     },
     subjectCandidates(type, scope, tokens, today, limit = Infinity) {
-      const postings = [...tokens].map((t) => byToken.get(tokenKey(type, scope, t)) ?? new Set<string>())
+      const { byToken } = indexed(type, scope)
+      const postings = [...tokens].map((t) => byToken.get(t) ?? new Set<string>())
       // The rarest first (stable: equal sizes keep the title's order).
       const probed = postings.map((ids, i) => ({ ids, i })).sort((x, y) => x.ids.size - y.ids.size || x.i - y.i).slice(0, probeCount(tokens.size))
       const ids = new Set<string>()

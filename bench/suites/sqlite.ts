@@ -2,26 +2,26 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fsStorage } from '@foundry/adapter-fs'
 import { ftsRetriever, sqliteStorage } from '@foundry/adapter-sqlite'
-import { createKernel, minisearchRetriever, type Retriever, type Storage } from '@foundry/kernel'
+import { bm25Retriever, createKernel, minisearchRetriever, type Retriever, type Storage } from '@foundry/kernel'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { seedFacts, syntheticFacts } from '../lib/corpus.js'
 import { ms, sample } from '../lib/measure.js'
 import { scifactQuality } from './scifact.js'
 
 type StorageKind = 'sqlite' | 'fs'
-type RetrieverKind = 'fts' | 'minisearch'
+type RetrieverKind = 'fts' | 'minisearch' | 'bm25'
 
 const storageFor = (kind: StorageKind, dir: string, durable = true): Storage =>
   kind === 'sqlite' ? sqliteStorage({ path: join(dir, 'foundry.db') }) : fsStorage({ root: dir, durable })
 
 /** FTS beside sqlite shares the storage's file; beside fs it keeps its own file in the cache folder. */
 const retrieverFor = (kind: RetrieverKind, storage: StorageKind, dir: string): Retriever =>
-  kind === 'minisearch' ? minisearchRetriever() : ftsRetriever({ path: storage === 'sqlite' ? join(dir, 'foundry.db') : join(dir, '.foundry', 'cache', 'fts.db') })
+  kind === 'bm25' ? bm25Retriever() : kind === 'minisearch' ? minisearchRetriever() : ftsRetriever({ path: storage === 'sqlite' ? join(dir, 'foundry.db') : join(dir, '.foundry', 'cache', 'fts.db') })
 
 /** Combinations too slow to seed and index at a size in a benchmark run, with the reason printed in the table. */
 function tooSlow(storage: StorageKind, retriever: RetrieverKind, size: number): string | undefined {
-  if (storage === 'fs' && retriever === 'minisearch' && size >= 100_000)
-    return 'not measured: a first search lists and parses 100k fact files, then builds and snapshots a 100k MiniSearch index (minutes on 2 cores)'
+  if (storage === 'fs' && retriever !== 'fts' && size >= 100_000)
+    return `not measured: a first search lists and parses 100k fact files, then builds and snapshots a 100k ${retriever} index (minutes on 2 cores)`
   return undefined
 }
 
@@ -67,8 +67,16 @@ async function measure(ctx: BenchContext, storageKind: StorageKind, retrieverKin
   const bare = await sample(n, (i) => retriever!.search({ text: queries[Math.abs(i) % queries.length]!, limit: 20 }))
   await kernel.close()
 
-  const writeTarget = storageKind === 'sqlite' && size >= 100_000 ? { target: '≤ 2 ms p50', met: write.p50 <= 2 } : {}
-  const searchTarget = retrieverKind === 'fts' && size >= 100_000 ? { target: '≤ 5 ms p50', met: search.p50 <= 5 } : {}
+  // Issue 17: write p99 at 10k ≤ 20 ms on SQLite, ≤ 40 ms on fs; search p50 at 100k ≤ 5 ms and a new process's first search ≤ 300 ms (FTS5 and the default bm25).
+  const p99 = storageKind === 'sqlite' ? 20 : 40
+  const writeTarget =
+    storageKind === 'sqlite' && size >= 100_000
+      ? { target: '≤ 2 ms p50', met: write.p50 <= 2 }
+      : size === 10_000
+        ? { target: `≤ ${p99} ms p99`, met: write.p99 <= p99 }
+        : {}
+  const searchTarget = retrieverKind !== 'minisearch' && size >= 100_000 ? { target: '≤ 5 ms p50', met: search.p50 <= 5 } : {}
+  const coldTarget = retrieverKind !== 'minisearch' && storageKind === 'sqlite' && size >= 100_000 ? { target: 'cold ≤ 300 ms', met: cold <= 300 } : {}
   ctx.report({ suite: 'sqlite', figure: `${label}: memory_write p50 / p99`, value: `${ms(write.p50)} / ${ms(write.p99)} ms`, ...writeTarget })
   ctx.report({
     suite: 'sqlite',
@@ -82,6 +90,7 @@ async function measure(ctx: BenchContext, storageKind: StorageKind, retrieverKin
     suite: 'sqlite',
     figure: `${label}: first search (index build) / cold first search (new kernel) / its first write (loads every fact)`,
     value: `${ms(build)} / ${ms(cold)} / ${ms(firstWrite)} ms`,
+    ...coldTarget,
   })
 }
 
@@ -92,7 +101,7 @@ async function measure(ctx: BenchContext, storageKind: StorageKind, retrieverKin
  */
 export const sqliteSuite: Suite = {
   name: 'sqlite',
-  about: 'sqlite and fs storage × FTS5 and MiniSearch: write/search latency at 1k–100k facts; FTS5 quality on SciFact',
+  about: 'sqlite and fs storage × FTS5, bm25 (the default) and MiniSearch: write/search latency at 1k–100k facts; FTS5 quality on SciFact',
   async run(ctx) {
     const sizes = ctx.quick ? [1000] : [1000, 10_000, 100_000]
     for (const size of sizes) {
@@ -103,7 +112,7 @@ export const sqliteSuite: Suite = {
         ctx.log(`  seeded ${size} facts into ${storageKind} in ${ms(seeded)} ms`)
         // Both retrievers run on the same data; the second also sees the first one's writes (< 0.3% more facts).
         let offset = 0
-        for (const retrieverKind of ['fts', 'minisearch'] as const) {
+        for (const retrieverKind of ['fts', 'bm25', 'minisearch'] as const) {
           await measure(ctx, storageKind, retrieverKind, dir, size, offset)
           offset += 300
         }

@@ -38,6 +38,7 @@ export const marblesPostgresSuite: Suite = {
       baseline: `same process on fs ${ms(fs.p50)} ms p50`,
       ratio: pg.p50 / fs.p50,
     })
+    ctx.report({ suite: 'marbles-postgres', figure: '… of which `queued` journaled → `running` journaled by the worker (job insert + NOTIFY, fetch, start in the exclusive section)', value: `${ms(pg.handoff.p50)} / ${ms(pg.handoff.p99)} ms` })
   },
 }
 
@@ -88,19 +89,22 @@ async function acrossProcesses(ctx: BenchContext, m: Marbles, n: number) {
     const { definitions } = await m.loadWorkspace({ root, source: WORKSPACE })
     const engine = await m.openEngine({ storage: state.storage, kernel: state.kernel, definitions, queue })
     const samples: number[] = []
+    const handoff: number[] = []
     try {
       for (let i = -3; i < n; i++) {
         const t = Date.now()
         const { runId } = await engine.dispatch('where', { ms: 0 })
         const info = await engine.settled(runId, AbortSignal.timeout(30_000))
         if (info?.status !== 'complete') throw new Error(`run ${runId} ended ${info?.status}`)
-        const running = (await m.readJournal(state.storage, runId)).find((r) => r.type === 'status' && r.status === 'running')
-        if (i >= 0 && running) samples.push(running.at - t)
+        const journal = await m.readJournal(state.storage, runId)
+        const queued = journal.find((r) => r.type === 'status' && r.status === 'queued')
+        const running = journal.find((r) => r.type === 'status' && r.status === 'running')
+        if (i >= 0 && running && queued) samples.push(running.at - t), handoff.push(running.at - queued.at)
       }
     } finally {
       await engine.close()
     }
-    return latency(samples)
+    return { ...latency(samples), handoff: latency(handoff) }
   } finally {
     worker.kill('SIGTERM')
     await exited

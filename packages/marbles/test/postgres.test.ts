@@ -174,6 +174,9 @@ test('cancellation reaches a run another process executes (job.signal); a run no
     const info = await engine.settled(detached.stdout.trim(), AbortSignal.timeout(20_000))
     assert.is(info?.status, 'complete', 'the dispatching process had exited')
     assert.is((info?.output as { pid: number }).pid, w.child.pid)
+    const watched = marbles(['--root', root, 'watch', detached.stdout.trim()], { cwd: '/' })
+    assert.is(watched.code, 0, watched.stderr)
+    assert.match(watched.stdout, /running[\s\S]*result: \{"pid":\d+\}\nrun \S+ complete\n$/)
   } finally {
     await close()
   }

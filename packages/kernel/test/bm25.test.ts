@@ -39,6 +39,25 @@ test('bm25Retriever: a snapshot restores the same hits after removals and compac
   for (const text of [...queries, 'adyen', 'webhooks']) assert.equal(await second.search({ text, limit: 10 }), await first.search({ text, limit: 10 }), text)
   assert.equal(await second.search({ text: 'webhooks', limit: 5 }), [], 'the replaced text is gone')
   assert.is((await second.search({ text: 'team standard number', limit: 500 })).length, 140, 'removed facts stay removed')
+  // Writes on a restored index (postings still encoded, then decoded for the write) match the original's.
+  const later = { revision: '4', upsert: [{ ...docs[0]!, id: 'fact-0009', title: 'Stripe payments module standard' }], remove: ['fact-1100', 'fact-0001'] }
+  await first.apply(later)
+  await second.apply(later)
+  for (const text of [...queries, 'stripe module standard']) assert.equal(await second.search({ text, limit: 10 }), await first.search({ text, limit: 10 }), `after a write: ${text}`)
+})
+
+test('bm25Retriever: a snapshot whose postings name missing documents is dropped, and the kernel re-indexes', async () => {
+  const store = memorySnapshotStore()
+  const r = bm25Retriever()
+  r.attach!(store)
+  await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  const docsPart = store.names().find((n) => n.endsWith('/docs'))!
+  const parsed = JSON.parse((await store.read(docsPart))!)
+  await store.write(docsPart, JSON.stringify({ ...parsed, ids: parsed.ids.slice(0, 10) })) // fewer documents than the data holds
+  const next = bm25Retriever()
+  next.attach!(store)
+  assert.equal(await next.search({ text: 'stripe', limit: 3 }), [])
+  assert.is(await next.revision(), undefined)
 })
 
 test('bm25Retriever: a write never writes the snapshot; it is written once idle', async () => {

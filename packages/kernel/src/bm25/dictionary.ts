@@ -9,12 +9,13 @@ import { boundedDistance } from '../minisearch/edit-distance.js'
 export class Dictionary {
   private sorted: string[] = []
   private recent: string[] = []
-  private byLength: Array<{ terms: string[]; masks: number[] }> = []
+  /** Built on the first typo lookup: a process that never meets an unknown word never pays for it. */
+  private byLength: Array<{ terms: string[]; masks: number[] }> | undefined
 
   /** A term new to the index. */
   add(term: string): void {
     this.recent.push(term)
-    this.bucket(term)
+    if (this.byLength) this.bucket(this.byLength, term)
     if (this.recent.length > 2048 && this.recent.length > this.sorted.length / 8) this.merge()
   }
 
@@ -24,8 +25,7 @@ export class Dictionary {
     for (let i = 1; i < terms.length && ordered; i++) ordered = terms[i - 1]! < terms[i]!
     this.sorted = ordered ? terms : [...terms].sort()
     this.recent = []
-    this.byLength = []
-    for (const term of this.sorted) this.bucket(term)
+    this.byLength = undefined
   }
 
   /** The terms that begin with `word` and are longer. */
@@ -40,8 +40,9 @@ export class Dictionary {
   near(word: string, distance: number): Array<[string, number]> {
     const out: Array<[string, number]> = []
     const mask = maskOf(word)
+    const byLength = (this.byLength ??= this.buckets())
     for (let length = Math.max(1, word.length - distance); length <= word.length + distance; length++) {
-      const bucket = this.byLength[length]
+      const bucket = byLength[length]
       if (!bucket) continue
       const { terms, masks } = bucket
       for (let i = 0; i < terms.length; i++) {
@@ -53,8 +54,15 @@ export class Dictionary {
     return out
   }
 
-  private bucket(term: string) {
-    const bucket = (this.byLength[term.length] ??= { terms: [], masks: [] })
+  private buckets(): Array<{ terms: string[]; masks: number[] }> {
+    const byLength: Array<{ terms: string[]; masks: number[] }> = []
+    for (const term of this.sorted) this.bucket(byLength, term)
+    for (const term of this.recent) this.bucket(byLength, term)
+    return byLength
+  }
+
+  private bucket(byLength: Array<{ terms: string[]; masks: number[] }>, term: string) {
+    const bucket = (byLength[term.length] ??= { terms: [], masks: [] })
     bucket.terms.push(term)
     bucket.masks.push(maskOf(term))
   }

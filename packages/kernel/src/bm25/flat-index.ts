@@ -44,8 +44,28 @@ const FUZZY_WEIGHT = 0.45
  * `compact` renumbers the slots once dead ones are a tenth of the index. A search scores term at a time
  * into one reused accumulator: a few nanoseconds a posting, however common the word.
  */
+/**
+ * A snapshot's postings, still encoded: terms sorted, and for each its posting count, where its
+ * slot gaps (varints) start in `bytes`, and where its term and field frequencies start. A term's
+ * postings are decoded the first time a search or a write needs them.
+ */
+export interface EncodedPostings {
+  terms: string[]
+  count: Int32Array
+  gapAt: Int32Array
+  postAt: Int32Array
+  bytes: Uint8Array
+  tfAt: number
+  fieldsAt: number
+}
+
+/** A snapshot's postings that do not fit its documents: the retriever drops the index, the kernel re-indexes. */
+export class CorruptSnapshot extends Error {}
+
 export class FlatIndex {
-  readonly terms = new Map<string, Postings>()
+  /** Decoded postings by term; with `base`, only those needed so far. */
+  private readonly decoded = new Map<string, Postings>()
+  private base: EncodedPostings | undefined
   ids: string[] = []
   readonly slotOf = new Map<string, number>()
   alive = new Uint8Array(0)
@@ -108,10 +128,10 @@ export class FlatIndex {
 
   /** Append a posting of `term` for `slot`, the highest slot so far. */
   post(term: string, slot: number, tf: number, titleTf: number, tagsTf: number): void {
-    let p = this.terms.get(term)
+    let p = this.postings(term)
     if (!p) {
       p = { docs: new Int32Array(4), tf: new Uint8Array(4), fields: new Uint8Array(4), n: 0, titleN: 0, tagsN: 0, purged: this.removals }
-      this.terms.set(term, p)
+      this.decoded.set(term, p)
       this.dictionary.add(term)
     } else if (p.n === p.docs.length) {
       const size = p.n * 2
@@ -127,16 +147,59 @@ export class FlatIndex {
     if (tagsTf) p.tagsN++
   }
 
-  /** Set a term's postings whole (a snapshot being read, terms in order; slots already added). Call `settle` after the last. */
-  load(term: string, docs: Int32Array, tf: Uint8Array, fields: Uint8Array): void {
+  /** Take a snapshot's encoded postings (slots already added): terms decode on first need. */
+  setBase(base: EncodedPostings): void {
+    this.base = base
+    this.dictionary.reset(base.terms)
+  }
+
+  /** A term's postings, decoded from the snapshot on first need; undefined when the term is not indexed. */
+  postings(term: string): Postings | undefined {
+    const found = this.decoded.get(term)
+    if (found || !this.base) return found
+    const t = lowerBound(this.base.terms, term)
+    return this.base.terms[t] === term ? this.decodeTerm(t) : undefined
+  }
+
+  private decodeTerm(t: number): Postings | undefined {
+    const { terms, count, gapAt, postAt, bytes, tfAt, fieldsAt } = this.base!
+    const term = terms[t]!
+    if (this.decoded.has(term)) return this.decoded.get(term)
+    const n = count[t]!
+    const docs = new Int32Array(n)
+    let at = gapAt[t]!
+    let last = -1
+    for (let i = 0; i < n; i++) {
+      let b = bytes[at++]!
+      let gap = b & 0x7f
+      for (let shift = 7; b >= 0x80; shift += 7) (b = bytes[at++]!), (gap += (b & 0x7f) * 2 ** shift)
+      docs[i] = last = last + 1 + gap
+    }
+    if (n && (last >= this.slots || at > tfAt)) throw new CorruptSnapshot(`the postings of "${term}" name slot ${last} of ${this.slots}`)
+    const from = postAt[t]!
+    const tf = bytes.slice(tfAt + from, tfAt + from + n)
+    const fields = bytes.slice(fieldsAt + from, fieldsAt + from + n)
     let titleN = 0
     let tagsN = 0
-    for (let i = 0; i < fields.length; i++) {
+    for (let i = 0; i < n; i++) {
       const f = fields[i]!
       if (f & 15) titleN++
       if (f >> 4) tagsN++
     }
-    this.terms.set(term, { docs, tf, fields, n: docs.length, titleN, tagsN, purged: this.removals })
+    // Slots may have died since the snapshot: purge at the next search.
+    const p: Postings = { docs, tf, fields, n, titleN, tagsN, purged: this.removals ? -1 : 0 }
+    this.decoded.set(term, p)
+    return p
+  }
+
+  /** Every term's postings, decoded (before a compaction or a snapshot, which visit them all). */
+  allPostings(): Map<string, Postings> {
+    const base = this.base
+    if (base) {
+      for (let t = 0; t < base.terms.length; t++) this.decodeTerm(t)
+      this.base = undefined
+    }
+    return this.decoded
   }
 
   /** Index a document (replacing any earlier version of its id). */
@@ -206,8 +269,9 @@ export class FlatIndex {
     this.alive.fill(0, next)
     this.ids = ids
     this.dead = 0
-    for (const [term, p] of this.terms) if (!this.purge(p, map)) this.terms.delete(term)
-    this.dictionary.reset([...this.terms.keys()])
+    const all = this.allPostings()
+    for (const [term, p] of all) if (!this.purge(p, map)) all.delete(term)
+    this.dictionary.reset([...all.keys()])
   }
 
   /**
@@ -234,11 +298,6 @@ export class FlatIndex {
     return w
   }
 
-  /** Build the dictionary after `load` calls. */
-  settle(): void {
-    this.dictionary.reset([...this.terms.keys()])
-  }
-
   private growSlots(size: number) {
     this.alive = grow(this.alive, new Uint8Array(size))
     this.lenText = grow(this.lenText, new Uint32Array(size))
@@ -260,7 +319,7 @@ export class FlatIndex {
     for (const token of tokenize(text)) {
       const term = token && processTerm(token)
       if (!term) continue
-      if (this.terms.has(term)) {
+      if (this.postings(term)) {
         add(term, 1)
         continue
       }
@@ -271,7 +330,7 @@ export class FlatIndex {
     }
     const out: Array<[Postings, number]> = []
     for (const [term, weight] of weights) {
-      const p = this.terms.get(term)
+      const p = this.postings(term)
       if (p && p.purged !== this.removals) this.purge(p)
       if (p?.n) out.push([p, weight])
     }
@@ -341,11 +400,12 @@ export class FlatIndex {
     return topSlots.map((d, i) => ({ id: ids[d]!, score: topScores[i]! }))
   }
 
-  /** Bytes the index holds in typed arrays (postings, slots, accumulator), strings and maps not counted. */
+  /** Bytes the index holds in typed arrays (postings decoded or not, slots, accumulator), strings and maps not counted. */
   bytes(): number {
     let total = this.alive.byteLength + this.lenText.byteLength + this.lenTitle.byteLength + this.lenTags.byteLength + this.typeOf.byteLength + this.scopeOf.byteLength
     total += this.acc.byteLength + this.touched.byteLength
-    for (const p of this.terms.values()) total += p.docs.byteLength + p.tf.byteLength + p.fields.byteLength
+    for (const p of this.decoded.values()) total += p.docs.byteLength + p.tf.byteLength + p.fields.byteLength
+    if (this.base) total += this.base.bytes.byteLength + this.base.count.byteLength * 3
     return total
   }
 
@@ -361,4 +421,15 @@ export class FlatIndex {
 function grow<T extends Int32Array | Uint32Array | Uint16Array | Uint8Array>(from: T, to: T): T {
   to.set(from.subarray(0, Math.min(from.length, to.length)) as never)
   return to
+}
+
+function lowerBound(sorted: string[], value: string): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid]! < value) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }

@@ -1,6 +1,6 @@
 import { processTerm, tokenize } from '../analyze.js'
 import type { RetrievalChanges, RetrievalHit, RetrievalQuery, Retriever, SnapshotStore } from '../retrieval.js'
-import { FlatIndex, type Analyzer } from './flat-index.js'
+import { CorruptSnapshot, FlatIndex, type Analyzer } from './flat-index.js'
 import { readHead, readSnapshot, writeSnapshot, type Head } from './snapshot.js'
 
 export interface Bm25RetrieverOptions {
@@ -31,7 +31,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
   const fuzzy = options.fuzzy ?? 0.2
   const analyzer: Analyzer = {
     tokenize,
-    processTerm,
+    processTerm: memoized(processTerm),
     prefix: (term) => prefixMin > 0 && term.length >= prefixMin,
     fuzzy: (term) => (fuzzy > 0 && term.length >= 5 ? Math.min(6, Math.round(term.length * fuzzy)) : 0),
   }
@@ -139,9 +139,16 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
         if (changes.reset) await snapshot() // a full rebuild is worth keeping at once
         return
       }
-      for (const id of changes.remove) current.remove(id)
-      for (const doc of upsert) current.add(doc)
-      if (current.dirty) current.compact()
+      try {
+        for (const id of changes.remove) current.remove(id)
+        for (const doc of upsert) current.add(doc)
+        if (current.dirty) current.compact()
+      } catch (error) {
+        if (!(error instanceof CorruptSnapshot)) throw error
+        index = undefined // only a cache: no revision, so the kernel re-indexes
+        revision = undefined
+        return
+      }
       revision = changes.revision
       pending += upsert.length + changes.remove.length
       if (pending >= snapshotEvery) scheduleIdle()
@@ -150,13 +157,14 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     search: serial(async (query: RetrievalQuery): Promise<RetrievalHit[]> => {
       const current = await load()
       if (!current) return []
-      const { type, scope } = query
-      if (!type && !scope) return current.search(query.text, query.limit)
-      const typeCode = type ? current.typeCodeOf(type) : -1
-      const scopeCode = scope ? current.scopeCodeOf(scope) : -1
-      if (typeCode === undefined || scopeCode === undefined) return []
-      const { typeOf, scopeOf } = current
-      return current.search(query.text, query.limit, (slot) => (typeCode < 0 || typeOf[slot] === typeCode) && (scopeCode < 0 || scopeOf[slot] === scopeCode))
+      try {
+        return find(current, query)
+      } catch (error) {
+        if (!(error instanceof CorruptSnapshot)) throw error
+        index = undefined // only a cache: no revision, so the kernel re-indexes
+        revision = undefined
+        return []
+      }
     }),
 
     attach(target) {
@@ -174,6 +182,30 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     close: serial(async () => {
       clearTimer()
     }),
+  }
+}
+
+/** The hits of a query, type and scope filtering by slot. */
+function find(index: FlatIndex, query: RetrievalQuery): RetrievalHit[] {
+  const { type, scope } = query
+  if (!type && !scope) return index.search(query.text, query.limit)
+  const typeCode = type ? index.typeCodeOf(type) : -1
+  const scopeCode = scope ? index.scopeCodeOf(scope) : -1
+  if (typeCode === undefined || scopeCode === undefined) return []
+  const { typeOf, scopeOf } = index
+  return index.search(query.text, query.limit, (slot) => (typeCode < 0 || typeOf[slot] === typeCode) && (scopeCode < 0 || scopeOf[slot] === scopeCode))
+}
+
+/** `processTerm` with its answers kept (Porter stemming is most of an index build; words repeat), up to 50k words. */
+function memoized(process: (word: string) => string | null): (word: string) => string | null {
+  const known = new Map<string, string | null>()
+  return (word) => {
+    let term = known.get(word)
+    if (term === undefined) {
+      if (known.size >= 50_000) known.clear()
+      known.set(word, (term = process(word)))
+    }
+    return term
   }
 }
 

@@ -1,15 +1,16 @@
 import type { SnapshotStore } from '../retrieval.js'
-import type { FlatIndex } from './flat-index.js'
+import type { EncodedPostings, FlatIndex } from './flat-index.js'
 
 /**
  * The snapshot: a small `head` naming a build, and the build's three parts: `docs` (JSON: ids,
- * types, scopes), `terms` (the dictionary, one term a line, in postings order) and `data` (base64
- * of varints: each live document's field lengths, type and scope, each term's posting count and
- * slot gaps; then the term frequencies, then the title and tag frequencies, a byte a posting). No JSON parse of postings: a new process decodes
- * 100k facts' index in tens of milliseconds. Parts are written before the head, so a head never
+ * types, scopes), `terms` (the dictionary, sorted, one term a line) and `data` (base64 of: each
+ * live document's field lengths, type and scope as varints; each term's posting count and gap
+ * bytes; the slot gaps as varints; then the term frequencies, then the title and tag frequencies,
+ * a byte a posting). No JSON parse of postings, and a new process decodes only the postings its
+ * queries need (`EncodedPostings`). Parts are written before the head, so a head never
  * names an incomplete build; the format names the analyzer (segmented words, Porter stems).
  */
-export const FORMAT = 'foundry-bm25/1'
+export const FORMAT = 'foundry-bm25/2'
 
 export interface Head {
   format: string
@@ -46,25 +47,32 @@ export function encode(index: FlatIndex): { docs: string; terms: string; data: s
     out.varint(index.scopeOf[s]!)
   }
   const terms: string[] = []
+  const table = new ByteWriter(1 << 16)
+  const gaps = new ByteWriter(1 << 16)
   const tf = new ByteWriter(1 << 16)
   const fields = new ByteWriter(1 << 16)
-  for (const term of [...index.terms.keys()].sort()) {
-    const p = index.terms.get(term)!
+  const all = index.allPostings()
+  for (const term of [...all.keys()].sort()) {
+    const p = all.get(term)!
     let live = 0
     for (let i = 0; i < p.n; i++) if (map[p.docs[i]!]! >= 0) live++
     if (!live) continue
     terms.push(term)
-    out.varint(live)
+    const before = gaps.length
     let last = -1
     for (let i = 0; i < p.n; i++) {
       const to = map[p.docs[i]!]!
       if (to < 0) continue
-      out.varint(to - last - 1)
+      gaps.varint(to - last - 1)
       last = to
       tf.byte(p.tf[i]!)
       fields.byte(p.fields[i]!)
     }
+    table.varint(live)
+    table.varint(gaps.length - before)
   }
+  out.bytes(table.done())
+  out.bytes(gaps.done())
   out.bytes(tf.done())
   out.bytes(fields.done())
   return { docs: JSON.stringify({ ids, types: index.types, scopes: index.scopes }), terms: terms.join('\n'), data: toBase64(out.done()) }
@@ -80,35 +88,26 @@ export function decode(index: FlatIndex, parts: { docs: string; terms: string; d
     const lengths: [number, number, number] = [data.varint(), data.varint(), data.varint()]
     index.addSlot(id, lengths, types[data.varint()] ?? '', scopes[data.varint()] ?? '')
   }
-  // Counts and slot gaps decoded inline, in locals: a call or a closure a varint costs more than the decoding.
+  // The term table: each term's posting count and gap bytes; the postings stay encoded until needed.
   const buf = data.buffer
-  const length = buf.length
-  let at = data.at
-  const counts = new Int32Array(terms.length)
+  const count = new Int32Array(terms.length)
+  const gapAt = new Int32Array(terms.length)
+  const postAt = new Int32Array(terms.length)
+  let gapBytes = 0
   let total = 0
-  const docs = new Int32Array(Math.max(16, Math.floor((length - at) / 3))) // a posting takes 3 bytes or more
   for (let t = 0; t < terms.length; t++) {
-    let n = 0
-    for (let shift = 0, b = 0x80; b >= 0x80 && at < length; shift += 7) (b = buf[at++]!), (n += (b & 0x7f) * 2 ** shift)
-    if (total + n > docs.length) return false
-    counts[t] = n
-    let last = -1
-    for (let i = total, end = total + n; i < end && at < length; i++) {
-      let b = buf[at++]!
-      let gap = b & 0x7f
-      for (let shift = 7; b >= 0x80 && at < length; shift += 7) (b = buf[at++]!), (gap += (b & 0x7f) * 2 ** shift)
-      docs[i] = last = last + 1 + gap
-    }
-    total += n
+    count[t] = data.varint()
+    postAt[t] = total
+    gapAt[t] = gapBytes
+    total += count[t]!
+    gapBytes += data.varint()
   }
-  if (buf.length - at !== total * 2) return false
-  const tf = buf.subarray(at, at + total)
-  const fields = buf.subarray(at + total, at + 2 * total)
-  for (let t = 0, from = 0; t < terms.length; from += counts[t++]!) {
-    const to = from + counts[t]!
-    index.load(terms[t]!, docs.subarray(from, to), tf.subarray(from, to), fields.subarray(from, to))
-  }
-  index.settle()
+  for (let t = 1; t < terms.length; t++) if (!(terms[t - 1]! < terms[t]!)) return false // looked up by binary search
+  const start = data.at
+  for (let t = 0; t < terms.length; t++) gapAt[t]! += start
+  const tfAt = start + gapBytes
+  if (buf.length !== tfAt + 2 * total) return false
+  index.setBase({ terms, count, gapAt, postAt, bytes: buf, tfAt, fieldsAt: tfAt + total } satisfies EncodedPostings)
   return true
 }
 
@@ -172,6 +171,9 @@ class ByteWriter {
     this.room(v.length)
     this.buf.set(v, this.at)
     this.at += v.length
+  }
+  get length(): number {
+    return this.at
   }
   done(): Uint8Array {
     return this.buf.subarray(0, this.at)

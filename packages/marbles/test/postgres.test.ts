@@ -202,6 +202,35 @@ test('hard timeout: a worker that froze mid-run (SIGSTOP) loses its job when it 
   }
 })
 
+test('SIGTERM: a worker stops taking jobs, lets a short run finish, hands a long one back to the queue (resumed by another worker), and exits 0', async () => {
+  const root = await pgProject()
+  const { engine, close } = await dispatcher(root)
+  try {
+    const a = worker(root, '--drain', '1500')
+    await ready(a)
+    const short = (await engine.dispatch('where', { ms: 800 })).runId
+    const long = (await engine.dispatch('lasting', { ms: 6000 })).runId
+    await until(async () => (await engine.get(short))?.status === 'running' && (await engine.get(long))?.status === 'running', 20_000, 'both runs to start')
+    a.child.kill('SIGTERM')
+    const stopped = await a.exited
+    assert.is(stopped.code, 0, stopped.stderr)
+    assert.match(stopped.stderr, /marbles worker: stopping; 2 runs in hand get 1500 ms to finish\n[\s\S]*marbles worker: stopped\n$/)
+    assert.is((await engine.get(short))?.status, 'complete', 'finished within the drain time')
+    assert.is((await engine.get(long))?.status, 'running', 'handed back, not cancelled: its journal waits for the next holder')
+
+    const b = worker(root)
+    await ready(b)
+    const old = await engine.settled(long, AbortSignal.timeout(30_000))
+    assert.is(old?.status, 'failed')
+    assert.is(old?.reason, 'interrupted')
+    const linked = await engine.settled(old!.resumedBy!, AbortSignal.timeout(30_000))
+    assert.is(linked?.status, 'complete')
+    assert.is((linked?.output as { finishedBy: number }).finishedBy, b.child.pid)
+  } finally {
+    await close()
+  }
+})
+
 test('marbles worker on a project that is not on PostgreSQL: one line saying what it needs', async () => {
   const root = mkdtempSync(join(tmpdir(), 'marbles-test-fs-'))
   mkdirSync(join(root, '.foundry'))

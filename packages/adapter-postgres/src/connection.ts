@@ -19,6 +19,18 @@ interface Section {
   touched: Set<string>
   /** The section's statements run one after another on its connection (pg 9 refuses overlapping queries on one client). */
   tail: Promise<unknown>
+  state: SectionState
+}
+
+/**
+ * What a section learnt that saves it round trips while it holds the lock (see postgresStorage):
+ * records `changes()` read along with their keys, and each collection's revision after its own write.
+ */
+export interface SectionState {
+  /** `<collection>/<key>` → the row's text (null: deleted), each served once to a `get` in the section. */
+  prefetched: Map<string, string | null>
+  /** Collection → revision token after the section's last write to it (its revision row is locked by that write until the commit). */
+  revisions: Map<string, string>
 }
 
 /**
@@ -32,6 +44,8 @@ export interface Connection {
   readonly where: string
   query<R extends pg.QueryResultRow>(statement: Statement): Promise<pg.QueryResult<R>>
   inSection(): boolean
+  /** The current section's state, or undefined outside a section. */
+  sectionState(): SectionState | undefined
   /** Note a write to `what` (`c:<collection>` or `l:<log>`); told to `afterWrite` now, or when the section commits. */
   wrote(what: string): void
   exclusive<T>(fn: () => Promise<T>): Promise<T>
@@ -96,6 +110,7 @@ export function createConnection(options: ConnectionOptions): Connection {
     },
 
     inSection: () => section() !== undefined,
+    sectionState: () => section()?.state,
 
     wrote(what) {
       const s = section()
@@ -113,7 +128,7 @@ export function createConnection(options: ConnectionOptions): Connection {
         } catch (error) {
           throw fail(error)
         }
-        const s: Section = { client, open: true, touched: new Set(), tail: Promise.resolve() }
+        const s: Section = { client, open: true, touched: new Set(), tail: Promise.resolve(), state: { prefetched: new Map(), revisions: new Map() } }
         let broken: Error | undefined
         try {
           // One round trip: the lock is waited for (up to lock_timeout), then held until COMMIT or ROLLBACK.

@@ -74,12 +74,12 @@ const putSql = (relaxed: boolean) => `
     ON CONFLICT (collection, key) DO UPDATE SET value = EXCLUDED.value
   ),
   ${BUMP}
-  SELECT n, log_base, pg_notify('${CHANGE_CHANNEL}', 'c:' || $1)${relaxedTail(relaxed)} FROM bump`
+  SELECT n, token, log_base, pg_notify('${CHANGE_CHANNEL}', 'c:' || $1)${relaxedTail(relaxed)} FROM bump`
 
 const deleteSql = (relaxed: boolean) => `
   WITH gone AS (DELETE FROM foundry_records WHERE collection = $1 AND key = $2 RETURNING 1),
   ${BUMP.replace("VALUES ($1, 1, nextval('foundry_revision_token'), 0)", "SELECT $1, 1, nextval('foundry_revision_token'), 0 WHERE EXISTS (SELECT 1 FROM gone)")}
-  SELECT n, log_base, pg_notify('${CHANGE_CHANNEL}', 'c:' || $1)${relaxedTail(relaxed)} FROM bump`
+  SELECT n, token, log_base, pg_notify('${CHANGE_CHANNEL}', 'c:' || $1)${relaxedTail(relaxed)} FROM bump`
 
 const appendSql = (relaxed: boolean) => `
   WITH bump AS (
@@ -161,6 +161,19 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     return rows[0]
   }
 
+  /**
+   * After a put or delete: tell the connection (caches, notification), and inside a section remember
+   * the collection's new revision: the write holds its revision row until the commit, so no other
+   * process can move it, and the section's next revision() needs no round trip.
+   */
+  function wrote(c: string, key: string, row: RevisionRow | undefined): void {
+    connection.wrote(`c:${c}`)
+    const state = connection.sectionState()
+    if (!state) return
+    state.prefetched.delete(`${c}/${key}`)
+    if (row) state.revisions.set(c, token(row))
+  }
+
   async function logEnd(log: string): Promise<number> {
     const { rows } = await query<{ seq: string }>({ name: 'foundry_log_end', text: 'SELECT seq FROM foundry_log_ends WHERE name = $1', values: [log] })
     return rows.length ? Number(rows[0]!.seq) : 0
@@ -180,9 +193,18 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     async get<C extends CollectionName>(c: C, key: string) {
       ensureOpen()
       assertKey(c, key)
-      const { rows } = await query<{ value: string }>({ name: 'foundry_get', text: 'SELECT value FROM foundry_records WHERE collection = $1 AND key = $2', values: [c, key] })
-      if (!rows.length) return undefined
-      const read = decode(c, rows[0]!.value)
+      const state = connection.sectionState()
+      const memo = `${c}/${key}`
+      let text: string | null | undefined
+      if (state?.prefetched.has(memo)) {
+        text = state.prefetched.get(memo)
+        state.prefetched.delete(memo)
+      } else {
+        const { rows } = await query<{ value: string }>({ name: 'foundry_get', text: 'SELECT value FROM foundry_records WHERE collection = $1 AND key = $2', values: [c, key] })
+        text = rows[0]?.value
+      }
+      if (text === null || text === undefined) return undefined
+      const read = decode(c, text)
       if ('problem' in read) throw new FoundryError('CORRUPT', `${locate(c, key)} cannot be read: ${read.problem}. Rewrite the record or delete it`)
       return read.value
     },
@@ -221,8 +243,8 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
       assertKey(c, key)
       const text = encode(c, value)
       const slow = relaxed(options)
-      const { rows } = await query<{ n: string; log_base: string }>({ name: slow ? 'foundry_put_relaxed' : 'foundry_put', text: putSql(slow), values: [c, key, text] })
-      connection.wrote(`c:${c}`)
+      const { rows } = await query<RevisionRow>({ name: slow ? 'foundry_put_relaxed' : 'foundry_put', text: putSql(slow), values: [c, key, text] })
+      wrote(c, key, rows[0])
       await afterBump(c, rows[0])
     },
 
@@ -230,9 +252,10 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
       ensureOpen()
       assertKey(c, key)
       const slow = relaxed(options)
-      const { rows } = await query<{ n: string; log_base: string }>({ name: slow ? 'foundry_delete_relaxed' : 'foundry_delete', text: deleteSql(slow), values: [c, key] })
+      const { rows } = await query<RevisionRow>({ name: slow ? 'foundry_delete_relaxed' : 'foundry_delete', text: deleteSql(slow), values: [c, key] })
+      connection.sectionState()?.prefetched.delete(`${c}/${key}`)
       if (!rows.length) return false
-      connection.wrote(`c:${c}`)
+      wrote(c, key, rows[0])
       await afterBump(c, rows[0])
       return true
     },
@@ -255,7 +278,9 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     async revision(c) {
       ensureOpen()
       assertCollection(c)
-      if (!useCache || connection.inSection()) return token(await readRevision(c))
+      const state = connection.sectionState()
+      if (state) return state.revisions.get(c) ?? token(await readRevision(c))
+      if (!useCache) return token(await readRevision(c))
       void listener.start()
       if (listener.connected) {
         const hit = cached.get(c)
@@ -273,8 +298,21 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
       const now = await readRevision(c)
       if (since === token(now)) return []
       if (!now) return undefined
-      const keysAfter = async (n: number) =>
-        (await query<{ key: string }>({ name: 'foundry_changes', text: 'SELECT key FROM foundry_changes WHERE collection = $1 AND n > $2 ORDER BY n', values: [c, n] })).rows.map((r) => r.key)
+      // Inside a section the records come along with their keys (one round trip instead of one per
+      // key): the kernel reads each changed record next, while it holds the lock.
+      const state = connection.sectionState()
+      const keysAfter = async (n: number) => {
+        if (!state)
+          return (await query<{ key: string }>({ name: 'foundry_changes', text: 'SELECT key FROM foundry_changes WHERE collection = $1 AND n > $2 ORDER BY n', values: [c, n] })).rows.map((r) => r.key)
+        const { rows } = await query<{ key: string; value: string | null }>({
+          name: 'foundry_changes_with_values',
+          text: `SELECT ch.key, r.value FROM foundry_changes ch LEFT JOIN foundry_records r ON r.collection = ch.collection AND r.key = ch.key
+                  WHERE ch.collection = $1 AND ch.n > $2 ORDER BY ch.n`,
+          values: [c, n],
+        })
+        for (const row of rows) state.prefetched.set(`${c}/${row.key}`, row.value)
+        return rows.map((r) => r.key)
+      }
       if (since === '0') return Number(now.log_base) === 0 ? keysAfter(0) : undefined
       const match = REVISION.exec(since)
       if (!match) return undefined

@@ -3,6 +3,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { postgresStorage } from '../src/index.js'
 import { startChild, waitForLine } from './child.js'
+import { sampleFact } from '@foundry/kernel/testing'
 import { failure, useServer } from './helpers.js'
 
 const server = useServer(test)
@@ -88,6 +89,37 @@ test('a section\'s holder that dies releases the section: its writes roll back',
     assert.is(await storage.exclusive(async () => storage.get('meta', 'holder')), undefined, 'the killed section left nothing')
   } finally {
     await storage.close?.()
+  }
+})
+
+test('inside a section: changes() brings the changed records along, a get after the section\'s own write reads that write, and the revision after it is the committed one', async () => {
+  const url = await server.fresh()
+  const mine = await postgresStorage({ url })
+  const other = await postgresStorage({ url })
+  try {
+    await other.put('facts', 'fact-0002', sampleFact(2))
+    const since = await mine.revision('facts')
+    await other.put('facts', 'fact-0001', sampleFact(1, { title: 'first' }))
+    await other.put('facts', 'fact-0001', sampleFact(1, { title: 'second' }))
+    await other.delete('facts', 'fact-0002')
+    const inside = await mine.exclusive(async () => {
+      const keys = await mine.changes!('facts', since)
+      const read = await mine.get('facts', 'fact-0001')
+      const gone = await mine.get('facts', 'fact-0002')
+      await mine.put('facts', 'fact-0001', sampleFact(1, { title: 'third' }))
+      const again = await mine.get('facts', 'fact-0001')
+      return { keys, read: read?.title, gone, again: again?.title, revision: await mine.revision('facts') }
+    })
+    assert.equal(inside.keys, ['fact-0001', 'fact-0001', 'fact-0002'])
+    assert.is(inside.read, 'second', 'the latest value')
+    assert.is(inside.gone, undefined, 'a deleted record reads as missing')
+    assert.is(inside.again, 'third', 'the section\'s own write, not what changes() brought')
+    const fresh = await postgresStorage({ url, revisionCache: false })
+    assert.is(await fresh.revision('facts'), inside.revision, 'the revision the section saw after its write is the one committed')
+    await fresh.close?.()
+  } finally {
+    await mine.close?.()
+    await other.close?.()
   }
 })
 

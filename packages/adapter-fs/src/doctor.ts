@@ -133,9 +133,9 @@ function checkSnapshot(layout: Layout, found: Found): void {
   }
 }
 
-/** The parts a head names, and those of them that are JSON: bm25's `docs`, `terms` and `data` (base64); minisearch's `docs`, `terms` and `s<i>` shards. */
+/** The parts a head names, and those of them that are JSON: bm25's `docs`, `terms`, `data` and `postings` (base64); minisearch's `docs`, `terms` and `s<i>` shards. */
 function snapshotParts(retriever: 'bm25' | 'minisearch', head: { shards?: unknown }): { parts: string[]; json: Set<string> } | undefined {
-  if (retriever === 'bm25') return { parts: ['docs', 'terms', 'data'], json: new Set(['docs']) }
+  if (retriever === 'bm25') return { parts: ['docs', 'terms', 'data', 'postings'], json: new Set(['docs']) }
   const { shards } = head
   if (typeof shards !== 'number' || !Number.isSafeInteger(shards) || shards < 1) return undefined
   const parts = ['docs', 'terms', ...Array.from({ length: shards }, (_, i) => `s${i}`)]

@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { bm25Retriever, minisearchRetriever, type RetrievalDoc } from '../src/index.js'
 import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite } from '../src/testing/index.js'
-import { fromBase64, toBase64 } from '../src/bm25/snapshot.js'
+import { base64Range, fromBase64, toBase64 } from '../src/bm25/base64.js'
 
 retrieverSuite(test, () => bm25Retriever(), { prefix: 'bm25Retriever: ' })
 
@@ -87,15 +87,31 @@ test('bm25Retriever: an unreadable snapshot part means no revision (the kernel r
   assert.is(await next.revision(), undefined)
 })
 
+test('bm25Retriever: postings that are not base64 drop the snapshot at the search that reads them', async () => {
+  const store = memorySnapshotStore()
+  const r = bm25Retriever()
+  r.attach!(store)
+  await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  const postings = store.names().find((n) => n.endsWith('/postings'))!
+  await store.write(postings, '!'.repeat((await store.read(postings))!.length))
+  const next = bm25Retriever()
+  next.attach!(store)
+  assert.is(await next.revision(), '1', 'the head alone looks current')
+  assert.equal(await next.search({ text: 'stripe', limit: 3 }), [])
+  assert.is(await next.revision(), undefined, 'dropped: the kernel re-indexes')
+})
+
 test('bm25Retriever: calibrateScoreScale measures the declared 1', async () => {
   const measured = await calibrateScoreScale(bm25Retriever())
   assert.ok(Math.abs(measured - 1) < 0.05, `measured ${measured}`)
 })
 
-test('base64 round trip of every length and byte', () => {
+test('base64 round trip of every length and byte, whole and by range', () => {
   for (let n = 0; n < 70; n++) {
     const bytes = new Uint8Array(n).map((_, i) => (i * 97 + n) & 255)
-    assert.equal([...fromBase64(toBase64(bytes))], [...bytes])
+    const text = toBase64(bytes)
+    assert.equal([...fromBase64(text)], [...bytes])
+    for (let from = 0; from <= n; from += 3) for (let to = from; to <= n; to += 2) assert.equal([...base64Range(text, from, to)], [...bytes.subarray(from, to)], `bytes ${from}-${to} of ${n}`)
   }
 })
 

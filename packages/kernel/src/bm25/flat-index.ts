@@ -1,4 +1,5 @@
 import type { RetrievalDoc, RetrievalHit } from '../retrieval.js'
+import { base64Range } from './base64.js'
 import { Dictionary } from './dictionary.js'
 
 /** How documents are cut into terms and how unknown query terms are widened. */
@@ -45,16 +46,17 @@ const FUZZY_WEIGHT = 0.45
  * into one reused accumulator: a few nanoseconds a posting, however common the word.
  */
 /**
- * A snapshot's postings, still encoded: terms sorted, and for each its posting count, where its
- * slot gaps (varints) start in `bytes`, and where its term and field frequencies start. A term's
- * postings are decoded the first time a search or a write needs them.
+ * A snapshot's postings, still in base64: terms sorted, and for each its posting count, where its
+ * slot gaps (varints) start and end in the decoded bytes (`gapAt[t]` to `gapAt[t + 1]`), and where
+ * its term and field frequencies start. A term's postings are decoded the first time a search or a
+ * write needs them.
  */
 export interface EncodedPostings {
   terms: string[]
   count: Int32Array
   gapAt: Int32Array
   postAt: Int32Array
-  bytes: Uint8Array
+  postings: string
   tfAt: number
   fieldsAt: number
 }
@@ -162,23 +164,30 @@ export class FlatIndex {
   }
 
   private decodeTerm(t: number): Postings | undefined {
-    const { terms, count, gapAt, postAt, bytes, tfAt, fieldsAt } = this.base!
+    const { terms, count, gapAt, postAt, postings, tfAt, fieldsAt } = this.base!
     const term = terms[t]!
     if (this.decoded.has(term)) return this.decoded.get(term)
     const n = count[t]!
     const docs = new Int32Array(n)
-    let at = gapAt[t]!
+    let gaps: Uint8Array
+    let tf: Uint8Array
+    let fields: Uint8Array
+    try {
+      gaps = base64Range(postings, gapAt[t]!, gapAt[t + 1]!)
+      tf = base64Range(postings, tfAt + postAt[t]!, tfAt + postAt[t]! + n)
+      fields = base64Range(postings, fieldsAt + postAt[t]!, fieldsAt + postAt[t]! + n)
+    } catch (error) {
+      throw new CorruptSnapshot(`the postings of "${term}" are unreadable: ${(error as Error).message}`)
+    }
+    let at = 0
     let last = -1
     for (let i = 0; i < n; i++) {
-      let b = bytes[at++]!
+      let b = gaps[at++]!
       let gap = b & 0x7f
-      for (let shift = 7; b >= 0x80; shift += 7) (b = bytes[at++]!), (gap += (b & 0x7f) * 2 ** shift)
+      for (let shift = 7; b >= 0x80; shift += 7) (b = gaps[at++]!), (gap += (b & 0x7f) * 2 ** shift)
       docs[i] = last = last + 1 + gap
     }
-    if (n && (last >= this.slots || at > tfAt)) throw new CorruptSnapshot(`the postings of "${term}" name slot ${last} of ${this.slots}`)
-    const from = postAt[t]!
-    const tf = bytes.slice(tfAt + from, tfAt + from + n)
-    const fields = bytes.slice(fieldsAt + from, fieldsAt + from + n)
+    if (n && (last >= this.slots || at !== gaps.length)) throw new CorruptSnapshot(`the postings of "${term}" do not fit the snapshot's ${this.slots} documents`)
     let titleN = 0
     let tagsN = 0
     for (let i = 0; i < n; i++) {
@@ -405,7 +414,7 @@ export class FlatIndex {
     let total = this.alive.byteLength + this.lenText.byteLength + this.lenTitle.byteLength + this.lenTags.byteLength + this.typeOf.byteLength + this.scopeOf.byteLength
     total += this.acc.byteLength + this.touched.byteLength
     for (const p of this.decoded.values()) total += p.docs.byteLength + p.tf.byteLength + p.fields.byteLength
-    if (this.base) total += this.base.bytes.byteLength + this.base.count.byteLength * 3
+    if (this.base) total += this.base.postings.length + this.base.count.byteLength * 3
     return total
   }
 

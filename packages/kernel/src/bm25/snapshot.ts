@@ -1,16 +1,17 @@
 import type { SnapshotStore } from '../retrieval.js'
+import { fromBase64, toBase64 } from './base64.js'
 import type { EncodedPostings, FlatIndex } from './flat-index.js'
 
 /**
- * The snapshot: a small `head` naming a build, and the build's three parts: `docs` (JSON: ids,
- * types, scopes), `terms` (the dictionary, sorted, one term a line) and `data` (base64 of: each
- * live document's field lengths, type and scope as varints; each term's posting count and gap
- * bytes; the slot gaps as varints; then the term frequencies, then the title and tag frequencies,
- * a byte a posting). No JSON parse of postings, and a new process decodes only the postings its
- * queries need (`EncodedPostings`). Parts are written before the head, so a head never
+ * The snapshot: a small `head` naming a build, and the build's four parts: `docs` (JSON: ids,
+ * types, scopes), `terms` (the dictionary, sorted, one term a line), `data` (base64 of varints:
+ * each live document's field lengths, type and scope; each term's posting count and gap bytes)
+ * and `postings` (base64 of the slot gaps as varints, then the term frequencies, then the title
+ * and tag frequencies, a byte a posting). No JSON parse of postings, and a new process decodes
+ * only the base64 ranges of the postings its queries need (`EncodedPostings`). Parts are written before the head, so a head never
  * names an incomplete build; the format names the analyzer (segmented words, Porter stems).
  */
-export const FORMAT = 'foundry-bm25/2'
+export const FORMAT = 'foundry-bm25/3'
 
 export interface Head {
   format: string
@@ -32,7 +33,7 @@ export async function readHead(store: SnapshotStore): Promise<Head | undefined> 
 }
 
 /** The live documents of `index` as a snapshot's parts (slots renumbered densely, in order). */
-export function encode(index: FlatIndex): { docs: string; terms: string; data: string } {
+export function encode(index: FlatIndex): Parts {
   const map = new Int32Array(index.slots).fill(-1)
   const ids: string[] = []
   const out = new ByteWriter(1 << 16)
@@ -72,14 +73,15 @@ export function encode(index: FlatIndex): { docs: string; terms: string; data: s
     table.varint(gaps.length - before)
   }
   out.bytes(table.done())
-  out.bytes(gaps.done())
-  out.bytes(tf.done())
-  out.bytes(fields.done())
-  return { docs: JSON.stringify({ ids, types: index.types, scopes: index.scopes }), terms: terms.join('\n'), data: toBase64(out.done()) }
+  const postings = new ByteWriter(gaps.length + tf.length + fields.length)
+  postings.bytes(gaps.done())
+  postings.bytes(tf.done())
+  postings.bytes(fields.done())
+  return { docs: JSON.stringify({ ids, types: index.types, scopes: index.scopes }), terms: terms.join('\n'), data: toBase64(out.done()), postings: toBase64(postings.done()) }
 }
 
 /** Fill an empty index from a snapshot's parts; false when they do not fit together. */
-export function decode(index: FlatIndex, parts: { docs: string; terms: string; data: string }): boolean {
+export function decode(index: FlatIndex, parts: Parts): boolean {
   const { ids, types, scopes } = JSON.parse(parts.docs) as { ids: string[]; types: string[]; scopes: string[] }
   const terms = parts.terms ? parts.terms.split('\n') : []
   const data = new ByteReader(fromBase64(parts.data))
@@ -88,28 +90,33 @@ export function decode(index: FlatIndex, parts: { docs: string; terms: string; d
     const lengths: [number, number, number] = [data.varint(), data.varint(), data.varint()]
     index.addSlot(id, lengths, types[data.varint()] ?? '', scopes[data.varint()] ?? '')
   }
-  // The term table: each term's posting count and gap bytes; the postings stay encoded until needed.
-  const buf = data.buffer
+  // The term table: each term's posting count and gap bytes; the postings stay in base64 until needed.
   const count = new Int32Array(terms.length)
-  const gapAt = new Int32Array(terms.length)
+  const gapAt = new Int32Array(terms.length + 1)
   const postAt = new Int32Array(terms.length)
-  let gapBytes = 0
   let total = 0
   for (let t = 0; t < terms.length; t++) {
     count[t] = data.varint()
     postAt[t] = total
-    gapAt[t] = gapBytes
     total += count[t]!
-    gapBytes += data.varint()
+    gapAt[t + 1] = gapAt[t]! + data.varint()
   }
+  if (data.at !== data.buffer.length) return false
   for (let t = 1; t < terms.length; t++) if (!(terms[t - 1]! < terms[t]!)) return false // looked up by binary search
-  const start = data.at
-  for (let t = 0; t < terms.length; t++) gapAt[t]! += start
-  const tfAt = start + gapBytes
-  if (buf.length !== tfAt + 2 * total) return false
-  index.setBase({ terms, count, gapAt, postAt, bytes: buf, tfAt, fieldsAt: tfAt + total } satisfies EncodedPostings)
+  const tfAt = gapAt[terms.length]!
+  if (parts.postings.length !== Math.ceil((tfAt + 2 * total) / 3) * 4) return false
+  index.setBase({ terms, count, gapAt, postAt, postings: parts.postings, tfAt, fieldsAt: tfAt + total } satisfies EncodedPostings)
   return true
 }
+
+/** A build's parts, as stored. */
+interface Parts {
+  docs: string
+  terms: string
+  data: string
+  postings: string
+}
+const PARTS = ['docs', 'terms', 'data', 'postings'] as const
 
 export async function writeSnapshot(store: SnapshotStore, index: FlatIndex, revision: string, replaces: Head | undefined): Promise<Head> {
   const build = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
@@ -117,6 +124,7 @@ export async function writeSnapshot(store: SnapshotStore, index: FlatIndex, revi
   await store.write(part(build, 'docs'), parts.docs)
   await store.write(part(build, 'terms'), parts.terms)
   await store.write(part(build, 'data'), parts.data)
+  await store.write(part(build, 'postings'), parts.postings)
   const head: Head = { format: FORMAT, build, revision }
   await store.write('head', JSON.stringify(head))
   if (replaces && replaces.build !== build) await removeBuild(store, replaces)
@@ -126,9 +134,9 @@ export async function writeSnapshot(store: SnapshotStore, index: FlatIndex, revi
 /** The build `head` names, decoded into `index`; false when a part is gone or unreadable (it is only a cache). */
 export async function readSnapshot(store: SnapshotStore, head: Head, index: FlatIndex): Promise<boolean> {
   try {
-    const [docs, terms, data] = await Promise.all(['docs', 'terms', 'data'].map((name) => store.read(part(head.build, name))))
-    if (docs === undefined || terms === undefined || data === undefined) return false
-    return decode(index, { docs, terms, data })
+    const [docs, terms, data, postings] = await Promise.all(PARTS.map((name) => store.read(part(head.build, name))))
+    if (docs === undefined || terms === undefined || data === undefined || postings === undefined) return false
+    return decode(index, { docs, terms, data, postings })
   } catch {
     return false
   }
@@ -137,7 +145,7 @@ export async function readSnapshot(store: SnapshotStore, head: Head, index: Flat
 export async function removeBuild(store: SnapshotStore, head: Head): Promise<void> {
   // Another process may still read the old build, or have removed it already: best effort.
   try {
-    for (const name of ['docs', 'terms', 'data']) await store.remove(part(head.build, name))
+    for (const name of PARTS) await store.remove(part(head.build, name))
   } catch {
     // an orphaned cache file costs disk, not correctness
   }
@@ -196,56 +204,3 @@ class ByteReader {
   }
 }
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
-const ENCODE = new Uint8Array(64).map((_, i) => ALPHABET.charCodeAt(i))
-const DECODE = new Uint8Array(128).fill(255)
-for (let i = 0; i < 64; i++) DECODE[ALPHABET.charCodeAt(i)] = i
-
-/** Base64 through typed arrays and TextDecoder: the kernel runs in any JS runtime, so no Node `Buffer`. */
-export function toBase64(bytes: Uint8Array): string {
-  const out = new Uint8Array(Math.ceil(bytes.length / 3) * 4)
-  let o = 0
-  let i = 0
-  for (; i + 2 < bytes.length; i += 3) {
-    const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!
-    out[o++] = ENCODE[v >> 18]!
-    out[o++] = ENCODE[(v >> 12) & 63]!
-    out[o++] = ENCODE[(v >> 6) & 63]!
-    out[o++] = ENCODE[v & 63]!
-  }
-  const left = bytes.length - i
-  if (left) {
-    const v = (bytes[i]! << 16) | (left > 1 ? bytes[i + 1]! << 8 : 0)
-    out[o++] = ENCODE[v >> 18]!
-    out[o++] = ENCODE[(v >> 12) & 63]!
-    out[o++] = left > 1 ? ENCODE[(v >> 6) & 63]! : 61
-    out[o++] = 61
-  }
-  return new TextDecoder().decode(out)
-}
-
-export function fromBase64(text: string): Uint8Array {
-  const chars = new TextEncoder().encode(text)
-  let end = chars.length
-  while (end > 0 && chars[end - 1] === 61) end--
-  const out = new Uint8Array(Math.floor((end * 3) / 4))
-  const at = (i: number) => {
-    const v = DECODE[chars[i]!]
-    if (v === undefined || v === 255) throw new Error('snapshot data is not base64')
-    return v
-  }
-  let o = 0
-  let i = 0
-  for (; i + 3 < end; i += 4) {
-    const v = (at(i) << 18) | (at(i + 1) << 12) | (at(i + 2) << 6) | at(i + 3)
-    out[o++] = v >> 16
-    out[o++] = (v >> 8) & 255
-    out[o++] = v & 255
-  }
-  if (end - i >= 2) {
-    const v = (at(i) << 18) | (at(i + 1) << 12) | (end - i > 2 ? at(i + 2) << 6 : 0)
-    out[o++] = v >> 16
-    if (end - i > 2) out[o++] = (v >> 8) & 255
-  }
-  return out.subarray(0, o)
-}

@@ -44,12 +44,15 @@ export const quote = (term: string) => `"${term.replaceAll('"', '""')}"`
  * Users' text never reaches FTS5 unquoted, so its syntax (`AND`, `NEAR(`, `"`, `*`, `:`) is inert.
  */
 export function matchExpression(terms: string[], prefixMinLength: number): string {
-  const match = (t: string) => {
-    if (prefixMinLength === 0) return quote(t)
-    if (t.length >= prefixMinLength) return `${quote(t)} OR ${quote(t)}*`
-    return isUnspacedWord(t) ? `${quote(t)} OR ${quote(t)}` : quote(t)
-  }
-  return terms.map(match).join(' OR ')
+  return terms.flatMap((t) => termPhrases(t, prefixMinLength).map((p) => p.expr)).join(' OR ')
+}
+
+/** The phrases one query term is matched by, as `matchExpression` ORs them. */
+export function termPhrases(term: string, prefixMinLength: number): Array<{ expr: string; prefix: boolean }> {
+  const exact = { expr: quote(term), prefix: false }
+  if (prefixMinLength === 0) return [exact]
+  if (term.length >= prefixMinLength) return [exact, { expr: `${quote(term)}*`, prefix: true }]
+  return isUnspacedWord(term) ? [exact, exact] : [exact]
 }
 
 /** The kernel's bounded Levenshtein distance (the MiniSearch retriever's fuzzy matching uses the same). */

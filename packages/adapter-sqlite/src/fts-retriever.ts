@@ -1,5 +1,6 @@
 import { FoundryError, processTerm, segmentWords, type RetrievalChanges, type RetrievalDoc, type RetrievalHit, type RetrievalQuery, type Retriever } from '@foundry/kernel'
-import { boundedDistance, matchExpression, queryTerms, quote, vocabulary } from './fts-query.js'
+import { boundedDistance, matchExpression, queryTerms, quote, termPhrases, vocabulary } from './fts-query.js'
+import { rankTopK, type Word } from './fts-rank.js'
 import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
 
 export type FtsRetrieverOptions = SqliteTarget &
@@ -16,6 +17,13 @@ export type FtsRetrieverOptions = SqliteTarget &
      * fraction of its length in edit distance (rounded, at most 3) are searched instead. Default 0.2; 0 turns it off.
      */
     fuzzy?: number
+    /**
+     * From this many indexed rows on, a query of several words is ranked with MaxScore pruning
+     * (fts-rank.ts): bm25() scores only the rows of its rarer words when the common ones cannot lift
+     * another row into the top. Same hits and scores as one bm25() query. Default 5000; `Infinity`
+     * turns it off.
+     */
+    pruneMinRows?: number
   }
 
 const REVISION_KEY = 'revision'
@@ -26,6 +34,11 @@ const REVISION_KEY = 'revision'
  */
 const ANALYZER_KEY = 'analyzer'
 const ANALYZER = 'segmentWords/1'
+/**
+ * Queries of more words go to one bm25() query at once: their common words' bound rarely lets
+ * pruning stop (measured on 20–60-word prompts, it cost more than it saved).
+ */
+const PRUNE_MAX_WORDS = 5
 /** Typo variants searched per unknown term, nearest first. */
 const MAX_VARIANTS = 8
 /**
@@ -57,6 +70,7 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
   const w = { title: options.weights?.title ?? 2, tags: options.weights?.tags ?? 1.5, body: options.weights?.body ?? 1 }
   const prefixMin = options.prefixMinLength ?? 4
   const fuzzy = options.fuzzy ?? 0.2
+  const pruneMinRows = options.pruneMinRows ?? 5000
   const sql = {
     revision: db.prepare<[string], string>('SELECT value FROM fts_state WHERE key = ?').pluck(),
     setRevision: db.prepare<[string, string]>('INSERT INTO fts_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
@@ -83,7 +97,23 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
     wordsOfIndex: db.prepare('INSERT OR IGNORE INTO fts_words (length, term) SELECT length(term), term FROM fts_terms WHERE length(term) >= 2'),
     addWord: db.prepare<[number, string]>('INSERT OR IGNORE INTO fts_words (length, term) VALUES (?, ?)'),
     wordsByLength: db.prepare<[number, number], string>('SELECT term FROM fts_words WHERE length BETWEEN ? AND ?').pluck(),
+    knownWord: db.prepare<[number, string], number>('SELECT 1 FROM fts_words WHERE length = ? AND term = ?').pluck(),
+    rows: db.prepare<[], number>('SELECT count(*) FROM fts_docs').pluck(),
+    count: db.prepare<[string], number>('SELECT count(*) FROM fts_index WHERE fts_index MATCH ?').pluck(),
+    rowScores: db.prepare<[string], [number, number]>(`SELECT rowid, bm25(fts_index, ${w.title}, ${w.tags}, ${w.body}) FROM fts_index WHERE fts_index MATCH ?`).raw(),
+    filteredRowScores: db
+      .prepare<{ match: string; type: string | null; scope: string | null }, [number, string, number]>(
+        `SELECT d.rowid, d.id, bm25(fts_index, ${w.title}, ${w.tags}, ${w.body})
+         FROM fts_index JOIN fts_docs d ON d.rowid = fts_index.rowid
+         WHERE fts_index MATCH :match AND (:type IS NULL OR d.type = :type) AND (:scope IS NULL OR d.scope = :scope)`,
+      )
+      .raw(),
   }
+  /**
+   * What searches at one revision share: the rows in the index and the rows each word matches
+   * (counting a common word's rows walks its whole doclist). Dropped when the revision moves.
+   */
+  let atRevision: { revision: string | undefined; rows: number; hits: Map<string, number> } | undefined
   let closed = false
 
   const ensureOpen = () => {
@@ -96,8 +126,12 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
    */
   function typoVariants(term: string): string[] {
     const max = Math.min(3, Math.round(term.length * fuzzy))
-    if (term.length < 5 || max < 1 || sql.matchesAny.get(`${quote(term)}*`) !== undefined) return []
+    if (term.length < 5 || max < 1) return []
+    // A word of the vocabulary is no typo: one lookup, where asking FTS5 whether anything begins
+    // with it builds the whole prefix's doclist. The vocabulary holds Porter stems as FTS5 cuts them
+    // after a rebuild; a stem it lacks is asked of FTS5.
     const stem = processTerm(term) ?? term
+    if (sql.knownWord.get(stem.length, stem) !== undefined || sql.matchesAny.get(`${quote(term)}*`) !== undefined) return []
     const found: Array<[string, number]> = []
     for (const candidate of sql.wordsByLength.all(Math.min(term.length, stem.length) - max, term.length + max)) {
       const d = stem === term ? boundedDistance(term, candidate, max) : Math.min(boundedDistance(term, candidate, max), boundedDistance(stem, candidate, max))
@@ -107,6 +141,26 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
       .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, MAX_VARIANTS)
       .map(([t]) => t)
+  }
+
+  /** One read transaction: the counts and scores of a search come from one state of the file. */
+  function snapshot<T>(fn: () => T): T {
+    return db.inTransaction ? fn() : db.transaction(fn)()
+  }
+
+  function statistics(): NonNullable<typeof atRevision> {
+    const revision = sql.revision.get(REVISION_KEY)
+    if (atRevision?.revision !== revision || !atRevision) atRevision = { revision, rows: sql.rows.get()!, hits: new Map() }
+    return atRevision
+  }
+
+  /**
+   * Every row holding a rare word, with its score over all words: bm25() over `R AND (C OR R)`
+   * counts the common phrases once and the rare ones twice, bm25() over `R` the rare ones once.
+   */
+  function scoreRows(rare: string, common: string, filter: { type: string | null; scope: string | null }) {
+    const twice = new Map(sql.rowScores.all(`(${rare}) AND (${common} OR ${rare})`))
+    return sql.filteredRowScores.all({ match: rare, ...filter }).map(([rowid, id, once]) => ({ id, score: once - twice.get(rowid)! }))
   }
 
   return {
@@ -147,13 +201,34 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
       ensureOpen()
       const terms = queryTerms(query.text)
       if (!terms.length || query.limit < 1) return []
-      return connection.read(() => {
-        const variants = fuzzy > 0 ? terms.flatMap(typoVariants) : []
-        const match = [matchExpression(terms, prefixMin), ...variants.map(quote)].join(' OR ')
-        const rows = sql.search.all({ match, type: query.type ?? null, scope: query.scope ?? null, limit: query.limit })
-        // bm25() is lower-is-better; hits are higher-is-better.
-        return rows.map((r) => ({ id: r.id, score: -r.rank }))
-      })
+      const filter = { type: query.type ?? null, scope: query.scope ?? null }
+      return connection.read(() =>
+        snapshot(() => {
+          const { rows, hits } = statistics()
+          const count = (expr: string) => {
+            let n = hits.get(expr)
+            if (n === undefined) hits.set(expr, (n = sql.count.get(expr)!))
+            return n
+          }
+          const variants = fuzzy > 0 ? terms.flatMap(typoVariants) : []
+          const words = terms.length + variants.length
+          if (words > 1 && words <= PRUNE_MAX_WORDS && rows >= pruneMinRows) {
+            const ranked = rankTopK(
+              [
+                // A word's rows as written: a lower bound of its prefix phrase's rows.
+                ...terms.map((term): Word => ({ phrases: termPhrases(term, prefixMin).map((p) => ({ expr: p.expr, hits: count(quote(term)) })) })),
+                ...variants.map((v): Word => ({ phrases: [{ expr: quote(v), hits: count(quote(v)) }] })),
+              ],
+              query.limit,
+              { rows, score: (rare, common) => scoreRows(rare, common, filter) },
+            )
+            if (ranked) return ranked
+          }
+          const match = [matchExpression(terms, prefixMin), ...variants.map(quote)].join(' OR ')
+          // bm25() is lower-is-better; hits are higher-is-better.
+          return sql.search.all({ match, ...filter, limit: query.limit }).map((r) => ({ id: r.id, score: -r.rank }))
+        }),
+      )
     },
 
     async close() {

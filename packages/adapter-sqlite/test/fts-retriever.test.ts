@@ -170,6 +170,35 @@ test('a typo is found only when the word itself is unknown; fuzzy 0 turns it off
   await strict.close?.()
 })
 
+test('MaxScore pruning returns the hits and scores of one bm25() query over all words', async () => {
+  // Rare words (one fact each) beside common ones (every fact, or every third): the common words'
+  // bound lets pruning stop, so its two-query path really runs; filters and typos go through it too.
+  const docs = Array.from({ length: 600 }, (_, i) =>
+    doc(`fact-${String(i + 1).padStart(4, '0')}`, `Service ${i % 3 ? 'cache' : 'queue'} note ${i}`, `word${i} entry${i % 50} handles requests ${i % 7 ? 'slowly' : 'quickly'}`, {
+      type: i % 2 ? 'decision' : 'convention',
+      tags: i % 5 ? [] : ['hotpath'],
+    }),
+  )
+  const path = tempDb('fts.db')
+  const pruned = ftsRetriever({ path, pruneMinRows: 0 })
+  await pruned.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  const plain = ftsRetriever({ path, pruneMinRows: Infinity })
+  const queries = ['word17 service requests', 'entry3 cache quickly', 'word5 word6 handles', 'hotpath queue note', 'service requests', 'entry12 wrod12 cache', 'quickly']
+  let differ = 0
+  for (const text of queries)
+    for (const extra of [{}, { type: 'decision' as const }, { scope: 'project' }]) {
+      for (const limit of [1, 5, 20]) {
+        const [a, b] = [await pruned.search({ text, limit, ...extra }), await plain.search({ text, limit, ...extra })]
+        assert.equal(a.map((h) => h.id), b.map((h) => h.id), `${text} ${JSON.stringify(extra)} ${limit}`)
+        a.forEach((h, i) => assert.ok(Math.abs(h.score - b[i]!.score) < 1e-9, `${text}: score ${h.score} vs ${b[i]!.score}`))
+        if (a.length && b.length && a[0]!.id !== (await pruned.search({ text: text.split(' ')[0]!, limit: 1 }))[0]?.id) differ++
+      }
+    }
+  assert.ok(differ > 0, 'the common words change the ranking somewhere: their scores are really added')
+  await pruned.close?.()
+  await plain.close?.()
+})
+
 test('tags are searchable and weigh more than the body', async () => {
   const r = await indexed([
     ...distractors(),

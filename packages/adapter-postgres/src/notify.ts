@@ -24,6 +24,13 @@ export interface ListenerOptions {
 }
 
 const MAX_BACKOFF = 5_000
+
+/** Whether the client's socket keeps the process alive. */
+function holdOpen(client: pg.Client, hold: boolean): void {
+  const stream = (client as unknown as { connection?: { stream?: { ref?(): void; unref?(): void } } }).connection?.stream
+  if (hold) stream?.ref?.()
+  else stream?.unref?.()
+}
 /**
  * How often a connected listener proves its connection alive, and how long the proof may take. A
  * connection that died without a word (a network partition sends no FIN) would otherwise keep a
@@ -103,7 +110,7 @@ export function createListener(options: ListenerOptions): Listener {
       await next.query(`LISTEN ${CHANGE_CHANNEL}`)
       if (client !== next) return
       // The connection only waits for notifications: it must not keep a finished process alive.
-      ;(next as unknown as { connection?: { stream?: { unref?(): void } } }).connection?.stream?.unref?.()
+      holdOpen(next, false)
       connected = true
       backoff = 100
       dispatch(undefined)
@@ -134,7 +141,11 @@ export function createListener(options: ListenerOptions): Listener {
       const open = client
       client = undefined
       connected = false
-      await open?.end().catch(() => undefined)
+      if (open) {
+        // Ending waits for the socket to close: held open meanwhile, or a process with nothing else to do exits mid-await.
+        holdOpen(open, true)
+        await open.end().catch(() => undefined)
+      }
     },
   }
 }

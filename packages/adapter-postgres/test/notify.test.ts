@@ -105,6 +105,13 @@ test('the listener reconnects when its session is killed, and changes are report
   }
 })
 
+test('a short-lived process with a listener closes and exits by itself, at once', async () => {
+  const url = await server.fresh()
+  const started = Date.now()
+  assert.is((await runChild('short-lived', [url])).trim(), 'closed', 'ran to the end (exit 0)')
+  assert.ok(Date.now() - started < 8_000, 'no connection kept it alive')
+})
+
 /** Resolves once `storage`'s listener hears a write (probes in a collection of their own, which the cases ignore). */
 async function listening(storage: Storage): Promise<void> {
   let heard = false

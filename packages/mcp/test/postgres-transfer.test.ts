@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 // @foundry/adapter-postgres is not a dependency of this package (the lockfile is shared); its build is.
@@ -147,6 +149,22 @@ test('foundry mcp over stdio (the SDK client) works unchanged on a Postgres proj
     outputs.push(conn.stderr())
     await conn.close()
   }
+})
+
+test('the hooks work unchanged on a Postgres project (prompt-context in its own process)', async ({ server, outputs }) => {
+  const root = tempDir()
+  const env = { FOUNDRY_DATABASE_URL: await createDatabase(server.url) }
+  assert.is(cli(['init', '--storage', 'postgres'], { cwd: root, env }).code, 0)
+  const fact = 'Stripe webhook retries can record a payment twice'
+  const written = cli(['write', '--type', 'risk', '--title', fact, '--body', 'Stripe retries webhooks for three days.\nWhy: the handler was not idempotent.\nHow to apply: upsert payments by PaymentIntent id.'], { cwd: root, env })
+  assert.is(written.code, 0, written.stderr)
+  const hookBin = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.js', import.meta.url))
+  const input = { session_id: 's', transcript_path: join(root, 't.jsonl'), cwd: root, hook_event_name: 'UserPromptSubmit', prompt: 'the stripe webhook retries created a duplicate payment again' }
+  const { FOUNDRY_ROOT: _r, CLAUDE_PROJECT_DIR: _c, ...inherited } = process.env
+  const run = spawnSync(process.execPath, [hookBin, 'prompt-context'], { input: JSON.stringify(input), encoding: 'utf8', env: { ...inherited, ...env, FOUNDRY_HOOK_SERVER: 'off' } })
+  outputs.push(run.stdout, run.stderr)
+  assert.is(run.status, 0, run.stderr)
+  assert.match(run.stdout, fact)
 })
 
 test('no output of any command above carries the password', ({ server, outputs }) => {

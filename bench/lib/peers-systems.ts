@@ -241,7 +241,7 @@ export function aiDevkit(env: Record<string, string>): PeerSystem {
 /** The stdio client transport and environment of the SDK that `@foundry/mcp` is built with. */
 export function sdk(): {
   Client: new (info: { name: string; version: string }) => PeerClient
-  StdioClientTransport: new (options: Launch & { stderr: 'pipe' | 'inherit' | 'ignore' }) => { pid: number | null }
+  StdioClientTransport: new (options: Launch & { stderr: 'pipe' | 'inherit' | 'ignore'; maxBufferSize?: number }) => { pid: number | null }
   getDefaultEnvironment(): Record<string, string>
 } {
   const fromMcp = createRequire(mcpPackage)

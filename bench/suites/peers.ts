@@ -16,28 +16,32 @@ import { peerTable, type PeerRow } from '../lib/peers-table.js'
 export const peersSuite: Suite = {
   name: 'peers',
   about: 'the published MCP memory servers beside `foundry mcp` (fs, SQLite): the same ADRs + SciFact padding and questions, requests interleaved; latency, answers, tokens, RSS, concurrent writes (only with --peers or --only peers)',
-  async run(ctx) {
-    const { getDefaultEnvironment } = sdk()
-    const env = getDefaultEnvironment()
-    const bin = await foundryBin(ctx.scratch)
-    const systems = [serverMemory(env), aiDevkit(env), foundry('fs', env, bin), foundry('sqlite', env, bin)]
-    ctx.log(`  peers: ${systems.map((s) => s.version).join(', ')}`)
-    const concurrency = await concurrentWrites(ctx, systems)
-    for (const size of ctx.quick ? [1000] : [1000, 10_000]) {
-      const rows = [...(await atSize(ctx, systems, size)), ...concurrency]
-      const table = peerTable(systems, rows)
-      console.log(`\nPeers side by side @${size / 1000}k records (${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, ${commit()}; ${systems.slice(0, 3).map((s) => s.version).join(', ')})\n\n${table}\n`)
-      for (const row of rows) {
-        const cell = (name: string) => row.cells[name]?.text ?? 'n/a'
-        ctx.report({
-          suite: 'peers',
-          figure: `${row.label}${row.size === false ? '' : ` @${size / 1000}k`}`,
-          value: `fs ${cell('Foundry fs')} · SQLite ${cell('Foundry sqlite')}`,
-          baseline: `ai-devkit ${cell('ai-devkit')} · server-memory ${cell('server-memory')}`,
-        })
-      }
+  run: (ctx) => comparePeers(ctx, ctx.quick ? [1000] : [1000, 10_000]),
+}
+
+/** The concurrent writes once, then a table at each of `sizes` records. */
+export async function comparePeers(ctx: BenchContext, sizes: number[]): Promise<void> {
+  const { getDefaultEnvironment } = sdk()
+  const env = getDefaultEnvironment()
+  const bin = await foundryBin(ctx.scratch)
+  const systems = [serverMemory(env), aiDevkit(env), foundry('fs', env, bin), foundry('sqlite', env, bin)]
+  ctx.log(`  peers: ${systems.map((s) => s.version).join(', ')}`)
+  const concurrency = await concurrentWrites(ctx, systems)
+  for (const size of sizes) {
+    const rows = [...(await atSize(ctx, systems, size)), ...concurrency]
+    const table = peerTable(systems, rows)
+    console.log(`\nPeers side by side @${size / 1000}k records (${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, ${commit()}; ${systems.slice(0, 3).map((s) => s.version).join(', ')})\n\n${table}\n`)
+    for (const row of rows) {
+      if (row.size === false && size !== sizes[0]) continue
+      const cell = (name: string) => row.cells[name]?.text ?? 'n/a'
+      ctx.report({
+        suite: 'peers',
+        figure: `${row.label}${row.size === false ? '' : ` @${size / 1000}k`}`,
+        value: `fs ${cell('Foundry fs')} · SQLite ${cell('Foundry sqlite')}`,
+        baseline: `ai-devkit ${cell('ai-devkit')} · server-memory ${cell('server-memory')}`,
+      })
     }
-  },
+  }
 }
 
 /** The checkout's commit, and whether its working tree differs (the bins are built from the working tree). */
@@ -58,7 +62,8 @@ interface Session {
 
 async function open(system: PeerSystem, dir: string): Promise<Session> {
   const { Client, StdioClientTransport } = sdk()
-  const transport = new StdioClientTransport({ ...system.launch(dir), stderr: 'pipe' })
+  // The SDK client drops the connection on a message over 10 MiB (its default): server-memory's read_graph at 10k records is larger, so the bench reads up to 256 MiB and reports the size.
+  const transport = new StdioClientTransport({ ...system.launch(dir), stderr: 'pipe', maxBufferSize: 256 * 1024 * 1024 })
   let tail = ''
   ;(transport as unknown as { stderr: NodeJS.ReadableStream | null }).stderr?.on('data', (d: Buffer) => (tail = (tail + d.toString()).slice(-2000)))
   const client = new Client(SESSION)
@@ -122,12 +127,19 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
   const samples = new Map(systems.map((s) => [s.name, { question: [] as number[], keyword: [] as number[], write: [] as number[], keywordTokens: [] as number[] }]))
   const answers = new Map(systems.map((s) => [s.name, { answered: 0, ranks: [] as number[], text: [] as number[], whole: [] as number[], missed: [] as string[] }]))
   const adrTitle = new Map(adrRecords(ctx).map((r) => [r.adr!, r.title]))
+  /** A call on the system's open session; a failure names the system and the end of its stderr. */
+  const via = <T>(system: PeerSystem, fn: (client: PeerClient) => Promise<T>): Promise<T> => {
+    const session = sessions.get(system.name)!
+    return fn(session.client).catch((error: Error) => {
+      throw new Error(`${system.name}: ${error.message}${session.stderr() ? `; its stderr ends: ${session.stderr().slice(-600)}` : ''}`)
+    })
+  }
   try {
     // A warm-up search each: the first answer of a session is measured on its own, below.
-    for (const system of systems) await system.search(sessions.get(system.name)!.client, 'warm up the index')
+    for (const system of systems) await via(system, (c) => system.search(c, 'warm up the index'))
     for (const [i, question] of questions.entries()) {
       for (const system of rotated(systems, i)) {
-        const [result, elapsed] = await time(() => system.search(sessions.get(system.name)!.client, question))
+        const [result, elapsed] = await time(() => via(system, (c) => system.search(c, question)))
         samples.get(system.name)!.question.push(elapsed)
         if (i >= KNOWN_ANSWERS.length) continue
         const target = adrTitle.get(KNOWN_ANSWERS[i]!.adr)!
@@ -149,7 +161,7 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
     }
     for (const [i, keyword] of keywords.entries()) {
       for (const system of rotated(systems, i)) {
-        const [result, elapsed] = await time(() => system.search(sessions.get(system.name)!.client, keyword))
+        const [result, elapsed] = await time(() => via(system, (c) => system.search(c, keyword)))
         const s = samples.get(system.name)!
         s.keyword.push(elapsed)
         s.keywordTokens.push(countTokens(JSON.stringify(result)))
@@ -157,16 +169,17 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
     }
     for (const [i, record] of writes.entries()) {
       for (const system of rotated(systems, i)) {
-        const [refused, elapsed] = await time(() => system.write(sessions.get(system.name)!.client, record))
+        const [refused, elapsed] = await time(() => via(system, (c) => system.write(c, record)))
         if (refused) throw new Error(`${system.name} refused the write of "${record.title}": ${refused}`)
         samples.get(system.name)!.write.push(elapsed)
       }
     }
     // Loading all memory eagerly, as a session start that reads it all would.
-    const eager = new Map<string, { text: number; whole: number; ms: number } | undefined>()
+    const eager = new Map<string, { text: number; whole: number; ms: number; bytes: number } | undefined>()
     for (const system of systems) {
-      const [result, elapsed] = await time(() => system.readAll(sessions.get(system.name)!.client))
-      eager.set(system.name, result && { text: countTokens(textOf(result)), whole: countTokens(JSON.stringify(result)), ms: elapsed })
+      const [result, elapsed] = await time(() => via(system, (c) => system.readAll(c)))
+      const whole = result && JSON.stringify(result)
+      eager.set(system.name, result && { text: countTokens(textOf(result)), whole: countTokens(whole!), ms: elapsed, bytes: Buffer.byteLength(whole!) })
     }
     const rss = new Map(systems.map((s) => [s.name, memory(sessions.get(s.name)!.pid)]))
 
@@ -230,7 +243,8 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
       label: 'load all memory eagerly: tokens (text / whole)',
       cells: cells((s) => {
         const e = eager.get(s.name)
-        return e && { text: `${int(e.text)} / ${int(e.whole)}`, value: e.whole }
+        const size = e && (e.bytes >= 1024 * 1024 ? `${(e.bytes / 1024 / 1024).toFixed(1)} MiB` : `${(e.bytes / 1024).toFixed(0)} KiB`)
+        return e && { text: `${int(e.text)} / ${int(e.whole)} (${size}${e.bytes > 10 * 1024 * 1024 ? ', over the SDK client’s 10 MiB default: it drops the connection' : ''})`, value: e.whole }
       }),
       note: systems.map((s) => `${s.name}: ${s.readAllHow}`).join('; '),
     })

@@ -102,14 +102,14 @@ function splitByRarity(terms: Map<string, Term>, n: number): { rare: string[]; c
 
 /**
  * Keyword retrieval on PostgreSQL full-text search, ranked by BM25 in SQL. Each fact is one row of
- * `foundry_retriever_docs`: a tsvector (title weighted A, tags B, body D; text written without spaces split
- * into words first, as the other retrievers do) under a GIN index. A query is the OR of its lexemes
- * (`to_tsvector` of its text, so the user's syntax is inert) and each hit's score is BM25 over the
- * query's lexemes: their frequencies read from the tsvector (weighted by field), their document
- * frequencies from `foundry_retriever_terms`, kept in step by `apply()`. A query word the index lacks matches
- * as a prefix, then within a small edit distance, of the indexed words. The index and the revision it
- * reflects live in the database, so every process on every machine shares one, and a new process
- * answers at once.
+ * `foundry_retriever_docs`: a tsvector (title weighted A, tags B, body D; text written without
+ * spaces split into words first, as the other retrievers do) under a GIN index. A query is the OR of
+ * its lexemes (`to_tsvector` of its text, so the user's syntax is inert) and each hit's score is BM25
+ * over the query's lexemes: their frequencies read from the tsvector (weighted by field), their
+ * document frequencies from `foundry_retriever_terms`, kept in step by `apply()`. A query word the
+ * index lacks matches as a prefix, then within a small edit distance, of the indexed words. The index
+ * and the revision it reflects live in the database, so every process on every machine shares one,
+ * and a new process answers at once.
  */
 export function postgresRetriever(options: PostgresRetrieverOptions): Retriever {
   if (!options.pool && !options.url) throw new FoundryError('INVALID_INPUT', 'postgresRetriever: give url (postgres://…) or pool')

@@ -47,8 +47,8 @@ export interface PeerSystem {
   /** How seeding goes, for the table's notes. */
   seedHow: string
   search(client: PeerClient, query: string): Promise<McpResult>
-  /** The record titles of a search result, best first. */
-  titles(result: McpResult): string[]
+  /** The record titles of a search result, best first; the first `whole` come with their content, the rest are named only (Foundry's weaker matches). */
+  titles(result: McpResult): { titles: string[]; whole: number }
   /** Everything in memory, read eagerly as a session start would; undefined when the server has no such tool or resource. */
   readAll(client: PeerClient): Promise<McpResult | undefined>
   readAllHow: string
@@ -131,9 +131,11 @@ export function foundry(storage: 'fs' | 'sqlite', env: Record<string, string>, b
     },
     search: (client, query) => client.callTool({ name: 'memory_search', arguments: { query } }, undefined, TIMEOUT),
     titles(result) {
-      const hits = result.structuredContent?.hits as Array<{ title?: string; fact?: { title?: string } }> | undefined
-      if (hits) return hits.map((h) => h.fact?.title ?? h.title ?? '')
-      return [...textOf(result).matchAll(/^\*\*(.+)\*\*$/gm)].map((m) => m[1]!)
+      // The text: a block a fact (its title in bold), then "Weaker matches", one line each (`- fact-0021 Title`).
+      const text = textOf(result)
+      const full = [...text.matchAll(/^\*\*(.+)\*\*$/gm)].map((m) => m[1]!)
+      const weaker = text.includes('Weaker matches') ? [...text.slice(text.indexOf('Weaker matches')).matchAll(/^- fact-\d+ (.+)$/gm)].map((m) => m[1]!.trim()) : []
+      return { titles: [...full, ...weaker], whole: full.length }
     },
     readAllHow: 'resources/read foundry://memory/index (INDEX.md, one line a fact, within its token budget)',
     readAll: (client) => client.readResource({ uri: 'foundry://memory/index' }),
@@ -173,7 +175,10 @@ export function serverMemory(env: Record<string, string>): PeerSystem {
       }
     },
     search: (client, query) => client.callTool({ name: 'search_nodes', arguments: { query } }, undefined, TIMEOUT),
-    titles: (result) => ((result.structuredContent?.entities as Array<{ name: string }> | undefined) ?? []).map((e) => e.name),
+    titles(result) {
+      const titles = ((result.structuredContent?.entities as Array<{ name: string }> | undefined) ?? []).map((e) => e.name)
+      return { titles, whole: titles.length }
+    },
     readAllHow: 'read_graph (the whole graph)',
     readAll: (client) => client.callTool({ name: 'read_graph', arguments: {} }, undefined, TIMEOUT),
     kept(dir, titles) {
@@ -214,9 +219,9 @@ export function aiDevkit(env: Record<string, string>): PeerSystem {
     },
     search: (client, query) => client.callTool({ name: 'memory_searchKnowledge', arguments: { query } }, undefined, TIMEOUT),
     titles(result) {
-      if (result.isError) return []
-      const parsed = JSON.parse(textOf(result)) as { results?: Array<{ title: string }> }
-      return (parsed.results ?? []).map((r) => r.title)
+      if (result.isError) return { titles: [], whole: 0 }
+      const titles = ((JSON.parse(textOf(result)) as { results?: Array<{ title: string }> }).results ?? []).map((r) => r.title)
+      return { titles, whole: titles.length }
     },
     readAllHow: 'none over MCP (its tools are store, update and search, at most 20 results)',
     readAll: async () => undefined,

@@ -125,7 +125,7 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
   const keywords = keywordQueries(records, n)
   const writes = paddingRecords(ctx, ctx.quick ? 100 : 300, 20_000)
   const samples = new Map(systems.map((s) => [s.name, { question: [] as number[], keyword: [] as number[], write: [] as number[], keywordTokens: [] as number[] }]))
-  const answers = new Map(systems.map((s) => [s.name, { answered: 0, ranks: [] as number[], text: [] as number[], whole: [] as number[], missed: [] as string[] }]))
+  const answers = new Map(systems.map((s) => [s.name, { answered: 0, named: 0, ranks: [] as number[], text: [] as number[], whole: [] as number[], missed: [] as string[] }]))
   const adrTitle = new Map(adrRecords(ctx).map((r) => [r.adr!, r.title]))
   /** A call on the system's open session; a failure names the system and the end of its stderr. */
   const via = <T>(system: PeerSystem, fn: (client: PeerClient) => Promise<T>): Promise<T> => {
@@ -143,10 +143,12 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
         samples.get(system.name)!.question.push(elapsed)
         if (i >= KNOWN_ANSWERS.length) continue
         const target = adrTitle.get(KNOWN_ANSWERS[i]!.adr)!
-        const rank = system.titles(result).indexOf(target)
+        const { titles, whole } = system.titles(result)
+        const rank = titles.indexOf(target)
         const a = answers.get(system.name)!
-        if (rank < 0) {
+        if (rank < 0 || rank >= whole) {
           a.missed.push(question)
+          if (rank >= whole) a.named++
           continue
         }
         a.answered++
@@ -214,8 +216,10 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
       cells: cells((s) => {
         const a = answers.get(s.name)!
         const top = a.ranks.filter((r) => r === 1).length
-        return { text: `${a.answered} (${top} at rank 1${a.answered ? `, mean rank ${mean(a.ranks).toFixed(2)}` : ''})`, value: a.answered }
+        const named = a.named ? `; ${a.named} more named by title only, as weaker matches` : ''
+        return { text: `${a.answered} (${top} at rank 1${a.answered ? `, mean rank ${mean(a.ranks).toFixed(2)}` : ''}${named})`, value: a.answered }
       }),
+      note: 'answered: the ADR record, its content included, is in the result (rank: its place there). Foundry lists the hits below its relevance floor as "weaker matches", id and title only: counted apart',
     })
     rows.push({
       label: 'tokens per answered question: text',

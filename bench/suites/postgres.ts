@@ -9,7 +9,7 @@ import { createKernel, memoryStorage, type Retriever, type Storage } from '@foun
 import pg from 'pg'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { seedFacts, syntheticFacts } from '../lib/corpus.js'
-import { ms, sample, type Latency } from '../lib/measure.js'
+import { latency, ms, sample, type Latency } from '../lib/measure.js'
 
 const SUITE = 'postgres'
 type Kind = 'postgres' | 'sqlite' | 'fs'
@@ -72,20 +72,43 @@ interface Measured {
   build: number
 }
 
-/** memory_write and memory_search through the kernel (default telemetry: an event per call), after the first search built the index. */
-async function measure(ctx: BenchContext, target: Target, n: number, offset: number): Promise<Measured> {
-  const kernel = createKernel({ storage: await openStorage(target), retriever: openRetriever(target) })
-  let t = performance.now()
-  await kernel.memory.search({ query: 'warm up the index' })
-  const build = performance.now() - t
+/**
+ * memory_write and memory_search through one kernel per storage (default telemetry: an event per
+ * call), after each kernel's first search built its index and its first write loaded every fact.
+ * The samples are interleaved (one write on each storage in turn, the order rotating), so a change
+ * in the machine's load during the run weighs on all three alike: the ratios are what to read.
+ */
+async function measureAll(ctx: BenchContext, targets: Target[], n: number): Promise<Map<Kind, Measured>> {
   const samples = ctx.quick ? 30 : n >= 100_000 ? 100 : 200
-  const extra = syntheticFacts(ctx, n + offset + samples + 10).slice(n + offset)
-  await kernel.memory.write(extra[samples]!) // the first write of a process loads every fact: not sampled
-  const write = await sample(samples, (i) => kernel.memory.write(extra[i]!), 0)
+  const extra = syntheticFacts(ctx, n + samples + 10).slice(n)
   const queries = extra.map((f) => f.title.split(' ').slice(0, 4).join(' '))
-  const search = await sample(samples, (i) => kernel.memory.search({ query: queries[Math.abs(i) % queries.length]! }))
-  await kernel.close()
-  return { write, search, build }
+  const opened: Array<{ kind: Kind; kernel: ReturnType<typeof createKernel>; build: number; write: number[]; search: number[] }> = []
+  for (const target of targets) {
+    const kernel = createKernel({ storage: await openStorage(target), retriever: openRetriever(target) })
+    const t = performance.now()
+    await kernel.memory.search({ query: 'warm up the index' })
+    const build = performance.now() - t
+    await kernel.memory.write(extra[samples]!) // the first write of a process loads every fact: not sampled
+    opened.push({ kind: target.kind, kernel, build, write: [], search: [] })
+  }
+  const interleave = async (fn: (o: (typeof opened)[number], i: number) => Promise<unknown>, into: 'write' | 'search') => {
+    for (let i = 0; i < samples; i++)
+      for (let k = 0; k < opened.length; k++) {
+        const o = opened[(i + k) % opened.length]!
+        const t = performance.now()
+        await fn(o, i)
+        o[into].push(performance.now() - t)
+      }
+  }
+  for (const o of opened) for (let i = 0; i < 5; i++) await o.kernel.memory.search({ query: queries[i]! })
+  await interleave((o, i) => o.kernel.memory.write(extra[i]!), 'write')
+  await interleave((o, i) => o.kernel.memory.search({ query: queries[i % queries.length]! }), 'search')
+  const out = new Map<Kind, Measured>()
+  for (const o of opened) {
+    await o.kernel.close()
+    out.set(o.kind, { write: latency(o.write), search: latency(o.search), build: o.build })
+  }
+  return out
 }
 
 /** `processes` writer processes × `count` memory writes each, started together: writes a second over the wall time. */
@@ -138,13 +161,14 @@ export const postgresSuite: Suite = {
     try {
       const sizes = ctx.quick ? [1000] : [10_000, 100_000]
       for (const n of sizes) {
-        const results = new Map<Kind, Measured>()
+        const targets: Target[] = []
         for (const kind of KINDS) {
           const target = await targetFor(kind, n, 'latency')
           const seeded = await seed(ctx, target, n)
           ctx.log(`  seeded ${n} facts into ${kind} in ${ms(seeded)} ms`)
-          results.set(kind, await measure(ctx, target, n, 0))
+          targets.push(target)
         }
+        const results = await measureAll(ctx, targets, n)
         const sqlite = results.get('sqlite')!
         for (const kind of KINDS) {
           const r = results.get(kind)!
@@ -165,17 +189,23 @@ export const postgresSuite: Suite = {
       const n = ctx.quick ? 1000 : 10_000
       const count = ctx.quick ? 10 : 40
       let run = 0
+      const stores: Target[] = []
       for (const kind of KINDS) {
         const target = await targetFor(kind, n, 'throughput')
         await seed(ctx, target, n)
-        const rates: number[] = []
-        for (const processes of [1, 4, 8]) rates.push(await throughput(target, processes, count, run++))
+        stores.push(target)
+      }
+      // Each process count on each storage in turn, so the load of the moment weighs on all three.
+      const rates = new Map<Kind, number[]>(KINDS.map((k) => [k, []]))
+      for (const processes of [1, 4, 8]) for (const target of stores) rates.get(target.kind)!.push(await throughput(target, processes, count, run++))
+      for (const kind of KINDS) {
+        const r = rates.get(kind)!
         ctx.report({
           suite: SUITE,
           figure: `${kind} @${size(n)}: memory_write throughput, 1 / 4 / 8 writer processes (${count} writes each)`,
-          value: `${rates.map((r) => r.toFixed(0)).join(' / ')} writes/s`,
+          value: `${r.map((x) => x.toFixed(0)).join(' / ')} writes/s`,
           baseline: '1 process',
-          ratio: rates[2]! / rates[0]!,
+          ratio: r[2]! / r[0]!,
         })
       }
 
@@ -193,15 +223,19 @@ export const postgresSuite: Suite = {
       const miss = await sample(samples, () => direct.revision('facts'))
       ctx.report({ suite: SUITE, figure: 'postgres revision() p50 / p99: cache kept by NOTIFY', value: `${ms(hit.p50)} / ${ms(hit.p99)} ms`, baseline: `no cache ${ms(miss.p50)} / ${ms(miss.p99)} ms`, ratio: hit.p50 / miss.p50 })
       const queries = syntheticFacts(ctx, 200).map((f) => f.title.split(' ').slice(0, 4).join(' '))
-      const searchWith = async (storage: Storage) => {
-        const kernel = createKernel({ storage, retriever: openRetriever(target) })
-        await kernel.memory.search({ query: 'warm up' })
-        const s = await sample(ctx.quick ? 30 : 200, (i) => kernel.memory.search({ query: queries[Math.abs(i) % queries.length]! }))
-        await kernel.close()
-        return s
-      }
-      const withCache = await searchWith(cached)
-      const without = await searchWith(direct)
+      // Two kernels on the same database, one over each storage, searched in turn.
+      const kernels = [createKernel({ storage: cached, retriever: openRetriever(target) }), createKernel({ storage: direct, retriever: openRetriever(target) })]
+      for (const kernel of kernels) await kernel.memory.search({ query: 'warm up' })
+      const times: [number[], number[]] = [[], []]
+      for (let i = 0; i < (ctx.quick ? 30 : 200); i++)
+        for (const k of [i % 2, 1 - (i % 2)]) {
+          const t = performance.now()
+          await kernels[k]!.memory.search({ query: queries[i % queries.length]! })
+          times[k]!.push(performance.now() - t)
+        }
+      for (const kernel of kernels) await kernel.close()
+      const withCache = latency(times[0])
+      const without = latency(times[1])
       ctx.report({
         suite: SUITE,
         figure: `postgres @${size(n)}: memory_search p50 with the revision cache`,

@@ -8,14 +8,11 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js'
-import pkg from '../package.json' with { type: 'json' }
+import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from './handshake.js'
 import { BusyError, createLimiter } from './limit.js'
 import { retrying } from './retrying.js'
 
-/** Returned on `initialize`, verbatim from seed 000: what shapes the model's default behaviour. */
-export const INSTRUCTIONS =
-  'Foundry memory and contracts. Prefer memory_search over reading .foundry files. Consult runbook_list before recurring tasks. ' +
-  'Hand work between agents with blackboard_write, returning only the artifact path and a short summary.'
+export { INSTRUCTIONS }
 
 export interface ServerOptions {
   /**
@@ -47,10 +44,7 @@ export function createServer(options: ServerOptions): Server {
   const dispatch = retrying(() => import('./dispatch.js'))
   const resources = retrying(() => import('./resources.js'))
 
-  const server = new Server(
-    { name: 'foundry', title: 'Foundry', version: pkg.version },
-    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_ELICITATION },
-  )
+  const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_ELICITATION })
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await dispatch()).listTools() }))
   const limiter = createLimiter(options.limits?.running, options.limits?.waiting)
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {

@@ -1,8 +1,8 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { Project } from '@foundry/project'
+import { initializeResult } from './handshake.js'
 import { keepServing, onStopSignal, projectOpener, stderrLog } from './lifecycle.js'
-import { createServer } from './server.js'
 
 export interface ServeStdioOptions {
   /** Opens the project; called when the client has initialized, or on the first request that needs it. */
@@ -26,6 +26,16 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   const log = options.log ?? stderrLog('foundry')
   keepServing(log)
   const project = projectOpener(options.open, { hooks: options.hooks ?? true, log })
+  // `initialize` is answered as soon as it is read, while the SDK's Server (and zod) loads, and the
+  // project starts opening then (a failure is logged once the Server asks for it again).
+  const initialize = (message: unknown) => {
+    const result = initializeResult(message)
+    if (result) void project.open().catch(() => {})
+    return result
+  }
+  const transport = new FoundryStdioTransport(log, { initialize })
+  await transport.start()
+  const { createServer } = await import('./server.js')
   const server = createServer({ kernel: async () => (await project.open()).kernel, log })
 
   const closed = new Promise<void>((resolve) => {
@@ -40,8 +50,17 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
     onStopSignal(() => void close())
     server.onclose = close
   })
-  await server.connect(new FoundryStdioTransport(log))
+  await server.connect(transport)
   await closed
+}
+
+export interface StdioTransportOptions {
+  /**
+   * The result for an `initialize` request read before a server is connected, or undefined to leave
+   * it to the server. When it answers, the request still reaches the server (which sets itself up
+   * from it), and the server's own answer is not sent.
+   */
+  initialize?: (message: unknown) => object | undefined
 }
 
 /** The largest JSON-RPC message `foundry mcp` reads (one line of stdin): a longer one is refused with an error, and the server goes on. */
@@ -53,6 +72,9 @@ export const READ_RESUME_AT = 32
 /**
  * Newline-delimited JSON-RPC on stdin/stdout, as the SDK's stdio transport, with what a server that
  * reads untrusted input needs (`foundry mcp` and `marbles mcp` both serve over it):
+ * - It reads from `start()` on, and holds what it read until a server is connected and the SDK's
+ *   message schema (zod, imported on start) has loaded; `initialize` may be answered before
+ *   (`StdioTransportOptions.initialize`).
  * - Backpressure: past `READ_PAUSE_AT` unanswered requests it stops reading stdin, so a client that
  *   sends thousands at once waits in its pipe rather than in this process's memory.
  * - A line over `MAX_MESSAGE_BYTES` is dropped as it streams in (never buffered whole) and refused
@@ -78,18 +100,49 @@ export class FoundryStdioTransport implements Transport {
   private inFlight = 0
   private ended = false
   private closed = false
+  private started = false
+  /** JSON values read and not yet handed on: the schema is loading, or no server is connected yet. */
+  private held: unknown[] = []
+  private schema: typeof JSONRPCMessageSchema | undefined
+  /** The `initialize` answered before the server: its id, once the server's answer is dropped. */
+  private preanswered: string | undefined
+  private initializeSeen = false
 
-  constructor(private readonly log: (line: string) => void) {}
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly options: StdioTransportOptions = {},
+  ) {}
 
+  /** Start reading stdin; called again (by the server's `connect`), hand on what was held. */
   async start(): Promise<void> {
-    process.stdin.on('data', this.onData)
-    process.stdin.on('error', this.onInputError)
-    process.stdin.once('end', this.onEnd)
-    process.stdout.on('error', this.onOutputError)
+    if (!this.started) {
+      this.started = true
+      process.stdin.on('data', this.onData)
+      process.stdin.on('error', this.onInputError)
+      process.stdin.once('end', this.onEnd)
+      process.stdout.on('error', this.onOutputError)
+      void import('@modelcontextprotocol/sdk/types.js').then(
+        (types) => {
+          this.schema = types.JSONRPCMessageSchema
+          this.handOn()
+        },
+        (error: unknown) => {
+          this.log(`cannot load the MCP SDK (${(error as Error).message}): closing`)
+          void this.close()
+        },
+      )
+    }
+    this.handOn()
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return
+    if (!('method' in message) && 'id' in message && message.id !== undefined && JSON.stringify(message.id) === this.preanswered) {
+      // The server's answer to the `initialize` answered already.
+      this.preanswered = undefined
+      this.settle(message.id)
+      return
+    }
     const json = `${JSON.stringify(message)}\n`
     await new Promise<void>((resolve) => (process.stdout.write(json) ? resolve() : process.stdout.once('drain', resolve)))
     if (!('method' in message) && 'id' in message && message.id !== undefined) this.settle(message.id)
@@ -104,6 +157,7 @@ export class FoundryStdioTransport implements Transport {
     process.stdin.pause()
     this.input = []
     this.line = []
+    this.held = []
     this.onclose?.()
   }
 
@@ -130,7 +184,7 @@ export class FoundryStdioTransport implements Transport {
 
   /** Split what was read into lines and hand them on, until the server has enough in flight. */
   private pump(): void {
-    while (this.input.length && !this.closed && this.inFlight < READ_PAUSE_AT) {
+    while (this.input.length && !this.closed && this.inFlight + this.held.length < READ_PAUSE_AT) {
       const chunk = this.input[0]!
       const newline = chunk.indexOf(10)
       const piece = newline < 0 ? chunk : chunk.subarray(0, newline)
@@ -172,7 +226,28 @@ export class FoundryStdioTransport implements Transport {
       this.refuse(null, -32700, `Parse error: the message is not JSON (${(error as Error).message.slice(0, 200)})`)
       return
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value)
+    if (this.options.initialize && !this.initializeSeen && (value as { method?: unknown } | null)?.method === 'initialize') {
+      this.initializeSeen = true
+      const result = this.options.initialize(value)
+      if (result && !this.closed) {
+        const id = (value as { id: string | number }).id
+        this.preanswered = JSON.stringify(id)
+        process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, result })}\n`)
+      }
+    }
+    this.held.push(value)
+    this.handOn()
+  }
+
+  /** Validate and hand on what was held, once the schema has loaded and a server is connected. */
+  private handOn(): void {
+    if (!this.schema || !this.onmessage) return
+    while (this.held.length && !this.closed) this.accept(this.held.shift())
+    this.closeWhenAnswered()
+  }
+
+  private accept(value: unknown): void {
+    const parsed = this.schema!.safeParse(value)
     if (!parsed.success) {
       const id = (value as { id?: unknown } | null)?.id
       const first = parsed.error.issues[0]
@@ -212,6 +287,6 @@ export class FoundryStdioTransport implements Transport {
   }
 
   private closeWhenAnswered(): void {
-    if (this.ended && this.inFlight <= 0 && !this.input.length) void this.close()
+    if (this.ended && this.inFlight <= 0 && !this.input.length && !this.held.length) void this.close()
   }
 }

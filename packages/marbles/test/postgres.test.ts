@@ -11,7 +11,7 @@ import { createDatabase, startTestDatabase, type TestDatabase } from '@foundry/a
 import { BUILTIN_STORAGES } from '@foundry/project'
 import { openEngine, type Engine } from '../src/engine/engine.js'
 import { readJournal } from '../src/journal/follow.js'
-import { isTerminal, type JournalRecord } from '../src/journal/records.js'
+import { isTerminal, journalLog, type JournalRecord } from '../src/journal/records.js'
 import { loadWorkspace } from '../src/workspace/load.js'
 import { openState, type MarblesState } from '../src/state.js'
 import { HERE, kill, marbles, start, until } from './helpers.js'
@@ -197,6 +197,14 @@ test('hard timeout: a worker that froze mid-run (SIGSTOP) loses its job when it 
     assert.is(info?.status, 'failed')
     assert.is(info?.reason, 'timeout')
     assert.is(info?.error?.name, 'TimeoutError')
+
+    // Thawed, the frozen worker's own timer fires at once: it no longer holds the job, so it journals no outcome.
+    frozen.child.kill('SIGCONT')
+    await new Promise((r) => setTimeout(r, 3000))
+    // Every entry as stored (readJournal would hide a second record under a seq already seen).
+    const stored = (await state.storage.readLog(journalLog(runId), 0)).entries.map((e) => JSON.parse(e) as JournalRecord)
+    assert.equal(stored.filter((r) => r.type === 'status').map((r) => r.type === 'status' && r.status), ['queued', 'running', 'failed'], 'one outcome')
+    assert.is((await engine.get(runId))?.error?.name, 'TimeoutError')
   } finally {
     await close()
   }

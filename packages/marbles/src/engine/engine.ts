@@ -124,6 +124,8 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const active = new Map<string, Active>()
   const wakes = new Map<string, ReturnType<typeof setTimeout>>()
   const waiters = new Set<() => void>()
+  /** Runs executed under a queue job: whether the job is still this worker's. */
+  const holds = new Map<string, () => Promise<boolean>>()
   const stop = new AbortController()
   let closed = false
 
@@ -134,6 +136,12 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   /** Journal first (durable), then the record, then the event: nothing is published before it is journaled. */
   async function transition(runId: string, writer: JournalWriter, state: RunState, to: RunStatus, extra: Partial<Extract<JournalRecord, { type: 'status' }>> = {}): Promise<void> {
     if (state.status !== undefined ? !canMove(state.status, to) : to !== 'queued') throw new FoundryError('CONFLICT', `run ${runId} cannot go from ${state.status ?? 'nothing'} to ${to}`)
+    // A queue worker journals an outcome only while it holds the run's job (one that froze and thawed may not any more).
+    const held = holds.get(runId)
+    if (held && (to === 'complete' || to === 'failed' || to === 'suspended') && !(await held())) {
+      writer.close()
+      throw claimLostReason()
+    }
     const record = await writer.write({ type: 'status', status: to, ...extra } as never)
     applyRecord(state, record)
     await storage.put(RUNS, runId, recordOf(runId, state) as never, { durability: 'relaxed' })
@@ -182,6 +190,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
         controller.abort(claimLostReason())
       })
     job?.signal.addEventListener('abort', onJobAbort, { once: true })
+    if (job) holds.set(runId, () => job.held())
     entry.done = (async () => {
       const start = async () => {
         const state = foldRecords(await readJournal(storage, runId))
@@ -205,8 +214,9 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
         started.writer.close()
       }
     })()
-      .catch((error) => process.emitWarning(`marbles: run ${runId}: ${(error as Error).message}`))
+      .catch((error) => void (isClaimLost(error) || process.emitWarning(`marbles: run ${runId}: ${(error as Error).message}`)))
       .finally(() => {
+        holds.delete(runId)
         job?.signal.removeEventListener('abort', onJobAbort)
         resolveReady(undefined)
         active.delete(runId)

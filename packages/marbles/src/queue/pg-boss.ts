@@ -125,6 +125,14 @@ export async function pgBossQueue(options: PgBossQueueOptions): Promise<RunQueue
               dead,
               signal: job.signal,
               cancelled: () => cancelled({ queue, id: job.id }),
+              held: async () => {
+                try {
+                  const touched = (await boss.touch(queue, { id: job.id, retryCount: job.retryCount })) as { affected?: number }
+                  return (touched.affected ?? 1) > 0
+                } catch {
+                  return true // a heartbeat that could not run says nothing about the claim
+                }
+              },
             }).finally(next)
           },
         )

@@ -56,4 +56,6 @@ export interface RunJob {
   signal: AbortSignal
   /** After `signal` aborted: whether the job was cancelled (else this worker lost it). */
   cancelled(): Promise<boolean>
+  /** Whether this worker still holds the job (asked before a run's outcome is journaled); true when the queue cannot tell. */
+  held(): Promise<boolean>
 }

@@ -97,7 +97,7 @@ async function measure(ctx: BenchContext, storageKind: StorageKind, retrieverKin
   if (unpruned)
     ctx.report({
       suite: 'sqlite',
-      figure: `${label}: retriever alone p50 with MaxScore pruning (2–5 words, from 5k rows on)`,
+      figure: `${label}: retriever alone p50 with MaxScore pruning (2–5 words, from 50k rows on)`,
       value: `${ms(bare.p50)} ms`,
       baseline: `one bm25() query ${ms(unpruned.p50)} ms`,
       ratio: bare.p50 / unpruned.p50,

@@ -10,7 +10,7 @@ const fileFor = (store: SnapshotStore) => files.get(store) ?? (files.set(store, 
 
 storageSuite(test, () => sqliteStorage({ path: tempDb() }), { prefix: 'sqliteStorage: ' })
 retrieverSuite(test, (store) => ftsRetriever({ path: fileFor(store) }), { prefix: 'ftsRetriever: ' })
-// MaxScore pruning runs from 5000 rows on by default: here on every query of several words.
+// MaxScore pruning runs from 50000 rows on by default: here on every query of several words.
 retrieverSuite(test, (store) => ftsRetriever({ path: fileFor(store), pruneMinRows: 0 }), { prefix: 'ftsRetriever, pruning always: ' })
 
 test.run()

@@ -279,7 +279,16 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
       ensureOpen()
       assertCollection(c)
       const state = connection.sectionState()
-      if (state) return state.revisions.get(c) ?? token(await readRevision(c))
+      if (state) {
+        const known = state.revisions.get(c)
+        if (known !== undefined) return known
+        // Read with the row locked until the section ends: no other process can move the revision
+        // meanwhile (its write waits, bounded by the timeout), so the section's next read needs no round trip.
+        const { rows } = await query<RevisionRow>({ name: 'foundry_revision_locked', text: 'SELECT n, token, log_base FROM foundry_revisions WHERE collection = $1 FOR UPDATE', values: [c] })
+        const found = token(rows[0])
+        if (rows[0]) state.revisions.set(c, found)
+        return found
+      }
       if (!useCache) return token(await readRevision(c))
       void listener.start()
       if (listener.connected) {

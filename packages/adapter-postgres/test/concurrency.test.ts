@@ -123,4 +123,25 @@ test('inside a section: changes() brings the changed records along, a get after 
   }
 })
 
+test('a section that read a collection\'s revision holds it: another process\'s write to it waits for the section, so the section\'s reads agree', async () => {
+  const url = await server.fresh()
+  const mine = await postgresStorage({ url })
+  const other = await postgresStorage({ url, timeout: 300 })
+  try {
+    await other.put('facts', 'fact-0001', sampleFact(1))
+    const seen = await mine.exclusive(async () => {
+      const first = await mine.revision('facts')
+      const blocked = await failure(() => other.put('facts', 'fact-0002', sampleFact(2)))
+      return { first, second: await mine.revision('facts'), code: blocked.code }
+    })
+    assert.is(seen.code, 'UNAVAILABLE', 'the other write waited for the section, then gave up at its timeout')
+    assert.is(seen.second, seen.first)
+    await other.put('facts', 'fact-0002', sampleFact(2))
+    assert.is.not(await mine.exclusive(() => mine.revision('facts')), seen.first, 'after the section, writes go on')
+  } finally {
+    await mine.close?.()
+    await other.close?.()
+  }
+})
+
 test.run()

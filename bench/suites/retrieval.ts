@@ -80,6 +80,7 @@ export const retrievalSuite: Suite = {
       const flat = flatBm25(docs)
       const built: Record<string, number> = { flat: performance.now() - t }
       const bytes: Record<string, number> = { flat: heapBytes() - before }
+      ctx.log(`  ${label}: flat BM25 build ${ms(built.flat!)} ms, heap ${mb(bytes.flat!)}`)
       const retrievers: Record<string, Retriever> = {}
       for (const [name, make] of [['bm25', () => bm25Retriever()], ['minisearch', () => minisearchRetriever()]] as const) {
         before = heapBytes()
@@ -116,6 +117,7 @@ export const retrievalSuite: Suite = {
           }
         for (const c of candidates) figures[c.name] = latency(samples[c.name]!)
         const flatP50 = figures.flat!.p50
+        ctx.log(`  ${label}, ${set}: flat BM25 p50 / p99 = ${ms(flatP50)} / ${ms(figures.flat!.p99)} ms`)
         const words = Math.round(queries.reduce((a, q) => a + q.split(/\s+/).length, 0) / queries.length)
         for (const name of ['bm25', 'minisearch']) {
           const f = figures[name]!

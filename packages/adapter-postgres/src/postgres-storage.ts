@@ -146,7 +146,6 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
   })
   const { where } = connection
 
-
   let closed = false
   const ensureOpen = () => {
     if (closed) throw new FoundryError('UNAVAILABLE', `postgresStorage for ${where} is closed`)

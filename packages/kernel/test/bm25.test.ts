@@ -101,6 +101,16 @@ test('bm25Retriever: postings that are not base64 drop the snapshot at the searc
   assert.is(await next.revision(), undefined, 'dropped: the kernel re-indexes')
 })
 
+test('bm25Retriever: a typo or prefix looked up before a write sees the terms the write adds', async () => {
+  const r = bm25Retriever()
+  await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  assert.equal(await r.search({ text: 'zebrra', limit: 3 }), [])
+  assert.equal(await r.search({ text: 'zebr', limit: 3 }), [])
+  await r.apply({ revision: '2', upsert: [{ ...docs[0]!, id: 'fact-0777', title: 'Zebra crossings', body: '' }], remove: [] })
+  assert.equal((await r.search({ text: 'zebrra', limit: 3 })).map((h) => h.id), ['fact-0777'], 'typo')
+  assert.equal((await r.search({ text: 'zebr', limit: 3 })).map((h) => h.id), ['fact-0777'], 'prefix')
+})
+
 test('bm25Retriever: calibrateScoreScale measures the declared 1', async () => {
   const measured = await calibrateScoreScale(bm25Retriever())
   assert.ok(Math.abs(measured - 1) < 0.05, `measured ${measured}`)

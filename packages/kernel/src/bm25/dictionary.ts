@@ -12,8 +12,12 @@ export class Dictionary {
   /** Built on the first typo lookup: a process that never meets an unknown word never pays for it. */
   private byLength: Array<{ terms: string[]; masks: number[] }> | undefined
 
+  /** Answers for words the index lacks (names and typos recur from query to query), until a term is added. */
+  private readonly answers = new Map<string, string[] | Array<[string, number]>>()
+
   /** A term new to the index. */
   add(term: string): void {
+    this.answers.clear()
     this.recent.push(term)
     if (this.byLength) this.bucket(this.byLength, term)
     if (this.recent.length > 2048 && this.recent.length > this.sorted.length / 8) this.merge()
@@ -24,20 +28,38 @@ export class Dictionary {
     let ordered = true
     for (let i = 1; i < terms.length && ordered; i++) ordered = terms[i - 1]! < terms[i]!
     this.sorted = ordered ? terms : [...terms].sort()
+    this.answers.clear()
     this.recent = []
     this.byLength = undefined
   }
 
   /** The terms that begin with `word` and are longer. */
   prefixed(word: string): string[] {
+    return this.remember(`p${word}`, () => this.scanPrefixed(word))
+  }
+
+  /** The terms within `distance` edits of `word`, each with its distance. */
+  near(word: string, distance: number): Array<[string, number]> {
+    return this.remember(`${distance}${word}`, () => this.scanNear(word, distance))
+  }
+
+  private remember<T extends string[] | Array<[string, number]>>(key: string, find: () => T): T {
+    let found = this.answers.get(key) as T | undefined
+    if (!found) {
+      if (this.answers.size >= 4096) this.answers.clear()
+      this.answers.set(key, (found = find()))
+    }
+    return found
+  }
+
+  private scanPrefixed(word: string): string[] {
     const out: string[] = []
     for (let at = lowerBound(this.sorted, word); at < this.sorted.length && this.sorted[at]!.startsWith(word); at++) if (this.sorted[at] !== word) out.push(this.sorted[at]!)
     for (const term of this.recent) if (term.startsWith(word) && term !== word) out.push(term)
     return out
   }
 
-  /** The terms within `distance` edits of `word`, each with its distance. */
-  near(word: string, distance: number): Array<[string, number]> {
+  private scanNear(word: string, distance: number): Array<[string, number]> {
     const out: Array<[string, number]> = []
     const mask = maskOf(word)
     const byLength = (this.byLength ??= this.buckets())

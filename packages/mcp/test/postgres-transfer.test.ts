@@ -6,7 +6,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 // @foundry/adapter-postgres is not a dependency of this package (the lockfile is shared); its build is.
 import { createDatabase, startTestDatabase, type TestDatabase } from '../../adapter-postgres/dist/testing.js'
-import { call, cleanup, cli, connect, finding, flyway, tempDir, tempProject, type CliResult } from './helpers.js'
+import { BIN, call, cleanup, cli, connect, finding, flyway, tempDir, tempProject, type CliResult } from './helpers.js'
+import { httpClient, startHttp } from './http-helpers.js'
 
 // The same CLI and `foundry mcp` on a project whose storage is PostgreSQL (a real embedded server),
 // and `foundry export` / `foundry import` moving a project between fs, SQLite and Postgres losslessly.
@@ -148,6 +149,23 @@ test('foundry mcp over stdio (the SDK client) works unchanged on a Postgres proj
   } finally {
     outputs.push(conn.stderr())
     await conn.close()
+  }
+})
+
+test('foundry mcp --http (Streamable HTTP, the SDK client) works unchanged on a Postgres project', async ({ server, outputs }) => {
+  const root = tempDir()
+  const env = { FOUNDRY_DATABASE_URL: await createDatabase(server.url) }
+  assert.is(cli(['init', '--storage', 'postgres'], { cwd: root, env }).code, 0)
+  const http = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root], { ...env, FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_TOKENS: undefined })
+  try {
+    const client = await httpClient(http.url)
+    const written = await call(client, 'memory_write', flyway)
+    assert.not.ok(written.isError, written.text)
+    assert.match((await call(client, 'memory_search', { query: 'liquibase' })).text, /fact-0001/)
+    await client.close()
+  } finally {
+    assert.is(await http.stop(), 0, 'a clean exit on SIGTERM')
+    outputs.push(http.stderr())
   }
 })
 

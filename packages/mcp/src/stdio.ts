@@ -26,14 +26,10 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   const log = options.log ?? stderrLog('foundry')
   keepServing(log)
   const project = projectOpener(options.open, { hooks: options.hooks ?? true, log })
-  // `initialize` is answered as soon as it is read, while the SDK's Server (and zod) loads, and the
-  // project starts opening then (a failure is logged once the Server asks for it again).
-  const initialize = (message: unknown) => {
-    const result = initializeResult(message)
-    if (result) void project.open().catch(() => {})
-    return result
-  }
-  const transport = new FoundryStdioTransport(log, { initialize })
+  // `initialize` is answered as soon as it is read, while the SDK's Server (and zod) loads. The
+  // project still opens once the client has initialized (server.ts): opened here, fs writers killed
+  // at random (test/soak.test.ts) acknowledged next to nothing.
+  const transport = new FoundryStdioTransport(log, { initialize: initializeResult })
   await transport.start()
   const { createServer } = await import('./server.js')
   const server = createServer({ kernel: async () => (await project.open()).kernel, log })

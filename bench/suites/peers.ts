@@ -24,13 +24,15 @@ export async function comparePeers(ctx: BenchContext, sizes: number[]): Promise<
   const { getDefaultEnvironment } = sdk()
   const env = getDefaultEnvironment()
   const bin = await foundryBin(ctx.scratch)
+  // The commit of the checkout when the bin was copied: others may commit during the run.
+  const measured = commit()
   const systems = [serverMemory(env), aiDevkit(env), foundry('fs', env, bin), foundry('sqlite', env, bin)]
   ctx.log(`  peers: ${systems.map((s) => s.version).join(', ')}`)
   const concurrency = await concurrentWrites(ctx, systems)
   for (const size of sizes) {
     const rows = [...(await atSize(ctx, systems, size)), ...concurrency]
     const table = peerTable(systems, rows)
-    console.log(`\nPeers side by side @${size / 1000}k records (${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, ${commit()}; ${systems.slice(0, 3).map((s) => s.version).join(', ')})\n\n${table}\n`)
+    console.log(`\nPeers side by side @${size / 1000}k records (${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, bin copied at ${measured}; ${systems.slice(0, 3).map((s) => s.version).join(', ')})\n\n${table}\n`)
     for (const row of rows) {
       if (row.size === false && size !== sizes[0]) continue
       const cell = (name: string) => row.cells[name]?.text ?? 'n/a'

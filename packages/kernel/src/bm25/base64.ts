@@ -1,0 +1,77 @@
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+const ENCODE = new Uint8Array(64).map((_, i) => ALPHABET.charCodeAt(i))
+const DECODE = new Uint8Array(128).fill(255)
+for (let i = 0; i < 64; i++) DECODE[ALPHABET.charCodeAt(i)] = i
+
+/** Base64 through typed arrays and TextDecoder: the kernel runs in any JS runtime, so no Node `Buffer`. */
+export function toBase64(bytes: Uint8Array): string {
+  const out = new Uint8Array(Math.ceil(bytes.length / 3) * 4)
+  let o = 0
+  let i = 0
+  for (; i + 2 < bytes.length; i += 3) {
+    const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!
+    out[o++] = ENCODE[v >> 18]!
+    out[o++] = ENCODE[(v >> 12) & 63]!
+    out[o++] = ENCODE[(v >> 6) & 63]!
+    out[o++] = ENCODE[v & 63]!
+  }
+  const left = bytes.length - i
+  if (left) {
+    const v = (bytes[i]! << 16) | (left > 1 ? bytes[i + 1]! << 8 : 0)
+    out[o++] = ENCODE[v >> 18]!
+    out[o++] = ENCODE[(v >> 12) & 63]!
+    out[o++] = left > 1 ? ENCODE[(v >> 6) & 63]! : 61
+    out[o++] = 61
+  }
+  return new TextDecoder().decode(out)
+}
+
+export function fromBase64(text: string): Uint8Array {
+  const chars = new TextEncoder().encode(text)
+  let end = chars.length
+  while (end > 0 && chars[end - 1] === 61) end--
+  const out = new Uint8Array(Math.floor((end * 3) / 4))
+  const at = (i: number) => {
+    const v = DECODE[chars[i]!]
+    if (v === undefined || v === 255) throw new Error('snapshot data is not base64')
+    return v
+  }
+  let o = 0
+  let i = 0
+  for (; i + 3 < end; i += 4) {
+    const v = (at(i) << 18) | (at(i + 1) << 12) | (at(i + 2) << 6) | at(i + 3)
+    out[o++] = v >> 16
+    out[o++] = (v >> 8) & 255
+    out[o++] = v & 255
+  }
+  if (end - i >= 2) {
+    const v = (at(i) << 18) | (at(i + 1) << 12) | (end - i > 2 ? at(i + 2) << 6 : 0)
+    out[o++] = v >> 16
+    if (end - i > 2) out[o++] = (v >> 8) & 255
+  }
+  return out.subarray(0, o)
+}
+
+/** Bytes `from` to `to` of the data `text` encodes, decoding only the characters that hold them. */
+export function base64Range(text: string, from: number, to: number): Uint8Array {
+  const first = Math.floor(from / 3)
+  const last = Math.ceil(to / 3)
+  const out = new Uint8Array((last - first) * 3)
+  let o = 0
+  for (let g = first; g < last; g++) {
+    const c = g * 4
+    const v = (sextet(text, c) << 18) | (sextet(text, c + 1) << 12) | (sextet(text, c + 2) << 6) | sextet(text, c + 3)
+    out[o++] = v >> 16
+    out[o++] = (v >> 8) & 255
+    out[o++] = v & 255
+  }
+  return out.subarray(from - first * 3, to - first * 3)
+}
+
+function sextet(text: string, i: number): number {
+  const c = text.charCodeAt(i)
+  if (c === 61) return 0 // padding
+  const v = c < 128 ? DECODE[c]! : 255
+  if (v === 255) throw new Error('snapshot data is not base64')
+  return v
+}

@@ -51,7 +51,7 @@ test('a module path relative to the root registers its storages and retrievers f
   writeConfig(root, { adapters: ['./adapters/scratch.mjs'], storage: { kind: 'redis' } })
   assert.is(
     (await thrown(() => openProject({ root }))).message,
-    `Invalid ${file}: storage kind "redis" is not installed; installed: fs, sqlite, first, scratch (register another in "adapters")`,
+    `Invalid ${file}: storage kind "redis" is not installed; installed: fs, sqlite, postgres, first, scratch (register another in "adapters")`,
   )
 })
 
@@ -94,12 +94,12 @@ test('a descriptor that names its seam (defineStorage, defineRetriever) is insta
   const file = writeConfig(root, { adapters: ['./seams.mjs'], storage: { kind: 'first' } })
   assert.is(
     (await thrown(() => openProject({ root }))).message,
-    `Invalid ${file}: storage kind "first" is not installed; installed: fs, sqlite, scratch (register another in "adapters")`,
+    `Invalid ${file}: storage kind "first" is not installed; installed: fs, sqlite, postgres, scratch (register another in "adapters")`,
   )
   writeConfig(root, { adapters: ['./seams.mjs'], retrieval: { kind: 'scratch' } })
   assert.is(
     (await thrown(() => openProject({ root }))).message,
-    `Invalid ${file}: retrieval kind "scratch" is not installed; installed: bm25, minisearch, fts, first (register another in "adapters")`,
+    `Invalid ${file}: retrieval kind "scratch" is not installed; installed: bm25, minisearch, fts, postgres, first (register another in "adapters")`,
   )
 })
 

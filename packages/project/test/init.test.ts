@@ -35,9 +35,9 @@ test('a storage for a new project; another storage on an existing one is CONFLIC
 test('an unknown storage kind, or bad options, for a new project: INVALID_INPUT, and nothing is created', async () => {
   const root = tempDir()
   const file = join(root, '.foundry', 'config.json')
-  const unknown = await thrown(() => initProject({ root, storage: 'postgres' }))
+  const unknown = await thrown(() => initProject({ root, storage: 'redis' }))
   assert.ok(isFoundryError(unknown, 'INVALID_INPUT'))
-  assert.is(unknown.message, `Invalid ${file} (new): storage kind "postgres" is not installed; installed: fs, sqlite (register another in "adapters")`)
+  assert.is(unknown.message, `Invalid ${file} (new): storage kind "redis" is not installed; installed: fs, sqlite, postgres (register another in "adapters")`)
   assert.is((await thrown(() => initProject({ root, storage: { kind: 'fs', durable: 'no' } }))).message, `Invalid storage in ${file} (new): durable must be boolean`)
   assert.equal(tree(root), [])
   assert.equal((await initProject({ root, storage: { kind: 'fs', durable: false } })).storage, 'fs')

@@ -96,13 +96,13 @@ test('overrides replace the file\'s adapters; the same kind keeps the file\'s op
 })
 
 test('an unknown kind is INVALID_INPUT naming the installed kinds', async () => {
-  const root = tempProject({ storage: { kind: 'postgres' } })
+  const root = tempProject({ storage: { kind: 'redis' } })
   const file = join(root, '.foundry', 'config.json')
   const error = await thrown(() => openProject({ root }))
   assert.ok(isFoundryError(error, 'INVALID_INPUT'))
-  assert.is(error.message, `Invalid ${file}: storage kind "postgres" is not installed; installed: fs, sqlite (register another in "adapters")`)
+  assert.is(error.message, `Invalid ${file}: storage kind "redis" is not installed; installed: fs, sqlite, postgres (register another in "adapters")`)
   writeConfig(root, { retrieval: 'vector' })
-  assert.is((await thrown(() => openProject({ root }))).message, `Invalid ${file}: retrieval kind "vector" is not installed; installed: bm25, minisearch, fts (register another in "adapters")`)
+  assert.is((await thrown(() => openProject({ root }))).message, `Invalid ${file}: retrieval kind "vector" is not installed; installed: bm25, minisearch, fts, postgres (register another in "adapters")`)
 })
 
 test('adapter options are checked by the adapter\'s own schema, before anything opens', async () => {

@@ -60,8 +60,9 @@ try {
   }
   const second = await tool('memory_write', { title: 'Money is stored as integer minor units', body: 'Amounts are bigint minor units with an ISO currency code.\nWhy: floats lost pennies.\nHow to apply: use the Money type.', type: 'decision' })
   assert.equal(second.id, 'fact-0002')
-  const { hits } = await tool('memory_search', { query: 'invoice numbering per tenant' })
-  assert.equal(hits[0]?.fact.id, 'fact-0001', 'the server finds what the CLI wrote')
+  // memory_search answers in text alone: the best hit first, whole, under its `### <id>` heading.
+  const found = await client.callTool({ name: 'memory_search', arguments: { query: 'invoice numbering per tenant' } })
+  assert.match(found.content[0].text, /^### fact-0001 /, 'the server finds what the CLI wrote')
   assert.equal((await tool('token_report')).facts, 2)
   await client.close()
   assert.equal(stored()['fact-0002']?.title, 'Money is stored as integer minor units', 'the server wrote to the JSON file')

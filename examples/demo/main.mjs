@@ -53,9 +53,10 @@ try {
   check(newer.text.startsWith('created: fact-0003 (supersedes fact-0002)'), 'a newer fact on the same subject supersedes the older one')
 
   const search = await call('memory_search', { query: 'which database migration tool' })
-  check(search.data.hits[0]?.fact.id === 'fact-0001', 'memory_search finds the Flyway decision')
+  // memory_search answers in text alone (clients hand the model structuredContent in place of the text).
+  check(/^### fact-0001 /.test(search.text), 'memory_search finds the Flyway decision')
   const timeout = await call('memory_search', { query: 'API timeout' })
-  check(timeout.data.hits.length === 1 && timeout.data.hits[0].fact.id === 'fact-0003', 'only the current timeout is returned')
+  check(timeout.text.includes('fact-0003') && !timeout.text.includes('fact-0002'), 'only the current timeout is returned')
 
   const finding = { title: 'Orders endpoint lacks access control', severity: 'high', summary: 'One high finding: /api/orders serves any order to any signed-in user.' }
   const invalid = await call('contract_validate', { schema: 'finding.v1', data: finding })

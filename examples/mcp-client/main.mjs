@@ -1,5 +1,6 @@
 // A program that drives `foundry mcp` through the MCP SDK client and works with the tools'
-// structuredContent rather than their text: it records a project's decisions from a list (the way a
+// structuredContent where a tool has one (memory_search answers in text alone, because clients hand
+// the model structuredContent in place of the text): it records a project's decisions from a list (the way a
 // script would import ADRs), then prints a decision log from search results, checks an artifact, and
 // handles the error results a model would see. Start from here to script Foundry from any language
 // an MCP SDK exists for.
@@ -44,11 +45,13 @@ try {
   // Recording the same ADR twice is harmless: Foundry deduplicates.
   assert.equal((await tool('memory_write', { title: decisions[0].title, body: `Recorded from adr-0003.\nWhy: typed contracts and streaming.\nHow to apply: define every internal API in proto/.`, type: 'decision', source: 'adr-0003' })).action, 'duplicate')
 
-  // A decision log from structured hits: id, source and title, without parsing any markdown.
-  const { hits } = await tool('memory_search', { query: 'database migrations postgres grpc', type: 'decision', limit: 10 })
-  console.log('\nDecision log:')
-  for (const { fact } of [...hits].sort((a, b) => a.fact.source.localeCompare(b.fact.source))) console.log(`  ${fact.source}  ${fact.id}  ${fact.title}`)
-  assert.deepEqual(hits.map((h) => h.fact.source).sort(), ['adr-0003', 'adr-0005', 'adr-0007'])
+  // A decision log from a search: memory_search answers in text (the best hit whole, the others one
+  // line each: `- fact-0002 <title>`), so a script reads the ids from it.
+  const found = await client.callTool({ name: 'memory_search', arguments: { query: 'database migrations postgres grpc', type: 'decision', limit: 10 } })
+  const text = found.content[0].text
+  const ids = [...new Set(text.match(/\bfact-\d{4}\b/g))].sort()
+  console.log(`\nDecision log: ${ids.join(', ')}\n${text}`)
+  assert.deepEqual(ids, ['fact-0001', 'fact-0002', 'fact-0003'])
 
   // Contracts: the verdict and the violations as data.
   const check = await tool('contract_validate', { schema: 'review.v1', data: { summary: 'Schema changes look safe.', verdict: 'approve', findings: [] } })

@@ -2,6 +2,9 @@ import {
   assertCollection,
   assertKey,
   assertLogName,
+  decodeEventText,
+  decodeRecord,
+  encodeRecord,
   FoundryError,
   type CollectionName,
   type FoundryEvent,
@@ -16,7 +19,6 @@ import { createConnection, type Statement } from './connection.js'
 import { translate } from './errors.js'
 import { migrate } from './migrate.js'
 import { createListener } from './notify.js'
-import { decode, decodeEvent, encode } from './records.js'
 import { redactUrl } from './url.js'
 import { CHANGE_CHANNEL, STORAGE_COMPONENT, STORAGE_MIGRATIONS } from './schema.js'
 
@@ -203,7 +205,7 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
         text = rows[0]?.value
       }
       if (text === null || text === undefined) return undefined
-      const read = decode(c, text)
+      const read = decodeRecord(c, text)
       if ('problem' in read) throw new FoundryError('CORRUPT', `${locate(c, key)} cannot be read: ${read.problem}. Rewrite the record or delete it`)
       return read.value
     },
@@ -219,7 +221,7 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
       })
       const out: RecordOf<C>[] = []
       for (const row of rows) {
-        const read = decode(c, row.value)
+        const read = decodeRecord(c, row.value)
         if ('value' in read) out.push(read.value)
         else options.onProblem?.({ collection: c, key: row.key, location: locate(c, row.key), message: read.problem })
       }
@@ -240,7 +242,7 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     async put<C extends CollectionName>(c: C, key: string, value: RecordOf<C>, options?: WriteOptions) {
       ensureOpen()
       assertKey(c, key)
-      const text = encode(c, value)
+      const text = encodeRecord(c, value)
       const slow = relaxed(options)
       const { rows } = await query<RevisionRow>({ name: slow ? 'foundry_put_relaxed' : 'foundry_put', text: putSql(slow), values: [c, key, text] })
       wrote(c, key, rows[0])
@@ -347,7 +349,7 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     async readEvents() {
       ensureOpen()
       const { rows } = await query<{ event: string }>({ name: 'foundry_events', text: 'SELECT event FROM foundry_events ORDER BY seq' })
-      return rows.map((r) => decodeEvent(r.event)).filter((e): e is FoundryEvent => e !== undefined)
+      return rows.map((r) => decodeEventText(r.event)).filter((e): e is FoundryEvent => e !== undefined)
     },
 
     async appendLog(log, entries, options) {

@@ -3,6 +3,9 @@ import {
   assertCollection,
   assertKey,
   assertLogName,
+  decodeEventText,
+  decodeRecord,
+  encodeRecord,
   FoundryError,
   type CollectionName,
   type FoundryEvent,
@@ -12,7 +15,6 @@ import {
   type WriteOptions,
 } from '@foundry/kernel'
 import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
-import { decode, decodeEvent, encode } from './records.js'
 
 export type SqliteStorageOptions = SqliteTarget &
   OpenOptions & {
@@ -138,7 +140,7 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
       assertKey(c, key)
       const text = await connection.read(() => sql.get.get(c, key))
       if (text === undefined) return undefined
-      const read = decode(c, text)
+      const read = decodeRecord(c, text)
       if ('problem' in read) throw new FoundryError('CORRUPT', `${locate(c, key)} cannot be read: ${read.problem}. Rewrite the record or delete it`)
       return read.value
     },
@@ -150,7 +152,7 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
       const rows = await connection.read(() => (prefix ? sql.listPrefix.all(c, prefix, upTo(prefix)) : sql.list.all(c)))
       const out: RecordOf<C>[] = []
       for (const row of rows) {
-        const read = decode(c, row.value)
+        const read = decodeRecord(c, row.value)
         if ('value' in read) out.push(read.value)
         else options.onProblem?.({ collection: c, key: row.key, location: locate(c, row.key), message: read.problem })
       }
@@ -166,7 +168,7 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     async put<C extends CollectionName>(c: C, key: string, value: RecordOf<C>, options?: WriteOptions) {
       ensureOpen()
       assertKey(c, key)
-      const text = encode(c, value)
+      const text = encodeRecord(c, value)
       await connection.write(
         () => {
           sql.put.run(c, key, text)
@@ -231,7 +233,7 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     async readEvents() {
       ensureOpen()
       const rows = await connection.read(() => sql.events.all())
-      return rows.map(decodeEvent).filter((e): e is FoundryEvent => e !== undefined)
+      return rows.map(decodeEventText).filter((e): e is FoundryEvent => e !== undefined)
     },
 
     async appendLog(log, entries, options) {

@@ -27,6 +27,8 @@ export { boundedDistance } from './minisearch/edit-distance.js'
 
 // Adapter descriptors, for the composition root's registry.
 export { defineStorage, defineRetriever, type StorageDescriptor, type RetrieverDescriptor, type AdapterSite, type DoctorFinding } from './adapter.js'
+// Records as text rows, for storages that keep them so (SQLite, PostgreSQL).
+export { encodeRecord, decodeRecord, decodeEventText } from './record-text.js'
 
 // The telemetry seam.
 export { storageTelemetry, safeTelemetry, noTelemetry, type Telemetry } from './telemetry.js'

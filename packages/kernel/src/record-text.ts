@@ -1,18 +1,14 @@
-import {
-  ArtifactSchema,
-  ContractSchema,
-  EventSchema,
-  FactSchema,
-  FoundryError,
-  RunbookSchema,
-  validator,
-  type CollectionName,
-  type Collections,
-  type FoundryEvent,
-  type KernelCollection,
-  type RecordOf,
-  type Validator,
-} from '@foundry/kernel'
+// How a storage that keeps records as text rows (SQLite, PostgreSQL) writes and reads them: meta as
+// its own text, everything else as JSON, read back only when a kernel record still satisfies its
+// schema. Rows are text, not a JSON column type, so a record reads back byte for byte as it was
+// written and an export is identical across storages.
+
+import { FoundryError } from './errors.js'
+import { EventSchema, type FoundryEvent } from './schema/event.js'
+import { FactSchema } from './schema/fact.js'
+import { ArtifactSchema, ContractSchema, RunbookSchema } from './schema/records.js'
+import { validator, type Validator } from './schema/validate.js'
+import type { CollectionName, Collections, KernelCollection, RecordOf } from './storage.js'
 
 type RecordCollection = Exclude<KernelCollection, 'meta'>
 
@@ -31,7 +27,7 @@ const isRecordCollection = (c: CollectionName): c is RecordCollection => Object.
  * A row's text: meta as the text itself (snapshots are JSON already; quoting them again would
  * cost), everything else as JSON: the kernel's records and the values of open collections alike.
  */
-export function encode<C extends CollectionName>(collection: C, value: RecordOf<C>): string {
+export function encodeRecord<C extends CollectionName>(collection: C, value: RecordOf<C>): string {
   if (collection === 'meta') {
     if (typeof value !== 'string') throw new FoundryError('INVALID_INPUT', `meta values are text; got ${typeof value}. Pass a string, or keep JSON in a "<consumer>.<name>" collection`)
     return value
@@ -45,7 +41,7 @@ export function encode<C extends CollectionName>(collection: C, value: RecordOf<
  * The value a row holds, or a one-line reason it cannot be read. Kernel records must also satisfy
  * their schema; an open collection's value only has to be JSON (its consumer validates it).
  */
-export function decode<C extends CollectionName>(collection: C, text: string): { value: RecordOf<C> } | { problem: string } {
+export function decodeRecord<C extends CollectionName>(collection: C, text: string): { value: RecordOf<C> } | { problem: string } {
   if (collection === 'meta') return { value: text as RecordOf<C> }
   let value: unknown
   try {
@@ -60,7 +56,7 @@ export function decode<C extends CollectionName>(collection: C, text: string): {
 }
 
 /** An event row, or undefined when it is unreadable (the log skips those). Any kind passes: EventSchema's kind is an open string. */
-export function decodeEvent(text: string): FoundryEvent | undefined {
+export function decodeEventText(text: string): FoundryEvent | undefined {
   try {
     const value: unknown = JSON.parse(text)
     return events.check(value) ? value : undefined

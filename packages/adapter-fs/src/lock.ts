@@ -68,10 +68,11 @@ const HOST = hostname()
  * process polls for it. Waiters retry with a short randomised backoff (2 ms growing to 32 ms), so
  * many contending processes keep making progress.
  *
- * The holder writes `<lock>/owner`: its host, pid, process start time and a fresh token. A lock not
- * refreshed for `stale` ms is broken only when its holder is gone: on this host, when no process
- * with that pid and start time runs (a holder stopped or busy for minutes keeps it); from another
- * host, or without an owner file, on its age alone. It is broken by one waiter at a time, holding
+ * The holder writes `<lock>/owner`: its host, pid, process start time and a fresh token. A lock held
+ * by a process of this host is broken as soon as no process with that pid and start time runs (a
+ * holder killed mid-write stalls the others for one poll, not for `stale` ms; one stopped or busy
+ * for minutes keeps it); from another host, or without an owner file, once it has not been
+ * refreshed for `stale` ms. It is broken by one waiter at a time, holding
  * `<lock>.break` (a plain check-then-remove would let two waiters that find it stale at once both
  * enter). Every rename in a section is fenced: it goes ahead only while `<lock>/owner` still holds
  * the section's token.
@@ -86,8 +87,12 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
     const stat = statSync(at, { throwIfNoEntry: false })
     return stat !== undefined && Date.now() - stat.mtimeMs > stale
   }
-  /** Stale, and its holder is not a live process of this host. */
-  const isAbandoned = () => isStale(path) && !isAlive(readOwner(path))
+  /** Its holder, a process of this host, is gone; or it is stale and its holder is no live process of this host. */
+  const isAbandoned = () => {
+    const owner = readOwner(path)
+    if (isAlive(owner)) return false
+    return owner?.host === HOST || isStale(path)
+  }
 
   /** Remove the lock when it is abandoned, holding `<lock>.break` so that no other waiter removes the lock we then take. */
   function breakIfStale(): void {

@@ -1,4 +1,6 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createKernel, type StorageProblem } from '@foundry/kernel'
 import { sampleArtifact, sampleFact } from '@foundry/kernel/testing'
@@ -173,6 +175,29 @@ test('exclusive waits for a held lock, breaks a stale one, and times out with UN
   await refused(() => storage.exclusive(async () => 1), 'UNAVAILABLE', /Timed out after 400 ms waiting for the write lock .*write\.lock: another process holds it/)
   const old = new Date(Date.now() - 60_000)
   utimesSync(lock, old, old) // its holder died a minute ago
+  assert.is(await storage.exclusive(async () => 'entered'), 'entered')
+  assert.not.ok(existsSync(lock), 'released')
+})
+
+test('a fresh lock whose holder on this host is gone is broken at once; a live holder or another host\'s keeps it until stale', async () => {
+  const root = tempRoot()
+  const storage = fsStorage({ root, lock: { stale: 60_000, timeout: 400 } })
+  await storage.put('meta', 'index', 'x')
+  const lock = join(root, '.foundry', 'cache', 'write.lock')
+  const hold = (owner: { host: string; pid: number }) => {
+    mkdirSync(lock)
+    writeFileSync(join(lock, 'owner'), JSON.stringify({ ...owner, start: '', token: 'held' }))
+  }
+  // A holder on another host, or a live one here (this process, as another writer would be), keeps
+  // a fresh lock: the wait times out, the lock is untouched.
+  hold({ host: `not-${hostname()}`, pid: process.pid })
+  await refused(() => storage.exclusive(async () => 1), 'UNAVAILABLE', /Timed out after 400 ms/)
+  assert.ok(existsSync(join(lock, 'owner')))
+  writeFileSync(join(lock, 'owner'), JSON.stringify({ host: hostname(), pid: process.pid, start: '', token: 'held' }))
+  await refused(() => storage.exclusive(async () => 1), 'UNAVAILABLE', /Timed out after 400 ms/)
+  // A holder killed in its section: its pid runs no more. The lock is an hour from stale, yet broken now.
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+  writeFileSync(join(lock, 'owner'), JSON.stringify({ host: hostname(), pid: Number(dead.stdout), start: '', token: 'held' }))
   assert.is(await storage.exclusive(async () => 'entered'), 'entered')
   assert.not.ok(existsSync(lock), 'released')
 })

@@ -1,4 +1,5 @@
 import { boundedDistance } from '../minisearch/edit-distance.js'
+import { lowerBound } from '../sorted.js'
 
 /**
  * The indexed terms, for the query words the index lacks: a sorted run plus the terms added since
@@ -112,15 +113,4 @@ function bits(v: number): number {
   v -= (v >>> 1) & 0x55555555
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333)
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24
-}
-
-function lowerBound(sorted: string[], value: string): number {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sorted[mid]! < value) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }

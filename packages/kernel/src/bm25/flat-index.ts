@@ -1,6 +1,7 @@
 import type { RetrievalDoc, RetrievalHit } from '../retrieval.js'
 import { base64Range } from './base64.js'
 import { Dictionary } from './dictionary.js'
+import { lowerBound } from '../sorted.js'
 
 /** How documents are cut into terms and how unknown query terms are widened. */
 export interface Analyzer {
@@ -430,15 +431,4 @@ export class FlatIndex {
 function grow<T extends Int32Array | Uint32Array | Uint16Array | Uint8Array>(from: T, to: T): T {
   to.set(from.subarray(0, Math.min(from.length, to.length)) as never)
   return to
-}
-
-function lowerBound(sorted: string[], value: string): number {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sorted[mid]! < value) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }

@@ -2,6 +2,7 @@ import MiniSearch, { type AsPlainObject, type Options, type SearchOptions } from
 import type { RetrievalDoc, SnapshotStore } from '../retrieval.js'
 import { boundedDistance } from './edit-distance.js'
 import { part, shardOf, type Docs, type Head, type Posting } from './snapshot.js'
+import { lowerBound } from '../sorted.js'
 
 /** How a query term is matched; mirrors the retriever's MiniSearch search options. */
 export interface TermMatching {
@@ -118,17 +119,6 @@ function bucketByLength(terms: string[]): string[][] {
   const buckets: string[][] = []
   for (const term of terms) (buckets[term.length] ??= []).push(term)
   return buckets
-}
-
-function lowerBound(sorted: string[], value: string): number {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sorted[mid]! < value) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
 
 export type { SearchOptions }

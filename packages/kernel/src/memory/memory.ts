@@ -1,6 +1,7 @@
 import { FoundryError, isFoundryError } from '../errors.js'
 import { definePlugin, type PluginHost } from '../plugin.js'
 import type { RetrievalDoc } from '../retrieval.js'
+import type { StorageProblem } from '../storage.js'
 import type { Fact, FactInput, FactType, ForgetInput } from '../schema/fact.js'
 import { FactInputSchema, ForgetInputSchema } from '../schema/fact.js'
 import { SearchInputSchema, type SearchInput } from '../schema/inputs.js'
@@ -164,18 +165,24 @@ export function createMemory(ctx: PluginHost): MemoryService {
   /**
    * One fact from storage, or undefined. A file that cannot be read (CORRUPT) counts as missing and
    * is reported once through `onProblem`, as `list` does: one broken file never fails a search.
+   * `broken` hears of it too (the fact set keeps such an id taken).
    */
-  async function readFact(id: string): Promise<Fact | undefined> {
+  async function readFact(id: string, broken?: (id: string) => void): Promise<Fact | undefined> {
     try {
       return await storage.get('facts', id)
     } catch (error) {
       if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
-      if (!reported.has(`${id} ${error.message}`)) {
-        reported.add(`${id} ${error.message}`)
-        ctx.onProblem({ collection: 'facts', key: id, location: storage.locate('facts', id), message: error.message })
-      }
+      broken?.(id)
+      report({ collection: 'facts', key: id, location: storage.locate('facts', id), message: error.message })
       return undefined
     }
+  }
+
+  /** Report a problem once per process, however often it is met. */
+  function report(problem: StorageProblem): void {
+    if (reported.has(`${problem.key} ${problem.message}`)) return
+    reported.add(`${problem.key} ${problem.message}`)
+    ctx.onProblem(problem)
   }
 
   /**
@@ -204,16 +211,20 @@ export function createMemory(ctx: PluginHost): MemoryService {
       if (keys) {
         const facts = cache.facts
         for (const key of new Set(keys)) {
-          const fact = await readFact(key)
+          let broken = false
+          const fact = await readFact(key, () => (broken = true))
           if (fact) facts.set(fact)
           else facts.delete(key)
+          if (broken) facts.hold(key)
         }
         cache = { revision, facts }
         return facts
       }
     }
-    const list = await storage.list('facts', { onProblem: ctx.onProblem })
-    cache = { revision, facts: createFactSet(list) }
+    // A record that exists but cannot be read keeps its id: the next write must never overwrite it.
+    const held: string[] = []
+    const list = await storage.list('facts', { onProblem: (problem) => (held.push(problem.key), report(problem)) })
+    cache = { revision, facts: createFactSet(list, held) }
     // Having read everything, leave the figures for the next short-lived process (facts imported or
     // written by other means have none yet). Only a cache: a read-only store must not fail the read.
     if (!(await currentStats())) await saveStats(cache.facts, revision).catch(() => {})

@@ -9,7 +9,7 @@ import {
   type Storage,
 } from '@foundry/kernel'
 import { readContainedFile } from './contained-file.js'
-import { override, readProjectConfig, type AdapterChoice, type AdapterOverride } from './config.js'
+import { override, readProjectConfig, type AdapterChoice, type AdapterOverride, type ProjectConfig } from './config.js'
 import { DATA_FOLDER, type FindOptions } from './find.js'
 import { locateProject } from './locate.js'
 import { builtinRegistry, resolveAdapter, withAdapterModules, type Registry } from './registry.js'
@@ -55,7 +55,7 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
   const dataDir = join(root, DATA_FOLDER)
   const file = await readProjectConfig(root)
   const registry = await withAdapterModules(builtinRegistry(), file.adapters, root, file.file)
-  const storage = await resolveAdapter(registry, 'storage', override(file.storage, options.overrides?.storage), file.file)
+  const storage = await resolveAdapter(registry, 'storage', sameStorage(file, options.overrides?.storage), file.file)
   const retrieval = await resolveAdapter(registry, 'retrieval', override(file.retrieval, options.overrides?.retrieval), file.file)
   const site = { root, dataDir }
 
@@ -87,6 +87,21 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
     kernel,
     close: () => (closing ??= kernel.close()),
   }
+}
+
+/**
+ * The project's storage with an override applied, which may change its options but never its kind:
+ * opening another kind than the one the project keeps its data in would quietly start a second,
+ * empty memory beside it (a `--storage sqlite` on a folder project writing to a new foundry.db).
+ */
+export function sameStorage(file: ProjectConfig, wanted: AdapterOverride | undefined): AdapterChoice {
+  const chosen = override(file.storage, wanted)
+  if (chosen.kind !== file.storage.kind)
+    throw new FoundryError(
+      'CONFLICT',
+      `The project keeps its data in storage "${file.storage.kind}" (${file.exists ? file.file : 'the default: no config.json'}), not "${chosen.kind}": drop the storage override; to move the data, foundry export <dir> from it and foundry import <dir> into a project made with foundry init --storage ${chosen.kind}`,
+    )
+  return chosen
 }
 
 /**

@@ -86,7 +86,10 @@ function foundryMcp(root: string): { foundryMcp: NonNullable<AgentHost['foundryM
   try {
     const bin = join(dirname(createRequire(import.meta.url).resolve('@foundry/mcp/package.json')), 'dist', 'bin', 'foundry.js')
     if (!existsSync(bin)) return {}
-    return { foundryMcp: { command: process.execPath, args: [bin, 'mcp'], env: { FOUNDRY_ROOT: root } } }
+    // The agent's own environment is allow-listed (agentEnvironment): the database URL a Postgres
+    // project may need reaches only its foundry mcp, through this entry.
+    const url = process.env.FOUNDRY_DATABASE_URL
+    return { foundryMcp: { command: process.execPath, args: [bin, 'mcp'], env: { FOUNDRY_ROOT: root, ...(url && { FOUNDRY_DATABASE_URL: url }) } } }
   } catch {
     return {}
   }

@@ -23,7 +23,7 @@ function project(): string {
   for (const [title, body] of [
     ['Money is stored in integer cents', 'Never floats.'],
     ['Dates are stored in UTC', 'Converted at the edge.'],
-  ]) {
+  ] as const) {
     const write = cli(['write', '--title', title, '--body', body, '--type', 'convention'], { cwd: root })
     assert.is(write.code, 0, write.stderr)
   }

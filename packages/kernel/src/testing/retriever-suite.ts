@@ -1,4 +1,4 @@
-import { relevanceUnit } from '../memory/memory.js'
+import { relevanceUnit } from '../memory/service.js'
 import type { RetrievalDoc, Retriever, RetrieverCapabilities, SnapshotStore } from '../retrieval.js'
 import type { FactType } from '../schema/fact.js'
 import { calibrate, median } from './calibrate.js'

@@ -4,3 +4,4 @@ export { retrieverSuite, memorySnapshotStore, distractors, RETRIEVER_CASE_NAMES 
 export { calibrateScoreScale } from './calibrate.js'
 export { sampleFact, sampleRunbook, sampleContract, sampleArtifact } from './fixtures.js'
 export { ok, equal, rejects, SuiteAssertionError } from './expect.js'
+export { fillSample, dumpStorage, type StorageDump } from './sample-data.js'

@@ -1,47 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { copyStorage, memoryStorage } from '@foundry/kernel'
-import { dumpStorage, fillSample } from '@foundry/kernel/testing'
+import { copyStorage } from '@foundry/kernel'
+import { fillSample } from '@foundry/kernel/testing'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 // adapter-fs is not a dependency of this package (the lockfile is shared); its build is.
 import { fsStorage } from '../../adapter-fs/dist/index.js'
 import { sqliteStorage } from '../src/index.js'
 import { tempDb, tempDir } from './helpers.js'
-
-
-test('memory → sqlite → memory keeps every field of every record, log and event', async () => {
-  const source = memoryStorage()
-  await fillSample(source)
-  const before = await dumpStorage(source)
-  assert.ok(before.facts.some((f) => f.status === 'superseded' && f.supersededBy), 'the data holds a supersedes chain')
-  assert.ok(before.events.length > 5, 'the data holds events')
-
-  const db = sqliteStorage({ path: tempDb() })
-  const report = await copyStorage(source, db)
-  assert.ok(before.open.length === 1 && before.logs[0]?.cursor === 4, 'the data holds a consumer\'s collection and log')
-  assert.equal(report, { facts: before.facts.length, runbooks: 2, contracts: 1, artifacts: 2, meta: 1, events: before.events.length, open: { 'marbles.runs': 2 }, logEntries: 4 })
-  assert.equal(await dumpStorage(db), before, 'sqlite holds the same')
-  const back = memoryStorage()
-  await copyStorage(db, back)
-  assert.equal(await dumpStorage(back), before, 'and gives back the same')
-  await db.close?.()
-})
-
-test('export → import → export gives identical content', async () => {
-  const first = sqliteStorage({ path: tempDb() })
-  await fillSample(first)
-  const exported = memoryStorage()
-  await copyStorage(first, exported)
-  const second = sqliteStorage({ path: tempDb() })
-  await copyStorage(exported, second)
-  const again = memoryStorage()
-  await copyStorage(second, again)
-  assert.equal(await dumpStorage(again), await dumpStorage(exported))
-  assert.equal(await dumpStorage(second), await dumpStorage(first))
-  await first.close?.()
-  await second.close?.()
-})
 
 /** Every file under `dir` but the cache (retriever snapshots, journals, the lock), by relative path. */
 function files(dir: string): Map<string, string> {

@@ -1,9 +1,10 @@
 import {
   createStorage,
-  decodeRecord,
   encodeRecord,
   EVENTS_LOG,
   FoundryError,
+  readRecordRow,
+  readRecordRows,
   type CollectionName,
   type ListOptions,
   type RecordOf,
@@ -208,9 +209,7 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
         text = rows[0]?.value
       }
       if (text === null || text === undefined) return undefined
-      const read = decodeRecord(c, text)
-      if ('problem' in read) throw new FoundryError('CORRUPT', `${locate(c, key)} cannot be read: ${read.problem}. Rewrite the record or delete it`)
-      return read.value
+      return readRecordRow(c, text, locate(c, key))
     },
 
     async list<C extends CollectionName>(c: C, options: ListOptions) {
@@ -220,13 +219,7 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
         text: 'SELECT key, value FROM foundry_records WHERE collection = $1 AND key >= $2 AND key < $3 ORDER BY key',
         values: [c, prefix, upTo(prefix)],
       })
-      const out: RecordOf<C>[] = []
-      for (const row of rows) {
-        const read = decodeRecord(c, row.value)
-        if ('value' in read) out.push(read.value)
-        else options.onProblem?.({ collection: c, key: row.key, location: locate(c, row.key), message: read.problem })
-      }
-      return out
+      return readRecordRows(c, rows, options, locate)
     },
 
     async keys(c, prefix) {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import {
   createStorage,
-  decodeRecord,
   encodeRecord,
   EVENTS_LOG,
-  FoundryError,
+  readRecordRow,
+  readRecordRows,
   type CollectionName,
   type ListOptions,
   type RecordOf,
@@ -129,21 +129,13 @@ export function sqliteDriver(options: SqliteStorageOptions): StorageDriver {
     async get<C extends CollectionName>(c: C, key: string) {
       const text = await connection.read(() => sql.get.get(c, key))
       if (text === undefined) return undefined
-      const read = decodeRecord(c, text)
-      if ('problem' in read) throw new FoundryError('CORRUPT', `${locate(c, key)} cannot be read: ${read.problem}. Rewrite the record or delete it`)
-      return read.value
+      return readRecordRow(c, text, locate(c, key))
     },
 
     async list<C extends CollectionName>(c: C, options: ListOptions) {
       const prefix = options.prefix ?? ''
       const rows = await connection.read(() => (prefix ? sql.listPrefix.all(c, prefix, upTo(prefix)) : sql.list.all(c)))
-      const out: RecordOf<C>[] = []
-      for (const row of rows) {
-        const read = decodeRecord(c, row.value)
-        if ('value' in read) out.push(read.value)
-        else options.onProblem?.({ collection: c, key: row.key, location: locate(c, row.key), message: read.problem })
-      }
-      return out
+      return readRecordRows(c, rows, options, locate)
     },
 
     async keys(c, prefix) {

@@ -10,7 +10,7 @@ export type { Storage, StorageChange, StorageFlags, StorageProblem, ListOptions,
 // Keys and names (createStorage checks them; a driver may for its own paths).
 export { COLLECTIONS, assertKey, assertCollection, assertLogName, isValidKey, isCollectionName } from './keys.js'
 // Records as text rows, for storages that keep them so (SQLite, PostgreSQL).
-export { encodeRecord, decodeRecord, decodeEventText } from './record-text.js'
+export { encodeRecord, decodeRecord, decodeEventText, readRecordRow, readRecordRows } from './record-text.js'
 
 // A retriever.
 export type { Retriever, RetrieverCapabilities, RetrievalDoc, RetrievalQuery, RetrievalHit, RetrievalChanges, SnapshotStore } from './retrieval.js'

@@ -12,9 +12,6 @@ export { FoundryError, isFoundryError, errorMessage, ERROR_CODES, type FoundryEr
 export type { Storage, StorageChange, StorageFlags, StorageProblem, ListOptions, WriteOptions, LogPage, Collections, CollectionName, KernelCollection, OpenCollection, RecordOf, JsonValue } from './storage.js'
 export { COLLECTIONS, assertKey, assertCollection, assertLogName, isValidKey, isCollectionName } from './keys.js'
 export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js'
-// Writing a storage: a driver and the wrapper (also on @foundry/kernel/adapter, with every adapter author's name).
-export { createStorage } from './create-storage.js'
-export { EVENTS_LOG, type StorageDriver } from './storage-driver.js'
 export { copyStorage, type CopyOptions, type CopyReport } from './transfer.js'
 export { mergeStorage, type MergeOptions, type MergeReport, type TransferProgress } from './transfer.js'
 export { planMerge, planLog, newEvents, type MergePlan, type MergeSide, type MergePlanOptions, type MergeConflict, type KeyedRecord, type UnresolvedReference } from './merge-plan.js'

@@ -1,5 +1,5 @@
 import { createStorage } from './create-storage.js'
-import type { CollectionName, RecordOf, Storage } from './storage.js'
+import type { CollectionName, ListOptions, RecordOf, Storage } from './storage.js'
 import type { StorageDriver } from './storage-driver.js'
 
 export interface MemoryStorageOptions {
@@ -18,7 +18,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
   return createStorage(memoryDriver(options))
 }
 
-/** The reference `StorageDriver`, what `memoryStorage` wraps: the required methods and little more, so the kernel's defaults (`logEnd`, `locate`, `list`) are the ones checked. */
+/** The reference `StorageDriver`, what `memoryStorage` wraps: the required methods, `list` (one pass, for speed) and little more, so the kernel's defaults (`logEnd`, `locate`) are the ones checked. */
 export function memoryDriver(options: MemoryStorageOptions = {}): StorageDriver {
   const limit = options.changeLogSize ?? 10_000
   const data = new Map<string, Map<string, unknown>>()
@@ -57,6 +57,13 @@ export function memoryDriver(options: MemoryStorageOptions = {}): StorageDriver 
     async get<C extends CollectionName>(c: C, key: string) {
       const value = table(c).get(key)
       return value === undefined ? undefined : (structuredClone(value) as RecordOf<C>)
+    },
+    async list<C extends CollectionName>(c: C, options: ListOptions) {
+      const prefix = options.prefix ?? ''
+      return [...table(c).entries()]
+        .filter(([k]) => k.startsWith(prefix))
+        .sort(([a], [b]) => byKey(a, b))
+        .map(([, v]) => structuredClone(v) as RecordOf<C>)
     },
     async keys(c, prefix) {
       return [...table(c).keys()].filter((k) => k.startsWith(prefix)).sort(byKey)

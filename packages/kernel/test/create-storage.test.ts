@@ -1,23 +1,12 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { FoundryError, isFoundryError, memoryStorage } from '../src/index.js'
+import { FoundryError, memoryStorage } from '../src/index.js'
 import { createStorage, EVENTS_LOG, memoryDriver, type StorageDriver } from '../src/adapter-api.js'
-import { sampleFact } from '../src/testing/index.js'
-
-async function refusal(fn: () => unknown): Promise<FoundryError> {
-  try {
-    await fn()
-  } catch (error) {
-    if (isFoundryError(error)) return error
-    throw error
-  }
-  throw new Error('expected a FoundryError, nothing was thrown')
-}
+import { rejects, sampleFact } from '../src/testing/index.js'
 
 test('a driver without a required method is refused, naming what it lacks', async () => {
   const { readLog: _r, appendLog: _a, ...partial } = memoryDriver()
-  const error = await refusal(() => createStorage({ ...partial, name: 'half' } as unknown as StorageDriver))
-  assert.is(error.code, 'INVALID_INPUT')
+  const error = await rejects(async () => createStorage({ ...partial, name: 'half' } as unknown as StorageDriver), 'INVALID_INPUT', 'a driver without appendLog and readLog')
   assert.match(error.message, /^Storage driver "half" lacks appendLog, readLog: a driver needs name, flags, get, put/)
 })
 
@@ -29,8 +18,8 @@ test('close is idempotent: the driver closes once, and every later call is UNAVA
   await storage.close?.()
   assert.is(closes, 1)
   for (const call of [() => storage.get('facts', 'fact-0001'), () => storage.exclusive(async () => 1), () => storage.appendEvent({ ts: '2026-01-01T00:00:00.000Z', kind: 'x' }), () => storage.logs()]) {
-    const error = await refusal(call)
-    assert.equal([error.code, error.message], ['UNAVAILABLE', 'The memory storage is closed: open it again to use it'])
+    const error = await rejects(call, 'UNAVAILABLE', 'a call after close')
+    assert.is(error.message, 'The memory storage is closed: open it again to use it')
   }
 })
 
@@ -57,8 +46,8 @@ test('events are the reserved log: kept and read back, never named by logs(), an
   await storage.appendLog('marbles/run-1', ['x'])
   assert.equal(await storage.readEvents(), [{ ts: '2026-01-01T00:00:00.000Z', kind: 'memory_write', data: { id: 'fact-0001' } }])
   assert.equal(await storage.logs(), ['marbles/run-1'])
-  assert.is((await refusal(() => storage.appendLog(EVENTS_LOG, ['{}']))).code, 'INVALID_INPUT')
-  assert.is((await refusal(() => storage.readLog(EVENTS_LOG, 0))).code, 'INVALID_INPUT')
+  await rejects(() => storage.appendLog(EVENTS_LOG, ['{}']), 'INVALID_INPUT', 'an append to the events log')
+  await rejects(() => storage.readLog(EVENTS_LOG, 0), 'INVALID_INPUT', 'a read of the events log')
 })
 
 test('readEvents skips an entry that is not an event (a line cut short by a crash), and keeps the rest', async () => {
@@ -77,9 +66,9 @@ test('readLog: fractions floor, negatives read from 0, a cursor past the end ans
   assert.equal(await storage.readLog('l', -5, { limit: 1 }), { entries: ['a'], cursor: 1 })
   assert.equal(await storage.readLog('l', 99), { entries: [], cursor: 3 })
   assert.is(await storage.logEnd('l'), 3, 'logEnd from readLog past the end, the driver having none')
-  assert.match((await refusal(() => storage.readLog('l', Number.NaN))).message, /^readLog's cursor must be a number/)
-  assert.match((await refusal(() => storage.readLog('l', 0, { limit: 'all' as unknown as number }))).message, /^readLog's limit must be a number/)
-  assert.match((await refusal(() => storage.appendLog('l', 'one' as unknown as string[]))).message, /^appendLog's entries must be an array of strings/)
+  assert.match((await rejects(() => storage.readLog('l', Number.NaN), 'INVALID_INPUT', 'a NaN cursor')).message, /^readLog's cursor must be a number/)
+  assert.match((await rejects(() => storage.readLog('l', 0, { limit: 'all' as unknown as number }), 'INVALID_INPUT', 'a limit that is not a number')).message, /^readLog's limit must be a number/)
+  assert.match((await rejects(() => storage.appendLog('l', 'one' as unknown as string[]), 'INVALID_INPUT', 'entries that are not an array')).message, /^appendLog's entries must be an array of strings/)
 })
 
 test.run()

@@ -108,8 +108,11 @@ export async function openStorage(root: string, choice: AdapterOverride = 'fs', 
  */
 function checked<T extends Storage | Retriever>(opened: T | StorageDriver, seam: 'storage' | 'retrieval', kind: string): T {
   const has = (...names: string[]) => names.every((n) => typeof (opened as unknown as Record<string, unknown>)?.[n] === 'function')
-  if (seam === 'storage' && !has('appendEvent') && missingDriverMembers(opened).length === 0) return createStorage(opened as StorageDriver) as T
-  const ok = seam === 'storage' ? has('get', 'put', 'list', 'exclusive', 'revision') && typeof (opened as Storage).flags === 'object' : has('revision', 'apply', 'search')
-  if (!ok) throw new FoundryError('INVALID_INPUT', `Adapter "${kind}" is not a ${seam === 'storage' ? 'Storage' : 'Retriever'}: name it in "${seam === 'storage' ? 'retrieval' : 'storage'}", or fix its open()`)
-  return opened as T
+  if (seam === 'storage' && !has('appendEvent')) {
+    // Not a whole Storage: a StorageDriver, which the kernel wraps, or not a storage at all.
+    if (missingDriverMembers(opened).length === 0) return createStorage(opened as StorageDriver) as T
+  } else if (seam === 'storage' ? has('get', 'put', 'list', 'exclusive', 'revision') && typeof (opened as Storage).flags === 'object' : has('revision', 'apply', 'search')) {
+    return opened as T
+  }
+  throw new FoundryError('INVALID_INPUT', `Adapter "${kind}" is not a ${seam === 'storage' ? 'Storage' : 'Retriever'}: name it in "${seam === 'storage' ? 'retrieval' : 'storage'}", or fix its open()`)
 }

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path'
+import { createStorage, missingDriverMembers, type StorageDriver } from '@foundry/kernel/adapter'
 import {
   createKernel,
   FoundryError,
@@ -115,10 +116,18 @@ export async function openStorage(root: string, choice: AdapterOverride = 'fs', 
   return checked(await descriptor.open(valid.options, { root: dir, dataDir: join(dir, DATA_FOLDER) }), 'storage', valid.kind)
 }
 
-/** What a descriptor opened, checked for the seam it was named in (an `"adapters"` module's descriptor could be either). */
-function checked<T extends Storage | Retriever>(opened: T, seam: 'storage' | 'retrieval', kind: string): T {
+/**
+ * What a descriptor opened, checked for the seam it was named in (an `"adapters"` module's descriptor
+ * could be either). A storage descriptor may open a whole `Storage` or a `StorageDriver`, which the
+ * kernel's `createStorage` wraps.
+ */
+function checked<T extends Storage | Retriever>(opened: T | StorageDriver, seam: 'storage' | 'retrieval', kind: string): T {
   const has = (...names: string[]) => names.every((n) => typeof (opened as unknown as Record<string, unknown>)?.[n] === 'function')
-  const ok = seam === 'storage' ? has('get', 'put', 'list', 'exclusive', 'revision') && typeof (opened as Storage).flags === 'object' : has('revision', 'apply', 'search')
-  if (!ok) throw new FoundryError('INVALID_INPUT', `Adapter "${kind}" is not a ${seam === 'storage' ? 'Storage' : 'Retriever'}: name it in "${seam === 'storage' ? 'retrieval' : 'storage'}", or fix its open()`)
-  return opened
+  if (seam === 'storage' && !has('appendEvent')) {
+    // Not a whole Storage: a StorageDriver, which the kernel wraps, or not a storage at all.
+    if (missingDriverMembers(opened).length === 0) return createStorage(opened as StorageDriver) as T
+  } else if (seam === 'storage' ? has('get', 'put', 'list', 'exclusive', 'revision') && typeof (opened as Storage).flags === 'object' : has('revision', 'apply', 'search')) {
+    return opened as T
+  }
+  throw new FoundryError('INVALID_INPUT', `Adapter "${kind}" is not a ${seam === 'storage' ? 'Storage' : 'Retriever'}: name it in "${seam === 'storage' ? 'retrieval' : 'storage'}", or fix its open()`)
 }

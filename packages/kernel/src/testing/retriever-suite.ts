@@ -3,7 +3,7 @@ import type { RetrievalDoc, Retriever, RetrieverCapabilities, SnapshotStore } fr
 import type { FactType } from '../schema/fact.js'
 import { calibrate, median } from './calibrate.js'
 import { equal, ok } from './expect.js'
-import { register, type SuiteOptions, type TestFn } from './storage-suite.js'
+import { register, type SuiteOptions, type TestFn } from './register.js'
 
 /**
  * Every behaviour a `Retriever` owes the kernel. `make(store)` returns a retriever over fresh state;

@@ -1,7 +1,6 @@
 import { FoundryError, type JsonValue, type Kernel, type Storage } from '@foundry/kernel'
-import { kindOf } from '../define/brand.js'
+import { KIND, kindOf } from '../define/brand.js'
 import type { Definitions, Runnable } from '../define/registry.js'
-import type { StepDefinition } from '../define/workflow.js'
 import { applyRecord, foldRecords, type RunState } from '../journal/fold.js'
 import { logChanges, readJournal } from '../journal/follow.js'
 import { canMove, isTerminal, journalLog, type JournalEntry, type RunStatus } from '../journal/records.js'
@@ -197,7 +196,7 @@ function findRunnable(definitions: Definitions, name: string): Runnable {
 
 function resumable(definitions: Definitions, name: string | undefined): boolean {
   const def = definitions.runnables.get(name ?? '')
-  return def !== undefined && kindOf(def) === 'workflow' && Boolean((def as { resumable?: boolean }).resumable)
+  return def?.[KIND] === 'workflow' && def.resumable
 }
 
 /** Take the run from `queued` or `suspended` to `running`; undefined when it is neither, or was aborted first (then settled). */
@@ -264,7 +263,7 @@ async function runBody(c: Core, runId: string, { writer, state }: Started, contr
   const ctx = createRunContext({ runId, name, signal, writer, kernel: c.kernel, artifacts, state, ...(inherited && { inherited }) })
   const timer = def.timeoutMs ? setTimeout(() => controller.abort(timeoutReason(`${kindOf(def)} ${name}`, def.timeoutMs!)), def.timeoutMs) : undefined
   const body: Promise<Outcome> = Promise.resolve()
-    .then(() => (kindOf(def) === 'step' ? ctx.step(def as StepDefinition<never, unknown>, state.input as never) : (def as { run(c: unknown, i: unknown): unknown }).run(ctx, state.input)))
+    .then(() => (def[KIND] === 'step' ? ctx.step(def, state.input) : def.run(ctx, state.input)))
     .then(
       (value) => ({ ok: true, value }),
       (error) => ({ ok: false, error }),

@@ -5,7 +5,7 @@ import { applyRecord, foldRecords, type RunState } from '../journal/fold.js'
 import { logChanges, readJournal } from '../journal/follow.js'
 import { canMove, isTerminal, journalLog, type JournalEntry, type RunStatus } from '../journal/records.js'
 import { journalWriter, type JournalWriter } from '../journal/writer.js'
-import { runArtifacts } from './artifacts.js'
+import { runArtifacts, type RunArtifacts } from './artifacts.js'
 import { cancelReason, claimLostReason, isClaimLost, journalError, Suspend, timeoutReason } from './errors.js'
 import { newRunId } from './ids.js'
 import { createRunContext } from './run-context.js'
@@ -78,6 +78,8 @@ export interface EngineCore {
   cancelIdle(runId: string, state: RunState): Promise<void>
   /** Cancel a run executing here and wait for it to settle; false when it does not execute here. */
   cancelActive(runId: string): Promise<boolean>
+  /** Journal a log line in the run's journal (through its writer when it executes here); nothing for an unknown run. */
+  note(runId: string, level: 'warn' | 'error', message: string): Promise<void>
   /** The run as its journal says, or undefined for an unknown id. */
   get(runId: string): Promise<RunInfo | undefined>
   /** Recent runs from `marbles.runs`, newest first. */
@@ -103,17 +105,20 @@ interface Active {
 }
 
 type Started = { writer: JournalWriter; state: RunState }
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+/** How a body ended; `early`: it returned before its signal aborted. */
+type Outcome = { ok: true; value: unknown; early: boolean } | { ok: false; error: unknown }
 
 /** What the core's functions share: its options, the runs executing here, and who waits for a change. */
 interface Core extends CoreOptions {
   active: Map<string, Active>
   waiters: Set<() => void>
+  /** Per run, the tail of its decisions (see `serial`). */
+  turns: Map<string, Promise<unknown>>
   closed: boolean
 }
 
 export function createEngineCore(options: CoreOptions): EngineCore {
-  const c: Core = { ...options, active: new Map(), waiters: new Set(), closed: false }
+  const c: Core = { ...options, active: new Map(), waiters: new Set(), turns: new Map(), closed: false }
   return {
     storage: c.storage,
     definitions: c.definitions,
@@ -128,6 +133,7 @@ export function createEngineCore(options: CoreOptions): EngineCore {
     execute: (runId, executeOptions) => execute(c, runId, executeOptions),
     cancelIdle: (runId, state) => cancelIdle(c, runId, state),
     cancelActive: (runId) => cancelActive(c, runId),
+    note: (runId, level, message) => note(c, runId, level, message),
     get: async (runId) => infoOf(runId, await stateOf(c, runId)),
     async runs(limit) {
       const records = await c.storage.list(RUNS)
@@ -159,6 +165,18 @@ const notify = (c: Core) => {
   for (const wake of [...c.waiters]) wake()
 }
 
+/**
+ * Run `fn` after every earlier `serial` call for the same run in this process: a decision about a
+ * run (cancel it, journal its outcome) and its transitions are never interleaved with another's.
+ */
+function serial<T>(c: Core, runId: string, fn: () => Promise<T>): Promise<T> {
+  const turn = (c.turns.get(runId) ?? Promise.resolve()).then(fn)
+  const tail = turn.catch(() => {})
+  c.turns.set(runId, tail)
+  void tail.then(() => c.turns.get(runId) === tail && c.turns.delete(runId))
+  return turn
+}
+
 const abortAll = (c: Core, reason: unknown) => {
   for (const run of c.active.values()) run.controller.abort(reason)
 }
@@ -172,7 +190,7 @@ async function transition(c: Core, runId: string, writer: JournalWriter, state: 
     writer.close()
     throw claimLostReason()
   }
-  const record = await writer.write({ ...fields, type: 'status', status: to })
+  const record = await writer.write({ type: 'status', status: to, ...fields })
   applyRecord(state, record)
   await c.storage.put(RUNS, runId, recordOf(runId, state), { durability: 'relaxed' })
   void c.kernel.record(`marbles.${to}`, { runId, name: state.name, ...(state.reason && { reason: state.reason }) }) // never throws; not awaited: telemetry is off the run's path
@@ -265,7 +283,7 @@ async function runBody(c: Core, runId: string, { writer, state }: Started, contr
   const body: Promise<Outcome> = Promise.resolve()
     .then(() => (def[KIND] === 'step' ? ctx.step(def, state.input) : def.run(ctx, state.input)))
     .then(
-      (value) => ({ ok: true, value }),
+      (value) => ({ ok: true, value, early: !signal.aborted }),
       (error) => ({ ok: false, error }),
     )
   // Once aborted, the body gets `graceMs` to unwind; then it is left behind.
@@ -276,11 +294,23 @@ async function runBody(c: Core, runId: string, { writer, state }: Started, contr
   clearTimeout(timer)
   await writer.flush().catch(() => {})
 
-  if (signal.aborted) return isClaimLost(signal.reason) ? undefined : settleAborted(c, runId, writer, state, signal.reason)
+  return serial(c, runId, () => settle(c, runId, writer, state, signal, outcome, artifacts, options))
+}
+
+/**
+ * Journal how a run's body ended. A body that returned before its signal aborted completes, even when
+ * a cancellation was journaled meanwhile (`cancel_requested` → `complete`); any other end under a
+ * cancellation or an abort settles as aborted; a worker that lost the run's job writes nothing.
+ */
+async function settle(c: Core, runId: string, writer: JournalWriter, state: RunState, signal: AbortSignal, outcome: Outcome, artifacts: RunArtifacts, options: ExecuteOptions): Promise<void> {
+  if (signal.aborted && isClaimLost(signal.reason)) return undefined
+  const completed = outcome.ok && outcome.early
+  if (!completed && signal.aborted) return settleAborted(c, runId, writer, state, signal.reason)
+  if (!completed && state.status === 'cancel_requested') return settleAborted(c, runId, writer, state, cancelReason())
   if (!outcome.ok && outcome.error instanceof Suspend) {
     const key = `wake-${state.nextSeq}`
     await transition(c, runId, writer, state, 'suspended', { wakeAt: outcome.error.until })
-    return options.suspended(runId, name, key, outcome.error.until)
+    return options.suspended(runId, state.name ?? '?', key, outcome.error.until)
   }
   if (outcome.ok) {
     const stored = await artifacts.keep('output', outcome.value)
@@ -310,11 +340,20 @@ async function cancelActive(c: Core, runId: string): Promise<boolean> {
   const running = c.active.get(runId)
   if (!running) return false
   const ready = await running.ready
-  if (ready && !isTerminal(ready.state.status!) && ready.state.status !== 'cancel_requested' && !running.controller.signal.aborted)
-    await transition(c, runId, ready.writer, ready.state, 'cancel_requested', { reason: 'cancelled by request' })
+  await serial(c, runId, async () => {
+    if (ready && !isTerminal(ready.state.status!) && ready.state.status !== 'cancel_requested' && !running.controller.signal.aborted)
+      await transition(c, runId, ready.writer, ready.state, 'cancel_requested', { reason: 'cancelled by request' })
+  })
   running.controller.abort(cancelReason())
   await running.done
   return true
+}
+
+async function note(c: Core, runId: string, level: 'warn' | 'error', message: string): Promise<void> {
+  const ready = await c.active.get(runId)?.ready
+  if (ready && !ready.writer.closed) return void (await ready.writer.write({ type: 'log', level, message }))
+  const state = await stateOf(c, runId)
+  if (state.status !== undefined) await journalWriter(c.storage, runId, state.nextSeq).write({ type: 'log', level, message })
 }
 
 async function settled(c: Core, runId: string, signal?: AbortSignal): Promise<RunInfo | undefined> {

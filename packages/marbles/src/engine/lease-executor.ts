@@ -78,7 +78,7 @@ export async function openLeaseExecutor(core: EngineCore, options: LeaseExecutor
         await lease.release()
         throw error
       }
-      void followControl(storage, stop.signal, (request) => onRequest(h, request))
+      void followControl(storage, stop.signal, (request) => onRequest(h, request), (request, error) => void requestFailed(h, request, error))
       lease.lost.addEventListener('abort', () => core.abortAll(shutdownReason()))
     },
     async close() {
@@ -118,12 +118,17 @@ async function cancelHere(h: Holder, runId: string, state: RunState): Promise<vo
   clearWake(h, runId)
 }
 
-/** A request from a reader on the control log. */
-function onRequest(h: Holder, request: ControlRequest): void {
+/** A request from a reader on the control log: a dispatch executes in the background; a cancellation resolves once done. */
+async function onRequest(h: Holder, request: ControlRequest): Promise<void> {
   if (request.type === 'dispatch') return void execute(h, request.runId)
-  void (async () => {
-    if (!(await h.core.cancelActive(request.runId))) await cancelHere(h, request.runId, await h.core.stateOf(request.runId))
-  })().catch(() => {})
+  if (!(await h.core.cancelActive(request.runId))) await cancelHere(h, request.runId, await h.core.stateOf(request.runId))
+}
+
+/** A request this holder failed to handle: an `error` line in the run's journal and a warning on the log. */
+async function requestFailed(h: Holder, request: ControlRequest, error: unknown): Promise<void> {
+  const message = `the ${request.type} requested through the control log failed: ${error instanceof Error ? error.message : String(error)}`
+  process.emitWarning(`marbles: run ${request.runId}: ${message}`)
+  await h.core.note(request.runId, 'error', message).catch(() => {}) // the journal may be what failed: the warning stands
 }
 
 /** Every run not terminal, as a dead owner may have left it: settled, resumed, woken or executed. */

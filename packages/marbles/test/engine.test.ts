@@ -140,8 +140,8 @@ for (const kind of ['memory', ...STORAGES] as const) {
     assert.ok(info?.artifact?.includes(info.id), info?.artifact)
     const result = (await readJournal(storage, info!.id)).find((r) => r.type === 'result')
     assert.ok(result?.type === 'result' && result.output === undefined && result.artifact === info!.artifact)
-    const stored = (await storage.get('artifacts', `${info!.id}/output`)) as unknown as { data: { value: { text: string } } }
-    assert.is(stored.data.value.text.length, 40_000)
+    const stored = await storage.get('artifacts', `${info!.id}/output`)
+    assert.is((stored?.data.value as { text: string }).text.length, 40_000)
   })
 }
 

@@ -117,6 +117,7 @@ interface Core extends CoreOptions {
   closed: boolean
 }
 
+/** A core over one state: it runs nothing by itself; its executor calls `execute` when and where runs should run. */
 export function createEngineCore(options: CoreOptions): EngineCore {
   const c: Core = { ...options, active: new Map(), waiters: new Set(), turns: new Map(), closed: false }
   return {

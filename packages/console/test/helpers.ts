@@ -75,5 +75,13 @@ export async function fillProject(root: string): Promise<{ project: Project; cha
   await memory.write({ title: 'API errors use RFC 9457 problem details', body: 'Every HTTP error body is application/problem+json with type, title and detail.', type: 'convention' })
   await memory.write({ title: 'The payment provider times out after 30 seconds', body: 'Calls to the provider fail after 30 s.\nWhy: its gateway cuts long requests.\nHow to apply: make retries idempotent.', type: 'risk', tags: ['payments'] })
   const hostile = await memory.write({ title: '<img src=x onerror=alert(1)>', body: 'Click [x](javascript:alert(1)) or <script>alert(2)</script> <b onmouseover=alert(3)>here</b>.', type: 'glossary' })
+  await project.kernel.runbooks.put({ slug: 'release', title: 'Cut a release', trigger: 'release, ship it', body: '1. Run the migrations check.\n2. Tag `vX.Y.Z` and push.\n3. Watch the deploy job.' })
+  await project.kernel.blackboard.write({
+    wave: 'audit',
+    agent: 'security-reviewer',
+    schema: 'finding.v1',
+    data: { title: 'Session cookie lacks SameSite', severity: 'medium', summary: 'The session cookie is sent on cross-site requests.', failureScenario: 'A page on another site posts a form to /transfer with the cookie attached.' },
+  })
+  await memory.search({ query: 'migrations' })
   return { project, chain: [first.id, second.id, third.id], hostile: hostile.id }
 }

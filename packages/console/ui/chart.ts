@@ -7,7 +7,7 @@ export interface Bar {
   value: number
 }
 
-/** Bars, longest first as given, scaled to the largest; `unit` follows each value. */
+/** Bars in the order given, scaled to the largest; `unit` (a plural, `calls`) follows each value. */
 export function BarChart({ title, bars, unit }: { title: string; bars: Bar[]; unit: string }) {
   const max = Math.max(1, ...bars.map((b) => b.value))
   const row = 26
@@ -21,7 +21,7 @@ export function BarChart({ title, bars, unit }: { title: string; bars: Bar[]; un
         (b, i) => html`<g key=${b.label} transform=${`translate(0 ${i * row})`}>
           <text x=${labelWidth - 8} y="17" text-anchor="end" class="chart-label">${b.label}</text>
           <rect x=${labelWidth} y="4" height="18" rx="3" width=${Math.max(1, (b.value / max) * barSpace)} class="chart-bar"></rect>
-          <text x=${labelWidth + Math.max(1, (b.value / max) * barSpace) + 6} y="17" class="chart-value">${b.value.toLocaleString('en')} ${unit}</text>
+          <text x=${labelWidth + Math.max(1, (b.value / max) * barSpace) + 6} y="17" class="chart-value">${b.value.toLocaleString('en')} ${b.value === 1 ? unit.replace(/s$/, '') : unit}</text>
         </g>`,
       )}
     </svg>

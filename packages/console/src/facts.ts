@@ -15,7 +15,9 @@ export interface FactRow {
 }
 
 const STATUSES = ['active', 'superseded', 'expired', 'forgotten', 'all'] as const
-type Status = (typeof STATUSES)[number]
+type Status = NonNullable<FactListOptions['status']>
+const isStatus = (text: string): text is Status => (STATUSES as readonly string[]).includes(text)
+const isType = (text: string): text is FactType => (FACT_TYPES as readonly string[]).includes(text)
 const today = () => new Date().toISOString().slice(0, 10)
 
 function rowOf(fact: Fact, hit?: SearchHit): FactRow {
@@ -41,13 +43,13 @@ export async function findFacts(project: Project, params: URLSearchParams): Prom
   const query = (params.get('q') ?? '').trim()
   const type = params.get('type') || undefined
   const status = params.get('status') || 'active'
-  if (type !== undefined && !(FACT_TYPES as readonly string[]).includes(type)) throw new FoundryError('INVALID_INPUT', `type: one of ${FACT_TYPES.join(', ')}, got ${JSON.stringify(type.slice(0, 40))}`)
-  if (!(STATUSES as readonly string[]).includes(status)) throw new FoundryError('INVALID_INPUT', `status: one of ${STATUSES.join(', ')}, got ${JSON.stringify(status.slice(0, 40))}`)
+  if (type !== undefined && !isType(type)) throw new FoundryError('INVALID_INPUT', `type: one of ${FACT_TYPES.join(', ')}, got ${JSON.stringify(type.slice(0, 40))}`)
+  if (!isStatus(status)) throw new FoundryError('INVALID_INPUT', `status: one of ${STATUSES.join(', ')}, got ${JSON.stringify(status.slice(0, 40))}`)
   if (query && status === 'active') {
     const result = await project.kernel.memory.search({ query: query.slice(0, 2000), limit: 25, ...(type && { type }) })
     return { mode: 'search', facts: result.hits.map((h) => rowOf(h.fact, h)), ...(result.dropped && { dropped: result.dropped }), ...(result.missing && { missing: result.missing }) }
   }
-  const options: FactListOptions = { status: status as Status, ...(type && { type: type as FactType }) }
+  const options: FactListOptions = { status, ...(type && { type }) }
   const facts = await project.kernel.memory.list(options)
   return { mode: 'list', facts: facts.slice(-500).reverse().map((f) => rowOf(f)) }
 }

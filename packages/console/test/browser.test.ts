@@ -114,6 +114,34 @@ maybe('forget is refused with a read token and done with a write token', async (
   assert.is(fact.status, 'forgotten')
 })
 
+maybe('a fact written by another writer appears on the open Memory page without a reload', async () => {
+  const { page } = await open('#/memory')
+  await page.locator('.results li').first().waitFor()
+  const writer = await openProject({ root })
+  try {
+    await writer.kernel.memory.write({ title: 'Queue consumers must be idempotent', body: 'Messages can arrive twice; handle a repeat as a no-op.', type: 'convention' })
+  } finally {
+    await writer.close()
+  }
+  await page.locator('.results a', { hasText: 'Queue consumers must be idempotent' }).waitFor({ timeout: 5000 })
+  await page.keyboard.press('/')
+  assert.ok(await page.evaluate(() => document.activeElement?.id === 'search'), '/ focuses the search box')
+})
+
+maybe('edit from the fact page writes a new fact that supersedes it, by the write token', async () => {
+  const project = await openProject({ root })
+  const target = (await project.kernel.memory.search({ query: 'problem details' })).hits[0]!.fact.id
+  await project.close()
+  const { page } = await open(`#/fact/${target}`, WRITE)
+  await page.getByRole('button', { name: 'Edit' }).click()
+  await page.getByLabel('Title').fill('API errors use RFC 9457 problem details with a stable type URI')
+  await page.getByRole('button', { name: 'Save as a new fact' }).click()
+  await page.locator('h1', { hasText: 'with a stable type URI' }).waitFor()
+  assert.not.match(page.url(), new RegExp(`${target}$`))
+  assert.equal(await page.locator('.timeline li .badge').allTextContents(), ['superseded', 'active'])
+  assert.match(await page.locator('.details').textContent() ?? '', /author\s*bob/)
+})
+
 maybe('a hostile title and a javascript: link stay inert text', async () => {
   const { page, dialogs } = await open(`#/fact/${hostile}`)
   await page.locator('h1', { hasText: '<img src=x onerror=alert(1)>' }).waitFor()

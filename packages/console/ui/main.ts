@@ -85,5 +85,14 @@ function App() {
   `
 }
 
+// `/` jumps to the search box from anywhere but a text field.
+document.addEventListener('keydown', (e) => {
+  const target = e.target as HTMLElement | null
+  if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey || target?.closest('input, textarea, select')) return
+  e.preventDefault()
+  if (!location.hash.startsWith('#/memory')) location.hash = '#/memory'
+  requestAnimationFrame(() => document.getElementById('search')?.focus())
+})
+
 const root = document.getElementById('app')
 if (root) render(html`<${App} />`, root)

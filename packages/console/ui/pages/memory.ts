@@ -47,7 +47,7 @@ export function MemoryPage({ route }: { route: Route }) {
     <h1>Memory</h1>
     <form role="search" class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
       <label class="grow">Search facts
-        <input id="search" type="search" value=${q} placeholder="e.g. migrations, billing, fact-0012" autocomplete="off"
+        <input id="search" type="search" value=${q} placeholder="e.g. migrations, billing, fact-0012  (press / to come back here)" autocomplete="off"
           onInput=${(e: Event) => setQ((e.target as HTMLInputElement).value)} />
       </label>
       <label>Type

@@ -200,6 +200,22 @@ test('mounted under /ui in another server: redirects to the slash, serves the pa
   }
 })
 
+test('health and the doctor report on a SQLite project too', async () => {
+  const root = await tempProject('sqlite')
+  const project = await openProject({ root })
+  await writeRun(project, 'run-1')
+  await project.close()
+  const server = await serveConsole({ root, port: 0 })
+  servers.push(server)
+  const health = (await request(`${server.url}api/health`)).json
+  assert.is(health.storage, 'sqlite')
+  assert.is(health.runs, 1)
+  assert.equal(health.facts, { active: 0, expired: 0, superseded: 0, forgotten: 0 })
+  const doctor = (await request(`${server.url}api/doctor`)).json
+  assert.type(doctor.healthy, 'boolean')
+  assert.ok(doctor.findings.length > 0)
+})
+
 test('serveConsole refuses a non-loopback address without team tokens', async () => {
   const root = await tempProject()
   try {

@@ -124,8 +124,9 @@ maybe('a fact written by another writer appears on the open Memory page without 
     await writer.close()
   }
   await page.locator('.results a', { hasText: 'Queue consumers must be idempotent' }).waitFor({ timeout: 5000 })
+  await page.locator('main h1').click()
   await page.keyboard.press('/')
-  assert.ok(await page.evaluate(() => document.activeElement?.id === 'search'), '/ focuses the search box')
+  await page.waitForFunction(() => document.activeElement?.id === 'search', undefined, { timeout: 5000 })
 })
 
 maybe('edit from the fact page writes a new fact that supersedes it, by the write token', async () => {
@@ -191,6 +192,11 @@ maybe('the main pages have no serious or critical accessibility violations', asy
     await page.locator(ready).first().waitFor()
     found.push(...(await seriousViolations(page)).map((v) => `${hash}: ${v}`))
   }
+  await page.goto(`${server.url}#/fact/${chain[2]}`)
+  await page.getByRole('button', { name: 'Edit' }).click()
+  await page.getByRole('button', { name: /^Access:/ }).click()
+  await page.getByLabel('Access token').waitFor()
+  found.push(...(await seriousViolations(page)).map((v) => `edit and token forms: ${v}`))
   assert.equal(found, [])
 })
 

@@ -111,7 +111,7 @@ async function health(project: Project) {
 async function streamChanges(ctx: RouteContext): Promise<void> {
   const stream = openEventStream(ctx.res)
   const off = ctx.feed.subscribe((change) => {
-    if ('collection' in change) stream.send(change.collection === RUNS ? 'runs' : change.collection, {})
+    if ('collection' in change && (change.collection === 'facts' || change.collection === RUNS)) stream.send(change.collection === RUNS ? 'runs' : 'facts', {})
   })
   await stream.closed
   off()

@@ -13,7 +13,10 @@ const { serveConsole } = await import('../dist/index.js')
 const out = fileURLToPath(new URL('../../../docs/console/', import.meta.url))
 mkdirSync(out, { recursive: true })
 const executable = browserPath()
-if (!executable) process.exit(1)
+if (!executable) {
+  console.error('screenshots: no Chromium found; install it with apt-get install -y chromium (or set CHROMIUM_PATH)')
+  process.exit(1)
+}
 
 const root = await tempProject()
 const { project, chain } = await fillProject(root)

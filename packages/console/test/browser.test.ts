@@ -6,7 +6,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openProject } from '@foundry/project'
 import { serveConsole, type ConsoleServer } from '../src/index.js'
-import { browserPath, launch, pageWithToken, seriousViolations } from './browser.js'
+import { browserPath, launch, noBrowser, pageWithToken, seriousViolations } from './browser.js'
 import { cleanup, fillProject, startAppender, tempProject, writeRun } from './helpers.js'
 
 const READ = 'read-secret-123'
@@ -56,7 +56,7 @@ async function open(hash: string, token: string | undefined = READ): Promise<{ p
   return { page, dialogs }
 }
 
-const maybe = (name: string, fn: () => Promise<void>) => test(name, async () => (executable ? fn() : undefined))
+const maybe = (name: string, fn: () => Promise<void>) => test(name, async () => (executable ? fn() : noBrowser()))
 
 maybe('keyboard reaches the search box and the results; a result opens its fact', async () => {
   const { page } = await open('#/memory')

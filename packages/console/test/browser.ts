@@ -5,16 +5,21 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 const INSTALL = 'install it with: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH to a Chromium or Chrome binary)'
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable']
 
-/**
- * The browser the tests drive: `CHROMIUM_PATH`, else Debian's chromium. Without one, CI fails with
- * how to install it; elsewhere the browser tests are skipped with the same advice.
- */
+/** The browser the tests drive: `CHROMIUM_PATH`, else Debian's chromium; undefined when there is none. */
 export function browserPath(): string | undefined {
-  const path = [process.env.CHROMIUM_PATH, ...CANDIDATES].find((p): p is string => !!p && existsSync(p))
-  if (path) return path
-  if (process.env.CI === 'true') throw new Error(`the console's browser tests need Chromium and found none; ${INSTALL}`)
-  console.log(`console browser tests SKIPPED: no Chromium found; ${INSTALL}`)
-  return undefined
+  return [process.env.CHROMIUM_PATH, ...CANDIDATES].find((p): p is string => !!p && existsSync(p))
+}
+
+/**
+ * What a browser test does without a browser: on CI (`CI=true`) it fails saying how to install one;
+ * elsewhere it is skipped with the same advice, printed once.
+ */
+let told = false
+export function noBrowser(): void {
+  const message = `the console's browser tests need Chromium and found none; ${INSTALL}`
+  if (process.env.CI === 'true') throw new Error(message)
+  if (!told) console.log(`console browser tests SKIPPED: ${message}`)
+  told = true
 }
 
 export async function launch(executablePath: string): Promise<Browser> {

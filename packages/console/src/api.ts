@@ -6,6 +6,7 @@ import { editFact, factPage, findFacts, forgetFact } from './facts.js'
 import { readJson } from './http.js'
 import { openEventStream, type ChangeFeed } from './live.js'
 import { getRun, journalLog, listRuns, readJournal, RUNS, runId } from './runs.js'
+import type { HealthAnswer, IndexAnswer, SessionAnswer, TokensAnswer } from './wire.js'
 
 /** What a route is called with. */
 export interface RouteContext {
@@ -39,7 +40,7 @@ const factId = (text: string | undefined) => {
 const param = (ctx: RouteContext, i = 0) => ctx.params[i] ?? ''
 
 export const ROUTES: readonly Route[] = [
-  { method: 'GET', path: /^session$/, role: 'read', call: async (ctx) => ({ name: ctx.principal.name, roles: ctx.principal.roles }) },
+  { method: 'GET', path: /^session$/, role: 'read', call: async (ctx): Promise<SessionAnswer> => ({ name: ctx.principal.name, roles: ctx.principal.roles }) },
   { method: 'GET', path: /^facts$/, role: 'read', call: (ctx) => findFacts(ctx.project, ctx.query) },
   { method: 'GET', path: /^facts\/([^/]+)$/, role: 'read', call: (ctx) => factPage(ctx.project, factId(param(ctx))) },
   { method: 'POST', path: /^facts\/([^/]+)\/forget$/, role: 'write', call: async (ctx) => forgetFact(ctx.project, factId(param(ctx)), await readJson(ctx.req)) },
@@ -48,7 +49,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: /^index$/,
     role: 'read',
-    call: async ({ project }) => {
+    call: async ({ project }): Promise<IndexAnswer> => {
       const text = await project.kernel.memory.readIndex()
       return { text, tokens: estimateTokens(text), budget: project.config.indexTokenBudget }
     },
@@ -68,7 +69,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: /^tokens$/,
     role: 'read',
-    call: async ({ project }) => {
+    call: async ({ project }): Promise<TokensAnswer> => {
       const report = await project.kernel.tokens.report()
       return { figures: report.figures, accounting: report.accounting }
     },
@@ -82,7 +83,7 @@ export const ROUTES: readonly Route[] = [
 ]
 
 /** Storage kind, fact counts by state, and how many of everything else there is. */
-async function health(project: Project) {
+async function health(project: Project): Promise<HealthAnswer> {
   const { kernel, storage } = project
   const day = new Date().toISOString().slice(0, 10)
   const [facts, runbooks, contracts, artifacts, runs] = await Promise.all([
@@ -92,8 +93,8 @@ async function health(project: Project) {
     kernel.blackboard.all(),
     storage.keys(RUNS),
   ])
-  const counts: Record<string, number> = { active: 0, expired: 0, superseded: 0, forgotten: 0 }
-  for (const fact of facts) counts[stateOf(fact, day)] = (counts[stateOf(fact, day)] ?? 0) + 1
+  const counts: HealthAnswer['facts'] = { active: 0, expired: 0, superseded: 0, forgotten: 0 }
+  for (const fact of facts) counts[stateOf(fact, day)]++
   return {
     storage: project.adapters.storage.kind,
     retrieval: project.adapters.retrieval.kind,

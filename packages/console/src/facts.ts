@@ -1,18 +1,6 @@
 import { FACT_TYPES, FoundryError, stateOf, type Fact, type FactListOptions, type FactType, type SearchHit } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
-
-/** A fact as a list or a search shows it: no body beyond a short excerpt. */
-export interface FactRow {
-  id: string
-  title: string
-  type: string
-  scope: string
-  state: string
-  created: string
-  author?: string
-  excerpt: string
-  relevance?: number
-}
+import type { EditAnswer, FactAnswer, FactRow, FactsAnswer, ForgetAnswer } from './wire.js'
 
 const STATUSES = ['active', 'superseded', 'expired', 'forgotten', 'all'] as const
 type Status = NonNullable<FactListOptions['status']>
@@ -39,7 +27,7 @@ function rowOf(fact: Fact, hit?: SearchHit): FactRow {
  * facts, best first); without one, `memory.list` by status. Type and status are checked here, at
  * the edge, with the fix in the message.
  */
-export async function findFacts(project: Project, params: URLSearchParams): Promise<{ mode: 'search' | 'list'; facts: FactRow[]; dropped?: number; missing?: string[] }> {
+export async function findFacts(project: Project, params: URLSearchParams): Promise<FactsAnswer> {
   const query = (params.get('q') ?? '').trim()
   const type = params.get('type') || undefined
   const status = params.get('status') || 'active'
@@ -55,7 +43,7 @@ export async function findFacts(project: Project, params: URLSearchParams): Prom
 }
 
 /** A fact's page: the fact whole, what it is now, and its supersede chain oldest first. */
-export async function factPage(project: Project, id: string) {
+export async function factPage(project: Project, id: string): Promise<FactAnswer> {
   const fact = await project.kernel.memory.get(id)
   const history = await project.kernel.memory.history(id)
   return { fact, state: stateOf(fact, today()), chain: history.chain.map((e) => ({ ...rowOf(e.fact), state: e.state })) }
@@ -67,7 +55,7 @@ const EDITABLE = ['title', 'body', 'type', 'scope', 'tags', 'confidence', 'sourc
  * Edit: a new fact that supersedes `id` (facts are never changed in place), written by `author`.
  * The kernel validates the fields and names the one at fault.
  */
-export async function editFact(project: Project, id: string, body: Record<string, unknown>, author: string) {
+export async function editFact(project: Project, id: string, body: Record<string, unknown>, author: string): Promise<EditAnswer> {
   const unknown = Object.keys(body).filter((k) => !(EDITABLE as readonly string[]).includes(k))
   if (unknown.length) throw new FoundryError('INVALID_INPUT', `${unknown[0]}: not editable; send ${EDITABLE.join(', ')}`)
   const current = await project.kernel.memory.get(id)
@@ -75,11 +63,11 @@ export async function editFact(project: Project, id: string, body: Record<string
   const input: Record<string, unknown> = { supersedes: id }
   for (const key of EDITABLE) if (body[key] !== undefined) input[key] = body[key]
   const result = await project.kernel.memory.write(input, { author })
-  return { id: result.id, action: result.action, supersedes: result.supersedes, text: result.text }
+  return { id: result.id, action: result.action, ...(result.supersedes && { supersedes: result.supersedes }), text: result.text }
 }
 
 /** Forget: the kernel's `memory.forget`, with the reason required here so the message names the field. */
-export async function forgetFact(project: Project, id: string, body: Record<string, unknown>) {
+export async function forgetFact(project: Project, id: string, body: Record<string, unknown>): Promise<ForgetAnswer> {
   const reason = typeof body.reason === 'string' ? body.reason.trim() : ''
   if (!reason) throw new FoundryError('INVALID_INPUT', 'reason: say why the fact is forgotten (at most 500 characters)')
   const result = await project.kernel.memory.forget(id, reason)

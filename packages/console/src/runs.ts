@@ -1,20 +1,10 @@
 import { FoundryError, type JsonValue, type Storage } from '@foundry/kernel'
+import type { RunSummary } from './wire.js'
 
 /** Where Marbles keeps one record a run (its listing), and its journals: logs `marbles/<runId>`. */
 export const RUNS = 'marbles.runs'
 export const journalLog = (runId: string) => `marbles/${runId}`
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/
-
-/** A run as the console lists it: the fields of Marbles' run record it shows. */
-export interface RunSummary {
-  id: string
-  name: string
-  status: string
-  createdAt?: number
-  updatedAt?: number
-  reason?: string
-  error?: string
-}
 
 /** A run id from a URL. Throws INVALID_INPUT naming the field. */
 export function runId(text: string): string {

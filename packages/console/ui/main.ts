@@ -10,6 +10,7 @@ import { ArtifactPage, ContractPage, LibraryPage, RunbookPage } from './pages/li
 import { MemoryPage } from './pages/memory.js'
 import { RunPage, RunsPage } from './pages/runs.js'
 import { TokensPage } from './pages/tokens.js'
+import type { SessionAnswer } from '../src/wire.js'
 import { useApi, useRoute, type Route } from './state.js'
 
 const NAV: Array<[string, string, string[]]> = [
@@ -54,7 +55,7 @@ function Page({ route }: { route: Route }) {
 function TokenControl() {
   const [open, setOpen] = useState(false)
   const [value, setValue] = useState(token())
-  const session = useApi<{ name: string; roles: string[] }>('session')
+  const session = useApi<SessionAnswer>('session')
   const who = session.data ? `${session.data.name} (${session.data.roles.join('+')})` : session.error ? 'token needed' : '…'
   return html`<div class="token">
     <button type="button" aria-expanded=${open} aria-controls="token-form" onClick=${() => setOpen(!open)}>Access: ${who}</button>

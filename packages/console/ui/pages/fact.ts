@@ -4,35 +4,14 @@ import { useState } from 'preact/hooks'
 import { ApiError, call } from '../api.js'
 import { markdown } from '../markdown.js'
 import { Badge, ErrorLine, Loading, when } from '../parts.js'
+import type { Fact } from '@foundry/kernel'
+import type { EditAnswer, FactAnswer } from '../../src/wire.js'
 import { href, useApi, useLive } from '../state.js'
 import { FACT_TYPES } from './memory.js'
 
-interface Fact {
-  id: string
-  title: string
-  body: string
-  type: string
-  scope: string
-  tags: string[]
-  confidence: string
-  source: string
-  author?: string
-  created: string
-  expires?: string
-  supersedes?: string
-  supersededBy?: string
-  forgotten?: string
-  forgottenReason?: string
-}
-interface Page {
-  fact: Fact
-  state: string
-  chain: Array<{ id: string; title: string; state: string; created: string; author?: string }>
-}
-
 export function FactPage({ id }: { id: string }) {
   const live = useLive('facts')
-  const page = useApi<Page>(`facts/${encodeURIComponent(id)}`, [live])
+  const page = useApi<FactAnswer>(`facts/${encodeURIComponent(id)}`, [live])
   const [mode, setMode] = useState<'view' | 'edit' | 'forget'>('view')
   if (!page.data) return html`<h1>${id}</h1><${Loading} when=${page.loading} /><${ErrorLine} error=${page.error} />`
   const { fact, state, chain } = page.data
@@ -108,7 +87,7 @@ function EditForm({ fact }: { fact: Fact }) {
     e.preventDefault()
     try {
       const tags = draft.tags.split(',').map((t) => t.trim()).filter(Boolean)
-      const result = await call<{ id: string }>(`facts/${encodeURIComponent(fact.id)}/edit`, { title: draft.title, body: draft.body, type: draft.type, tags })
+      const result = await call<EditAnswer>(`facts/${encodeURIComponent(fact.id)}/edit`, { title: draft.title, body: draft.body, type: draft.type, tags })
       location.hash = href('fact', result.id)
     } catch (err) {
       setError(err as ApiError)

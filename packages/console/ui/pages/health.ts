@@ -3,34 +3,20 @@ import { html } from 'htm/preact'
 import { useState } from 'preact/hooks'
 import { ApiError, call } from '../api.js'
 import { ErrorLine, Loading } from '../parts.js'
+import type { DoctorAnswer, HealthAnswer } from '../../src/wire.js'
 import { useApi, useLive } from '../state.js'
-
-interface Health {
-  storage: string
-  retrieval: string
-  live: string
-  facts: Record<string, number>
-  runbooks: number
-  contracts: number
-  artifacts: number
-  runs: number
-}
-interface Doctor {
-  healthy: boolean
-  findings: Array<{ status: string; check: string; message: string }>
-}
 
 export function HealthPage() {
   const live = useLive('facts')
-  const health = useApi<Health>('health', [live])
-  const [doctor, setDoctor] = useState<Doctor | undefined>()
+  const health = useApi<HealthAnswer>('health', [live])
+  const [doctor, setDoctor] = useState<DoctorAnswer | undefined>()
   const [error, setError] = useState<ApiError | undefined>()
   const [running, setRunning] = useState(false)
   const h = health.data
   const runDoctor = async () => {
     setRunning(true)
     try {
-      setDoctor(await call<Doctor>('doctor'))
+      setDoctor(await call<DoctorAnswer>('doctor'))
       setError(undefined)
     } catch (err) {
       setError(err as ApiError)

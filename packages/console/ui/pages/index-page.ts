@@ -2,11 +2,12 @@
 import { html } from 'htm/preact'
 import { Meter } from '../chart.js'
 import { ErrorLine, Loading } from '../parts.js'
+import type { IndexAnswer } from '../../src/wire.js'
 import { useApi, useLive } from '../state.js'
 
 export function IndexPage() {
   const live = useLive('facts')
-  const index = useApi<{ text: string; tokens: number; budget: number }>('index', [live])
+  const index = useApi<IndexAnswer>('index', [live])
   const d = index.data
   const share = d ? Math.min(100, Math.round((d.tokens / d.budget) * 100)) : 0
   return html`

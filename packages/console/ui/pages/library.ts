@@ -2,22 +2,13 @@
 import { html } from 'htm/preact'
 import { markdown } from '../markdown.js'
 import { ErrorLine, Loading } from '../parts.js'
+import type { ArtifactAnswer, BlackboardAnswer, ContractAnswer, ContractsAnswer, RunbookAnswer, RunbooksAnswer } from '../../src/wire.js'
 import { href, useApi } from '../state.js'
 
-interface Artifact {
-  file: string
-  wave: string
-  agent: string
-  schema?: string
-  tokens: number
-  summary?: string
-  version: number
-}
-
 export function LibraryPage() {
-  const runbooks = useApi<Array<{ slug: string; title: string; trigger?: string }>>('runbooks')
-  const contracts = useApi<Array<{ id: string; origin: string }>>('contracts')
-  const artifacts = useApi<Artifact[]>('blackboard')
+  const runbooks = useApi<RunbooksAnswer>('runbooks')
+  const contracts = useApi<ContractsAnswer>('contracts')
+  const artifacts = useApi<BlackboardAnswer>('blackboard')
   return html`
     <h1>Runbooks, contracts and the blackboard</h1>
     <section aria-labelledby="rb"><h2 id="rb">Runbooks</h2>
@@ -43,7 +34,7 @@ export function LibraryPage() {
 }
 
 export function RunbookPage({ slug }: { slug: string }) {
-  const rb = useApi<{ slug: string; title: string; trigger?: string; body: string }>(`runbooks/${encodeURIComponent(slug)}`)
+  const rb = useApi<RunbookAnswer>(`runbooks/${encodeURIComponent(slug)}`)
   return html`<p class="crumbs"><a href="#/library">Library</a> › runbook</p>
     <h1>${rb.data?.title ?? slug}</h1><${Loading} when=${rb.loading && !rb.data} /><${ErrorLine} error=${rb.error} />
     ${rb.data?.trigger ? html`<p class="muted">Trigger: ${rb.data.trigger}</p>` : null}
@@ -51,14 +42,14 @@ export function RunbookPage({ slug }: { slug: string }) {
 }
 
 export function ContractPage({ id }: { id: string }) {
-  const c = useApi<{ id: string; schema: object }>(`contracts/${encodeURIComponent(id)}`)
+  const c = useApi<ContractAnswer>(`contracts/${encodeURIComponent(id)}`)
   return html`<p class="crumbs"><a href="#/library">Library</a> › contract</p>
     <h1 class="mono">${id}</h1><${Loading} when=${c.loading && !c.data} /><${ErrorLine} error=${c.error} />
     ${c.data ? html`<pre tabindex="0" aria-label="JSON Schema">${JSON.stringify(c.data.schema, null, 2)}</pre>` : null}`
 }
 
 export function ArtifactPage({ wave, agent }: { wave: string; agent: string }) {
-  const a = useApi<{ text: string }>(`blackboard/${encodeURIComponent(wave)}/${encodeURIComponent(agent)}`)
+  const a = useApi<ArtifactAnswer>(`blackboard/${encodeURIComponent(wave)}/${encodeURIComponent(agent)}`)
   return html`<p class="crumbs"><a href="#/library">Library</a> › ${wave}</p>
     <h1>${agent}</h1><${Loading} when=${a.loading && !a.data} /><${ErrorLine} error=${a.error} />
     ${a.data ? html`<pre tabindex="0" aria-label="The artifact">${a.data.text}</pre>` : null}`

@@ -3,28 +3,11 @@ import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
 import { highlight } from '../markdown.js'
 import { Badge, ErrorLine } from '../parts.js'
+import type { FactsAnswer } from '../../src/wire.js'
 import { href, useApi, useLive, type Route } from '../state.js'
 
 export const FACT_TYPES = ['decision', 'constraint', 'convention', 'domain', 'risk', 'metric', 'glossary']
 const STATUSES = ['active', 'superseded', 'expired', 'forgotten', 'all']
-
-interface FactRow {
-  id: string
-  title: string
-  type: string
-  scope: string
-  state: string
-  created: string
-  author?: string
-  excerpt: string
-  relevance?: number
-}
-interface Found {
-  mode: 'search' | 'list'
-  facts: FactRow[]
-  dropped?: number
-  missing?: string[]
-}
 
 export function MemoryPage({ route }: { route: Route }) {
   const [q, setQ] = useState(route.query.get('q') ?? '')
@@ -41,7 +24,7 @@ export function MemoryPage({ route }: { route: Route }) {
   }, [asked, type, status])
   const live = useLive('facts')
   const params = new URLSearchParams({ q: asked, type, status })
-  const found = useApi<Found>(`facts?${params}`, [live])
+  const found = useApi<FactsAnswer>(`facts?${params}`, [live])
   const facts = found.data?.facts ?? []
   return html`
     <h1>Memory</h1>

@@ -3,17 +3,9 @@ import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
 import { follow } from '../api.js'
 import { Badge, ErrorLine, Loading, when } from '../parts.js'
+import type { RunSummary as Run } from '../../src/wire.js'
 import { href, useApi, useLive, useTokenVersion } from '../state.js'
 
-interface Run {
-  id: string
-  name: string
-  status: string
-  createdAt?: number
-  updatedAt?: number
-  reason?: string
-  error?: string
-}
 type JournalRecord = { seq?: number; at?: number; type?: string; [key: string]: unknown }
 
 export function RunsPage() {

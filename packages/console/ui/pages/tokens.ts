@@ -2,27 +2,12 @@
 import { html } from 'htm/preact'
 import { BarChart } from '../chart.js'
 import { ErrorLine, Loading } from '../parts.js'
+import type { TokensAnswer } from '../../src/wire.js'
 import { useApi, useLive } from '../state.js'
-
-interface Figures {
-  indexTokens: number
-  indexBudget: number
-  facts: number
-  factTokens: number
-  runbooks: number
-  runbookTokens: number
-  artifacts: number
-  artifactTokens: number
-  events: Record<string, number>
-  eagerTokens: number
-  savingTokens: number
-  savingPercent: number
-  usage?: { agents: Array<{ source: string; agent: string; runs: number; inputTokens: number; outputTokens: number; costUsd?: number }> }
-}
 
 export function TokensPage() {
   const live = useLive('facts')
-  const report = useApi<{ figures: Figures; accounting: string }>('tokens', [live])
+  const report = useApi<TokensAnswer>('tokens', [live])
   const f = report.data?.figures
   const calls = f ? Object.entries(f.events).sort((a, b) => b[1] - a[1]).map(([label, value]) => ({ label, value })) : []
   return html`

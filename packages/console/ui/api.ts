@@ -42,7 +42,8 @@ export async function call<T>(path: string, body?: unknown): Promise<T> {
 
 /**
  * Follow the server-sent events of `api/<path>` (read through fetch, so the token goes in a header),
- * calling `on(event, data)` for each; reconnects after a drop. Returns the function that stops it.
+ * calling `on(event, data)` for each; reconnects after a drop, and gives up on a refusal (401, 403,
+ * 404: a new token starts it again). Returns the function that stops it.
  */
 export function follow(path: string, on: (event: string, data: unknown) => void): () => void {
   const abort = new AbortController()
@@ -51,6 +52,7 @@ export function follow(path: string, on: (event: string, data: unknown) => void)
     while (!stopped) {
       try {
         const res = await fetch(`api/${path}`, { headers: { ...headers(false), accept: 'text/event-stream' }, signal: abort.signal })
+        if ([401, 403, 404].includes(res.status)) return
         if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`)
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
         let buffer = ''

@@ -3,10 +3,13 @@ import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
 import { highlight } from '../markdown.js'
 import { Badge, ErrorLine } from '../parts.js'
+import type { FactType } from '@foundry/kernel'
 import type { FactsAnswer } from '../../src/wire.js'
 import { href, useApi, useLive, type Route } from '../state.js'
 
-export const FACT_TYPES = ['decision', 'constraint', 'convention', 'domain', 'risk', 'metric', 'glossary']
+/** The kernel's fact types, in its order; a type added to or removed from the kernel fails the typecheck here. */
+const TYPES: Record<FactType, true> = { decision: true, constraint: true, convention: true, domain: true, risk: true, metric: true, glossary: true }
+export const FACT_TYPES = Object.keys(TYPES)
 const STATUSES = ['active', 'superseded', 'expired', 'forgotten', 'all']
 
 export function MemoryPage({ route }: { route: Route }) {

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util'
+import { errorMessage } from '@foundry/kernel'
+import { serveConsole } from './serve.js'
+
+const USAGE = `foundry-console [--root DIR] [--host 127.0.0.1] [--port 7413] [--token SECRET]
+
+Serve Foundry's web console for the project at --root (default: found from here, like git).
+--token SECRET  lets the console edit and forget facts with that secret (besides team tokens).`
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { root: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+  })
+  if (values.help) return void console.log(USAGE)
+  const port = values.port === undefined ? undefined : Number(values.port)
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new Error(`--port: a number from 0 to 65535, got ${values.port}`)
+  const server = await serveConsole({ ...(values.root && { root: values.root }), ...(values.host && { host: values.host }), ...(port !== undefined && { port }), ...(values.token && { token: values.token }) })
+  console.log(`Foundry console: ${server.url}`)
+  const stop = () => void server.close().then(() => process.exit(0))
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+}
+
+main().catch((error: unknown) => {
+  console.error(`foundry-console: ${errorMessage(error)}`)
+  process.exit(1)
+})

@@ -1,0 +1,109 @@
+// What the console's API answers, declared once for the server that sends it and the page that
+// reads it (the front end imports these as types only).
+import type { ArtifactSummary, ContractInfo, DoctorFinding, Fact, FactState, Runbook, StorageFlags, TokenFigures } from '@foundry/kernel'
+
+/** `GET api/session`: who the request is from. */
+export interface SessionAnswer {
+  name: string
+  roles: readonly string[]
+}
+
+/** A fact as a list or a search shows it: no body beyond a short excerpt. */
+export interface FactRow {
+  id: string
+  title: string
+  type: string
+  scope: string
+  state: FactState
+  created: string
+  author?: string
+  excerpt: string
+  /** On a search hit: `SearchHit.relevance`, rounded. */
+  relevance?: number
+}
+
+/** `GET api/facts?q&type&status`: a search (with `q`, active facts, best first) or a listing (newest first). */
+export interface FactsAnswer {
+  mode: 'search' | 'list'
+  facts: FactRow[]
+  dropped?: number
+  missing?: string[]
+}
+
+/** `GET api/facts/<id>`: the fact whole, what it is now, and its supersede chain oldest first. */
+export interface FactAnswer {
+  fact: Fact
+  state: FactState
+  chain: FactRow[]
+}
+
+/** `POST api/facts/<id>/edit`: the new fact and the one it superseded. */
+export interface EditAnswer {
+  id: string
+  action: 'created' | 'duplicate'
+  supersedes?: string
+  text: string
+}
+
+/** `POST api/facts/<id>/forget`. */
+export interface ForgetAnswer {
+  id: string
+  reason: string
+  forgotten: string
+  text: string
+}
+
+/** `GET api/index`: the index text an agent receives, its estimated tokens and the budget. */
+export interface IndexAnswer {
+  text: string
+  tokens: number
+  budget: number
+}
+
+export type RunbooksAnswer = Array<{ slug: string; title: string; trigger?: string }>
+export type RunbookAnswer = Runbook
+export type ContractsAnswer = ContractInfo[]
+export interface ContractAnswer {
+  id: string
+  schema: object
+}
+export type BlackboardAnswer = ArtifactSummary[]
+export interface ArtifactAnswer {
+  text: string
+}
+
+/** `GET api/tokens`: the token report's figures and its accounting table. */
+export interface TokensAnswer {
+  figures: TokenFigures
+  accounting: string
+}
+
+/** `GET api/health`. */
+export interface HealthAnswer {
+  storage: string
+  retrieval: string
+  flags: StorageFlags
+  live: 'change notifications' | 'polling'
+  facts: Record<FactState, number>
+  runbooks: number
+  contracts: number
+  artifacts: number
+  runs: number
+}
+
+/** `GET api/doctor`: the doctor's findings, reported only. */
+export interface DoctorAnswer {
+  healthy: boolean
+  findings: DoctorFinding[]
+}
+
+/** A Marbles run as the console lists it (`GET api/runs`, `GET api/runs/<id>`, the journal stream's `run` events). */
+export interface RunSummary {
+  id: string
+  name: string
+  status: string
+  createdAt?: number
+  updatedAt?: number
+  reason?: string
+  error?: string
+}

@@ -1,0 +1,203 @@
+import { createHash } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { openProject } from '@foundry/project'
+import { serveConsole, type ConsoleServer } from '../src/index.js'
+import { browserPath, launch, noBrowser, pageWithToken, seriousViolations } from './browser.js'
+import { cleanup, fillProject, startAppender, tempProject, writeRun } from './helpers.js'
+
+const READ = 'read-secret-123'
+const WRITE = 'write-secret-456'
+const executable = browserPath()
+let browser: Browser
+let server: ConsoleServer
+let root: string
+let chain: string[]
+let hostile: string
+const pages: Page[] = []
+
+test.before(async () => {
+  if (!executable) return
+  root = await tempProject()
+  const filled = await fillProject(root)
+  chain = filled.chain
+  hostile = filled.hostile
+  await writeRun(filled.project, 'run-7f3a')
+  await filled.project.close()
+  const tokens = [
+    { name: 'viewer', roles: ['read'], sha256: createHash('sha256').update(READ).digest('hex'), created: '2026-12-01' },
+    { name: 'bob', roles: ['write'], sha256: createHash('sha256').update(WRITE).digest('hex'), created: '2026-12-01' },
+  ]
+  writeFileSync(join(root, '.foundry', 'tokens.json'), JSON.stringify({ tokens }))
+  server = await serveConsole({ root, port: 0 })
+  browser = await launch(executable)
+})
+
+test.after(async () => {
+  await browser?.close()
+  await server?.close()
+  cleanup()
+})
+
+test.after.each(async () => {
+  for (const page of pages.splice(0)) await page.close()
+})
+
+/** A page of the console at `hash`, sending `token`, its dialogs counted. */
+async function open(hash: string, token: string | undefined = READ): Promise<{ page: Page; dialogs: string[] }> {
+  const page = await pageWithToken(browser, token)
+  pages.push(page)
+  const dialogs: string[] = []
+  page.on('dialog', (d) => (dialogs.push(d.message()), void d.dismiss()))
+  await page.goto(`${server.url}${hash}`)
+  return { page, dialogs }
+}
+
+const maybe = (name: string, fn: () => Promise<void>) => test(name, async () => (executable ? fn() : noBrowser()))
+
+maybe('keyboard reaches the search box and the results; a result opens its fact', async () => {
+  const { page } = await open('#/memory')
+  await page.locator('.results li').first().waitFor()
+  let reached = false
+  for (let i = 0; i < 15 && !reached; i++) {
+    await page.keyboard.press('Tab')
+    reached = await page.evaluate(() => document.activeElement?.id === 'search')
+  }
+  assert.ok(reached, 'Tab reaches the search box')
+  await page.keyboard.type('flyway deploy')
+  await page.locator('.results li mark').first().waitFor()
+  assert.ok((await page.locator('.results mark').allTextContents()).some((t) => /^flyway$/i.test(t)), 'matched words are highlighted')
+  let onResult = false
+  for (let i = 0; i < 6 && !onResult; i++) {
+    await page.keyboard.press('Tab')
+    onResult = await page.evaluate(() => !!document.activeElement?.closest('.results'))
+  }
+  assert.ok(onResult, 'Tab goes on from the search box to the results')
+  await page.keyboard.press('Enter')
+  await page.locator('h1', { hasText: 'Flyway migrations run at deploy' }).waitFor()
+  assert.match(page.url(), new RegExp(`#/fact/${chain[2]}$`))
+})
+
+maybe('a supersede chain is followed from the oldest fact to the current one', async () => {
+  const { page } = await open(`#/fact/${chain[0]}`)
+  await page.locator('h1', { hasText: 'Liquibase' }).waitFor()
+  await page.locator('dd a', { hasText: chain[1]! }).click()
+  await page.locator('h1', { hasText: 'Flyway for schema migrations' }).waitFor()
+  await page.locator('dd a', { hasText: chain[2]! }).click()
+  await page.locator('h1', { hasText: 'never at application start' }).waitFor()
+  assert.equal(await page.locator('.timeline li').evaluateAll((lis) => lis.map((li) => li.querySelector('.mono')?.textContent)), chain)
+  assert.is(await page.locator('.timeline li[aria-current="step"] .mono').textContent(), chain[2])
+  assert.match(await page.locator('.details').textContent() ?? '', /alice/)
+})
+
+maybe('forget is refused with a read token and done with a write token', async () => {
+  const project = await openProject({ root })
+  const target = (await project.kernel.memory.search({ query: 'integer cents' })).hits[0]!.fact.id
+  await project.close()
+  const { page } = await open(`#/fact/${target}`)
+  await page.getByRole('button', { name: 'Forget…' }).click()
+  await page.getByLabel('Why is it forgotten?').fill('billing moved to the ledger service')
+  await page.getByRole('button', { name: `Forget ${target}` }).click()
+  assert.match(await page.getByRole('alert').textContent() ?? '', /token viewer has role read; this needs write/)
+  await page.getByRole('button', { name: /^Access:/ }).click()
+  await page.getByLabel('Access token').fill(WRITE)
+  await page.getByRole('button', { name: 'Use' }).click()
+  await page.getByRole('button', { name: /^Access: bob/ }).waitFor()
+  await page.getByRole('button', { name: `Forget ${target}` }).click()
+  await page.locator('.details dd', { hasText: 'billing moved to the ledger service' }).waitFor()
+  const check = await openProject({ root })
+  const fact = await check.kernel.memory.get(target)
+  await check.close()
+  assert.is(fact.status, 'forgotten')
+})
+
+maybe('a fact written by another writer appears on the open Memory page without a reload', async () => {
+  const { page } = await open('#/memory')
+  await page.locator('.results li').first().waitFor()
+  const writer = await openProject({ root })
+  try {
+    await writer.kernel.memory.write({ title: 'Queue consumers must be idempotent', body: 'Messages can arrive twice; handle a repeat as a no-op.', type: 'convention' })
+  } finally {
+    await writer.close()
+  }
+  await page.locator('.results a', { hasText: 'Queue consumers must be idempotent' }).waitFor({ timeout: 5000 })
+  await page.locator('main h1').click()
+  await page.keyboard.press('/')
+  await page.waitForFunction(() => document.activeElement?.id === 'search', undefined, { timeout: 5000 })
+})
+
+maybe('edit from the fact page writes a new fact that supersedes it, by the write token', async () => {
+  const project = await openProject({ root })
+  const target = (await project.kernel.memory.search({ query: 'problem details' })).hits[0]!.fact.id
+  await project.close()
+  const { page } = await open(`#/fact/${target}`, WRITE)
+  await page.getByRole('button', { name: 'Edit' }).click()
+  await page.getByLabel('Title').fill('API errors use RFC 9457 problem details with a stable type URI')
+  await page.getByRole('button', { name: 'Save as a new fact' }).click()
+  await page.locator('h1', { hasText: 'with a stable type URI' }).waitFor()
+  assert.not.match(page.url(), new RegExp(`${target}$`))
+  assert.equal(await page.locator('.timeline li .badge').allTextContents(), ['superseded', 'active'])
+  assert.match(await page.locator('.details').textContent() ?? '', /author\s*bob/)
+})
+
+maybe('a hostile title and a javascript: link stay inert text', async () => {
+  const { page, dialogs } = await open(`#/fact/${hostile}`)
+  await page.locator('h1', { hasText: '<img src=x onerror=alert(1)>' }).waitFor()
+  await page.locator('.body', { hasText: 'javascript:alert(1)' }).waitFor()
+  const found = await page.evaluate(() => ({
+    images: document.querySelectorAll('main img').length,
+    scripts: [...document.querySelectorAll('script')].map((s) => s.getAttribute('src')),
+    handlers: [...document.querySelectorAll('*')].flatMap((el) => [...el.attributes].filter((a) => a.name.startsWith('on')).map((a) => `${el.tagName}.${a.name}`)),
+    jsLinks: [...document.querySelectorAll('a')].filter((a) => /^\s*javascript:/i.test(a.getAttribute('href') ?? '')).length,
+  }))
+  assert.equal(found, { images: 0, scripts: ['./app.js'], handlers: [], jsLinks: 0 })
+  await page.goto(`${server.url}#/memory?status=all`)
+  await page.locator('.results a', { hasText: '<img src=x onerror=alert(1)>' }).waitFor()
+  assert.is(await page.locator('main img').count(), 0)
+  assert.equal(dialogs, [])
+})
+
+maybe("a run's journal streams live while another process appends to it", async () => {
+  const { page } = await open('#/run/run-7f3a')
+  await page.locator('.journal li', { hasText: 'status → running' }).waitFor()
+  const appender = startAppender(root, 'run-7f3a')
+  try {
+    await appender.append('audit step started')
+    await page.locator('.journal li', { hasText: 'audit step started' }).waitFor({ timeout: 5000 })
+    await appender.append('audit step finished')
+    await page.locator('.journal li', { hasText: 'audit step finished' }).waitFor({ timeout: 5000 })
+  } finally {
+    await appender.stop()
+  }
+  assert.is(await page.locator('.journal li').count(), 4)
+})
+
+maybe('the main pages have no serious or critical accessibility violations', async () => {
+  const checks: Array<[string, string]> = [
+    ['#/memory?q=flyway', '.results li'],
+    [`#/fact/${chain[1]}`, '.timeline li'],
+    ['#/index', '.index-text'],
+    ['#/library', 'table'],
+    ['#/tokens', '.chart'],
+    ['#/runs', 'table'],
+    ['#/health', '.details'],
+  ]
+  const { page } = await open('#/memory')
+  const found: string[] = []
+  for (const [hash, ready] of checks) {
+    await page.goto(`${server.url}${hash}`)
+    await page.locator(ready).first().waitFor()
+    found.push(...(await seriousViolations(page)).map((v) => `${hash}: ${v}`))
+  }
+  await page.goto(`${server.url}#/fact/${chain[2]}`)
+  await page.getByRole('button', { name: 'Edit' }).click()
+  await page.getByRole('button', { name: /^Access:/ }).click()
+  await page.getByLabel('Access token').waitFor()
+  found.push(...(await seriousViolations(page)).map((v) => `edit and token forms: ${v}`))
+  assert.equal(found, [])
+})
+
+test.run()

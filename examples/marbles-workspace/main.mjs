@@ -66,9 +66,11 @@ try {
   } finally {
     await project.close()
   }
-  await new Promise((r) => setTimeout(r, 1500))
-  const runs = marbles('runs', '--json')
-  const ticks = JSON.parse(runs.stdout).runs.filter((r) => r.name === 'tick' && r.status === 'complete')
+  // The schedule ticks every second and the monitor polls every 200 ms: wait until both have fired (bounded at 60 s).
+  const completedTicks = () => JSON.parse(marbles('runs', '--json').stdout).runs.filter((r) => r.name === 'tick' && r.status === 'complete')
+  const fired = () => /monitor timeout-decided: dispatched tick/.test(serveLog) && /schedule every-second: dispatched tick/.test(serveLog) && completedTicks().length >= 2
+  for (const deadline = Date.now() + 60_000; !fired() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100))
+  const ticks = completedTicks()
   assert.ok(ticks.length >= 2, `the schedule and the monitor dispatched tick (${ticks.length} runs)`)
   assert.match(serveLog, /monitor timeout-decided: dispatched tick/)
   assert.match(serveLog, /schedule every-second: dispatched tick/)

@@ -18,7 +18,7 @@ test('a session unused past sessionIdleMs is closed: its client gets 404 and mus
   let closed = () => {}
   const expired = new Promise<void>((resolve) => (closed = resolve))
   const watched = () => Object.assign(session(), { onclose: () => closed() }) // the server learns its session ended
-  const http = await serveHttp({ name: 'test', session: watched, sessionIdleMs: 150, log: (l) => lines.push(l) })
+  const http = await serveHttp({ name: 'test', session: watched, sessionIdleMs: 5000, log: (l) => lines.push(l) }) // long enough for a handshake on a loaded machine
   try {
     const client = await httpClient(http.url)
     await client.listTools()

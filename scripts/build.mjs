@@ -150,13 +150,13 @@ const pluginHash = hashOf([...files(plugin), join(root, 'LICENSE'), join(root, '
   ...['@foundry/hooks', '@foundry/mcp'].map((name) => builds.get(name) ?? ''),
   `sqlite:${existsSync(sqlite)}`,
 ])
-if (force || readStamp('plugin') !== pluginHash || !existsSync(join(plugin, 'dist-plugin', '.claude-plugin', 'marketplace.json'))) {
+if (force || readStamp('claude-code-plugin') !== pluginHash || !existsSync(join(plugin, 'dist-plugin', '.claude-plugin', 'marketplace.json'))) {
   const result = await run(process.execPath, [join(root, 'scripts', 'build-plugin.mjs')], root)
   if (result.code !== 0) {
     console.log(`✗ plugin            scripts/build-plugin.mjs failed (exit ${result.code})\n${result.out.trimEnd()}`)
     process.exit(1)
   }
-  writeStamp('plugin', pluginHash)
+  writeStamp('claude-code-plugin', pluginHash)
   built++
   console.log(`✓ plugin            ${result.out.trim()}`)
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Install and build the workspace on a machine that has only Node 20 and npm: the pinned pnpm comes
 // through npx, the native module (better-sqlite3) builds against the headers installed beside this
-// Node, then every package and the Claude Code plugin are built. The noise goes to .setup.log; the
-// terminal gets one line a step with its time, then `ready`, or on failure the log's last lines
-// and the likely cause. `--no-frozen` lets pnpm update the lockfile.
+// Node, then every package and the Claude Code plugin are built (scripts/build.mjs: only what changed
+// since the last build, so a second setup builds nothing). The noise goes to .setup.log; the terminal
+// gets one line a step with its time, then `ready`, or on failure the log's last lines and the likely
+// cause. `--no-frozen` lets pnpm update the lockfile.
 import { spawn } from 'node:child_process'
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -21,20 +22,20 @@ if (major < 20 || (major === 20 && minor < 19)) {
 }
 
 const frozen = process.argv.includes('--no-frozen') ? [] : ['--frozen-lockfile']
-const pnpm = join(root, 'node_modules', '.bin', 'pnpm')
 const STEPS = [
   { name: 'install', what: `pnpm 12.4.2 install ${frozen.join(' ')}`.trim(), cmd: 'npx', args: ['-y', 'pnpm@12.4.2', 'install', ...frozen] },
-  { name: 'build', what: 'every package (tsup)', cmd: pnpm, args: ['-r', '--filter', './packages/*', 'run', 'build'] },
-  { name: 'plugin', what: 'examples/claude-code-plugin/dist-plugin', cmd: process.execPath, args: [join(root, 'scripts', 'build-plugin.mjs')] },
+  { name: 'build', what: 'the packages and the Claude Code plugin that changed', cmd: process.execPath, args: [join(root, 'scripts', 'build.mjs')] },
 ]
 
+let last = '' // the step's last line of output, shown after a build
 /** Run one step, its output appended to the log; resolves with the exit code. */
 function step({ name, cmd, args }) {
+  last = ''
   appendFileSync(LOG, `\n== ${name}: ${[cmd, ...args].join(' ')}\n`)
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, env })
     const write = (d) => appendFileSync(LOG, d)
-    child.stdout.on('data', write)
+    child.stdout.on('data', (d) => (write(d), (last = String(d).trim().split('\n').at(-1) ?? last)))
     child.stderr.on('data', write)
     child.on('error', (error) => (write(`${error.message}\n`), resolve(1)))
     child.on('close', (code) => resolve(code ?? 1))
@@ -68,6 +69,6 @@ for (const s of STEPS) {
     console.log(`likely cause: ${likelyCause(output)}`)
     process.exit(1)
   }
-  console.log(`✓ ${s.name.padEnd(8)} ${s.what}  ${seconds} s`)
+  console.log(`✓ ${s.name.padEnd(8)} ${s.what}  ${seconds} s${s.name === 'build' && last ? ` (${last})` : ''}`)
 }
 console.log(`ready in ${((Date.now() - started) / 1000).toFixed(0)} s: try \`npm run demo\` (or \`npm test\`); the full output is in .setup.log`)

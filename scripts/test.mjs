@@ -3,7 +3,8 @@
 // every example. Jobs run in a small pool (2 workers, FOUNDRY_TEST_JOBS to change), each one's output
 // kept and printed whole when it ends. The last line is the totals: `N passed, N failed`; exit
 // non-zero on any failure. `node scripts/test.mjs <package|example …>` runs those tests only.
-// The build is `npm run setup`'s (or `npm run build`'s); a package with no dist is built first.
+// The build is `npm run setup`'s (or `npm run build`'s), reused: scripts/build.mjs first rebuilds only
+// what changed since (nothing, right after setup).
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
@@ -39,16 +40,12 @@ if (unknown.length) {
   process.exit(2)
 }
 
-// The build is setup's; build only when a package has none (a fresh checkout that skipped setup).
-const unbuilt = readdirSync(join(root, 'packages')).filter((name) => !existsSync(join(root, 'packages', name, 'dist')))
-if (unbuilt.length) {
-  console.log(`building (no dist in ${unbuilt.join(', ')})…`)
-  const build = await run(pnpm, ['-r', '--filter', './packages/*', 'run', 'build'], root)
-  if (build.code !== 0) {
-    console.log(build.out.trimEnd().split('\n').slice(-30).join('\n'))
-    console.log(`\n0 passed, 1 failed`)
-    process.exit(1)
-  }
+// The build is setup's; only what changed since is built again (nothing, right after setup).
+const build = await run(process.execPath, [join(root, 'scripts', 'build.mjs')], root)
+console.log(build.out.trimEnd().split('\n').slice(-30).join('\n'))
+if (build.code !== 0) {
+  console.log(`\n0 passed, 1 failed`)
+  process.exit(1)
 }
 
 /**

@@ -23,7 +23,8 @@ const bin = join(dirname(pkg), JSON.parse(readFileSync(pkg, 'utf8')).bin.marbles
 const source = join(here, '.foundry', 'marbles')
 const root = mkdtempSync(join(tmpdir(), 'marbles-example-'))
 await initProject({ root })
-const marbles = (...args) => spawnSync(process.execPath, [bin, '--root', root, ...args], { encoding: 'utf8', cwd: tmpdir() })
+const elsewhere = mkdtempSync(join(tmpdir(), 'marbles-example-cwd-')) // a folder that is not the project, and no one else's
+const marbles = (...args) => spawnSync(process.execPath, [bin, '--root', root, ...args], { encoding: 'utf8', cwd: elsewhere })
 
 // 1. The owner of the state: executes dispatched runs, ticks the schedule, polls the monitor.
 const serve = spawn(process.execPath, [bin, '--root', root, '--source', source, 'serve'], { stdio: ['ignore', 'inherit', 'pipe'] })
@@ -47,7 +48,7 @@ try {
   console.log(`dispatched audit as ${runId}`)
 
   // 3. Watch it from a second process, in another folder, to the end.
-  const watch = spawnSync(process.execPath, [bin, '--root', root, 'watch', runId], { encoding: 'utf8', cwd: tmpdir() })
+  const watch = spawnSync(process.execPath, [bin, '--root', root, 'watch', runId], { encoding: 'utf8', cwd: elsewhere })
   process.stdout.write(watch.stdout)
   assert.equal(watch.status, 0, `marbles watch exited ${watch.status}: ${watch.stderr}`)
   assert.match(watch.stdout, /step fetch error: attempt 1 failed: Error: upstream answered 503 \(retry in 50 ms\)/)
@@ -65,9 +66,11 @@ try {
   } finally {
     await project.close()
   }
-  await new Promise((r) => setTimeout(r, 1500))
-  const runs = marbles('runs', '--json')
-  const ticks = JSON.parse(runs.stdout).runs.filter((r) => r.name === 'tick' && r.status === 'complete')
+  // The schedule ticks every second and the monitor polls every 200 ms: wait until both have fired (bounded at 60 s).
+  const completedTicks = () => JSON.parse(marbles('runs', '--json').stdout).runs.filter((r) => r.name === 'tick' && r.status === 'complete')
+  const fired = () => /monitor timeout-decided: dispatched tick/.test(serveLog) && /schedule every-second: dispatched tick/.test(serveLog) && completedTicks().length >= 2
+  for (const deadline = Date.now() + 60_000; !fired() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100))
+  const ticks = completedTicks()
   assert.ok(ticks.length >= 2, `the schedule and the monitor dispatched tick (${ticks.length} runs)`)
   assert.match(serveLog, /monitor timeout-decided: dispatched tick/)
   assert.match(serveLog, /schedule every-second: dispatched tick/)
@@ -104,7 +107,7 @@ try {
   assert.equal(agent.session.provider, 'claude-code')
   console.log(`dispatched over MCP: tick as ${flow.runId}, summarizer as ${agent.runId}`)
   for (const runId of [flow.runId, agent.runId]) {
-    const watch = spawnSync(process.execPath, [bin, '--root', root, 'watch', runId], { encoding: 'utf8', cwd: tmpdir() })
+    const watch = spawnSync(process.execPath, [bin, '--root', root, 'watch', runId], { encoding: 'utf8', cwd: elsewhere })
     process.stdout.write(watch.stdout)
     assert.equal(watch.status, 0, `marbles watch ${runId} exited ${watch.status}: ${watch.stderr}`)
   }

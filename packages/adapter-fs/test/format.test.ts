@@ -6,7 +6,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { parse } from 'yaml'
 import { fsStorage } from '../src/index.js'
-import { tempRoot } from './helpers.js'
+import { tempRoot, touchLater } from './helpers.js'
 
 const factsDir = (root: string) => join(root, '.foundry', 'memory', 'facts')
 const handWrite = (root: string, relative: string, text: string) => {
@@ -259,9 +259,9 @@ test('listings keep parsed records in the cache, and re-read a file edited in pl
   const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as { entries: Record<string, [string, Fact]> }
   assert.equal(Object.keys(cached.entries).sort(), ['fact-0001', 'fact-0002', 'fact-0003'], 'valid records only')
 
-  await new Promise((resolve) => setTimeout(resolve, 20)) // past the file system's timestamp tick
   const file = join(factsDir(root), 'fact-0002.md')
   writeFileSync(file, readFileSync(file, 'utf8').replace('Title #2', 'Title #9')) // same size, in place
+  touchLater(file)
   const again: StorageProblem[] = []
   const facts = await storage.list('facts', { onProblem: (p) => again.push(p) })
   assert.is(facts.find((f) => f.id === 'fact-0002')?.title, sampleFact(9).title)

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isFoundryError } from '@foundry/kernel'
@@ -18,6 +18,15 @@ export function tempRoot(): string {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Move `path`'s modification time one second on, as a hand edit made later than the last write leaves
+ * it, whatever the file system's timestamp tick (a change within one tick of a write keeps its time).
+ */
+export function touchLater(path: string): void {
+  const { atime, mtimeMs } = statSync(path)
+  utimesSync(path, atime, new Date(mtimeMs + 1000))
+}
 
 /** Every file path below `dir`, relative to it. */
 export function walk(dir: string, prefix = ''): string[] {

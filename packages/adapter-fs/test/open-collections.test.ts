@@ -5,7 +5,7 @@ import { sampleFact } from '@foundry/kernel/testing'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { fsStorage } from '../src/index.js'
-import { refused, sleep, tempRoot, walk } from './helpers.js'
+import { refused, tempRoot, touchLater, walk } from './helpers.js'
 
 
 test('open collections live at data/<collection>/<key>.json as pretty-printed JSON; slashes in keys are folders', async () => {
@@ -65,8 +65,8 @@ test('revision and changes work for open collections, and notice a file added by
   await a.delete('marbles.runs', 'deep/run-2')
   assert.equal(await b.changes!('marbles.runs', r1), ['deep/run-2'])
   const r2 = await b.revision('marbles.runs')
-  await sleep(20) // past the file system's timestamp tick
   writeFileSync(join(root, '.foundry', 'data', 'marbles.runs', 'run-9.json'), '{}')
+  touchLater(join(root, '.foundry', 'data', 'marbles.runs'))
   assert.is.not(await b.revision('marbles.runs'), r2)
   assert.is(await b.changes!('marbles.runs', r2), undefined, 'a file added by hand: the caller re-lists')
 })

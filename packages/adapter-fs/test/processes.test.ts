@@ -56,12 +56,10 @@ test('a writer killed (SIGKILL) at random moments leaves no half-written file, a
   const artifact = await storage.get('artifacts', 'churn/big')
   assert.is((artifact?.data.payload as string).length, 1_000_000)
 
-  // The last child may have died holding the lock: a new writer waits for it to go stale, then writes.
+  // The last child may have died holding the lock: its holder is gone, so a new writer breaks it and writes.
   const kernel = createKernel({ storage })
-  const started = Date.now()
   const written = await kernel.memory.write({ title: 'Writes survive crashed writers', body: 'A killed writer leaves no partial file.', type: 'domain' })
   assert.is(written.action, 'created')
-  assert.ok(Date.now() - started < 6000, `within the stale window (${Date.now() - started} ms)`)
   await kernel.close()
 
   // What the killed writers left mid-write is swept by the next listing.

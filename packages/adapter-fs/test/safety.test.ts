@@ -7,7 +7,7 @@ import { sampleArtifact, sampleFact } from '@foundry/kernel/testing'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { fsStorage } from '../src/index.js'
-import { refused, sleep, tempRoot } from './helpers.js'
+import { refused, sleep, tempRoot, touchLater } from './helpers.js'
 
 
 /** A folder outside the project holding a valid fact file, as a link target. */
@@ -114,8 +114,8 @@ test('revision and changes follow writes by other instances, and notice files ad
 
   // A file added by hand (or by git) changes the folder without a journal line.
   const r2 = await b.revision('facts')
-  await sleep(20) // past the file system's timestamp tick
   writeFileSync(join(root, '.foundry', 'memory', 'facts', 'fact-0009.md'), readFileSync(join(root, '.foundry', 'memory', 'facts', 'fact-0002.md'), 'utf8').replace('fact-0002', 'fact-0009'))
+  touchLater(join(root, '.foundry', 'memory', 'facts'))
   const r3 = await b.revision('facts')
   assert.is.not(r3, r2, 'the revision changes')
   assert.is(await b.changes!('facts', r2), undefined, 'changes cannot explain it: the kernel re-lists')
@@ -124,8 +124,8 @@ test('revision and changes follow writes by other instances, and notice files ad
   assert.equal(await b.changes!('facts', r3), ['fact-0003'], 'tokens after it are fine again')
 
   const r4 = await b.revision('facts')
-  await sleep(20)
   unlinkSync(join(root, '.foundry', 'memory', 'facts', 'fact-0009.md'))
+  touchLater(join(root, '.foundry', 'memory', 'facts'))
   assert.is(await b.changes!('facts', r4), undefined, 'a file removed by hand')
   assert.is(await b.changes!('facts', '12.34'), undefined, 'a malformed token')
 })

@@ -79,9 +79,10 @@ test('a holder whose event loop is blocked past the stale time (a cold parse) ke
   const root = tempRoot()
   const holder = fsStorage({ root, lock: { stale: 2000, timeout: 5000 } })
   const waiter = runFixture('stall-holder', [root, '2000'])
+  const polling = waiter.printed('waiting')
   let waiterIn = 0
   await holder.exclusive(async () => {
-    await sleep(300) // the waiter is polling by now
+    await polling // the waiter asks for the lock now, and polls it
     const until = Date.now() + 2600
     while (Date.now() < until); // no timer runs: the lock is not refreshed
     waiterIn = Date.now()

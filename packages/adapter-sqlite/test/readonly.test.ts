@@ -19,6 +19,8 @@ test('a database in a folder the process cannot write still reads; a write says 
   await storage.close?.()
   chmodSync(path, 0o444)
   chmodSync(dir, 0o555)
+  const home = tempDir() // the reader's own HOME, not the shared temporary folder
+  chmodSync(home, 0o777)
   try {
     const child = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'readonly-reader.ts'), path], {
       cwd: join(import.meta.dirname, '..'),
@@ -26,7 +28,7 @@ test('a database in a folder the process cannot write still reads; a write says 
       gid: 65534,
       encoding: 'utf8',
       timeout: 20_000,
-      env: { ...process.env, HOME: '/tmp', TSX_TSCONFIG_PATH: join(import.meta.dirname, '..', 'tsconfig.json') },
+      env: { ...process.env, HOME: home, TSX_TSCONFIG_PATH: join(import.meta.dirname, '..', 'tsconfig.json') },
     })
     const out = child.stdout + child.stderr
     assert.match(out, /^read 2$/m, out)

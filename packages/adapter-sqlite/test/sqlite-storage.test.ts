@@ -138,16 +138,18 @@ test('a write waits while another process holds the write lock, then succeeds af
   await storage.appendEvent({ ts: '2026-01-01T00:00:00.000Z', kind: 'session_end', data: { by: 'first' } })
   const holder = startChild('hold-lock', [path])
   await waitForLine(holder, 'locked')
-  let entered = false
+  let told = false
+  let enteredBeforeCommit: boolean | undefined
   const section = storage.exclusive(async () => {
-    entered = true
+    enteredBeforeCommit = !told
     // Inside the section, the holder's committed write is visible: the section ran after it.
     return (await storage.readEvents()).map((e) => e.data?.by)
   })
-  await new Promise((resolve) => setTimeout(resolve, 150))
-  assert.is(entered, false, 'the section has not started while the other process holds the lock')
+  await new Promise((resolve) => setImmediate(resolve)) // every pending callback has run: a section that did not wait has started
+  told = true
   holder.stdin.write('commit\n')
   assert.equal(await section, ['first', 'holder'])
+  assert.is(enteredBeforeCommit, false, 'the section did not start while the other process held the lock')
   await storage.close?.()
 })
 
@@ -197,16 +199,19 @@ test('reads outside a section never see its uncommitted writes', async () => {
   const storage = sqliteStorage({ path: tempDb() })
   const order: string[] = []
   let release!: () => void
+  let written!: () => void
   const gate = new Promise<void>((resolve) => (release = resolve))
+  const inside = new Promise<void>((resolve) => (written = resolve))
   const section = storage.exclusive(async () => {
     await storage.put('meta', 'index', 'new')
     order.push('written')
+    written()
     await gate
     order.push('commit')
   })
-  await new Promise((resolve) => setTimeout(resolve, 20))
+  await inside
   const read = storage.get('meta', 'index').then((value) => (order.push(`read ${value}`), value))
-  await new Promise((resolve) => setTimeout(resolve, 20))
+  await new Promise((resolve) => setImmediate(resolve)) // every pending callback has run: a read that did not wait has answered
   release()
   await section
   assert.is(await read, 'new')

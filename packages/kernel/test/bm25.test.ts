@@ -68,10 +68,14 @@ test('bm25Retriever: a write never writes the snapshot; it is written once idle'
   const written = store.names().filter((n) => n.endsWith('/data'))
   for (let i = 0; i < 6; i++) await r.apply({ revision: String(2 + i), upsert: [docs[10 + i]!], remove: [] })
   assert.equal(store.names().filter((n) => n.endsWith('/data')), written, 'no snapshot inside the writes')
-  await new Promise((resolve) => setTimeout(resolve, 120))
-  const after = bm25Retriever()
-  after.attach!(store)
-  assert.is(await after.revision(), '7', 'the idle snapshot holds every write')
+  // Once idle the snapshot is written: a new retriever on the store sees every write (polled, bounded at 30 s).
+  const revisionOnDisk = async () => {
+    const after = bm25Retriever()
+    after.attach!(store)
+    return after.revision()
+  }
+  for (const deadline = Date.now() + 30_000; (await revisionOnDisk()) !== '7' && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10))
+  assert.is(await revisionOnDisk(), '7', 'the idle snapshot holds every write')
   await r.close!()
 })
 

@@ -17,13 +17,14 @@ import { HarnessError, type AgentRequest, type Harness } from '../src/harnesses/
 import { alive, FAKE_BIN, until } from './helpers.js'
 
 const kernel = createKernel({ storage: memoryStorage() })
+const CWD = mkdtempSync(join(tmpdir(), 'marbles-harness-'))
 const request = (prompt: string, extra: Partial<AgentRequest> = {}) => {
   const lines: string[] = []
   const req: AgentRequest = {
     prompt,
     instructions: 'Be brief.',
     model: undefined,
-    cwd: tmpdir(),
+    cwd: CWD,
     maxTurns: undefined,
     compaction: undefined,
     resume: undefined,

@@ -88,20 +88,24 @@ test('cross-worker: 50 runs dispatched by a process that exits at once, executed
 
     // The two long runs go to w1 (w2 does not take them); dispatched by this process's engine.
     const plain = (await engine.dispatch('long', { ms: 600_000 })).runId
-    const resumable = (await engine.dispatch('lasting', { ms: 8000 })).runId
+    const resumable = (await engine.dispatch('lasting', { ms: 600_000, resumedMs: 10 })).runId // runs until its worker is killed
     // 48 short runs from another process, which exits right after dispatching them.
-    const dispatched = await child(['dispatch', root, 'where', '{"ms":150}', '48'])
+    const dispatched = await child(['dispatch', root, 'where', '{"ms":400}', '48']) // long enough that both workers take some
     assert.is(dispatched.code, 0, dispatched.stderr)
     const short = dispatched.stdout.trim().split('\n')
     assert.is(short.length, 48)
     const all = [plain, resumable, ...short]
     const watcher = child(['watch', root, ...all]) // a third process follows every run to its end
 
-    // w1 executes both long runs (w2 takes `where` only): kill it mid-run.
+    // w1 executes both long runs (w2 takes `where` only) and some short ones: kill it mid-run.
     await until(async () => {
       const [a, b] = await Promise.all([readJournal(state.storage, plain), readJournal(state.storage, resumable)])
       return stepResult(a, 'pid') !== undefined && stepResult(b, 'pid') !== undefined
-    }, 30_000, 'both long runs to be running')
+    }, 60_000, 'both long runs to be running')
+    await until(async () => {
+      for (const id of short) if (stepResult(await readJournal(state.storage, id), 'pid') === w1.child.pid) return true
+      return false
+    }, 60_000, 'w1 to take a short run')
     assert.is(stepResult(await readJournal(state.storage, plain), 'pid'), w1.child.pid)
     assert.is(stepResult(await readJournal(state.storage, resumable), 'pid'), w1.child.pid)
     w1.child.kill('SIGKILL')
@@ -200,7 +204,8 @@ test('hard timeout: a worker that froze mid-run (SIGSTOP) loses its job when it 
 
     // Thawed, the frozen worker's own timer fires at once: it no longer holds the job, so it journals no outcome.
     frozen.child.kill('SIGCONT')
-    await new Promise((r) => setTimeout(r, 3000))
+    frozen.child.kill('SIGTERM') // once it has stopped, whatever it would journal is journaled
+    await frozen.exited
     // Every entry as stored (readJournal would hide a second record under a seq already seen).
     const stored = (await state.storage.readLog(journalLog(runId), 0)).entries.map((e) => JSON.parse(e) as JournalRecord)
     assert.equal(stored.filter((r) => r.type === 'status').map((r) => r.type === 'status' && r.status), ['queued', 'running', 'failed'], 'one outcome')
@@ -217,7 +222,7 @@ test('SIGTERM: a worker stops taking jobs, lets a short run finish, hands a long
     const a = worker(root, '--drain', '1500')
     await ready(a)
     const short = (await engine.dispatch('where', { ms: 800 })).runId
-    const long = (await engine.dispatch('lasting', { ms: 6000 })).runId
+    const long = (await engine.dispatch('lasting', { ms: 600_000, resumedMs: 10 })).runId // outlasts any drain time
     await until(async () => (await engine.get(short))?.status === 'running' && (await engine.get(long))?.status === 'running', 20_000, 'both runs to start')
     a.child.kill('SIGTERM')
     const stopped = await a.exited

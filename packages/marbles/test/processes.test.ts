@@ -56,7 +56,7 @@ for (const kind of STORAGES) {
     const engine = await openEngine({ storage: project.storage, kernel: project.kernel, definitions: await basicDefinitions() })
     try {
       const { runId } = await engine.dispatch('slow', { ms: 1500, lines: 60 })
-      await until(async () => (await readJournal(project.storage, runId)).length > 15, 10_000, 'some lines')
+      await until(async () => (await readJournal(project.storage, runId)).length > 15, 60_000, 'some lines')
       const watcher = start(['--root', root, 'watch', runId, '--json'], { cwd: '/' })
       const watched = await watcher.exited
       assert.is(watched.code, 0, watched.stderr)
@@ -97,14 +97,14 @@ for (const kind of STORAGES) {
         assert.match(run.stdout, out)
       }
 
-      const long = (await engine.dispatch('slow', { ms: 2000, lines: 20 })).runId
+      const long = (await engine.dispatch('slow', { ms: 600_000 })).runId // outlives the watcher, however slow its start
       const watcher = start(['--root', root, 'watch', long])
-      await until(() => watcher.output().stdout.includes('line 1'), 10_000, 'the watcher to print')
+      await until(() => watcher.output().stdout.includes('running'), 60_000, 'the watcher to print')
       watcher.child.kill('SIGINT')
       const { code } = await watcher.exited
       assert.is(code, 130)
-      const info = await engine.settled(long)
-      assert.is(info?.status, 'complete', 'Ctrl-C stopped the watcher, not the run')
+      assert.is((await engine.get(long))?.status, 'running', 'Ctrl-C stopped the watcher, not the run')
+      await engine.cancel(long)
     } finally {
       await engine.close()
       await project.close()

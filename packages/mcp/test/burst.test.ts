@@ -6,7 +6,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createServer } from '../src/server.js'
 import { cleanup, cli, tempDir, tempProject } from './helpers.js'
-import { startInitialized, textOf, toolCall } from './raw.js'
+import { startInitialized, textOf, toolCall, type RawServer } from './raw.js'
 
 /**
  * Issue 14, item 2: 1,000 requests in flight at once (writes and searches mixed) over stdio. The
@@ -19,6 +19,30 @@ const REQUESTS = 1000
 const SEEDED = 400
 /** Peak resident set allowed under the burst, MiB (a fresh server is ~60). */
 const RSS_LIMIT_MIB = 300
+/** The burst takes what the machine gives it: it fails only when the server stops answering for this long. */
+const STALLED_MS = 120_000
+
+/**
+ * The answers to `ids`, however long they take: rejects when the server exits before answering
+ * (`answer` then rejects) or when no message at all arrives for STALLED_MS.
+ */
+async function answersTo(server: RawServer, ids: number[]) {
+  const all = Promise.all(ids.map((id) => server.answer(id, 2 ** 31 - 1))) // the longest timer Node keeps: no time bound of its own
+  let settled = false
+  void all.then(() => (settled = true), () => (settled = true))
+  let seen = -1
+  let since = Date.now()
+  while (!settled) {
+    const count = server.received().length
+    if (count !== seen) (seen = count), (since = Date.now())
+    else if (Date.now() - since > STALLED_MS) {
+      server.child.kill('SIGKILL') // its exit ends every wait
+      throw new Error(`no message from the server for ${STALLED_MS / 1000} s, ${count} received; stderr: ${server.stderr().slice(-500)}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return all
+}
 
 for (const storage of ['fs', 'sqlite'] as const) {
   const test = suite(`burst: ${REQUESTS} requests in flight (${storage})`)
@@ -37,7 +61,7 @@ for (const storage of ['fs', 'sqlite'] as const) {
       })
       const seeded = Array.from({ length: SEEDED }, (_, n) => toolCall(100_000 + n, 'memory_write', fact(n, 'one')))
       await server.send(...seeded)
-      for (const m of seeded) assert.not.ok((await server.answer((m as { id: number }).id, 60_000)).result?.isError)
+      for (const answer of await answersTo(server, seeded.map((m) => (m as { id: number }).id))) assert.not.ok(answer.result?.isError, textOf(answer))
       const messages: object[] = []
       // Every third request rewrites a seeded fact (a superseding write), the others search.
       const writes = new Map<number, string>()
@@ -48,7 +72,7 @@ for (const storage of ['fs', 'sqlite'] as const) {
         } else messages.push(toolCall(i, 'memory_search', { query: `service s${i % SEEDED} queue retries` }))
       }
       await server.send(...messages)
-      const answers = await Promise.all(messages.map((_, i) => server.answer(i + 1, 90_000)))
+      const answers = await answersTo(server, messages.map((_, i) => i + 1))
       assert.ok(server.alive(), `the server exited: ${server.stderr().slice(-800)}`)
       const peak = server.peakRssMiB()
       let acknowledged = 0

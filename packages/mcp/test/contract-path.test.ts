@@ -21,7 +21,7 @@ test('contract_validate {path} over stdio: files outside the project, links out,
       assert.ok(result.isError, `${path}: ${result.text}`)
       assert.match(result.text, /outside the project|not a regular file/, result.text)
       for (const leak of ['root:', 'HOME=', 'PATH=', 'sk-live', 'API_KEY']) assert.not.ok(result.text.includes(leak), `${path} leaks ${leak}: ${result.text}`)
-      assert.ok(Date.now() - started < 2000, `${path} answered in ${Date.now() - started} ms`)
+      assert.ok(Date.now() - started < 30_000, `${path} blocked the server for ${Date.now() - started} ms`) // a read that blocks (a FIFO, /dev/zero) never answers
     }
     assert.is((await call(conn.client, 'contract_validate', { schema: 'finding.v1', path: 'finding.json' })).text, 'VALID against finding.v1', 'the server still answers, and reads files inside')
   } finally {

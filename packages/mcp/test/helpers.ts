@@ -75,7 +75,7 @@ export interface CliResult {
 /** Run the `foundry` bin to completion in `cwd`. */
 export function cli(args: string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: options.cwd ?? tmpdir(),
+    cwd: options.cwd ?? tempDir(), // a folder of its own: nothing another process leaves in the shared one is found
     input: options.input ?? '',
     encoding: 'utf8',
     env: { ...process.env, ...options.env },

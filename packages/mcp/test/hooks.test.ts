@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,8 +14,23 @@ const HOOK_BIN = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.js', i
 const PROMPT = 'the stripe webhook retries created a duplicate payment again'
 const FACT = 'Stripe webhook retries can record a payment twice'
 
+/** The hook sockets go in a temporary folder of this suite's own (servers, hooks and this process agree on it), not the shared one. */
+const SCRATCH = mkdtempSync(join(tmpdir(), 'foundry-mcp-hooks-'))
+const SAVED = { TMPDIR: process.env.TMPDIR, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR }
+
 const hooks = suite('foundry mcp serves the hooks of its project')
-hooks.after(cleanup)
+hooks.before(() => {
+  process.env.TMPDIR = SCRATCH
+  delete process.env.XDG_RUNTIME_DIR
+})
+hooks.after(() => {
+  cleanup()
+  for (const [name, value] of Object.entries(SAVED)) {
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
+  }
+  rmSync(SCRATCH, { recursive: true, force: true })
+})
 
 /** A project with a little memory; `.foundry/config.json` is written by the caller when needed. */
 async function projectWithFacts(): Promise<string> {
@@ -54,7 +69,7 @@ hooks('once the project is open, prompt-context is answered by foundry mcp; the 
   const root = await projectWithFacts()
   const socket = hookSocketPath(root)
   // The SDK passes the server a minimal environment: give it this process's temporary folder, where the hook looks.
-  const conn = await connect(root, [], { TMPDIR: tmpdir() })
+  const conn = await connect(root, [], { TMPDIR: SCRATCH })
   try {
     await until(() => existsSync(socket), 'the hook socket')
     const alone = promptHook(root, { FOUNDRY_HOOK_SERVER: 'off' })
@@ -77,14 +92,14 @@ hooks('once the project is open, prompt-context is answered by foundry mcp; the 
 
 hooks('FOUNDRY_HOOK_SERVER=off: foundry mcp serves no hooks', async () => {
   const root = await projectWithFacts()
-  const conn = await connect(root, [], { TMPDIR: tmpdir(), FOUNDRY_HOOK_SERVER: 'off' })
+  const tmp = mkdtempSync(join(SCRATCH, 'off-'))
+  const conn = await connect(root, [], { TMPDIR: tmp, FOUNDRY_HOOK_SERVER: 'off' })
   try {
-    await call(conn.client, 'memory_search', { query: 'stripe webhook' }) // the project is open
-    await new Promise((resolve) => setTimeout(resolve, 300)) // a server would be listening by now
-    assert.not.ok(existsSync(hookSocketPath(root)))
+    await call(conn.client, 'memory_search', { query: 'stripe webhook' }) // the project is open: a hook server would start now
   } finally {
-    await conn.close()
+    await conn.close() // the server stops whatever it started before it exits
   }
+  assert.equal(readdirSync(tmp), [], 'no socket folder was ever claimed')
 })
 
 hooks('a hook server that cannot listen is one line on stderr; the MCP server works on', async () => {

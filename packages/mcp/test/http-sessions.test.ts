@@ -15,11 +15,16 @@ const session = () => {
 
 test('a session unused past sessionIdleMs is closed: its client gets 404 and must initialize again', async () => {
   const lines: string[] = []
-  const http = await serveHttp({ name: 'test', session, sessionIdleMs: 150, log: (l) => lines.push(l) })
+  let closed = () => {}
+  const expired = new Promise<void>((resolve) => (closed = resolve))
+  const watched = () => Object.assign(session(), { onclose: () => closed() }) // the server learns its session ended
+  const http = await serveHttp({ name: 'test', session: watched, sessionIdleMs: 5000, log: (l) => lines.push(l) }) // long enough for a handshake on a loaded machine
   try {
     const client = await httpClient(http.url)
     await client.listTools()
-    await new Promise((r) => setTimeout(r, 700))
+    let bound: NodeJS.Timeout | undefined
+    const never = new Promise((_, reject) => (bound = setTimeout(() => reject(new Error('the idle session was never closed (waited 60 s)')), 60_000)))
+    await Promise.race([expired, never]).finally(() => clearTimeout(bound)) // the idle session was swept
     let error: unknown
     await client.listTools().catch((e: unknown) => (error = e))
     assert.match(String(error), /404|Session not found/)

@@ -38,12 +38,13 @@ packed.before(() => {
   app = join(work, 'app')
   mkdirSync(app)
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true }))
-  const install = spawnSync('npm', ['install', '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs], {
+  const install = spawnSync('npm', ['install', '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=warn', ...tarballs], {
     cwd: app,
     encoding: 'utf8',
     timeout: NPM_TIMEOUT,
   })
   assert.is(install.status, 0, `npm install of the tarballs: ${install.stderr}`)
+  assert.not.match(install.stderr, /EBADENGINE/, `every package installed supports this Node: ${install.stderr}`)
 })
 packed.after(() => rmSync(work, { recursive: true, force: true }))
 

@@ -48,5 +48,5 @@ export { handOff, parseAnswer, ContractViolation, type AgentOutput } from './age
 export { SESSIONS, type SessionRef, type SessionRecord } from './agents/sessions.js'
 export { openHost, PAGE_CHARS, type MarblesHost, type MarblesHostOptions } from './mcp/host.js'
 export { createMarblesServer } from './mcp/server.js'
-export { serveMarblesStdio } from './mcp/stdio.js'
+export { serveMarblesStdio, type ServeMarblesStdioOptions } from './mcp/stdio.js'
 export { serveMarblesHttp, type ServeMarblesHttpOptions } from './mcp/http.js'

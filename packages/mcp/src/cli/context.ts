@@ -1,8 +1,10 @@
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
+import type { Kernel } from '@foundry/kernel'
+import type { ToolRow } from '@foundry/server'
 import type { Project } from '@foundry/project'
 import { FOUNDRY_HINTS } from '../hints.js'
-import { retrying } from '../retrying.js'
+import { retrying } from '@foundry/server/stdio'
 import type { ToolName, ToolOutput, ToolResult } from '../tools.js'
 
 /** The options every command accepts (declared on the program). */
@@ -92,8 +94,9 @@ function commandContext(globals: GlobalOptions): CommandContext & { close(): Pro
     project,
     async tool(name, input) {
       const [{ TOOLS }, { kernel }] = await Promise.all([import('../tools.js'), project()])
-      const tool = TOOLS.find((t) => t.name === name)!
-      return (await tool.call(kernel, input)) as ToolResult<ToolOutput<typeof name>>
+      // The kernel validates what a command passes (its messages name the option); the row's types are the MCP edge's.
+      const row: ToolRow<Kernel> = TOOLS.find((t) => t.name === name)!
+      return (await row.call(kernel, input)) as ToolResult<ToolOutput<typeof name>>
     },
     async close() {
       await (await opened?.catch(() => undefined))?.close()

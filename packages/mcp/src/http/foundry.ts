@@ -1,16 +1,18 @@
 import type { Kernel } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
-import { keepServing, projectOpener, stderrLog } from '../lifecycle.js'
+import { keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpListenOptions } from '@foundry/server'
+import { projectOpener } from '../project-opener.js'
 import { createServer } from '../server.js'
+import { TOOLS } from '../tools.js'
 import { hookRoute } from './hook-route.js'
-import { loadTokens } from './tokens.js'
-import { serveHttpUntilStopped, type HttpListenOptions } from './until-stopped.js'
 
 export interface ServeFoundryHttpOptions extends HttpListenOptions {
   /** Opens the project (once, at start-up: a team server fails before it listens, not on a client's first call). */
   open: () => Promise<Project>
   /** Also answer the project's local hooks over the hook socket (as `foundry mcp` on stdio). Default true. */
   hooks?: boolean
+  /** Send `console.log` and friends to stderr (process-wide: for a bin). Default false. */
+  console?: boolean
 }
 
 /**
@@ -21,7 +23,7 @@ export interface ServeFoundryHttpOptions extends HttpListenOptions {
  */
 export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promise<void> {
   const log = options.log ?? stderrLog('foundry')
-  keepServing(log)
+  keepServing(log, { console: options.console ?? false })
   const project = projectOpener(options.open, { hooks: options.hooks ?? true, log })
   const opened = await project.open()
   let tokens: ReturnType<typeof loadTokens>
@@ -41,6 +43,7 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
     name: 'foundry',
     tokens,
     log,
+    tools: TOOLS,
     session: (principal) => createServer({ kernel: async () => (tokens.size ? kernelOf(principal.name) : opened.kernel), log }),
     onCall: (call) => void opened.kernel.record('mcp.tool_call', { ...call }),
     route: hookRoute(opened),

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Project } from '@foundry/project'
-import { grants } from './auth.js'
-import type { Principal } from './tokens.js'
+import { grants, type Principal } from '@foundry/server'
 
 /** Where a team server answers hooks: `POST /hooks/<hook>` with the Claude Code event JSON as the body. */
 export const HOOKS_PATH = '/hooks/'

@@ -16,12 +16,12 @@ export function mcpCommand(): Command {
           const { serveFoundryHttp } = await import('../../http/foundry.js')
           const port = options.port === undefined ? 7411 : Number(options.port)
           if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, got ${options.port}`)
-          await serveFoundryHttp({ open: ctx.project, hooks, port, ...(options.host && { host: options.host }), ...(options.allowHost && { hostnames: options.allowHost }) })
+          await serveFoundryHttp({ open: ctx.project, hooks, console: true, port, ...(options.host && { host: options.host }), ...(options.allowHost && { hostnames: options.allowHost }) })
           process.exit(0)
         }
         const { serveStdio } = await import('../../stdio.js')
         // The session's hooks are answered from this process too, unless the user turned hook servers off.
-        await serveStdio({ open: ctx.project, hooks })
+        await serveStdio({ open: ctx.project, hooks, console: true })
         // The client has gone and the project is closed: leave now, whatever handle (stdin, a lock timer) is still open.
         process.exit(0)
       }),

@@ -15,7 +15,7 @@ export function tokenCommand(): Command {
     .requiredOption('--name <name>', 'who holds it: named in the events of its calls and the facts it writes')
     .action(
       action(async (ctx, options: { role: string; name: string }) => {
-        const { createToken, parseRoles } = await import('../../http/tokens.js')
+        const { createToken, parseRoles } = await import('@foundry/server')
         const roles = parseRoles(options.role)
         const { secret, record, file } = await createToken((await ctx.project()).root, options.name, roles)
         return {
@@ -29,7 +29,7 @@ export function tokenCommand(): Command {
     .description('The tokens in .foundry/tokens.json: names, roles, dates (no secret is stored)')
     .action(
       action(async (ctx) => {
-        const { listTokens } = await import('../../http/tokens.js')
+        const { listTokens } = await import('@foundry/server')
         const tokens = (await listTokens((await ctx.project()).root)).map(({ name, roles, created }) => ({ name, roles, created }))
         return { text: tokens.length ? tokens.map((t) => `${t.name}  ${t.roles.join('+')}  ${t.created}`).join('\n') : 'no tokens (foundry token create --role read --name <who>)', json: tokens }
       }),

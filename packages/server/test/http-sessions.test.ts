@@ -5,7 +5,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { serveHttp } from '../src/http/serve.js'
 import { loadTokens } from '../src/http/tokens.js'
-import { httpClient } from './http-helpers.js'
+import { httpClient } from './helpers.js'
 
 const session = () => {
   const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } })
@@ -15,7 +15,7 @@ const session = () => {
 
 test('a session unused past sessionIdleMs is closed: its client gets 404 and must initialize again', async () => {
   const lines: string[] = []
-  const http = await serveHttp({ name: 'test', session, sessionIdleMs: 150, log: (l) => lines.push(l) })
+  const http = await serveHttp({ name: 'test', session, tools: [], sessionIdleMs: 150, log: (l) => lines.push(l) })
   try {
     const client = await httpClient(http.url)
     await client.listTools()

@@ -3,10 +3,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
+import { ROLES, type Role } from '../tool-row.js'
 
-/** What a token may do: read (search, read, report, get_run), write (memory and blackboard writes), run (dispatch, cancel). */
-export type Role = 'read' | 'write' | 'run'
-export const ROLES: readonly Role[] = ['read', 'write', 'run']
 
 /** Who a request comes from: the token's name (never its secret) and its roles. */
 export interface Principal {

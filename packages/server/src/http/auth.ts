@@ -1,30 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { Principal, Role } from './tokens.js'
-
-/**
- * The role each tool of both servers needs. write and run each include read. A tool not in the
- * table needs nothing here: the server itself answers "Unknown tool".
- */
-export const TOOL_ROLES: Readonly<Record<string, Role>> = {
-  // foundry mcp
-  memory_search: 'read',
-  runbook_list: 'read',
-  runbook_get: 'read',
-  contract_validate: 'read',
-  blackboard_read: 'read',
-  token_report: 'read',
-  memory_write: 'write',
-  memory_index: 'write',
-  memory_forget: 'write',
-  blackboard_write: 'write',
-  // marbles mcp
-  list_config: 'read',
-  get_run: 'read',
-  dispatch_workflow: 'run',
-  dispatch_agent: 'run',
-  cancel_run: 'run',
-}
+import type { Role } from '../tool-row.js'
+import type { Principal } from './tokens.js'
 
 /** What a principal holds: its roles, and read with write or run. */
 export function grants(principal: Principal): Set<Role> {
@@ -33,10 +10,10 @@ export function grants(principal: Principal): Set<Role> {
   return held
 }
 
-/** True when the principal may call the tool. */
-export function mayCall(principal: Principal, tool: string): boolean {
-  const needs = TOOL_ROLES[tool]
-  return needs === undefined || grants(principal).has(needs)
+/** True when the principal may call the tool: `roles` (from `checkTools`) names its role and the principal holds it. A tool without one is never callable. */
+export function mayCall(principal: Principal, tool: string, roles: ReadonlyMap<string, Role>): boolean {
+  const needs = roles.get(tool)
+  return needs !== undefined && grants(principal).has(needs)
 }
 
 /** One finished tool call, for the event that names its caller. */
@@ -59,7 +36,7 @@ export interface ToolCallRecord {
 export function guardTransport(
   transport: Transport,
   principal: Principal,
-  hooks: { onCall?: (call: ToolCallRecord) => void; inFlight: { count: number; changed: () => void } },
+  hooks: { roles: ReadonlyMap<string, Role>; onCall?: (call: ToolCallRecord) => void; inFlight: { count: number; changed: () => void } },
 ): void {
   const inner = transport.onmessage
   const send = transport.send.bind(transport)
@@ -71,7 +48,8 @@ export function guardTransport(
       const key = JSON.stringify(message.id)
       if (message.method === 'tools/call') {
         const tool = String((message.params as { name?: unknown } | undefined)?.name ?? '')
-        const needs = TOOL_ROLES[tool]
+        const needs = hooks.roles.get(tool)
+        // A name with no row is left to the server, which answers "Unknown tool" (its table is the one `roles` came from).
         if (needs !== undefined && !held.has(needs)) {
           hooks.onCall?.({ tool, token: principal.name, ms: 0, status: 'refused' })
           const text = `${tool} refused: the token ${principal.name} has role ${principal.roles.join('+')}; ${tool} needs ${needs} (foundry token create --role ${needs})`
@@ -89,7 +67,7 @@ export function guardTransport(
       const key = JSON.stringify(message.id)
       if (lists.delete(key) && 'result' in message) {
         const result = message.result as { tools?: Tool[] }
-        if (Array.isArray(result.tools)) message = { ...message, result: { ...result, tools: result.tools.filter((t) => mayCall(principal, t.name)) } }
+        if (Array.isArray(result.tools)) message = { ...message, result: { ...result, tools: result.tools.filter((t) => mayCall(principal, t.name, hooks.roles)) } }
       }
       const call = calls.get(key)
       if (call) {

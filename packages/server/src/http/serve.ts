@@ -5,6 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { FoundryError } from '@foundry/kernel'
+import { checkTools, type ToolRow } from '../tool-row.js'
 import { guardTransport, type ToolCallRecord } from './auth.js'
 import type { Principal, TokenStore } from './tokens.js'
 
@@ -28,6 +29,11 @@ export interface HttpServeOptions {
   tokens?: TokenStore
   /** A new MCP server for one session (one client), acting for `principal`. */
   session(principal: Principal): Server
+  /**
+   * The tool table the sessions serve: a token calls and lists only the tools whose `role` it holds.
+   * Checked at once (`checkTools`): a row without a valid role refuses to start.
+   */
+  tools: readonly ToolRow<never>[]
   /** One event per tool call, naming the token (never its secret). */
   onCall?: (call: ToolCallRecord) => void
   /** Other routes (the team hook endpoint): called after authentication; true when it answered. */
@@ -67,6 +73,7 @@ export function isLoopback(host: string): boolean {
  * non-loopback address without tokens (INVALID_INPUT naming --host and the fix).
  */
 export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> {
+  const roles = checkTools(options.tools)
   const host = options.host ?? '127.0.0.1'
   const tokens = options.tokens && options.tokens.size > 0 ? options.tokens : undefined
   if (!isLoopback(host) && !tokens)
@@ -139,7 +146,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
       if (transport.sessionId) sessions.delete(transport.sessionId)
     }
     await server.connect(transport)
-    guardTransport(transport, principal, { ...(options.onCall && { onCall: options.onCall }), inFlight })
+    guardTransport(transport, principal, { roles, ...(options.onCall && { onCall: options.onCall }), inFlight })
     await transport.handleRequest(req, res, message)
 
     async function parsed(): Promise<unknown> {

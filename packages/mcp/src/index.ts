@@ -29,4 +29,4 @@ export {
   type BlackboardWriteOutput,
   type BlackboardReadOutput,
   type TokenReportOutput,
-} from './output-schemas.js'
+} from '@foundry/kernel/tools'

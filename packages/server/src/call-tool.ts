@@ -1,6 +1,6 @@
 import { errorMessage, isFoundryError, JSON_MAX_DEPTH, measureJson, validator, type Validator } from '@foundry/kernel'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import type { ToolRow } from './tool-row.js'
+import type { ToolRow } from '@foundry/kernel/tools'
 
 /** The arguments object and an artifact in it (`data`) nested `JSON_MAX_DEPTH` deep. */
 export const ARGS_MAX_DEPTH = JSON_MAX_DEPTH + 1

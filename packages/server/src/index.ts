@@ -1,7 +1,7 @@
 // @foundry/server: what Foundry's MCP servers share (`foundry mcp`, `marbles mcp`): the tool row and
 // one server built from a table of them, the stdio transport, the lifecycle, limits, HTTP serving
 // and tokens. Node only. Every public name is listed here.
-export { ROLES, checkTools, type Role, type ToolRow, type ToolResult, type ToolHints } from './tool-row.js'
+export { ROLES, checkTools, type Role, type ToolRow, type ToolResult, type ToolHints } from '@foundry/kernel/tools'
 export { createToolServer, type ToolServerOptions, type ServerInfo, type ResourceTable } from './tool-server.js'
 export { createToolCaller, failure, ARGS_MAX_DEPTH } from './call-tool.js'
 export { publishTools } from './publish-tools.js'

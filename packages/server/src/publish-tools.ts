@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { ToolRow } from './tool-row.js'
+import type { ToolRow } from '@foundry/kernel/tools'
 
 /** `tools/list`: a tool table as the protocol publishes it (the role is the server's, never published). */
 export function publishTools(table: readonly ToolRow<never>[]): Tool[] {

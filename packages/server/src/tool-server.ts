@@ -13,7 +13,7 @@ import { createToolCaller, failure } from './call-tool.js'
 import { BusyError, createLimiter } from './limit.js'
 import { publishTools } from './publish-tools.js'
 import { retrying } from './retrying.js'
-import { checkTools, type ToolRow } from './tool-row.js'
+import { checkTools, type ToolRow } from '@foundry/kernel/tools'
 
 /** What a server answers to `initialize` about itself. */
 export interface ServerInfo {

@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { Role } from '../tool-row.js'
+import type { Role } from '@foundry/kernel/tools'
 import type { Principal } from './tokens.js'
 
 /** What a principal holds: its roles, and read with write or run. */

@@ -5,7 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { FoundryError } from '@foundry/kernel'
-import { checkTools, type ToolRow } from '../tool-row.js'
+import { checkTools, type ToolRow } from '@foundry/kernel/tools'
 import { guardTransport, type ToolCallRecord } from './auth.js'
 import type { Principal, TokenStore } from './tokens.js'
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
-import { ROLES, type Role } from '../tool-row.js'
+import { ROLES, type Role } from '@foundry/kernel/tools'
 
 
 /** Who a request comes from: the token's name (never its secret) and its roles. */

@@ -1,8 +1,8 @@
-import { FactSchema } from '@foundry/kernel'
+import { FactSchema } from '../schema/fact.js'
 import { Type, type Static } from 'typebox'
 
 /**
- * The `outputSchema` of each tool: the `structuredContent` it returns beside the seed's text. It is
+ * The `outputSchema` of each tool: the `structuredContent` it returns beside its text. It is
  * the kernel's result without its rendered `text`, and without whole documents (a runbook's body,
  * INDEX.md, an artifact): those are in the text already, and a tool never pays for them twice.
  * `foundry <command> --json` prints the same shapes.

@@ -1,11 +1,11 @@
-import { FoundryError } from '@foundry/kernel'
+import { FoundryError } from '../errors.js'
 import type { Static, TSchema } from 'typebox'
 
 /** What a caller may do: read (search, read, report, get_run), write (memory and blackboard writes), run (dispatch, cancel). */
 export type Role = 'read' | 'write' | 'run'
 export const ROLES: readonly Role[] = ['read', 'write', 'run']
 
-/** MCP's hints about a tool's effects (plain data: the protocol's `ToolAnnotations`). */
+/** Hints about a tool's effects, as MCP's `ToolAnnotations` spells them (plain data). */
 export interface ToolHints {
   title?: string
   readOnlyHint?: boolean
@@ -24,20 +24,20 @@ export interface ToolResult<S = unknown> {
 }
 
 /**
- * One tool, everything it is: its name and texts, its schemas (published as they are: TypeBox
- * schemas are JSON Schema), the role a token needs to call it, and the one call it makes on the
- * server's context.
+ * One tool, everything it is: its name and texts, its schemas (TypeBox: JSON Schema as they are),
+ * the role a caller needs, and the one call it makes on its context (a kernel, a Marbles host).
+ * Protocol-agnostic: an MCP server publishes rows (`@foundry/server`), an AI SDK harness wraps them.
  */
 export interface ToolRow<C = unknown, I extends TSchema = TSchema, O extends TSchema = TSchema> {
   name: string
   title?: string
-  /** What the tool does and when to call it: every client reads it in every session, so short. */
+  /** What the tool does and when to call it: a model reads it in every session, so short. */
   description: string
   /** The arguments; validated before `call`, which then receives them typed. */
   input: I
   /** What `structured` holds; not published with `textOnly`. */
   output?: O
-  /** The role a token needs to call the tool over HTTP; a row without a valid one refuses to start. */
+  /** The role a caller needs (an HTTP token's); a row without a valid one refuses to start (`checkTools`). */
   role: Role
   annotations?: ToolHints
   /**

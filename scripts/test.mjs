@@ -61,7 +61,7 @@ const gates = only.length
       { title: 'typecheck', gate: true, start: () => run(pnpm, ['-r', '--no-bail', '--workspace-concurrency=1', '--filter', './packages/*', 'run', 'typecheck'], root) },
       { title: 'exports', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'check-exports.mjs')], root) },
     ]
-const LONGEST = ['mcp', 'adapter-postgres', 'marbles', 'hooks', 'adapter-fs', 'adapter-sqlite', 'kernel', 'project']
+const LONGEST = ['foundry', 'adapter-postgres', 'marbles', 'hooks', 'adapter-fs', 'adapter-sqlite', 'kernel', 'project']
 const rank = (name) => (LONGEST.includes(name) ? LONGEST.indexOf(name) : LONGEST.length)
 const tests = [...packages]
   .sort((a, b) => rank(a) - rank(b))

@@ -21,7 +21,7 @@ export async function newProject(kind: 'fs' | 'sqlite' = 'fs'): Promise<string> 
 /** The workspace's package declaring the `foundry` bin, linked into the project's node_modules as `npm i -D` would install it. */
 export function installFoundry(root: string): void {
   mkdirSync(join(root, 'node_modules', '@foundry'), { recursive: true })
-  symlinkSync(join(HERE, '..', '..', 'mcp'), join(root, 'node_modules', '@foundry', 'mcp'), 'dir')
+  symlinkSync(join(HERE, '..', '..', 'foundry'), join(root, 'node_modules', '@foundry', 'cli'), 'dir')
 }
 
 export async function open(root: string): Promise<Project> {

@@ -1,16 +1,16 @@
 import type { Project } from '@foundry/project'
 import { FoundryStdioTransport, keepServing, serveUntilClosed, stderrLog } from '@foundry/server/stdio'
 import { initializeResult } from './handshake.js'
-import { projectOpener } from './project-opener.js'
+import { projectOpener, type BesideService } from './project-opener.js'
 
 export interface ServeStdioOptions {
   /** Opens the project; called when the client has initialized, or on the first request that needs it. */
   open: () => Promise<Project>
   /**
-   * Once the project is open, also answer its hooks over the hook socket (hook-server.ts), until
-   * the server closes. Default true; `foundry mcp` turns it off when `FOUNDRY_HOOK_SERVER=off`.
+   * Services to start once the project is open and stop when the server closes: the `foundry` app
+   * passes the hook server, unless `FOUNDRY_HOOK_SERVER=off`. Default none.
    */
-  hooks?: boolean
+  beside?: readonly BesideService[]
   /** Diagnostics, one line each. Default: stderr. */
   log?: (line: string) => void
   /** Send `console.log` and friends to stderr (process-wide: for a bin, whose stdout is the protocol). Default false. */
@@ -19,14 +19,14 @@ export interface ServeStdioOptions {
 
 /**
  * `foundry mcp`: serve one client over stdin/stdout until it closes stdin (once every request it
- * sent is answered) or the process is told to stop, then stop the hook server, flush and release the
+ * sent is answered) or the process is told to stop, then stop the `beside` services, flush and release the
  * project. Resolves once everything is closed.
  */
 export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   // The lifecycle every server shares (@foundry/server): no stray exception ends the process.
   const log = options.log ?? stderrLog('foundry')
   keepServing(log, { console: options.console ?? false })
-  const project = projectOpener(options.open, { hooks: options.hooks ?? true, log })
+  const project = projectOpener(options.open, { ...(options.beside && { beside: options.beside }), log })
   // `initialize` is answered as soon as it is read, while the SDK's Server (and zod) loads. The
   // project still opens once the client has initialized (server.ts): opened here, fs writers killed
   // at random (test/soak.test.ts) acknowledged next to nothing.

@@ -4,15 +4,16 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /** The package that declares the `foundry` bin (the app users install beside Marbles). */
-export const FOUNDRY_PACKAGE = '@foundry/mcp'
+export const FOUNDRY_PACKAGE = '@foundry/cli'
 
 /**
  * The `foundry` bin agents get as their MCP server: the `bin.foundry` that `FOUNDRY_PACKAGE`'s
- * package.json declares, resolved first from the project root (the copy the project installed),
- * then from this module (installed side by side). Undefined when neither finds it, or it is not built.
+ * package.json declares, resolved from the project root (the copy the project installed), then from
+ * the folder the server was started in, then from this module (installed side by side). Undefined
+ * when none finds it, or it is not built.
  */
-export function resolveFoundryBin(root: string): string | undefined {
-  for (const from of [join(root, 'package.json'), fileURLToPath(import.meta.url)]) {
+export function resolveFoundryBin(root: string, cwd = process.cwd()): string | undefined {
+  for (const from of [join(root, 'package.json'), join(cwd, 'package.json'), fileURLToPath(import.meta.url)]) {
     try {
       const manifest = createRequire(from).resolve(`${FOUNDRY_PACKAGE}/package.json`)
       const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: Record<string, string> }).bin?.foundry

@@ -1,11 +1,11 @@
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { Kernel } from '@foundry/kernel'
-import type { ToolRow } from '@foundry/server'
+import type { ToolRow } from '@foundry/kernel/tools'
 import type { Project } from '@foundry/project'
 import { FOUNDRY_HINTS } from '../hints.js'
 import { retrying } from '@foundry/server/stdio'
-import type { ToolName, ToolOutput, ToolResult } from '../tools.js'
+import type { ToolName, ToolOutput, ToolResult } from '@foundry/kernel/tools'
 
 /** The options every command accepts (declared on the program). */
 export interface GlobalOptions {
@@ -93,9 +93,9 @@ function commandContext(globals: GlobalOptions): CommandContext & { close(): Pro
     storage: globals.storage,
     project,
     async tool(name, input) {
-      const [{ TOOLS }, { kernel }] = await Promise.all([import('../tools.js'), project()])
+      const [{ KERNEL_TOOLS }, { kernel }] = await Promise.all([import('@foundry/kernel/tools'), project()])
       // The kernel validates what a command passes (its messages name the option); the row's types are the MCP edge's.
-      const row: ToolRow<Kernel> = TOOLS.find((t) => t.name === name)!
+      const row: ToolRow<Kernel> = KERNEL_TOOLS.find((t) => t.name === name)!
       return (await row.call(kernel, input)) as ToolResult<ToolOutput<typeof name>>
     },
     async close() {

@@ -4,7 +4,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createServer } from '../src/server.js'
+import { createServer } from '@foundry/mcp'
 import { cleanup, cli, tempDir, tempProject } from './helpers.js'
 import { startInitialized, textOf, toolCall } from './raw.js'
 

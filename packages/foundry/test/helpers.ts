@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 
-/** The built bin: tests run what users run. Build first (`pnpm --filter @foundry/mcp build`). */
+/** The built bin: tests run what users run. Build first (`pnpm --filter @foundry/cli build`). */
 export const BIN = fileURLToPath(new URL('../dist/bin/foundry.js', import.meta.url))
 
 const made: string[] = []

@@ -17,7 +17,7 @@ import * as assert from 'uvu/assert'
  * better-sqlite3; the native module is then added and SQLite opens. Needs the packages built.
  */
 const REPO = fileURLToPath(new URL('../../../', import.meta.url))
-const PUBLIC = ['kernel', 'adapter-fs', 'adapter-sqlite', 'adapter-postgres', 'project', 'server', 'hooks', 'mcp', 'marbles']
+const PUBLIC = ['kernel', 'adapter-fs', 'adapter-sqlite', 'adapter-postgres', 'project', 'server', 'hooks', 'mcp', 'foundry', 'marbles']
 const PNPM = join(REPO, 'node_modules', '.bin', 'pnpm')
 const NPM_TIMEOUT = 240_000
 
@@ -68,7 +68,7 @@ packed('every tarball is publishable: no workspace: range, and files, bin, expor
     assert.is(pkg.dependencies?.['better-sqlite3'], undefined, `${pkg.name}: better-sqlite3 is optional`)
     assert.match(fromTarball(tarball, 'LICENSE'), 'MIT License')
     assert.ok(fromTarball(tarball, 'README.md').length > 100, `${pkg.name}: README`)
-    if (['@foundry/mcp', '@foundry/hooks'].includes(pkg.name)) assert.ok(pkg.bin?.['foundry-hook'], `${pkg.name}: the foundry-hook bin`)
+    if (['@foundry/cli', '@foundry/hooks'].includes(pkg.name)) assert.ok(pkg.bin?.['foundry-hook'], `${pkg.name}: the foundry-hook bin`)
   }
   assert.not.ok(existsSync(join(app, 'node_modules', 'better-sqlite3')), 'installed without the optional native module')
 })
@@ -128,8 +128,8 @@ packed('foundry-hook prompt-context from the installed package injects the fact'
   const output = JSON.parse(run.stdout)
   assert.is(output.hookSpecificOutput.hookEventName, 'UserPromptSubmit')
   assert.match(output.hookSpecificOutput.additionalContext, FACT)
-  // The same bin as `npm i -g @foundry/mcp` links it: @foundry/mcp's foundry-hook runs @foundry/hooks'.
-  const fromMcp = spawnSync(process.execPath, [join(app, 'node_modules', '@foundry', 'mcp', 'bin', 'foundry-hook.js'), 'prompt-context'], { cwd: project, input: JSON.stringify(input), encoding: 'utf8' })
+  // The same bin as `npm i -g @foundry/cli` links it: @foundry/cli's foundry-hook runs @foundry/hooks'.
+  const fromMcp = spawnSync(process.execPath, [join(app, 'node_modules', '@foundry', 'cli', 'bin', 'foundry-hook.js'), 'prompt-context'], { cwd: project, input: JSON.stringify(input), encoding: 'utf8' })
   assert.is(fromMcp.status, 0, fromMcp.stderr)
   assert.equal(JSON.parse(fromMcp.stdout), output)
 })

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 // @foundry/adapter-postgres is not a dependency of this package (the lockfile is shared); its build is.
-import { createDatabase, startTestDatabase, type TestDatabase } from '../../adapter-postgres/dist/testing.js'
+import { createDatabase, startTestDatabase, type TestDatabase } from '@foundry/adapter-postgres/testing'
 import { BIN, call, cleanup, cli, connect, finding, flyway, tempDir, tempProject, type CliResult } from './helpers.js'
 import { httpClient, startHttp } from './http-helpers.js'
 

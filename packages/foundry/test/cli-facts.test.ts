@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import { estimateTokens } from '@foundry/kernel'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { listTools } from '../src/server.js'
+import { listTools } from '@foundry/mcp'
 import { cleanup, cli, tempDir } from './helpers.js'
 
 const block = (id: string, title: string, body: string, type = 'constraint') => `### ${id} · ${type} · confidence medium\n**${title}**\n${body}\n_source: conversation · scope: project_`

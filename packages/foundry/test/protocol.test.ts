@@ -1,12 +1,8 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BlackboardWriteInputSchema, FactInputSchema, ForgetInputSchema, NoInputSchema, SearchInputSchema } from '@foundry/kernel'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { initializeResult, PROTOCOL_VERSIONS } from '../src/handshake.js'
-import { createServer } from '../src/server.js'
 import { call, cleanup, connect, initialize, pipeSession, readText, tempProject, type Connection } from './helpers.js'
 
 const TEN = ['memory_search', 'memory_write', 'memory_index', 'runbook_list', 'runbook_get', 'contract_validate', 'blackboard_write', 'blackboard_read', 'token_report', 'memory_forget']
@@ -113,23 +109,6 @@ handshake('a tool that throws is an error result "<tool> failed: <message>"', as
   const contract = await call(conn.client, 'contract_validate', { schema: 'nope.v1', data: {} })
   assert.is(contract.text, 'contract_validate failed: Unknown contract "nope.v1". Available: finding.v1, handoff.v1, review.v1.')
   assert.is(conn.stderr(), '', 'user errors are not diagnostics')
-})
-
-handshake('the initialize answer given before the SDK loads is the SDK Server\'s own, for every protocol version and an unknown one', async () => {
-  assert.equal(PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS)
-  for (const version of [...SUPPORTED_PROTOCOL_VERSIONS, '1999-01-01']) {
-    const request = initialize(1, version)
-    const server = createServer({ kernel: async () => Promise.reject(new Error('not used')) })
-    const [client, end] = InMemoryTransport.createLinkedPair()
-    await server.connect(end)
-    const answer = new Promise<JSONRPCMessage>((resolve) => (client.onmessage = resolve))
-    await client.start()
-    await client.send(request as JSONRPCMessage)
-    assert.equal(initializeResult(request), ((await answer) as { result: unknown }).result, version)
-    await server.close()
-  }
-  assert.is(initializeResult({ ...initialize(1, '2025-06-18'), extra: 1 }), undefined, 'what the SDK would refuse is left to it')
-  assert.is(initializeResult({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } }), undefined)
 })
 
 handshake.run()

@@ -10,7 +10,7 @@ export function tokensCommand(): Command {
     .description('Token accounting: what is always loaded, what is retrieved on demand, what eager loading would cost, and the MCP tool list')
     .action(
       action(async (ctx) => {
-        const [{ kernel }, { estimateTokens }, { listTools }] = await Promise.all([ctx.project(), import('@foundry/kernel'), import('../../server.js')])
+        const [{ kernel }, { estimateTokens }, { listTools }] = await Promise.all([ctx.project(), import('@foundry/kernel'), import('@foundry/mcp')])
         const { accounting, figures } = await kernel.tokens.report()
         // The `tools/list` result as the server sends it (JSON, no spaces).
         const tools = listTools()

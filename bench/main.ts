@@ -8,6 +8,7 @@ import { renderTable, type Figure } from './lib/table.js'
 import { floorSuite } from './suites/floor.js'
 import { fsSuite } from './suites/fs.js'
 import { hooksSuite } from './suites/hooks.js'
+import { ingestSuite } from './suites/ingest.js'
 import { kernelSuite } from './suites/kernel.js'
 import { marblesSuite } from './suites/marbles.js'
 import { marblesPostgresSuite } from './suites/marbles-postgres.js'
@@ -19,7 +20,7 @@ import { postgresRetrievalSuite } from './suites/postgres-retrieval.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, marblesSuite, marblesPostgresSuite, peersSuite]
+const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, ingestSuite, marblesSuite, marblesPostgresSuite, peersSuite]
 /** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only`. */
 const OPT_IN = new Set(['peers'])
 

@@ -1,8 +1,9 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { isValidKey, type DoctorFinding } from '@foundry/kernel'
 import { isAbandonedTemp, isTempName } from './atomic.js'
 import { codecOf, isRecordOf } from './codecs.js'
+import { readTextSync } from './io.js'
 import { fileIdentity } from './record-cache.js'
 import { createLayout, flatKey, type Layout } from './layout.js'
 import { inspectLock, removeAbandonedLock } from './lock.js'
@@ -106,7 +107,7 @@ function recordCacheProblem(layout: Layout, collection: 'facts' | 'runbooks', pa
   if (!lstatSync(path).isFile()) return 'not a plain file'
   let stored: { format?: unknown; entries?: unknown }
   try {
-    stored = JSON.parse(readFileSync(path, 'utf8')) as typeof stored
+    stored = JSON.parse(readTextSync(path)) as typeof stored
   } catch (error) {
     return `unreadable: ${(error as Error).message}`
   }
@@ -145,7 +146,7 @@ function snapshotParts(retriever: 'bm25' | 'minisearch', head: { shards?: unknow
 function snapshotProblem(dir: string, head: string, retriever: 'bm25' | 'minisearch'): string | undefined {
   let parsed: { build?: unknown; shards?: unknown }
   try {
-    parsed = JSON.parse(readFileSync(head, 'utf8')) as typeof parsed
+    parsed = JSON.parse(readTextSync(head)) as typeof parsed
   } catch (error) {
     return `head unreadable: ${(error as Error).message}`
   }
@@ -156,7 +157,7 @@ function snapshotProblem(dir: string, head: string, retriever: 'bm25' | 'minisea
     const path = join(dir, build, part)
     let text: string
     try {
-      text = readFileSync(path, 'utf8')
+      text = readTextSync(path)
     } catch {
       return `part ${build}/${part} missing`
     }
@@ -192,7 +193,7 @@ function checkFacts(layout: Layout, findings: DoctorFinding[], found: Found): vo
     try {
       const stat = lstatSync(path)
       if (!stat.isFile()) reason = stat.isSymbolicLink() ? 'it is a link, not a file' : 'it is not a plain file'
-      else codec.decode(readFileSync(path, 'utf8'), { key, file: name, modified: () => statSync(path).mtime })
+      else codec.decode(readTextSync(path), { key, file: name, modified: () => statSync(path).mtime })
     } catch (error) {
       reason = (error as Error).message
     }

@@ -2,21 +2,18 @@ import { readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import { basename, dirname, join, sep } from 'node:path'
 import {
-  assertCollection,
-  assertKey,
-  assertLogName,
   COLLECTIONS,
-  EventSchema,
+  createStorage,
+  EVENTS_LOG,
   FoundryError,
   isCollectionName,
-  validator,
   type CollectionName,
-  type FoundryEvent,
   type ListOptions,
   type RecordOf,
   type Storage,
+  type StorageDriver,
   type WriteOptions,
-} from '@foundry/kernel'
+} from '@foundry/kernel/adapter'
 import { isTempName, sweepTemps, syncFolder, writeAtomic } from './atomic.js'
 import { codecOf, isRecordOf } from './codecs.js'
 import { FormatError } from './format-error.js'
@@ -56,7 +53,6 @@ const GITIGNORE =
   '# What a writer killed mid-write leaves (swept by the next write or listing).\n.*.tmp\n'
 const NOUNS: Record<string, string> = { facts: 'fact', runbooks: 'runbook', contracts: 'contract', artifacts: 'artifact', meta: 'meta' }
 const noun = (collection: CollectionName) => NOUNS[collection] ?? `${collection} record`
-const eventCheck = validator(EventSchema)
 
 /**
  * Storage on the `.foundry` folder: human-readable files a team reviews in git, safe with many
@@ -64,9 +60,14 @@ const eventCheck = validator(EventSchema)
  * exclusive section is a lock shared by every process; events and log entries are appended one
  * O_APPEND write a call; revisions and change lists come from per-collection journals (journal.ts).
  * Not transactional: a section that throws keeps the writes it made. No path leaves the data
- * folder: keys pass `assertKey`, log names `assertLogName`, and links out of the folder are refused.
+ * folder: keys and log names arrive checked (`createStorage`), and links out of the folder are refused.
  */
 export function fsStorage(options: FsStorageOptions): Storage {
+  return createStorage(fsDriver(options))
+}
+
+/** The folder layout's `StorageDriver`: what `fsStorage` wraps. */
+export function fsDriver(options: FsStorageOptions): StorageDriver {
   const layout = createLayout(options.root, options.folder, options.cache)
   const inside = layout.cache === layout.base || layout.cache.startsWith(layout.base + sep)
   const guard = inside ? createGuard(layout.base) : routeGuards([createGuard(layout.base), createGuard(layout.cache)])
@@ -74,19 +75,7 @@ export function fsStorage(options: FsStorageOptions): Storage {
   const lock = createSectionLock(layout.lock, options.lock)
   const journal = createJournal({ journal: layout.journal, watched: layout.watched, prepare: () => void guard.folder(layout.cache) })
   let prepared = false
-  let closed = false
   let sweptIndexFolder = false
-
-  const open = (collection?: CollectionName, key?: string) => {
-    if (closed) throw new FoundryError('UNAVAILABLE', `fsStorage on ${layout.base} is closed`)
-    if (collection !== undefined) assertCollection(collection)
-    if (key !== undefined) assertKey(collection!, key)
-  }
-  const openLog = (name: string) => {
-    open()
-    assertLogName(name)
-    return layout.log(name)
-  }
 
   /** Before the first write: the data folder and its `.gitignore` (never overwritten: it is the team's file once it exists). */
   const prepare = () => {
@@ -143,12 +132,26 @@ export function fsStorage(options: FsStorageOptions): Storage {
     }
   }
 
+  /** Events, where they always were: `metrics/events.jsonl`, one JSON object a line, the cursor a byte offset. */
+  const appendEvents = async (lines: readonly string[]) => {
+    prepare()
+    guard.folder(dirname(layout.events))
+    guard.existing(layout.events)
+    return appendLine(layout.events, lines.join('\n'), { afterTornLine: true })
+  }
+  /** Every event line, whole (the kernel reads the events log from 0 only); a line cut short by a crash is handed on: the kernel skips what does not parse. */
+  const readEvents = async () => {
+    const real = guard.existing(layout.events)
+    if (real === undefined) return { entries: [], cursor: 0 }
+    const text = await readText(real)
+    return { entries: text.split('\n').filter((line) => line.trim()), cursor: Buffer.byteLength(text) }
+  }
+
   return {
     name: 'fs',
     flags: { persistent: true, multiProcess: true, changeLog: true, transactional: false },
 
     async get<C extends CollectionName>(collection: C, key: string) {
-      open(collection, key)
       const path = layout.file(collection, key)
       try {
         const real = guard.existing(path)
@@ -158,8 +161,7 @@ export function fsStorage(options: FsStorageOptions): Storage {
       }
     },
 
-    async list<C extends CollectionName>(collection: C, listOptions: ListOptions = {}) {
-      open(collection)
+    async list<C extends CollectionName>(collection: C, listOptions: ListOptions) {
       const found = scan(collection, listOptions.prefix ?? '', layout, guard)
       const report = (key: string, location: string, message: string) => listOptions.onProblem?.({ collection, key, location, message })
       for (const misfit of found.misfits) report(misfit.key, misfit.path, misfit.message)
@@ -188,13 +190,11 @@ export function fsStorage(options: FsStorageOptions): Storage {
       return records
     },
 
-    async keys(collection, prefix = '') {
-      open(collection)
+    async keys(collection, prefix) {
       return scan(collection, prefix, layout, guard).found.map((f) => f.key)
     },
 
     async put<C extends CollectionName>(collection: C, key: string, value: RecordOf<C>, writeOptions?: WriteOptions) {
-      open(collection, key)
       const text = codecOf(collection).encode(value, key)
       prepare()
       const path = layout.file(collection, key)
@@ -226,7 +226,6 @@ export function fsStorage(options: FsStorageOptions): Storage {
     },
 
     async delete(collection, key, writeOptions) {
-      open(collection, key)
       const path = layout.file(collection, key)
       const dir = guard.existing(dirname(path))
       if (dir === undefined) return false
@@ -245,7 +244,6 @@ export function fsStorage(options: FsStorageOptions): Storage {
     },
 
     async collections() {
-      open()
       const real = guard.existing(layout.data)
       const consumers = real === undefined ? [] : readdirSync(real).filter((name) => isCollectionName(name) && isOpen(name))
       const found: CollectionName[] = []
@@ -254,85 +252,49 @@ export function fsStorage(options: FsStorageOptions): Storage {
     },
 
     async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-      open()
       prepare()
       guard.folder(layout.cache)
       return lock.run(fn)
     },
 
     async revision(collection) {
-      open(collection)
       return journal.revision(collection)
     },
 
     async changes(collection, since) {
-      open(collection)
       guard.existing(layout.cache) // refuses a cache folder that links out
       return journal.changes(collection, since)
     },
 
-    async appendEvent(event: FoundryEvent) {
-      open()
-      prepare()
-      guard.folder(dirname(layout.events))
-      guard.existing(layout.events)
-      appendLine(layout.events, JSON.stringify(event), { afterTornLine: true })
-    },
-
-    async readEvents() {
-      open()
-      const real = guard.existing(layout.events)
-      if (real === undefined) return []
-      const events: FoundryEvent[] = []
-      for (const line of (await readText(real)).split('\n')) {
-        if (!line.trim()) continue
-        try {
-          const event: unknown = JSON.parse(line)
-          if (eventCheck.check(event)) events.push(event) // any kind: kinds are open
-        } catch {
-          // a line cut short by a crash: skipped, as the contract allows
-        }
-      }
-      return events
-    },
-
     async appendLog(name, entries, writeOptions) {
-      const path = openLog(name)
-      if (entries.length === 0) {
-        const real = guard.existing(path)
-        return real === undefined ? 0 : endOf(real)
-      }
+      if (name === EVENTS_LOG) return appendEvents(entries)
+      const path = layout.log(name)
       prepare()
       const dir = guard.folder(dirname(path))
       guard.existing(path) // refuses a log file that links out
       return appendEntries(join(dir, basename(path)), entries, isDurable(writeOptions))
     },
 
-    async readLog(name, cursor, readOptions = {}) {
-      const real = guard.existing(openLog(name))
+    async readLog(name, cursor, limit = Infinity) {
+      if (name === EVENTS_LOG) return readEvents()
+      const real = guard.existing(layout.log(name))
       if (real === undefined) return { entries: [], cursor }
-      return readEntries(real, cursor, readOptions.limit === undefined ? Infinity : Math.max(0, readOptions.limit))
+      return readEntries(real, cursor, limit)
     },
 
     async logEnd(name) {
-      const real = guard.existing(openLog(name))
+      const real = guard.existing(layout.log(name))
       return real === undefined ? 0 : endOf(real)
     },
 
-    async logs(prefix = '') {
-      open()
+    async logs(prefix) {
       return scanLogs(prefix, layout, guard)
         .filter((log) => endOf(log.real ?? guard.existing(log.path) ?? log.path) > 0)
         .map((log) => log.key)
     },
 
     locate(collection, key) {
-      assertKey(collection, key)
       return layout.file(collection, key)
-    },
-
-    async close() {
-      closed = true
     },
   }
 }

@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFile, readFileSync, readSync, unlinkSync, writeSync, type Stats } from 'node:fs'
+import { promisify } from 'node:util'
 
 /*
  * Small reads, stats and appends run synchronously: they take microseconds, and through the thread
@@ -10,9 +10,63 @@ import { readFile } from 'node:fs/promises'
 
 const SYNC_READ_LIMIT = 1024 * 1024
 
-/** The whole file as UTF-8 text: small files synchronously, large ones (snapshots) on the thread pool. */
+const readFd = promisify(readFile)
+
+/**
+ * The whole regular file as UTF-8 text: small files synchronously, large ones (snapshots) on the
+ * thread pool. Anything else in a record's place (a FIFO, a socket, a device) is refused without
+ * blocking: it is opened non-blocking and checked before a byte is read, so a FIFO named like a
+ * record can never hang a reader, or a writer holding the lock. A folder throws EISDIR, as a read does.
+ */
 export async function readText(path: string): Promise<string> {
-  return statSync(path).size <= SYNC_READ_LIMIT ? readFileSync(path, 'utf8') : readFile(path, 'utf8')
+  const fd = openRegular(path)
+  try {
+    const size = fstatSync(fd).size
+    return size <= SYNC_READ_LIMIT ? readFileSync(fd, 'utf8') : await readFd(fd, 'utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** `readText`, synchronously, for small derived files (caches, lock owners, snapshot heads). */
+export function readTextSync(path: string): string {
+  const fd = openRegular(path)
+  try {
+    return readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Open a regular file for reading without ever blocking: non-blocking, then checked, so a FIFO,
+ * socket or device in a file's place throws `NotRegularFile` at once. A folder throws EISDIR, as a
+ * read of it does. Missing files throw ENOENT.
+ */
+export function openRegular(path: string): number {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    assertRegular(fstatSync(fd), path)
+    return fd
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
+}
+
+/** Throws unless `stat` is a regular file's: EISDIR for a folder, `NotRegularFile` for anything else. */
+export function assertRegular(stat: Stats, path: string): void {
+  if (stat.isFile()) return
+  if (stat.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR' })
+  throw new NotRegularFile()
+}
+
+/** Something other than a regular file stands where a record's file should (a FIFO, a socket, a device). */
+export class NotRegularFile extends Error {
+  override readonly name = 'NotRegularFile'
+  constructor() {
+    super('it is not a regular file (a FIFO, socket or device); move it away')
+  }
 }
 
 /**

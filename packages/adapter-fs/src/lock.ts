@@ -4,6 +4,7 @@ import { lstatSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, ut
 import { hostname } from 'node:os'
 import { dirname, join } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
+import { readTextSync } from './io.js'
 
 export interface LockOptions {
   /**
@@ -271,7 +272,7 @@ function removeQuietly(path: string): void {
 /** The owner file of the lock at `path`, or undefined when it is missing or unreadable. */
 function readOwner(path: string): Owner | undefined {
   try {
-    const owner = JSON.parse(readFileSync(join(path, OWNER), 'utf8')) as Owner
+    const owner = JSON.parse(readTextSync(join(path, OWNER))) as Owner
     return owner && typeof owner.token === 'string' && typeof owner.pid === 'number' ? owner : undefined
   } catch {
     return undefined

@@ -1,9 +1,10 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
+import { closeSync, constants, fstatSync, readSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { LogPage } from '@foundry/kernel'
 import { syncFolder } from './atomic.js'
 import { isMissing } from './guard.js'
+import { assertRegular, openRegular } from './io.js'
 
 /*
  * A log file (`logs/<name>.jsonl`) holds one entry a line, each JSON-encoded as a string (so an
@@ -30,9 +31,11 @@ const MAX_CHUNK = 8 * 1024 * 1024
  */
 export async function appendEntries(path: string, entries: readonly string[], durable: boolean): Promise<number> {
   const body = Buffer.from(entries.map((entry) => `${JSON.stringify(String(entry))}\n`).join(''), 'utf8')
-  const handle = await open(path, 'a+')
+  const handle = await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o666)
   try {
-    const before = (await handle.stat()).size
+    const stat = await handle.stat()
+    assertRegular(stat, path) // a FIFO in a log's place would take the entries, or block
+    const before = stat.size
     const torn = before > 0 && (await byteAt(handle, before - 1)) !== NEWLINE
     const data = torn ? Buffer.concat([Buffer.from('\n'), body]) : body
     const { bytesWritten } = await handle.write(data, 0, data.length)
@@ -56,13 +59,15 @@ export async function appendEntries(path: string, entries: readonly string[], du
 export async function readEntries(path: string, cursor: number, limit = Infinity): Promise<LogPage> {
   let handle: FileHandle
   try {
-    handle = await open(path, 'r')
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     if (isMissing(error)) return { entries: [], cursor }
     throw error
   }
   try {
-    const size = (await handle.stat()).size
+    const stat = await handle.stat()
+    assertRegular(stat, path)
+    const size = stat.size
     const entries: string[] = []
     let at = Math.max(0, Math.floor(cursor)) // the start of the first line not consumed yet
     let pending: Buffer = Buffer.alloc(0) // bytes read from `at` on
@@ -94,7 +99,7 @@ export async function readEntries(path: string, cursor: number, limit = Infinity
 export function endOf(path: string): number {
   let fd: number
   try {
-    fd = openSync(path, 'r')
+    fd = openRegular(path)
   } catch (error) {
     if (isMissing(error)) return 0
     throw error

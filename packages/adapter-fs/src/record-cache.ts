@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { writeAtomic } from './atomic.js'
+import { readTextSync } from './io.js'
 
 /**
  * Parsed records of a markdown collection (facts, runbooks), kept in `cache/<collection>.records.json`
@@ -40,7 +41,7 @@ export function fileIdentity(path: string): string | undefined {
 export function openRecordCache<T>(path: string, folder: () => string, valid: (record: unknown, key: string) => record is T): RecordCache<T> {
   let entries: Stored<T>['entries'] = Object.create(null)
   try {
-    const stored = JSON.parse(readFileSync(path, 'utf8')) as Stored<T> | null
+    const stored = JSON.parse(readTextSync(path)) as Stored<T> | null
     if (stored?.format === FORMAT && stored.entries && typeof stored.entries === 'object' && !Array.isArray(stored.entries))
       entries = Object.assign(Object.create(null), stored.entries)
   } catch {

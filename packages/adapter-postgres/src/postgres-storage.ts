@@ -1,19 +1,18 @@
 import {
-  assertCollection,
-  assertKey,
-  assertLogName,
-  decodeEventText,
-  decodeRecord,
+  createStorage,
   encodeRecord,
+  EVENTS_LOG,
   FoundryError,
+  readRecordRow,
+  readRecordRows,
   type CollectionName,
-  type FoundryEvent,
   type ListOptions,
   type RecordOf,
   type Storage,
   type StorageChange,
+  type StorageDriver,
   type WriteOptions,
-} from '@foundry/kernel'
+} from '@foundry/kernel/adapter'
 import pg from 'pg'
 import { createConnection, type Statement } from './connection.js'
 import { translate } from './errors.js'
@@ -49,13 +48,6 @@ const upTo = (prefix: string) => `${prefix}\u{10FFFF}`
 /** `<n>.<token>`, or `0` for a collection never written. */
 const REVISION = /^(\d+)\.(\d+)$/
 const token = (row: RevisionRow | undefined) => (row ? `${row.n}.${row.token}` : '0')
-
-/** A readLog cursor or limit: fractions are floored and negatives read as 0, as in the reference storage; NaN or a non-number is refused. */
-function count(field: 'cursor' | 'limit', value: number): number {
-  if (typeof value !== 'number' || Number.isNaN(value))
-    throw new FoundryError('INVALID_INPUT', `readLog's ${field} must be a number (${field === 'cursor' ? '0, or a cursor appendLog, readLog or logEnd returned' : 'how many entries to read at most'}); got ${JSON.stringify(value)}`)
-  return value
-}
 
 // Each write is one statement, so one round trip and its own transaction outside a section: the
 // record, the collection's revision and change log, and the notification (delivered at commit).
@@ -104,6 +96,11 @@ const appendSql = (relaxed: boolean) => `
  * schema is newer than this code.
  */
 export async function postgresStorage(options: PostgresStorageOptions): Promise<Storage> {
+  return createStorage(await postgresDriver(options))
+}
+
+/** PostgreSQL's `StorageDriver`: what `postgresStorage` wraps. Connects and migrates before it resolves. */
+export async function postgresDriver(options: PostgresStorageOptions): Promise<StorageDriver> {
   const { url } = options
   if (typeof url !== 'string' || !url) throw new FoundryError('INVALID_INPUT', 'postgresStorage needs url: a connection URL such as postgres://user:password@host:5432/db')
   const timeout = options.timeout ?? 10_000
@@ -148,10 +145,6 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
   })
   const { where } = connection
 
-  let closed = false
-  const ensureOpen = () => {
-    if (closed) throw new FoundryError('UNAVAILABLE', `postgresStorage for ${where} is closed`)
-  }
   const locate = (c: CollectionName, key: string) => `${where}#${c}/${key}`
   const query = <R extends pg.QueryResultRow>(statement: Statement) => connection.query<R>(statement)
   /** A write outside a section with durability relaxed skips waiting for the WAL flush; inside, the section's commit applies. */
@@ -187,13 +180,24 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     await query({ text: 'WITH trimmed AS (DELETE FROM foundry_changes WHERE collection = $1 AND n <= $2) UPDATE foundry_revisions SET log_base = $2 WHERE collection = $1 AND log_base < $2', values: [c, base] })
   }
 
+  /** Events keep their table, one row each. Telemetry: never worth waiting for the WAL flush outside a section. */
+  async function appendEvents(texts: readonly string[]): Promise<number> {
+    const slow = !connection.inSection()
+    for (const text of texts)
+      await query({ name: slow ? 'foundry_event_relaxed' : 'foundry_event', text: `WITH added AS (INSERT INTO foundry_events (event) VALUES ($1)) SELECT 1${relaxedTail(slow)}`, values: [text] })
+    return 0
+  }
+  /** Every event, whole (the kernel reads the events log from 0 only). */
+  async function readEvents() {
+    const { rows } = await query<{ event: string }>({ name: 'foundry_events', text: 'SELECT event FROM foundry_events ORDER BY seq' })
+    return { entries: rows.map((r) => r.event), cursor: rows.length }
+  }
+
   return {
     name: 'postgres',
     flags: { persistent: true, multiProcess: true, changeLog: true, transactional: true },
 
     async get<C extends CollectionName>(c: C, key: string) {
-      ensureOpen()
-      assertKey(c, key)
       const state = connection.sectionState()
       const memo = `${c}/${key}`
       let text: string | null | undefined
@@ -205,32 +209,20 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
         text = rows[0]?.value
       }
       if (text === null || text === undefined) return undefined
-      const read = decodeRecord(c, text)
-      if ('problem' in read) throw new FoundryError('CORRUPT', `${locate(c, key)} cannot be read: ${read.problem}. Rewrite the record or delete it`)
-      return read.value
+      return readRecordRow(c, text, locate(c, key))
     },
 
-    async list<C extends CollectionName>(c: C, options: ListOptions = {}) {
-      ensureOpen()
-      assertCollection(c)
+    async list<C extends CollectionName>(c: C, options: ListOptions) {
       const prefix = options.prefix ?? ''
       const { rows } = await query<{ key: string; value: string }>({
         name: 'foundry_list',
         text: 'SELECT key, value FROM foundry_records WHERE collection = $1 AND key >= $2 AND key < $3 ORDER BY key',
         values: [c, prefix, upTo(prefix)],
       })
-      const out: RecordOf<C>[] = []
-      for (const row of rows) {
-        const read = decodeRecord(c, row.value)
-        if ('value' in read) out.push(read.value)
-        else options.onProblem?.({ collection: c, key: row.key, location: locate(c, row.key), message: read.problem })
-      }
-      return out
+      return readRecordRows(c, rows, options, locate)
     },
 
-    async keys(c, prefix = '') {
-      ensureOpen()
-      assertCollection(c)
+    async keys(c, prefix) {
       const { rows } = await query<{ key: string }>({
         name: 'foundry_keys',
         text: 'SELECT key FROM foundry_records WHERE collection = $1 AND key >= $2 AND key < $3 ORDER BY key',
@@ -240,8 +232,6 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     },
 
     async put<C extends CollectionName>(c: C, key: string, value: RecordOf<C>, options?: WriteOptions) {
-      ensureOpen()
-      assertKey(c, key)
       const text = encodeRecord(c, value)
       const slow = relaxed(options)
       const { rows } = await query<RevisionRow>({ name: slow ? 'foundry_put_relaxed' : 'foundry_put', text: putSql(slow), values: [c, key, text] })
@@ -250,8 +240,6 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     },
 
     async delete(c, key, options) {
-      ensureOpen()
-      assertKey(c, key)
       const slow = relaxed(options)
       const { rows } = await query<RevisionRow>({ name: slow ? 'foundry_delete_relaxed' : 'foundry_delete', text: deleteSql(slow), values: [c, key] })
       connection.sectionState()?.prefetched.delete(`${c}/${key}`)
@@ -262,7 +250,6 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     },
 
     async collections() {
-      ensureOpen()
       // Few collections, each checked through the primary key's index: no scan of the records.
       const { rows } = await query<{ collection: string }>({
         name: 'foundry_collections',
@@ -272,13 +259,10 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     },
 
     exclusive<T>(fn: () => Promise<T>): Promise<T> {
-      ensureOpen()
       return connection.exclusive(fn)
     },
 
     async revision(c) {
-      ensureOpen()
-      assertCollection(c)
       const state = connection.sectionState()
       if (state) {
         const known = state.revisions.get(c)
@@ -303,8 +287,6 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     },
 
     async changes(c, since) {
-      ensureOpen()
-      assertCollection(c)
       const now = await readRevision(c)
       if (since === token(now)) return []
       if (!now) return undefined
@@ -334,41 +316,17 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
       return keysAfter(from)
     },
 
-    async appendEvent(event: FoundryEvent) {
-      ensureOpen()
-      const text = JSON.stringify(event)
-      // Events are telemetry: never worth waiting for the WAL flush.
-      const slow = !connection.inSection()
-      await query({
-        name: slow ? 'foundry_event_relaxed' : 'foundry_event',
-        text: `WITH added AS (INSERT INTO foundry_events (event) VALUES ($1)) SELECT 1${relaxedTail(slow)}`,
-        values: [text],
-      })
-    },
-
-    async readEvents() {
-      ensureOpen()
-      const { rows } = await query<{ event: string }>({ name: 'foundry_events', text: 'SELECT event FROM foundry_events ORDER BY seq' })
-      return rows.map((r) => decodeEventText(r.event)).filter((e): e is FoundryEvent => e !== undefined)
-    },
-
-    async appendLog(log, entries, options) {
-      ensureOpen()
-      assertLogName(log)
-      if (!Array.isArray(entries)) throw new FoundryError('INVALID_INPUT', `appendLog's entries must be an array of strings; got ${typeof entries}. Wrap a single entry: [entry]`)
-      const texts = entries.map(String)
-      if (!texts.length) return logEnd(log)
+    async appendLog(log, texts, options) {
+      if (log === EVENTS_LOG) return appendEvents(texts)
       const slow = relaxed(options)
       const { rows } = await query<{ seq: string }>({ name: slow ? 'foundry_append_relaxed' : 'foundry_append', text: appendSql(slow), values: [log, texts, texts.length] })
       connection.wrote(`l:${log}`)
       return Number(rows[0]!.seq)
     },
 
-    async readLog(log, cursor, options = {}) {
-      ensureOpen()
-      assertLogName(log)
-      const from = Math.max(0, Math.floor(count('cursor', cursor)))
-      const limit = options.limit === undefined || options.limit === Infinity ? null : Math.max(0, Math.floor(count('limit', options.limit)))
+    async readLog(log, from, count) {
+      if (log === EVENTS_LOG) return readEvents()
+      const limit = count ?? null
       const { rows } = await query<{ seq: string; entry: string }>({
         name: 'foundry_read_log',
         text: 'SELECT seq, entry FROM foundry_logs WHERE name = $1 AND seq > $2 ORDER BY seq LIMIT $3',
@@ -379,14 +337,9 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
       return { entries: [], cursor: Math.min(from, await logEnd(log)) }
     },
 
-    async logEnd(log) {
-      ensureOpen()
-      assertLogName(log)
-      return logEnd(log)
-    },
+    logEnd,
 
-    async logs(prefix = '') {
-      ensureOpen()
+    async logs(prefix) {
       const { rows } = await query<{ name: string }>({
         name: 'foundry_logs',
         text: 'SELECT name FROM foundry_log_ends WHERE name >= $1 AND name < $2 AND seq > 0 ORDER BY name',
@@ -396,19 +349,13 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
     },
 
     onChange(fn) {
-      ensureOpen()
       void listener.start()
       return listener.subscribe(fn)
     },
 
-    locate(c, key) {
-      assertKey(c, key)
-      return locate(c, key)
-    },
+    locate,
 
     async close() {
-      if (closed) return
-      closed = true
       await listener.close()
       await connection.close()
     },

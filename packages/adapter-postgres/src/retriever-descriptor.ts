@@ -21,8 +21,8 @@ const PostgresRetrieverDescriptorOptionsSchema = {
   type: 'object',
   properties: {
     config: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_.]*$', description: 'The text search configuration (english, simple, german…). Default english' },
-    prefixMinLength: { type: 'integer', minimum: 0, maximum: 50 },
-    fuzzy: { type: 'number', minimum: 0, maximum: 0.5 },
+    prefixMinLength: { type: 'integer', minimum: 0, maximum: 50, description: 'Prefix-match unknown query words this long or longer; 0 turns it off' },
+    fuzzy: { type: 'number', minimum: 0, maximum: 0.5, description: 'Edit distance for unknown words, as a fraction of their length; 0 turns it off' },
     weights: { type: 'object', properties: { title: weight, tags: weight }, additionalProperties: false },
     bm25: {
       type: 'object',

@@ -1,4 +1,3 @@
-import pg from 'pg'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { postgresStorage } from '../src/index.js'
@@ -7,51 +6,6 @@ import { sampleFact } from '@foundry/kernel/testing'
 import { failure, useServer } from './helpers.js'
 
 const server = useServer(test)
-
-const APPENDERS = 6
-const CALLS = 40
-const SIZE = 3
-
-test(`${APPENDERS} processes × ${CALLS} appendLog calls of ${SIZE} entries into one log: every entry kept, each call's entries together, seqs gapless`, async () => {
-  const url = await server.fresh()
-  const log = 'marbles/run-1'
-  const children = Array.from({ length: APPENDERS }, (_, k) => startChild('log-appender', [url, log, `w${k}`, String(CALLS), String(SIZE)]))
-  await Promise.all(children.map((child) => waitForLine(child, 'ready')))
-  const outputs = children.map(
-    (child) =>
-      new Promise<number[]>((resolve, reject) => {
-        let out = ''
-        let err = ''
-        child.stdout.on('data', (d) => (out += d))
-        child.stderr.on('data', (d) => (err += d))
-        child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as number[]) : reject(new Error(`appender exited with ${code}: ${err.trim()}`))))
-      }),
-  )
-  for (const child of children) child.stdin.end('go\n')
-  const cursors = await Promise.all(outputs)
-
-  const total = APPENDERS * CALLS * SIZE
-  const storage = await postgresStorage({ url })
-  const { entries, cursor } = await storage.readLog(log, 0)
-  assert.is(entries.length, total, 'every entry kept')
-  assert.is(cursor, total)
-  assert.is(await storage.logEnd(log), total)
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  const seqs = (await client.query<{ seq: string }>('SELECT seq FROM foundry_logs WHERE name = $1 ORDER BY seq', [log])).rows.map((r) => Number(r.seq))
-  await client.end()
-  assert.equal(seqs, Array.from({ length: total }, (_, i) => i + 1), 'seqs 1 … total, no gaps, none twice')
-  for (const [k, returned] of cursors.entries()) {
-    assert.is(returned.length, CALLS, `worker ${k} made every call`)
-    for (const [call, end] of returned.entries()) {
-      const expected = Array.from({ length: SIZE }, (_, i) => `w${k}:${call}:${i}`)
-      assert.equal(entries.slice(end - SIZE, end), expected, `worker ${k} call ${call}: its entries together, ending at the cursor it was given`)
-    }
-  }
-  const switches = entries.filter((e, i) => i > 0 && e.split(':')[0] !== entries[i - 1]!.split(':')[0]).length
-  assert.ok(switches >= APPENDERS, `the appenders' calls interleave (${switches} switches), so they really ran at once`)
-  await storage.close?.()
-})
 
 test('a section waits for another process\'s, then gives up with UNAVAILABLE after its timeout; writes to other collections go on meanwhile', async () => {
   const url = await server.fresh()

@@ -43,8 +43,8 @@ const FtsDescriptorOptionsSchema = {
   type: 'object',
   properties: {
     path: { ...path, description: 'The index file. Default: the storage SQLite file, else <dataDir>/cache/fts.db' },
-    prefixMinLength: { type: 'integer', minimum: 0, maximum: 50 },
-    fuzzy: { type: 'number', minimum: 0, maximum: 0.5 },
+    prefixMinLength: { type: 'integer', minimum: 0, maximum: 50, description: 'Prefix-match unknown query words this long or longer; 0 turns it off' },
+    fuzzy: { type: 'number', minimum: 0, maximum: 0.5, description: 'Edit distance for unknown words, as a fraction of their length; 0 turns it off' },
     weights: {
       type: 'object',
       properties: { title: weight, tags: weight, body: weight },

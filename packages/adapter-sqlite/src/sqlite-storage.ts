@@ -1,19 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import {
-  assertCollection,
-  assertKey,
-  assertLogName,
-  decodeEventText,
-  decodeRecord,
+  createStorage,
   encodeRecord,
-  FoundryError,
+  EVENTS_LOG,
+  readRecordRow,
+  readRecordRows,
   type CollectionName,
-  type FoundryEvent,
   type ListOptions,
   type RecordOf,
   type Storage,
+  type StorageDriver,
   type WriteOptions,
-} from '@foundry/kernel'
+} from '@foundry/kernel/adapter'
 import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
 
 export type SqliteStorageOptions = SqliteTarget &
@@ -42,13 +40,6 @@ const upTo = (prefix: string) => `${prefix}\u{10FFFF}`
 /** A relaxed write commits without syncing the log to disk (see Connection.write). */
 const durable = (options?: WriteOptions) => ({ durable: options?.durability !== 'relaxed' })
 
-/** A readLog cursor or limit: fractions are floored and negatives read as 0, as in the reference storage; NaN or a non-number is refused. */
-function count(field: 'cursor' | 'limit', value: number): number {
-  if (typeof value !== 'number' || Number.isNaN(value))
-    throw new FoundryError('INVALID_INPUT', `readLog's ${field} must be a number (${field === 'cursor' ? '0, or a cursor appendLog, readLog or logEnd returned' : 'how many entries to read at most'}); got ${JSON.stringify(value)}`)
-  return value
-}
-
 /**
  * Storage in one SQLite file (better-sqlite3, WAL): every collection, the kernel's and the open
  * ones, in one table, a revision counter and a change log per collection bumped in the same
@@ -57,6 +48,11 @@ function count(field: 'cursor' | 'limit', value: number): number {
  * the section succeeds and rolls back when it throws.
  */
 export function sqliteStorage(options: SqliteStorageOptions): Storage {
+  return createStorage(sqliteDriver(options))
+}
+
+/** The SQLite file's `StorageDriver`: what `sqliteStorage` wraps. */
+export function sqliteDriver(options: SqliteStorageOptions): StorageDriver {
   const opened = openTarget(options, options)
   const { connection } = opened
   const { db, file } = connection
@@ -111,11 +107,6 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
       )
       .pluck(),
   }
-  let closed = false
-
-  const ensureOpen = () => {
-    if (closed) throw new FoundryError('UNAVAILABLE', `sqliteStorage for ${file} is closed`)
-  }
   const locate = (c: CollectionName, key: string) => `${file}#${c}/${key}`
   const token = (row: RevisionRow | undefined) => (row ? `${row.revision}.${row.tag}` : '0')
 
@@ -136,38 +127,22 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     flags: { persistent: true, multiProcess: true, changeLog: true, transactional: true },
 
     async get<C extends CollectionName>(c: C, key: string) {
-      ensureOpen()
-      assertKey(c, key)
       const text = await connection.read(() => sql.get.get(c, key))
       if (text === undefined) return undefined
-      const read = decodeRecord(c, text)
-      if ('problem' in read) throw new FoundryError('CORRUPT', `${locate(c, key)} cannot be read: ${read.problem}. Rewrite the record or delete it`)
-      return read.value
+      return readRecordRow(c, text, locate(c, key))
     },
 
-    async list<C extends CollectionName>(c: C, options: ListOptions = {}) {
-      ensureOpen()
-      assertCollection(c)
+    async list<C extends CollectionName>(c: C, options: ListOptions) {
       const prefix = options.prefix ?? ''
       const rows = await connection.read(() => (prefix ? sql.listPrefix.all(c, prefix, upTo(prefix)) : sql.list.all(c)))
-      const out: RecordOf<C>[] = []
-      for (const row of rows) {
-        const read = decodeRecord(c, row.value)
-        if ('value' in read) out.push(read.value)
-        else options.onProblem?.({ collection: c, key: row.key, location: locate(c, row.key), message: read.problem })
-      }
-      return out
+      return readRecordRows(c, rows, options, locate)
     },
 
-    async keys(c, prefix = '') {
-      ensureOpen()
-      assertCollection(c)
+    async keys(c, prefix) {
       return connection.read(() => sql.keys.all(c, prefix, upTo(prefix)))
     },
 
     async put<C extends CollectionName>(c: C, key: string, value: RecordOf<C>, options?: WriteOptions) {
-      ensureOpen()
-      assertKey(c, key)
       const text = encodeRecord(c, value)
       await connection.write(
         () => {
@@ -179,8 +154,6 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     },
 
     async delete(c, key, options) {
-      ensureOpen()
-      assertKey(c, key)
       return connection.write(
         () => {
           if (sql.delete.run(c, key).changes === 0) return false
@@ -192,24 +165,18 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     },
 
     async collections() {
-      ensureOpen()
       return (await connection.read(() => sql.collections.all())) as CollectionName[]
     },
 
     async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-      ensureOpen()
       return connection.exclusive(fn)
     },
 
     async revision(c) {
-      ensureOpen()
-      assertCollection(c)
       return token(await connection.read(() => sql.revision.get(c)))
     },
 
     async changes(c, since) {
-      ensureOpen()
-      assertCollection(c)
       return connection.read(() => {
         const now = sql.revision.get(c)
         if (since === token(now)) return []
@@ -224,24 +191,9 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
       })
     },
 
-    async appendEvent(event: FoundryEvent) {
-      ensureOpen()
-      const text = JSON.stringify(event)
-      await connection.write(() => sql.append.run(text), { durable: false })
-    },
-
-    async readEvents() {
-      ensureOpen()
-      const rows = await connection.read(() => sql.events.all())
-      return rows.map(decodeEventText).filter((e): e is FoundryEvent => e !== undefined)
-    },
-
-    async appendLog(log, entries, options) {
-      ensureOpen()
-      assertLogName(log)
-      if (!Array.isArray(entries)) throw new FoundryError('INVALID_INPUT', `appendLog's entries must be an array of strings; got ${typeof entries}. Wrap a single entry: [entry]`)
-      const texts = entries.map(String)
-      if (!texts.length) return connection.read(() => sql.logEnd.get(log)!)
+    async appendLog(log, texts, options) {
+      // Events keep their table; telemetry never waits for a sync.
+      if (log === EVENTS_LOG) return connection.write(() => Number(texts.map((text) => sql.append.run(text).lastInsertRowid).pop()), { durable: false })
       // max(seq) + 1 inside the write transaction: SQLite's write lock orders appenders of every process.
       return connection.write(() => {
         const end = sql.logEnd.get(log)!
@@ -250,11 +202,9 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
       }, durable(options))
     },
 
-    async readLog(log, cursor, options = {}) {
-      ensureOpen()
-      assertLogName(log)
-      const from = Math.max(0, Math.floor(count('cursor', cursor)))
-      const limit = options.limit === undefined || options.limit === Infinity ? -1 : Math.max(0, Math.floor(count('limit', options.limit)))
+    async readLog(log, from, count) {
+      if (log === EVENTS_LOG) return connection.read(() => sql.events.all()).then((entries) => ({ entries, cursor: entries.length }))
+      const limit = count ?? -1
       return connection.read(() => {
         const rows = sql.logRead.all(log, from, limit)
         if (rows.length) return { entries: rows.map((r) => r.entry), cursor: rows[rows.length - 1]!.seq }
@@ -264,24 +214,16 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
     },
 
     async logEnd(log) {
-      ensureOpen()
-      assertLogName(log)
       return connection.read(() => sql.logEnd.get(log)!)
     },
 
-    async logs(prefix = '') {
-      ensureOpen()
+    async logs(prefix) {
       return connection.read(() => sql.logs.all({ from: prefix, to: upTo(prefix) }))
     },
 
-    locate(c, key) {
-      assertKey(c, key)
-      return locate(c, key)
-    },
+    locate,
 
     async close() {
-      if (closed) return
-      closed = true
       await opened.close()
     },
   }

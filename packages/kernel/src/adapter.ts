@@ -1,6 +1,7 @@
 import type { Static, TSchema } from 'typebox'
 import type { Retriever } from './retrieval.js'
 import type { Storage } from './storage.js'
+import type { StorageDriver } from './storage-driver.js'
 
 /**
  * Where an adapter opens: the project it serves. The composition root (`@foundry/project`) builds it;
@@ -18,7 +19,7 @@ export interface AdapterSite {
  * names it by `kind`, its `options` schema validates the rest, and `open` builds it. Each adapter
  * package exports one; registering it is one line in `@foundry/project`.
  */
-export interface StorageDescriptor<S extends TSchema = TSchema> {
+export interface StorageDescriptor<S extends TSchema = TSchema, O extends Storage | StorageDriver = Storage | StorageDriver> {
   /** Which seam it plugs into; `defineStorage` sets it. */
   readonly seam?: 'storage'
   /** The `kind` in config.json (`fs`, `sqlite`). */
@@ -27,8 +28,8 @@ export interface StorageDescriptor<S extends TSchema = TSchema> {
   readonly description: string
   /** The options beside `kind` (every key optional: `{ "kind": "fs" }` must be valid). */
   readonly options: S
-  /** Open the storage; throws a FoundryError naming the option at fault. */
-  open(options: Static<S>, site: AdapterSite): Storage | Promise<Storage>
+  /** Open the storage, or a driver the composition root wraps (`createStorage`); throws a FoundryError naming the option at fault. */
+  open(options: Static<S>, site: AdapterSite): O | Promise<O>
   /**
    * `foundry doctor`: check the stored data without opening the storage, and with `fix` repair what
    * can be repaired without losing a record. Returns what it found and did (empty when healthy).
@@ -62,7 +63,7 @@ export interface RetrieverDescriptor<S extends TSchema = TSchema> {
 }
 
 /** Declare a storage descriptor with its options typed from the schema. */
-export function defineStorage<S extends TSchema>(descriptor: StorageDescriptor<S>): StorageDescriptor<S> {
+export function defineStorage<S extends TSchema, O extends Storage | StorageDriver>(descriptor: StorageDescriptor<S, O>): StorageDescriptor<S, O> {
   return { ...descriptor, seam: 'storage' }
 }
 

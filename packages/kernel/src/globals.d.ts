@@ -8,3 +8,4 @@ declare class TextEncoder {
 declare class TextDecoder {
   decode(bytes: Uint8Array): string
 }
+declare const console: { log(...data: unknown[]): void }

@@ -34,7 +34,8 @@ export { encodeRecord, decodeRecord, decodeEventText } from './record-text.js'
 export { storageTelemetry, safeTelemetry, noTelemetry, type Telemetry } from './telemetry.js'
 
 // Services: their interfaces, results and plugins.
-export { memoryPlugin, relevanceUnit, INDEX_KEY, type MemoryService, type FactWriteOptions, type WriteResult, type SearchResult, type SearchHit, type IndexResult, type FactListOptions, type HistoryResult, type ForgetResult } from './memory/memory.js'
+export { memoryPlugin, INDEX_KEY } from './memory/memory.js'
+export { relevanceUnit, type MemoryService, type FactWriteOptions, type WriteResult, type SearchResult, type SearchHit, type IndexResult, type FactListOptions, type HistoryResult, type ForgetResult } from './memory/service.js'
 export { stateOf, statusLine, type FactState, type HistoryEntry } from './memory/lookup.js'
 export { buildIndex, indexSummary, type MemoryIndex } from './memory/index-file.js'
 export { runbooksPlugin, isTriggeredBy, triggerPhrases, renderRunbook, type RunbookService, type RunbookListResult, type RunbookGetResult } from './runbooks.js'

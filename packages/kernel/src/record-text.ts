@@ -8,7 +8,7 @@ import { EventSchema, type FoundryEvent } from './schema/event.js'
 import { FactSchema } from './schema/fact.js'
 import { ArtifactSchema, ContractSchema, RunbookSchema } from './schema/records.js'
 import { validator, type Validator } from './schema/validate.js'
-import type { CollectionName, Collections, KernelCollection, RecordOf } from './storage.js'
+import type { CollectionName, Collections, KernelCollection, ListOptions, RecordOf } from './storage.js'
 
 type RecordCollection = Exclude<KernelCollection, 'meta'>
 
@@ -63,4 +63,27 @@ export function decodeEventText(text: string): FoundryEvent | undefined {
   } catch {
     return undefined
   }
+}
+
+/** The record of one row: its value, or CORRUPT naming `location` and the fix. */
+export function readRecordRow<C extends CollectionName>(collection: C, text: string, location: string): RecordOf<C> {
+  const read = decodeRecord(collection, text)
+  if ('problem' in read) throw new FoundryError('CORRUPT', `${location} cannot be read: ${read.problem}. Rewrite the record or delete it`)
+  return read.value
+}
+
+/** The records of rows in key order; a row that cannot be read is left out and reported through `onProblem`. */
+export function readRecordRows<C extends CollectionName>(
+  collection: C,
+  rows: ReadonlyArray<{ key: string; value: string }>,
+  options: ListOptions,
+  locate: (collection: C, key: string) => string,
+): RecordOf<C>[] {
+  const out: RecordOf<C>[] = []
+  for (const row of rows) {
+    const read = decodeRecord(collection, row.value)
+    if ('value' in read) out.push(read.value)
+    else options.onProblem?.({ collection, key: row.key, location: locate(collection, row.key), message: read.problem })
+  }
+  return out
 }

@@ -34,8 +34,11 @@ export type RecordOf<C extends CollectionName> = C extends keyof Collections ? C
 /**
  * Keys: facts by id (`fact-0004`), runbooks by slug, contracts by id, artifacts by `<wave>/<agent>`,
  * meta and open collections by a slash-separated name (`index`, `retriever/minisearch/head`,
- * `run-7f3a/steps`). The kernel sanitises keys before they arrive; an adapter still refuses any key
- * that would leave its root (`assertKey`).
+ * `run-7f3a/steps`). The kernel sanitises keys before they arrive; a storage still refuses any key
+ * that would leave its root (`assertKey`, done by `createStorage`).
+ *
+ * What consumers use. An adapter writes the smaller `StorageDriver` (`storage-driver.ts`) and
+ * returns `createStorage(driver)`, which adds the checks, the events and the defaults.
  */
 export interface Storage {
   readonly name: string

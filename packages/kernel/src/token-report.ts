@@ -24,10 +24,18 @@ export interface TokenFigures {
    * its token_report example counts 9700 fact tokens + 24800 artifact tokens as ~34500.
    */
   eagerTokens: number
-  /** What the index-first path costs: the index. */
+  /** What the index-first path costs: the index, and the session's fixed overhead when one was given (the MCP tool list). */
   indexFirstTokens: number
   savingTokens: number
   savingPercent: number
+  /** The fixed cost every index-first session pays besides the index (`ReportOptions.sessionOverhead`). */
+  overhead?: SessionOverhead
+  /**
+   * With an overhead: about how many facts of the project's average size the project needs before
+   * index-first costs less than eager loading (each fact adds its block to eager, its index line to
+   * index-first); undefined when facts cost less than their index lines.
+   */
+  breakEvenFacts?: number
   /** Agent runs' usage, from `<consumer>.usage` events (`usageFigures`); absent when none was recorded. */
   usage?: UsageFigures
 }
@@ -94,17 +102,32 @@ export interface TokenReport {
   figures: TokenFigures
 }
 
+/** A fixed cost every index-first session pays besides the index: the MCP server's `tools/list`, say. */
+export interface SessionOverhead {
+  tokens: number
+  /** What it is, for the accounting table (`MCP tool list`). */
+  what: string
+}
+
+export interface ReportOptions {
+  /** Counted in the index-first cost, with the break-even fact count: what a host knows each session pays. */
+  sessionOverhead?: SessionOverhead
+}
+
+/** A fact block and an index line of a typical fact, for the break-even of a project with none yet. */
+const TYPICAL = { factTokens: 60, indexLineTokens: 15 }
+
 /** Token accounting for the project: what is always loaded, what is on demand, what eager loading would cost. */
 export interface TokenService {
   /** `token_report`: the figures, the tool's text and the accounting table. */
-  report(): Promise<TokenReport>
+  report(options?: ReportOptions): Promise<TokenReport>
 }
 
 export function createTokenReport(ctx: PluginHost): TokenService {
   const memory = ctx.use(memoryPlugin)
   const blackboard = ctx.use(blackboardPlugin)
   return { report }
-  async function report(): Promise<TokenReport> {
+  async function report(options: ReportOptions = {}): Promise<TokenReport> {
     const [index, facts, runbooks, artifacts, events] = await Promise.all([
       memory.readIndex(),
       memory.list(),
@@ -120,7 +143,9 @@ export function createTokenReport(ctx: PluginHost): TokenService {
     const runbookTokens = runbooks.reduce((n, r) => n + estimateTokens(renderRunbook(r)), 0)
     const artifactTokens = artifacts.reduce((n, a) => n + a.tokens, 0)
     const eagerTokens = factTokens + runbookTokens + artifactTokens // see TokenFigures.eagerTokens
-    const savingTokens = Math.max(0, eagerTokens - indexTokens)
+    const overhead = options.sessionOverhead
+    const indexFirstTokens = indexTokens + (overhead?.tokens ?? 0)
+    const savingTokens = Math.max(0, eagerTokens - indexFirstTokens)
     const usage = usageFigures(events)
     const figures: TokenFigures = {
       indexTokens,
@@ -133,13 +158,26 @@ export function createTokenReport(ctx: PluginHost): TokenService {
       artifactTokens,
       events: counts,
       eagerTokens,
-      indexFirstTokens: indexTokens,
+      indexFirstTokens,
       savingTokens,
       savingPercent: eagerTokens ? Math.round((savingTokens / eagerTokens) * 100) : 0,
+      ...(overhead && { overhead }),
+      ...(overhead && breakEven(overhead.tokens, facts.length, factTokens, indexTokens)),
       ...(usage && { usage }),
     }
     return { text: toolText(figures), accounting: accountingText(figures, ctx.hints.billedUsage), figures }
   }
+}
+
+/**
+ * About how many facts make index-first cheaper than eager loading despite `overhead`: each fact adds
+ * its block to eager loading and its index line to the index (measured on the project's facts, a
+ * typical fact's figures while it has none). An upper estimate: the index stops growing at its budget.
+ */
+function breakEven(overhead: number, facts: number, factTokens: number, indexTokens: number): { breakEvenFacts?: number } {
+  const perFact = facts ? factTokens / facts : TYPICAL.factTokens
+  const perLine = facts ? indexTokens / facts : TYPICAL.indexLineTokens
+  return perFact > perLine ? { breakEvenFacts: Math.ceil((overhead + (facts ? 0 : indexTokens)) / (perFact - perLine)) } : {}
 }
 
 export const tokensPlugin = definePlugin({
@@ -179,8 +217,11 @@ function accountingText(f: TokenFigures, billedUsage: string): string {
     row('blackboard artifacts', `~${f.artifactTokens} tokens (never loaded wholesale)`),
     '',
     row('eager loading would cost', `~${f.eagerTokens} tokens per session`),
-    row('index-first costs', `~${f.indexFirstTokens} tokens per session`),
-    row('saving', `~${f.savingTokens} tokens per session (${f.savingPercent}%)`),
+    row('index-first costs', `~${f.indexFirstTokens} tokens per session${f.overhead ? ` (the index ~${f.indexTokens} + the ${f.overhead.what} ~${f.overhead.tokens})` : ''}`),
+    f.indexFirstTokens > f.eagerTokens
+      ? row('saving', `none yet: index-first costs ~${f.indexFirstTokens - f.eagerTokens} tokens more per session`)
+      : row('saving', `~${f.savingTokens} tokens per session (${f.savingPercent}%)`),
+    ...(f.overhead ? [row('break-even', f.breakEvenFacts === undefined ? 'never at this fact size: facts cost less than their index lines' : `at about ${f.breakEvenFacts} facts of this size (now ${f.facts})`)] : []),
     '',
     ...(f.usage ? ['agent runs (recorded usage)', ...usageLines(f.usage).map((l) => `  ${l}`), ...f.usage.runs.slice(0, 10).map((r) => `    ${r.runId}  ${r.source} ${r.agent}: ${r.inputTokens} in + ${r.outputTokens} out${cost(r.costUsd)}`), ''] : []),
     `Estimates use ~4 characters per token. ${billedUsage}`,

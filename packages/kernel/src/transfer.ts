@@ -1,6 +1,8 @@
 import { COLLECTIONS } from './keys.js'
 import { newEvents, planLog, planMerge, type KeyedRecord, type MergeConflict, type MergePlanOptions, type UnresolvedReference } from './merge-plan.js'
+import { ARTIFACT_MAX_BYTES, formatBytes, JSON_MAX_DEPTH, measureJson } from './limits.js'
 import type { FoundryEvent } from './schema/event.js'
+import type { Artifact } from './schema/records.js'
 import type { CollectionName, Collections, KernelCollection, Storage, StorageProblem } from './storage.js'
 
 /** How far a copy or a merge is: called after each record, event or log written. */
@@ -127,7 +129,7 @@ export interface MergeReport {
  * Derived text (the memory index) is not carried over: rebuild it afterwards (`memory.index()`).
  */
 export async function mergeStorage(from: Storage, to: Storage, options: MergeOptions = {}): Promise<MergeReport> {
-  const source = await read(from, options.onProblem)
+  const source = withinToolLimits(from, await read(from, options.onProblem), options.onProblem)
   const report: MergeReport = { added: {}, replaced: {}, unchanged: {}, ids: {}, duplicates: [], superseded: [], unresolved: [], conflicts: [], events: 0, logEntries: 0 }
   const count = (field: 'added' | 'replaced' | 'unchanged', collection: string) => (report[field][collection] = (report[field][collection] ?? 0) + 1)
   await to.exclusive(async () => {
@@ -184,6 +186,22 @@ async function read(from: Storage, onProblem: CopyOptions['onProblem']): Promise
   const logs: Snapshot['logs'] = []
   for (const name of await from.logs()) logs.push({ name, entries: (await from.readLog(name, 0)).entries })
   return { records, events: await from.readEvents(), logs }
+}
+
+/**
+ * An import stores only what the tools would have: an artifact over `ARTIFACT_MAX_BYTES` or nested
+ * deeper than `JSON_MAX_DEPTH` (a hand-made export) is reported and left out.
+ */
+function withinToolLimits(from: Storage, source: Snapshot, onProblem: MergeOptions['onProblem']): Snapshot {
+  const records = source.records.filter((record) => {
+    if (record.collection !== 'artifacts') return true
+    const { bytes, depth } = measureJson((record.value as Artifact).data, ARTIFACT_MAX_BYTES)
+    if (bytes <= ARTIFACT_MAX_BYTES && depth <= JSON_MAX_DEPTH) return true
+    const why = depth > JSON_MAX_DEPTH ? `nested more than ${JSON_MAX_DEPTH} levels deep` : `over the ${formatBytes(ARTIFACT_MAX_BYTES)} an artifact may hold`
+    onProblem?.({ collection: 'artifacts', key: record.key, location: from.locate('artifacts', record.key), message: `artifact ${record.key} is ${why} (blackboard_write's limit): left out of the import` })
+    return false
+  })
+  return { ...source, records }
 }
 
 /**

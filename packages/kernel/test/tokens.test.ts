@@ -70,4 +70,24 @@ test('an empty project reports zeros and no events', async () => {
   assert.is(r.figures.savingPercent, 0)
 })
 
+test('with a session overhead (the MCP tool list): index-first counts it, a small project sees no saving, and the break-even fact count is printed', async () => {
+  const k = kernelFor()
+  await k.memory.write({ title: 'Money is stored in integer cents', body: 'Never floats: rounding errors add up across invoices and refunds.', type: 'convention' })
+  const small = await k.tokens.report({ sessionOverhead: { tokens: 3000, what: 'MCP tool list' } })
+  const f = small.figures
+  assert.is(f.indexFirstTokens, f.indexTokens + 3000)
+  assert.is(f.savingTokens, 0)
+  assert.ok(f.breakEvenFacts! > 1, String(f.breakEvenFacts))
+  assert.match(small.accounting, new RegExp(`index-first costs +~${f.indexFirstTokens} tokens per session \\(the index ~${f.indexTokens} \\+ the MCP tool list ~3000\\)`))
+  assert.match(small.accounting, new RegExp(`saving +none yet: index-first costs ~${f.indexFirstTokens - f.eagerTokens} tokens more per session`))
+  assert.match(small.accounting, new RegExp(`break-even +at about ${f.breakEvenFacts} facts of this size \\(now 1\\)`))
+
+  // Past the break-even, the saving is real: write that many facts of the same size and ask again.
+  for (let i = 0; i < f.breakEvenFacts!; i++) await k.memory.write({ title: `Service ${i} stores money in integer cents`, body: `Service ${i} never uses floats: rounding errors add up across invoices.`, type: 'convention' })
+  const large = await k.tokens.report({ sessionOverhead: { tokens: 3000, what: 'MCP tool list' } })
+  assert.ok(large.figures.eagerTokens > large.figures.indexFirstTokens, JSON.stringify(large.figures))
+  assert.match(large.accounting, /saving +~\d+ tokens per session \(\d+%\)/)
+  assert.not.match((await k.tokens.report()).accounting, /break-even/, 'no overhead given, no break-even line')
+})
+
 test.run()

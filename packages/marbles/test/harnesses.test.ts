@@ -94,6 +94,36 @@ for (const [name, harness, expect] of CLIS) {
   })
 }
 
+test('agent CLIs get an allow-listed environment: provider keys and the basics, never Foundry\'s secrets or the hook variables', async () => {
+  const planted = {
+    FOUNDRY_TOKEN: 'tok-planted-7f3a',
+    FOUNDRY_DATABASE_URL: 'postgres://app:pw-planted-91c2@db.internal:5432/foundry',
+    FOUNDRY_URL: 'http://127.0.0.1:7411/mcp',
+    CLAUDE_PROJECT_DIR: '/somewhere/else',
+    MARBLES_QUEUE_URL: 'postgres://app:pw-planted-91c2@db.internal:5432/queue',
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    OPENAI_API_KEY: 'sk-openai-test',
+    MY_TOOL_HOME: '/opt/tool',
+    MARBLES_AGENT_ENV: 'MY_TOOL_HOME',
+  }
+  const saved = Object.fromEntries(Object.keys(planted).map((k) => [k, process.env[k]]))
+  Object.assign(process.env, planted)
+  try {
+    for (const [name, harness] of CLIS) {
+      const foundryMcp = { command: process.execPath, args: ['foundry.js', 'mcp'], env: { FOUNDRY_ROOT: '/project', FOUNDRY_DATABASE_URL: planted.FOUNDRY_DATABASE_URL } }
+      const { req, lines } = request('Do it. ANSWER<<ok>>ANSWER', { foundryMcp })
+      await harness.run(req)
+      const announced = lines.find((l) => / argv \{/.test(l))!
+      const { argv, env } = JSON.parse(announced.slice(announced.indexOf('{'))) as { argv: string[]; env: string[] }
+      for (const kept of ['PATH', 'HOME', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'MY_TOOL_HOME']) assert.ok(env.includes(kept), `${name}: ${kept} kept`)
+      for (const dropped of ['FOUNDRY_TOKEN', 'FOUNDRY_DATABASE_URL', 'FOUNDRY_URL', 'CLAUDE_PROJECT_DIR', 'MARBLES_QUEUE_URL']) assert.not.ok(env.includes(dropped), `${name}: ${dropped} dropped`)
+      assert.not.ok(argv.join(' ').includes('pw-planted'), `${name}: no password on the command line`)
+    }
+  } finally {
+    for (const [k, v] of Object.entries(saved)) v === undefined ? delete process.env[k] : (process.env[k] = v)
+  }
+})
+
 test('claude-code: max turns fails with error_max_turns; usage and cost are kept for the record', async () => {
   const harness = CLIS[0]![1]
   const error = await fails(harness, '[scenario:max-turns]', /claude-code failed \(error_max_turns\): reached maxTurns after 4 turns/, { maxTurns: 4 })

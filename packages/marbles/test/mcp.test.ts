@@ -118,7 +118,9 @@ test('dispatch_agent: an acknowledgement with its session; Claude Code gets foun
     assert.ok(prompt.includes('Payments retry with backoff') && prompt.indexOf('Payments retry') < prompt.indexOf('Review the checkout'), 'the prompt starts with the memory index')
     assert.is(argv[argv.indexOf('--max-turns') + 1], '7')
     assert.is(argv[argv.indexOf('--session-id') + 1], ack.data.session.id)
-    const config = JSON.parse(argv[argv.indexOf('--mcp-config') + 1])
+    const configLine = journal.find((r) => r.type === 'log' && r.message.startsWith('fake-claude mcp-config ')) as { message: string }
+    const config = JSON.parse(configLine.message.slice('fake-claude mcp-config '.length))
+    assert.not.ok(existsSync(argv[argv.indexOf('--mcp-config') + 1]), 'the private MCP config is removed after the run')
     assert.ok(config.mcpServers.foundry.args.some((a: string) => a.endsWith('foundry.js')), 'foundry mcp, the built bin')
     assert.is(config.mcpServers.foundry.env.FOUNDRY_ROOT, root)
     assert.ok(existsSync(config.mcpServers.foundry.args[0]))
@@ -132,7 +134,7 @@ test('dispatch_agent: an acknowledgement with its session; Claude Code gets foun
     assert.is(report.figures.usage?.runs[0]?.runId, ack.data.runId, 'token_report and foundry tokens include Marbles runs')
     assert.match(report.text, /marbles agent reviewer: 1 run, 460 input \+ 7 output tokens, \$0\.0123/)
     assert.match(report.accounting, new RegExp(`${ack.data.runId} +marbles reviewer: 460 in \\+ 7 out, \\$0\\.0123`))
-    const foundryBin = JSON.parse(argv[argv.indexOf('--mcp-config') + 1]).mcpServers.foundry.args[0] as string
+    const foundryBin = config.mcpServers.foundry.args[0] as string
     const tokens = spawnSync(process.execPath, [foundryBin, 'tokens', '--root', root], { encoding: 'utf8' })
     assert.match(tokens.stdout, /marbles agent reviewer: 1 run, 460 input \+ 7 output tokens, \$0\.0123/, `foundry tokens: ${tokens.stdout}${tokens.stderr}`)
     await project2.close()

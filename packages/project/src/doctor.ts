@@ -1,9 +1,9 @@
 import { join } from 'node:path'
 import { buildIndex, dayOf, INDEX_KEY, isFoundryError, type DoctorFinding, type Fact } from '@foundry/kernel'
-import { override, readProjectConfig } from './config.js'
+import { readProjectConfig } from './config.js'
 import { DATA_FOLDER } from './find.js'
 import { locateProject } from './locate.js'
-import { openProject, type OpenProjectOptions } from './open.js'
+import { openProject, sameStorage, type OpenProjectOptions } from './open.js'
 import { builtinRegistry, resolveAdapter, withAdapterModules } from './registry.js'
 
 export interface DoctorOptions extends Pick<OpenProjectOptions, 'root' | 'cwd' | 'overrides' | 'now'> {
@@ -31,7 +31,7 @@ export async function doctorProject(options: DoctorOptions = {}): Promise<Doctor
   const root = locateProject(options)
   const file = await readProjectConfig(root)
   const registry = await withAdapterModules(builtinRegistry(), file.adapters, root, file.file)
-  const storage = await resolveAdapter(registry, 'storage', override(file.storage, options.overrides?.storage), file.file)
+  const storage = await resolveAdapter(registry, 'storage', sameStorage(file, options.overrides?.storage), file.file)
   const site = { root, dataDir: join(root, DATA_FOLDER) }
   const fix = options.fix ?? false
   const findings: DoctorFinding[] = storage.descriptor.doctor

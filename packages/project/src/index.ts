@@ -12,5 +12,8 @@ export { doctorProject, type DoctorOptions, type DoctorReport } from './doctor.j
 export { initProject, type InitProjectOptions, type InitResult } from './init.js'
 export { readProjectConfig, parseProjectConfig, type ProjectConfig, type AdapterChoice, type AdapterOverride } from './config.js'
 
+// Every environment variable Foundry reads, for the configuration reference.
+export { ENVIRONMENT, type EnvironmentVariable } from './environment.js'
+
 // The registry of adapter descriptors: one line per built-in adapter.
 export { BUILTIN_STORAGES, BUILTIN_RETRIEVERS, builtinRegistry, withAdapterModules, installedKinds, resolveAdapter, type Registry, type Resolved } from './registry.js'

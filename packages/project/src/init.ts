@@ -1,4 +1,5 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
 import { override, readProjectConfig, type AdapterOverride } from './config.js'
@@ -51,9 +52,20 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
   }
   // Checked before anything is created: a built-in kind, with valid options (a third-party kind needs
   // its "adapters" entry, so such a project starts from a config.json written by hand).
-  const { choice: storage } = await resolveAdapter(builtinRegistry(), 'storage', override(current.storage, options.storage), `${file} (new)`)
-  await mkdir(join(root, DATA_FOLDER), { recursive: true })
+  const { choice: storage, descriptor } = await resolveAdapter(builtinRegistry(), 'storage', override(current.storage, options.storage), `${file} (new)`)
+  const dataDir = join(root, DATA_FOLDER)
+  const madeDataDir = !existsSync(dataDir)
+  await mkdir(dataDir, { recursive: true })
   await writeJson(file, { storage: { kind: storage.kind, ...storage.options } })
+  // The storage must open (a database reached, its schema made) before the project exists: a failed
+  // init leaves nothing behind, so the next init starts afresh instead of failing the same way.
+  try {
+    const opened = await descriptor.open(storage.options, { root, dataDir })
+    await opened.close?.()
+  } catch (error) {
+    await (madeDataDir ? rm(dataDir, { recursive: true, force: true }) : rm(file, { force: true }))
+    throw error
+  }
   return { root, file, created: true, migrated: false, storage: storage.kind, ...(parent && { parent }) }
 }
 

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path'
+import { createStorage, missingDriverMembers, type StorageDriver } from '@foundry/kernel/adapter'
 import {
   createKernel,
   FoundryError,
@@ -9,7 +10,7 @@ import {
   type Storage,
 } from '@foundry/kernel'
 import { readContainedFile } from './contained-file.js'
-import { override, readProjectConfig, type AdapterChoice, type AdapterOverride } from './config.js'
+import { override, readProjectConfig, type AdapterChoice, type AdapterOverride, type ProjectConfig } from './config.js'
 import { DATA_FOLDER, type FindOptions } from './find.js'
 import { locateProject } from './locate.js'
 import { builtinRegistry, resolveAdapter, withAdapterModules, type Registry } from './registry.js'
@@ -55,7 +56,7 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
   const dataDir = join(root, DATA_FOLDER)
   const file = await readProjectConfig(root)
   const registry = await withAdapterModules(builtinRegistry(), file.adapters, root, file.file)
-  const storage = await resolveAdapter(registry, 'storage', override(file.storage, options.overrides?.storage), file.file)
+  const storage = await resolveAdapter(registry, 'storage', sameStorage(file, options.overrides?.storage), file.file)
   const retrieval = await resolveAdapter(registry, 'retrieval', override(file.retrieval, options.overrides?.retrieval), file.file)
   const site = { root, dataDir }
 
@@ -90,6 +91,21 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
 }
 
 /**
+ * The project's storage with an override applied, which may change its options but never its kind:
+ * opening another kind than the one the project keeps its data in would quietly start a second,
+ * empty memory beside it (a `--storage sqlite` on a folder project writing to a new foundry.db).
+ */
+export function sameStorage(file: ProjectConfig, wanted: AdapterOverride | undefined): AdapterChoice {
+  const chosen = override(file.storage, wanted)
+  if (chosen.kind !== file.storage.kind)
+    throw new FoundryError(
+      'CONFLICT',
+      `The project keeps its data in storage "${file.storage.kind}" (${file.exists ? file.file : 'the default: no config.json'}), not "${chosen.kind}": drop the storage override; to move the data, foundry export <dir> from it and foundry import <dir> into a project made with foundry init --storage ${chosen.kind}`,
+    )
+  return chosen
+}
+
+/**
  * A storage of `choice` (default the folder layout) over `root`, outside any project: what
  * `foundry export` and `foundry import` copy through. It creates its data as it writes.
  */
@@ -100,10 +116,18 @@ export async function openStorage(root: string, choice: AdapterOverride = 'fs', 
   return checked(await descriptor.open(valid.options, { root: dir, dataDir: join(dir, DATA_FOLDER) }), 'storage', valid.kind)
 }
 
-/** What a descriptor opened, checked for the seam it was named in (an `"adapters"` module's descriptor could be either). */
-function checked<T extends Storage | Retriever>(opened: T, seam: 'storage' | 'retrieval', kind: string): T {
+/**
+ * What a descriptor opened, checked for the seam it was named in (an `"adapters"` module's descriptor
+ * could be either). A storage descriptor may open a whole `Storage` or a `StorageDriver`, which the
+ * kernel's `createStorage` wraps.
+ */
+function checked<T extends Storage | Retriever>(opened: T | StorageDriver, seam: 'storage' | 'retrieval', kind: string): T {
   const has = (...names: string[]) => names.every((n) => typeof (opened as unknown as Record<string, unknown>)?.[n] === 'function')
-  const ok = seam === 'storage' ? has('get', 'put', 'list', 'exclusive', 'revision') && typeof (opened as Storage).flags === 'object' : has('revision', 'apply', 'search')
-  if (!ok) throw new FoundryError('INVALID_INPUT', `Adapter "${kind}" is not a ${seam === 'storage' ? 'Storage' : 'Retriever'}: name it in "${seam === 'storage' ? 'retrieval' : 'storage'}", or fix its open()`)
-  return opened
+  if (seam === 'storage' && !has('appendEvent')) {
+    // Not a whole Storage: a StorageDriver, which the kernel wraps, or not a storage at all.
+    if (missingDriverMembers(opened).length === 0) return createStorage(opened as StorageDriver) as T
+  } else if (seam === 'storage' ? has('get', 'put', 'list', 'exclusive', 'revision') && typeof (opened as Storage).flags === 'object' : has('revision', 'apply', 'search')) {
+    return opened as T
+  }
+  throw new FoundryError('INVALID_INPUT', `Adapter "${kind}" is not a ${seam === 'storage' ? 'Storage' : 'Retriever'}: name it in "${seam === 'storage' ? 'retrieval' : 'storage'}", or fix its open()`)
 }

@@ -103,4 +103,26 @@ test('a descriptor that names its seam (defineStorage, defineRetriever) is insta
   )
 })
 
+test('a storage descriptor may open a StorageDriver: the project wraps it in the kernel\'s Storage, checks and events included', async () => {
+  const adapterApi = JSON.stringify(KERNEL_URL.replace(/index\.js$/, 'adapter/index.js'))
+  const root = tempProject({ adapters: ['./driven.mjs'], storage: { kind: 'driven' } })
+  writeFileSync(
+    join(root, 'driven.mjs'),
+    `import { memoryDriver } from ${adapterApi}\n` +
+      `export const driven = { kind: 'driven', description: 'a bare driver', options: { type: 'object' }, open: () => ({ ...memoryDriver(), name: 'driven' }) }\n` +
+      `export const half = { kind: 'half', description: 'a driver without logs', options: { type: 'object' }, open: () => { const { readLog, ...rest } = memoryDriver(); return rest } }\n`,
+  )
+  const project = await openProject({ root })
+  try {
+    assert.is(project.storage.name, 'driven')
+    assert.is((await project.kernel.memory.write({ title: 'Invoices are immutable', body: 'Once sent.', type: 'domain' })).id, 'fact-0001')
+    assert.ok((await project.storage.readEvents()).some((e) => e.kind === 'memory_write'), 'events kept through the reserved log')
+    assert.is((await thrown(() => project.storage.appendLog('../escape', ['x']))).code, 'INVALID_INPUT')
+  } finally {
+    await project.close()
+  }
+  writeConfig(root, { adapters: ['./driven.mjs'], storage: { kind: 'half' } })
+  assert.is((await thrown(() => openProject({ root }))).message, 'Adapter "half" is not a Storage: name it in "retrieval", or fix its open()')
+})
+
 test.run()

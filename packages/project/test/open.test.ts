@@ -78,21 +78,30 @@ test('the old shape keeps working: "storage": "sqlite", "retrieval": "fts", "sql
   assert.not.ok((await readProjectConfig(tempProject({ storage: { kind: 'fs' } }))).legacy)
 })
 
-test('overrides replace the file\'s adapters; the same kind keeps the file\'s options', async () => {
+test('a storage override may change options, never the kind; a retrieval override replaces the file\'s', async () => {
   const root = tempProject({ storage: { kind: 'sqlite', path: 'data/memory.db' } })
-  const folder = await openProject({ root, overrides: { storage: 'fs', retrieval: 'fts' } })
+  const other = await thrown(() => openProject({ root, overrides: { storage: 'fs' } }))
+  assert.ok(isFoundryError(other, 'CONFLICT'), String(other))
+  assert.match(other.message, /storage "sqlite" .*not "fs"/)
+  assert.not.ok(existsSync(join(root, '.foundry', 'memory')), 'nothing written to a second store')
+
+  const same = await openProject({ root, overrides: { storage: 'sqlite', retrieval: 'fts' } })
   try {
-    assert.is(folder.storage.name, 'fs')
-    assert.is(folder.adapters.retrieval.kind, 'fts')
-    await folder.kernel.memory.write(flyway)
-    assert.is((await folder.kernel.memory.search({ query: 'liquibase' })).hits.length, 1)
-    assert.ok(existsSync(join(root, '.foundry', 'cache', 'fts.db')), 'FTS5 beside the folder layout, in the cache')
+    assert.equal(same.adapters.storage, { kind: 'sqlite', options: { path: 'data/memory.db' } })
+    assert.is(same.adapters.retrieval.kind, 'fts')
+    await same.kernel.memory.write(flyway)
+    assert.is((await same.kernel.memory.search({ query: 'liquibase' })).hits.length, 1)
   } finally {
-    await folder.close()
+    await same.close()
   }
-  const same = await openProject({ root, overrides: { storage: 'sqlite' } })
-  assert.equal(same.adapters.storage, { kind: 'sqlite', options: { path: 'data/memory.db' } })
-  await same.close()
+  const fts = await openProject({ root: tempProject(), overrides: { retrieval: 'fts' } })
+  try {
+    await fts.kernel.memory.write(flyway)
+    assert.is((await fts.kernel.memory.search({ query: 'liquibase' })).hits.length, 1)
+    assert.ok(existsSync(join(fts.root, '.foundry', 'cache', 'fts.db')), 'FTS5 beside the folder layout, in the cache')
+  } finally {
+    await fts.close()
+  }
 })
 
 test('an unknown kind is INVALID_INPUT naming the installed kinds', async () => {

@@ -3,7 +3,7 @@ import { FoundryError, isFoundryError } from '../errors.js'
 import { ContractValidateInputSchema } from '../schema/inputs.js'
 import { validator, type Validator } from '../schema/validate.js'
 import { BUILTIN_CONTRACTS } from './builtin.js'
-import { regexHazard } from './regex-hazard.js'
+import { linearPatterns } from './linear-patterns.js'
 
 export interface ValidationResult {
   text: string
@@ -68,7 +68,8 @@ export function createContracts(ctx: PluginHost): ContractService {
     try {
       const flaw = schemaFlaw(schema)
       if (flaw) throw new Error(flaw)
-      check = validator(schema)
+      // Built-in contracts are ours; a project's patterns run on a linear-time engine.
+      check = validator((BUILTIN_CONTRACTS[id] ? schema : await linearPatterns(schema)) as object)
       check.check(null) // compiles now, so a broken schema fails here with its id
     } catch (error) {
       throw new FoundryError('CORRUPT', `Contract ${id} (${ctx.storage.locate('contracts', id)}) is not a valid JSON Schema: ${(error as Error).message}`, { cause: error })
@@ -118,7 +119,7 @@ const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 
 
 /**
  * The mistakes a JSON Schema compiler accepts silently (and then validates nothing): a wrong `type`,
- * `properties` or `required`; and a `pattern` that can take exponential time (regex-hazard.ts).
+ * `properties` or `required`. (Patterns are checked as they compile: linear-patterns.ts.)
  */
 function schemaFlaw(schema: unknown, at = '#'): string | undefined {
   if (typeof schema !== 'object' || schema === null) return undefined
@@ -134,14 +135,6 @@ function schemaFlaw(schema: unknown, at = '#'): string | undefined {
   for (const t of types) if (typeof t !== 'string' || !JSON_TYPES.has(t)) return `${at}/type: "${String(t)}" is not a JSON Schema type (use ${[...JSON_TYPES].join(', ')})`
   if (s.properties !== undefined && (typeof s.properties !== 'object' || s.properties === null || Array.isArray(s.properties))) return `${at}/properties must be an object`
   if (s.required !== undefined && !(Array.isArray(s.required) && s.required.every((r) => typeof r === 'string'))) return `${at}/required must be an array of property names`
-  const patterns = [
-    ...(typeof s.pattern === 'string' ? [[`${at}/pattern`, s.pattern]] : []),
-    ...(s.patternProperties && typeof s.patternProperties === 'object' ? Object.keys(s.patternProperties).map((p) => [`${at}/patternProperties`, p]) : []),
-  ]
-  for (const [where, pattern] of patterns) {
-    const hazard = regexHazard(pattern!)
-    if (hazard) return `${where} ${JSON.stringify(pattern)}: ${hazard}; rewrite it so each repetition starts with a character the repeated part cannot match (e.g. ^[a-zA-Z]+(\\s[a-zA-Z]+)*$)`
-  }
   for (const [key, value] of Object.entries(s)) {
     if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') continue
     const flaw = schemaFlaw(value, `${at}/${key}`)

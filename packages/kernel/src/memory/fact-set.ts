@@ -1,4 +1,4 @@
-import { CONFIDENCES, FACT_TYPES, type Fact, type FactType } from '../schema/fact.js'
+import { CONFIDENCES, FACT_ID_PATTERN, FACT_TYPES, type Fact, type FactType } from '../schema/fact.js'
 import { factNumber, isActive, normalizeText, probeCount, statementKeys, subjectTokens, titleTokens } from './facts.js'
 
 /**
@@ -9,12 +9,19 @@ import { factNumber, isActive, normalizeText, probeCount, statementKeys, subject
  */
 export interface FactSet {
   readonly size: number
+  /** The highest id number taken: by a fact, or by a record that exists but cannot be read (`hold`). */
   readonly maxNumber: number
   get(id: string): Fact | undefined
   values(): IterableIterator<Fact>
-  /** Add or replace a fact. */
+  /** Add or replace a fact (an id held for an unreadable record is released: it reads again). */
   set(fact: Fact): void
+  /** Forget the fact or held id: its record is gone. */
   delete(id: string): void
+  /**
+   * Keep `id` taken although its record cannot be read (a broken file): no write is ever given it,
+   * so what stands there is never overwritten. Ids not shaped like a fact's are ignored.
+   */
+  hold(id: string): void
   /** An active fact identical to this one, if any: same type and scope, same title and body after `normalizeText`. */
   findDuplicate(fact: Pick<Fact, 'type' | 'scope' | 'title' | 'body'>, today: string): Fact | undefined
   /** Active facts of this type and scope indexed under one of these `statementKeys`: every fact the same-statement rule could supersede. */
@@ -39,6 +46,8 @@ export interface FactSet {
   takeRepairs(): Fact[]
 }
 
+const FACT_ID = new RegExp(FACT_ID_PATTERN)
+
 /** Oldest first within a (type, confidence) bucket; the index reads each bucket backwards. */
 const olderFirst = (a: Fact, b: Fact) => (a.created < b.created ? -1 : a.created > b.created ? 1 : factNumber(a.id) - factNumber(b.id))
 
@@ -54,8 +63,10 @@ interface Partition {
   }
 }
 
-export function createFactSet(initial: Iterable<Fact> = []): FactSet {
+export function createFactSet(initial: Iterable<Fact> = [], held: Iterable<string> = []): FactSet {
   const facts = new Map<string, Fact>()
+  /** Ids whose records exist but cannot be read. */
+  const holds = new Set<string>()
   const partitions = new Map<string, Partition>()
   // One bucket per (type, confidence), in index order: appending the newest fact is O(1).
   const buckets = new Map<string, Fact[]>()
@@ -161,9 +172,12 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
     const old = facts.get(fact.id)
     if (old) unlink(old)
     facts.set(fact.id, fact)
+    holds.delete(fact.id)
     link(fact, sorted)
     maxNumber = Math.max(maxNumber, factNumber(fact.id))
   }
+
+  const highest = () => Math.max(0, ...[...facts.keys(), ...holds].map(factNumber))
 
   const set: FactSet = {
     get size() {
@@ -177,10 +191,14 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
     set: (fact) => put(fact, true),
     delete(id) {
       const old = facts.get(id)
-      if (!old) return
-      unlink(old)
-      facts.delete(id)
-      if (factNumber(id) === maxNumber) maxNumber = Math.max(0, ...[...facts.keys()].map(factNumber))
+      if (old) unlink(old)
+      if (!facts.delete(id) && !holds.delete(id)) return
+      if (factNumber(id) === maxNumber) maxNumber = highest()
+    },
+    hold(id) {
+      if (!FACT_ID.test(id) || facts.has(id)) return
+      holds.add(id)
+      maxNumber = Math.max(maxNumber, factNumber(id))
     },
     findDuplicate(fact, today) {
       const body = normalizeText(fact.body)
@@ -233,5 +251,6 @@ export function createFactSet(initial: Iterable<Fact> = []): FactSet {
   // Bulk load: index everything, then sort each bucket once (inserting one by one would be quadratic).
   for (const fact of initial) put(fact, false)
   for (const bucket of buckets.values()) bucket.sort(olderFirst)
+  for (const id of held) set.hold(id)
   return set
 }

@@ -1,4 +1,4 @@
-import { FoundryError, isFoundryError } from '../errors.js'
+import { FoundryError } from '../errors.js'
 import { definePlugin, type PluginHost } from '../plugin.js'
 import type { RetrievalDoc } from '../retrieval.js'
 import type { Fact, FactInput, FactType, ForgetInput } from '../schema/fact.js'
@@ -6,225 +6,29 @@ import { FactInputSchema, ForgetInputSchema } from '../schema/fact.js'
 import { SearchInputSchema, type SearchInput } from '../schema/inputs.js'
 import { validator } from '../schema/validate.js'
 import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
-import { createFactSet, type FactSet } from './fact-set.js'
+import type { FactSet } from './fact-set.js'
+import { createFactStore } from './fact-store.js'
 import { indexOfSet, indexSummary, type MemoryIndex } from './index-file.js'
 import { factIdsOf, historyLine, historyOf, statusLine, type HistoryEntry } from './lookup.js'
 import { planWrite } from './plan-write.js'
 import { briefLines, droppedLine, keptHits, relevanceFloor } from './relevance-floor.js'
-
-export interface WriteResult {
-  text: string
-  action: 'created' | 'duplicate'
-  id: string
-  supersedes?: string
-  index: Omit<MemoryIndex, 'text'>
-  /** Close facts this write left active (not superseded), best first, at most 3; absent when none. */
-  similar?: Array<{ id: string; title: string; reason: string }>
-  /** Why the index could not be rewritten after the fact was stored (the fact is kept; `memory.index()` catches up); absent when it was. */
-  indexStale?: string
-}
-
-export interface SearchHit {
-  fact: Fact
-  /** The retriever's score (BM25 for both built-ins); comparable within one retriever. 0 for a fact named by id. */
-  score: number
-  /**
-   * The score in units of the largest IDF a word can have in this memory, ln(1 + (N − 0.5) / 1.5)
-   * for N active facts, divided by the retriever's `scoreScale`: about 1 for each distinctive query
-   * word the fact contains (more in its title or tags). Comparable across memories and retrievers;
-   * `promptContext.minScore` is on this scale.
-   */
-  relevance: number
-}
-
-/** The unit of `SearchHit.relevance` for a memory of `active` facts and a retriever's `scoreScale`. */
-export function relevanceUnit(active: number, scoreScale = 1): number {
-  return Math.log(1 + (Math.max(1, active) - 0.5) / 1.5) * scoreScale
-}
-
-export interface SearchResult {
-  text: string
-  query: string
-  hits: SearchHit[]
-  /** Active facts in memory, reported (and counted) only when nothing matched a keyword search. */
-  active?: number
-  /** Hits past the first `memoryRetrieval.wholeFacts`, printed one line each (id, type, title) after the blocks; absent when none. */
-  brief?: number
-  /** Hits left out under the relevance floor (`memoryRetrieval.minRelevance`, `minRelevanceRatio`); absent when none. */
-  dropped?: number
-  /** An id lookup (a query of fact ids only): the ids named that no fact has; absent when none. */
-  missing?: string[]
-}
-
-export interface HistoryResult {
-  /** One line a fact, oldest first: `id · created day · state · title`. */
-  text: string
-  id: string
-  /** The supersedes chain through `id`, oldest first, each with what it is now. */
-  chain: HistoryEntry[]
-}
-
-export interface ForgetResult {
-  /** `forgotten: fact-0012`, then the index line. */
-  text: string
-  id: string
-  reason: string
-  /** When, ISO 8601. */
-  forgotten: string
-  index: Omit<MemoryIndex, 'text'>
-  /** As in `WriteResult`: why the index could not be rewritten; absent when it was. */
-  indexStale?: string
-}
-
-export interface IndexResult {
-  text: string
-  path: string
-  index: MemoryIndex
-}
-
-export interface FactListOptions {
-  type?: FactType
-  /** `active` (default), `superseded`, `expired`, `forgotten` or `all`. */
-  status?: 'active' | 'superseded' | 'expired' | 'forgotten' | 'all'
-}
+import { relevanceUnit, type FactListOptions, type FactWriteOptions, type ForgetResult, type HistoryResult, type IndexResult, type MemoryService, type SearchHit, type SearchOptions, type SearchResult, type WriteResult } from './service.js'
 
 export const INDEX_KEY = 'index'
-/** Beside INDEX.md: the figures a short-lived process needs without reading every fact. */
-export const STATS_KEY = 'memory-stats'
-
-interface MemoryStats {
-  /** The facts revision these figures describe. */
-  revision: string
-  active: number
-  /** The earliest `expires` among active facts: the figures hold until that day has passed. */
-  nextExpiry?: string
-}
 const factInput = validator(FactInputSchema)
 const searchInput = validator(SearchInputSchema)
 const forgetInput = validator(ForgetInputSchema)
 
-/** How a fact is written besides its input: who writes it (a team server's token name), kept in the fact's `author`. */
-export interface FactWriteOptions {
-  author?: string
-}
-
-/** How one search departs from the configuration (for the kernel's own callers). */
-export interface SearchOptions {
-  /** In place of `memoryRetrieval.minRelevanceRatio`: prompt context passes 0, its `minScore` decides. */
-  minRelevanceRatio?: number
-}
-
-/** The memory service: facts written, found, indexed and listed. */
-export interface MemoryService {
-  /** `memory_write`: validate, deduplicate, supersede, store, rebuild the index. Throws INVALID_INPUT naming the field. */
-  write(input: unknown, options?: FactWriteOptions): Promise<WriteResult>
-  /**
-   * `memory_search`: the active facts matching the query, best first, as the seed's blocks. A query
-   * of fact ids only (`fact-0012 fact-0031`) returns those facts whatever their status, each not
-   * active followed by a `status:` line, and one line naming the unknown ids; type, scope and limit
-   * do not apply to it.
-   */
-  search(input: unknown, options?: SearchOptions): Promise<SearchResult>
-  /** Rebuild the index from a full read of storage (picks up facts edited by other means). */
-  index(): Promise<IndexResult>
-  /** The index text as stored; rebuilt first when missing or out of date. */
-  readIndex(): Promise<string>
-  /** Facts by status (default active) and type, in id order. */
-  list(options?: FactListOptions): Promise<Fact[]>
-  /** One fact by id, whatever its status. Throws NOT_FOUND. */
-  get(id: string): Promise<Fact>
-  /** The supersedes chain through a fact, both ways, oldest first. Throws NOT_FOUND. */
-  history(id: string): Promise<HistoryResult>
-  /**
-   * `memory_forget`: the active fact leaves the index, the retriever and search, and stays in storage
-   * with status `forgotten`, its reason and when. Throws NOT_FOUND for an unknown id, INVALID_INPUT
-   * for a fact not active (superseded or already forgotten) or an empty reason.
-   */
-  forget(id: string, reason: string): Promise<ForgetResult>
-  /** Active facts now; cheap in a short-lived process (stored figures, no full read). */
-  activeCount(): Promise<number>
-  /** Bring the retriever up to date and load it whole: for long-lived processes, once after start. */
-  warm(): Promise<void>
-}
-
-/** Facts: write (dedup, supersede, gapless ids), the index, search, listing. */
+/** Facts: write (dedup, supersede, gapless ids), the index, search, listing. Each operation reads the facts revision once. */
 export function createMemory(ctx: PluginHost): MemoryService {
   const { storage, retriever, config } = ctx
-  let cache: { revision: string; facts: FactSet } | undefined
-  /** The one refresh of `cache` in flight: concurrent callers share it instead of mutating the cache side by side. */
-  let loading: Promise<FactSet> | undefined
-  /** Facts fetched for search hits, while the facts revision stays the same (a server searches often, rarely loads all). */
-  let fetched: { revision: string; facts: Map<string, Fact> } = { revision: '', facts: new Map() }
-  /** Every fact as last read for a reader (`readFacts`) while no fact set was current. */
-  let read: { revision: string; facts: Map<string, Fact> } | undefined
-
-  /** Unreadable facts already reported, as `id message`: each is reported once, however often it is hit. */
-  const reported = new Set<string>()
-
-  /**
-   * One fact from storage, or undefined. A file that cannot be read (CORRUPT) counts as missing and
-   * is reported once through `onProblem`, as `list` does: one broken file never fails a search.
-   */
-  async function readFact(id: string): Promise<Fact | undefined> {
-    try {
-      return await storage.get('facts', id)
-    } catch (error) {
-      if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
-      if (!reported.has(`${id} ${error.message}`)) {
-        reported.add(`${id} ${error.message}`)
-        ctx.onProblem({ collection: 'facts', key: id, location: storage.locate('facts', id), message: error.message })
-      }
-      return undefined
-    }
-  }
-
-  /**
-   * Every stored fact, from a cache that is checked against the storage revision on every call. One
-   * refresh runs at a time (the others wait for it and check again), so interleaved writes and
-   * searches in one process never apply changes to the cache side by side.
-   */
-  async function loadFacts(force = false): Promise<FactSet> {
-    for (;;) {
-      if (loading) await loading.catch(() => {})
-      const revision = await storage.revision('facts')
-      if (!force && cache?.revision === revision) return cache.facts
-      if (loading) continue // another caller started a refresh while we asked
-      const refresh = (loading = refreshFacts(revision, force))
-      try {
-        return await refresh
-      } finally {
-        if (loading === refresh) loading = undefined
-      }
-    }
-  }
-
-  async function refreshFacts(revision: string, force: boolean): Promise<FactSet> {
-    if (!force && cache && storage.changes) {
-      const keys = await storage.changes('facts', cache.revision)
-      if (keys) {
-        const facts = cache.facts
-        for (const key of new Set(keys)) {
-          const fact = await readFact(key)
-          if (fact) facts.set(fact)
-          else facts.delete(key)
-        }
-        cache = { revision, facts }
-        return facts
-      }
-    }
-    const list = await storage.list('facts', { onProblem: ctx.onProblem })
-    cache = { revision, facts: createFactSet(list) }
-    // Having read everything, leave the figures for the next short-lived process (facts imported or
-    // written by other means have none yet). Only a cache: a read-only store must not fail the read.
-    if (!(await currentStats())) await saveStats(cache.facts, revision).catch(() => {})
-    return cache.facts
-  }
+  const store = createFactStore(ctx)
 
   async function saveIndex(facts: FactSet, revision: string): Promise<MemoryIndex> {
     const today = dayOf(ctx.now())
     const index = indexOfSet(facts, config.indexTokenBudget, today)
     await storage.put('meta', INDEX_KEY, index.text)
-    await saveStats(facts, revision)
+    await store.saveStats(facts, revision)
     return index
   }
 
@@ -243,47 +47,14 @@ export function createMemory(ctx: PluginHost): MemoryService {
 
   const staleLine = (why: string) => `warning: the fact is stored, but INDEX.md could not be rewritten (${why}); run foundry index once that is fixed`
 
-  async function saveStats(facts: FactSet, revision: string): Promise<void> {
-    const today = dayOf(ctx.now())
-    const stats: MemoryStats = { revision, active: facts.activeCount(today) }
-    const nextExpiry = facts.nextExpiry(today)
-    if (nextExpiry) stats.nextExpiry = nextExpiry
-    await storage.put('meta', STATS_KEY, JSON.stringify(stats), { durability: 'relaxed' })
-  }
-
-  /** Stored figures, when they still describe the facts: same revision, no expiry passed since. */
-  async function currentStats(): Promise<MemoryStats | undefined> {
-    try {
-      const stats = JSON.parse((await storage.get('meta', STATS_KEY)) ?? 'null') as MemoryStats | null
-      if (!stats || stats.revision !== (await storage.revision('facts'))) return undefined
-      return stats.nextExpiry === undefined || dayOf(ctx.now()) <= stats.nextExpiry ? stats : undefined
-    } catch {
-      return undefined
-    }
-  }
-
-  let counted: { revision: string; day: string; active: number } | undefined
-
-  /** Active facts now: from the cache when current, else the stored figures, else a full read. */
-  async function activeCount(): Promise<number> {
-    const today = dayOf(ctx.now())
-    const revision = await storage.revision('facts')
-    if (cache && cache.revision === revision) return cache.facts.activeCount(today)
-    if (counted?.revision === revision && counted.day === today) return counted.active
-    const active = (await currentStats())?.active ?? (await loadFacts()).activeCount(today)
-    counted = { revision, day: today, active }
-    return active
-  }
-
   /** Bring the retriever up to date and load it whole: for servers, once after start. */
   async function warm(): Promise<void> {
-    await syncRetriever()
+    await syncRetriever(await store.revision())
     await retriever.warm?.()
   }
 
-  /** Bring the retriever up to the storage revision: the changed facts when the store can say which, else all. */
-  async function syncRetriever(): Promise<void> {
-    const revision = await storage.revision('facts')
+  /** Bring the retriever up to `revision`: the changed facts when the store can say which, else all. */
+  async function syncRetriever(revision: string): Promise<void> {
     const have = await retriever.revision()
     if (have === revision) return
     const keys = have !== undefined && storage.changes ? await storage.changes('facts', have) : undefined
@@ -292,7 +63,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
       const current: Fact[] = []
       const remove: string[] = []
       for (const key of new Set(keys)) {
-        const fact = await readFact(key)
+        const fact = await store.read(key)
         if (fact && isActive(fact, today)) current.push(fact)
         else remove.push(key)
       }
@@ -304,7 +75,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
       await retriever.apply({ revision, upsert, remove })
       return
     }
-    const active = [...(await loadFacts()).values()].filter((f) => isActive(f, today))
+    const active = [...(await store.facts(revision)).values()].filter((f) => isActive(f, today))
     await retriever.apply({ revision, reset: true, upsert: active.map(toRetrievalDoc), remove: [] })
   }
 
@@ -312,11 +83,11 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const input: FactInput = factInput.parse(raw, 'memory_write input')
     const before = await retriever.revision()
     const outcome = await storage.exclusive(async () => {
-      const revision = await storage.revision('facts')
-      const facts = await loadFacts()
+      const revision = await store.revision()
+      const facts = await store.facts(revision)
       const plan = planWrite(input, facts, ctx.now())
       if (plan.action !== 'duplicate' && options?.author) plan.fact.author = options.author
-      if (plan.action === 'duplicate') return { plan, revision, after: revision, index: undefined, stale: undefined }
+      if (plan.action === 'duplicate') return { plan, revision, after: revision, index: undefined, stale: undefined, facts }
       // The new fact first, then the old one marked: a crash in between leaves the new fact naming
       // the old in `supersedes`, and every reader (the fact set, the retriever sync) repairs that.
       await storage.put('facts', plan.fact.id, plan.fact)
@@ -324,14 +95,14 @@ export function createMemory(ctx: PluginHost): MemoryService {
       facts.set(plan.fact)
       if (plan.superseded) facts.set(plan.superseded)
       for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)
-      const after = await storage.revision('facts')
-      cache = { revision: after, facts }
+      const after = await store.revision()
+      store.wrote(after, facts)
       const { index, stale } = await saveIndexAfterWrite(facts, after)
-      return { plan, revision, after, index, stale }
+      return { plan, revision, after, index, stale, facts }
     })
     const { plan } = outcome
     if (plan.action === 'duplicate') {
-      const index = indexOfSet(await loadFacts(), config.indexTokenBudget, dayOf(ctx.now()))
+      const index = indexOfSet(outcome.facts, config.indexTokenBudget, dayOf(ctx.now()))
       return result('duplicate', plan.existing.id, undefined, index, `exists: ${plan.existing.id} (identical fact, nothing written)`)
     }
     // Keep the retriever in step when it was current before the write; otherwise the next search syncs it.
@@ -359,12 +130,11 @@ export function createMemory(ctx: PluginHost): MemoryService {
   }
 
   /** A query of fact ids only: those facts, whatever their status; undefined for any other query. */
-  async function lookup(query: string): Promise<SearchResult | undefined> {
+  async function lookup(query: string, revision: string): Promise<SearchResult | undefined> {
     const ids = factIdsOf(query)
     if (!ids) return undefined
     const today = dayOf(ctx.now())
-    const revision = await storage.revision('facts')
-    const current = cache?.revision === revision ? cache.facts : undefined
+    const current = store.current(revision)
     const hits: SearchHit[] = []
     const missing: string[] = []
     for (const id of ids) {
@@ -379,31 +149,28 @@ export function createMemory(ctx: PluginHost): MemoryService {
 
   async function search(raw: unknown, options: SearchOptions = {}): Promise<SearchResult> {
     const input: SearchInput = searchInput.parse(raw, 'memory_search input')
-    const named = await lookup(input.query)
+    const revision = await store.revision()
+    const named = await lookup(input.query, revision)
     if (named) return named
     const limit = input.limit ?? config.memoryRetrieval.maxFacts
-    await syncRetriever()
+    await syncRetriever(revision)
     // Ask for more than `limit`: the retriever may still hold facts that expired since it was updated.
     const query = { text: input.query, limit: limit * 2 + 4, ...(input.type && { type: input.type }), ...(input.scope && { scope: input.scope }) }
     let found = await retriever.search(query)
     if (!found.length && (await retriever.revision()) === undefined) {
       // The retriever lost its state (a snapshot removed under it): index again, once.
-      await syncRetriever()
+      await syncRetriever(revision)
       found = await retriever.search(query)
     }
     const today = dayOf(ctx.now())
-    const revision = await storage.revision('facts')
-    const current = cache?.revision === revision ? cache.facts : undefined
-    if (fetched.revision !== revision) fetched = { revision, facts: new Map() }
     const hits: SearchHit[] = []
     for (const hit of found) {
       if (hits.length === limit) break
-      let fact = current?.get(hit.id) ?? fetched.facts.get(hit.id)
-      if (!fact && (fact = await readFact(hit.id))) fetched.facts.set(hit.id, fact)
+      const fact = await store.hit(hit.id, revision)
       if (fact && isActive(fact, today)) hits.push({ fact, score: hit.score, relevance: 0 })
     }
     if (hits.length) {
-      const unit = relevanceUnit(await activeCount(), retriever.scoreScale)
+      const unit = relevanceUnit(await store.activeCount(revision), retriever.scoreScale)
       for (const hit of hits) hit.relevance = hit.score / unit
     }
     // Every fact returned costs the agent tokens: weak hits under the floor are left out, and one
@@ -421,49 +188,29 @@ export function createMemory(ctx: PluginHost): MemoryService {
       if (dropped) parts.push(droppedLine(dropped, floor))
       return { text: parts.join('\n\n'), query: input.query, hits: kept, ...(brief.length && { brief: brief.length }), ...extra }
     }
-    const active = await activeCount()
+    const active = await store.activeCount(revision)
     const text = `No stored fact matches "${input.query}". Memory holds ${active} active facts.` + (dropped ? `\n${droppedLine(dropped, floor)}` : '')
     return { text, query: input.query, hits: kept, active, ...extra }
   }
 
   /** Rebuild INDEX.md from a full read of storage (picks up facts edited by other means). */
   async function index(): Promise<IndexResult> {
-    const facts = await loadFacts(true)
-    const built = await saveIndex(facts, cache!.revision)
-    await syncRetriever()
+    const revision = await store.revision()
+    const built = await saveIndex(await store.facts(revision, true), revision)
+    await syncRetriever(revision)
     const path = storage.locate('meta', INDEX_KEY)
     return { text: `Rebuilt ${path}\n${indexSummary(built)}.`, path, index: built }
   }
 
   /** INDEX.md as stored; rebuilt first when missing, when facts changed by other means, or when a listed fact has expired. */
   async function readIndex(): Promise<string> {
+    const revision = await store.revision()
     const stored = await storage.get('meta', INDEX_KEY)
-    if (stored !== undefined && (await currentStats())) return stored
-    const facts = await loadFacts()
-    return (await saveIndex(facts, cache!.revision)).text
+    if (stored !== undefined && (await store.stats(revision))) return stored
+    return (await saveIndex(await store.facts(revision), revision)).text
   }
 
-  /**
-   * Every stored fact as a reader sees it, for list, get and history: the fact set when it is
-   * current, else one read of storage with the fact set's repair applied (an active fact a newer one
-   * names in `supersedes` reads as superseded by it), without building the structures only a write
-   * needs (`foundry list` and `show` at 1k facts spent a third of their time on them).
-   */
-  async function readFacts(): Promise<{ get(id: string): Fact | undefined; values(): Iterable<Fact> }> {
-    const revision = await storage.revision('facts')
-    if (cache?.revision === revision) return cache.facts
-    if (read?.revision === revision) return read.facts
-    const stored = await storage.list('facts', { onProblem: ctx.onProblem })
-    const claims = new Map<string, string>()
-    for (const fact of stored) if (fact.supersedes !== undefined && factNumber(fact.supersedes) < factNumber(fact.id)) claims.set(fact.supersedes, fact.id)
-    const facts = new Map<string, Fact>()
-    for (const fact of stored) {
-      const claimant = fact.status === 'active' ? claims.get(fact.id) : undefined
-      facts.set(fact.id, claimant === undefined ? fact : { ...fact, status: 'superseded', supersededBy: claimant })
-    }
-    read = { revision, facts }
-    return facts
-  }
+  const readFacts = async () => store.reader(await store.revision())
 
   async function list(options: FactListOptions = {}): Promise<Fact[]> {
     const status = options.status ?? 'active'
@@ -495,8 +242,8 @@ export function createMemory(ctx: PluginHost): MemoryService {
     if (!why) throw new FoundryError('INVALID_INPUT', 'reason must not be empty: say why the fact is wrong or no longer holds')
     const before = await retriever.revision()
     const outcome = await storage.exclusive(async () => {
-      const revision = await storage.revision('facts')
-      const facts = await loadFacts()
+      const revision = await store.revision()
+      const facts = await store.facts(revision)
       const fact = facts.get(input.id)
       if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${input.id}. ${ctx.hints.listFacts}`)
       if (fact.status === 'superseded')
@@ -506,8 +253,8 @@ export function createMemory(ctx: PluginHost): MemoryService {
       await storage.put('facts', forgotten.id, forgotten)
       facts.set(forgotten)
       for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)
-      const after = await storage.revision('facts')
-      cache = { revision: after, facts }
+      const after = await store.revision()
+      store.wrote(after, facts)
       const { index, stale } = await saveIndexAfterWrite(facts, after)
       return { fact: forgotten, revision, after, index, stale }
     })
@@ -521,6 +268,8 @@ export function createMemory(ctx: PluginHost): MemoryService {
     if (outcome.stale) text += `\n${staleLine(outcome.stale)}`
     return { text, id: fact.id, reason: why, forgotten: fact.forgotten!, index: figures, ...(outcome.stale && { indexStale: outcome.stale }) }
   }
+
+  const activeCount = async () => store.activeCount(await store.revision())
 
   return { write, search, index, readIndex, list, get, history, forget, activeCount, warm }
 }

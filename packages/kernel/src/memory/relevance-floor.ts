@@ -1,7 +1,7 @@
 import { termsOf } from '../analyze.js'
 import type { Config } from '../schema/config.js'
 import { quoteFactText } from './facts.js'
-import type { SearchHit } from './memory.js'
+import type { SearchHit } from './service.js'
 
 /**
  * The relevance under which `memory_search` leaves a hit out: `minRelevance`, or `minRelevanceRatio`

@@ -5,7 +5,7 @@ import { minisearchRetriever } from './retriever.js'
 /** `"retrieval": { "kind": "minisearch" }`: the default, kept in memory and snapshotted into the storage. */
 export const minisearchDescriptor = defineRetriever({
   kind: 'minisearch',
-  description: 'MiniSearch BM25 in memory, snapshotted into the storage (the default)',
+  description: 'MiniSearch BM25 in memory, snapshotted into the storage',
   options: Type.Object(
     {
       prefixMinLength: Type.Optional(Type.Integer({ minimum: 0, maximum: 50, description: 'Prefix-match unknown query words this long or longer; 0 turns it off' })),

@@ -34,13 +34,13 @@ export const WHOLE_FACTS = 1
 export const ConfigFileSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
-    profile: Type.Optional(Type.String({ description: 'A preset applied under the explicit keys: default | startup-mvp' })),
+    profile: Type.Optional(Type.String({ description: 'A preset applied under the explicit keys: default | startup-mvp | strict' })),
     indexTokenBudget: Type.Optional(Type.Integer({ minimum: 100, maximum: 200_000, description: 'Token cap of memory/INDEX.md. Default 4000' })),
     handoffSummaryTokenBudget: Type.Optional(Type.Integer({ minimum: 10, maximum: 100_000, description: 'Tokens a subagent may return; the firewall blocks over 3x. Default 300' })),
     memoryRetrieval: Type.Optional(
       Type.Object(
         {
-          maxFacts: Type.Optional(Type.Integer({ minimum: 1, maximum: 25 })),
+          maxFacts: Type.Optional(Type.Integer({ minimum: 1, maximum: 25, description: 'memory_search returns at most this many facts when the call names no limit' })),
           minRelevance: Type.Optional(
             Type.Number({ minimum: 0, description: `memory_search leaves out hits of lower relevance that miss a query word, and says how many; 0 turns it off. Default ${MIN_RELEVANCE}` }),
           ),
@@ -57,14 +57,14 @@ export const ConfigFileSchema = Type.Object(
     promptContext: Type.Optional(
       Type.Object(
         {
-          maxFacts: Type.Optional(Type.Integer({ minimum: 0, maximum: 25 })),
-          minScore: Type.Optional(Type.Number({ minimum: 0 })),
-          minPromptLength: Type.Optional(Type.Integer({ minimum: 0 })),
+          maxFacts: Type.Optional(Type.Integer({ minimum: 0, maximum: 25, description: 'The prompt-context hook adds at most this many facts to a prompt; 0 adds none (runbooks still come)' })),
+          minScore: Type.Optional(Type.Number({ minimum: 0, description: 'The relevance a fact needs to be added to a prompt (about one per distinctive prompt word it holds)' })),
+          minPromptLength: Type.Optional(Type.Integer({ minimum: 0, description: 'Prompts shorter than this many characters get no context' })),
         },
         { additionalProperties: false },
       ),
     ),
-    enforcement: Type.Optional(Type.Enum([...ENFORCEMENT_LEVELS])),
+    enforcement: Type.Optional(Type.Enum([...ENFORCEMENT_LEVELS], { description: 'off turns the context firewall off (subagent returns pass whatever their size); warn and gate block a return over 3x the handoff budget once' })),
   },
   { additionalProperties: false },
 )

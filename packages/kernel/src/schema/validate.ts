@@ -108,6 +108,9 @@ function describeErrors(errors: SchemaError[]): string[] {
       case 'pattern':
         add(`${field} has the wrong form: ${PATTERN_FORMS.get(String(e.params.pattern)) ?? `expected one matching ${e.params.pattern}`}`)
         continue
+      case '~refine': // a check the schema carries as code (a contract's patternProperties): its message says it whole
+        add(e.instancePath ? `${field}: ${String(e.params.message)}` : String(e.params.message))
+        continue
       default:
         add(`${field} ${e.message}`)
     }

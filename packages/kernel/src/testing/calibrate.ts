@@ -1,4 +1,4 @@
-import { relevanceUnit } from '../memory/memory.js'
+import { relevanceUnit } from '../memory/service.js'
 import type { RetrievalDoc, Retriever } from '../retrieval.js'
 import { ok } from './expect.js'
 

@@ -1,6 +1,10 @@
 // Conformance suites: every Storage and Retriever checks itself with one line, under any test runner.
-export { storageSuite, STORAGE_CASE_NAMES, type TestFn, type SuiteOptions } from './storage-suite.js'
+export { storageSuite, STORAGE_CASE_NAMES, STORAGE_GROUPS } from './storage-suite.js'
+export type { StorageSuiteOptions, StorageGroup, StorageCase, ChildProcessLike } from './storage/group.js'
+export { storageChild, type ChildHost } from './storage/child.js'
+export { type TestFn, type SuiteOptions } from './register.js'
 export { retrieverSuite, memorySnapshotStore, distractors, RETRIEVER_CASE_NAMES } from './retriever-suite.js'
 export { calibrateScoreScale } from './calibrate.js'
 export { sampleFact, sampleRunbook, sampleContract, sampleArtifact } from './fixtures.js'
+export { fillSample, dumpStorage, type StorageDump } from './sample-data.js'
 export { ok, equal, rejects, SuiteAssertionError } from './expect.js'

@@ -1,9 +1,9 @@
-import { relevanceUnit } from '../memory/memory.js'
+import { relevanceUnit } from '../memory/service.js'
 import type { RetrievalDoc, Retriever, RetrieverCapabilities, SnapshotStore } from '../retrieval.js'
 import type { FactType } from '../schema/fact.js'
 import { calibrate, median } from './calibrate.js'
 import { equal, ok } from './expect.js'
-import { register, type SuiteOptions, type TestFn } from './storage-suite.js'
+import { register, type SuiteOptions, type TestFn } from './register.js'
 
 /**
  * Every behaviour a `Retriever` owes the kernel. `make(store)` returns a retriever over fresh state;

@@ -5,6 +5,7 @@ export interface ChildOptions {
   command: string
   args: string[]
   cwd: string
+  /** Default: this process's environment through `agentEnvironment`. */
   env?: NodeJS.ProcessEnv
   signal: AbortSignal
   /** After the signal aborts: SIGTERM to the child's process group, then SIGKILL after this long. Default 2 000 ms. */
@@ -20,6 +21,31 @@ export interface ChildExit {
   signal: NodeJS.Signals | null
   /** The last stderr lines, for an error message. */
   stderrTail: string[]
+}
+
+/** Variables an agent CLI gets by name: the system's basics, proxies and certificates. */
+const AGENT_NAMES = new Set([
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'COLORTERM', 'NO_COLOR', 'FORCE_COLOR', 'TZ', 'TMPDIR', 'TMP', 'TEMP',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy',
+  'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'CLAUDE_CONFIG_DIR',
+  'SystemRoot', 'APPDATA', 'LOCALAPPDATA', 'USERPROFILE', 'COMSPEC', 'PATHEXT',
+])
+/** Variables an agent CLI gets by prefix: the locale, XDG folders, and model providers' settings and keys. */
+const AGENT_PREFIXES = ['LC_', 'XDG_', 'ANTHROPIC_', 'CLAUDE_CODE_', 'OPENAI_', 'CODEX_', 'PI_', 'AWS_', 'GOOGLE_', 'GEMINI_', 'VERTEX_', 'AZURE_', 'MISTRAL_', 'GROQ_', 'OPENROUTER_', 'XAI_', 'DEEPSEEK_', 'CEREBRAS_', 'OLLAMA_']
+
+/**
+ * The environment an agent CLI runs with: an allow-list, never this process's whole environment.
+ * Foundry's and Marbles' own variables (`FOUNDRY_TOKEN`, `FOUNDRY_DATABASE_URL` and its password,
+ * the hook variables such as `CLAUDE_PROJECT_DIR`) never reach an agent: it reaches the project's
+ * memory through the `foundry mcp` entry it is handed. `MARBLES_AGENT_ENV` (comma-separated names)
+ * passes more variables on purpose.
+ */
+export function agentEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const extra = new Set((env.MARBLES_AGENT_ENV ?? '').split(',').map((name) => name.trim()).filter(Boolean))
+  const kept: NodeJS.ProcessEnv = {}
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && (AGENT_NAMES.has(name) || extra.has(name) || AGENT_PREFIXES.some((prefix) => name.startsWith(prefix)))) kept[name] = value
+  return kept
 }
 
 /** Default grace between asking a harness child to stop and killing its process tree. */
@@ -59,7 +85,7 @@ export function runChild(options: ChildOptions): Promise<ChildExit> {
   return new Promise<ChildExit>((resolve, reject) => {
     const child = spawn(options.command, options.args, {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      env: options.env ?? agentEnvironment(process.env),
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true, // a process group of its own: killed whole
     })

@@ -82,7 +82,11 @@ export async function openHost(options: MarblesHostOptions): Promise<MarblesHost
 /** `foundry mcp` for the project, from the installed `foundry` bin (foundry-bin.ts); absent when there is none. */
 function foundryMcp(root: string): { foundryMcp: NonNullable<AgentHost['foundryMcp']> } | {} {
   const bin = resolveFoundryBin(root)
-  return bin ? { foundryMcp: { command: process.execPath, args: [bin, 'mcp'], env: { FOUNDRY_ROOT: root } } } : {}
+  if (!bin) return {}
+  // The agent's own environment is allow-listed (agentEnvironment): the database URL a Postgres
+  // project may need reaches only its foundry mcp, through this entry.
+  const url = process.env.FOUNDRY_DATABASE_URL
+  return { foundryMcp: { command: process.execPath, args: [bin, 'mcp'], env: { FOUNDRY_ROOT: root, ...(url && { FOUNDRY_DATABASE_URL: url }) } } }
 }
 
 function createHost(workspace: Workspace, state: MarblesState, engine: Engine, agents: AgentHost): MarblesHost {

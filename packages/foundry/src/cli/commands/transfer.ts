@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Command } from 'commander'
@@ -13,9 +13,10 @@ export function exportCommand(): Command {
   return new Command('export')
     .description('Copy every record, log and event of the project into <dir>/.foundry/ (the folder layout, content only: no cache/), from either storage')
     .argument('<dir>', 'the folder to export into')
+    .option('--force', 'replace an export the folder already holds (<dir>/.foundry/ is deleted first)')
     .action(
-      action(async (ctx, dir: string) => {
-        const report = await withFolder(ctx, dir, async (project, folder) => {
+      action(async (ctx, dir: string, options: { force?: boolean }) => {
+        const report = await withFolder(ctx, dir, 'export', options.force === true, async (project, folder) => {
           const { copyStorage } = await import('@foundry/kernel')
           const progress = progressLine('export')
           try {
@@ -43,7 +44,7 @@ export function importCommand(): Command {
     .option('--replace', "overwrite the project's records (facts by id) with the imported ones where they differ, instead of merging")
     .action(
       action(async (ctx, dir: string, options: { replace?: boolean }) => {
-        const report = await withFolder(ctx, dir, async (project, folder) => {
+        const report = await withFolder(ctx, dir, 'import', false, async (project, folder) => {
           const { mergeStorage } = await import('@foundry/kernel')
           const progress = progressLine('import')
           try {
@@ -74,10 +75,26 @@ function details(report: MergeReport): string[] {
   return lines
 }
 
-/** Run `fn` with the project's storage and a folder storage at `dir` (its derived state in a temporary folder, so the folder gets content only). */
-async function withFolder<T>(ctx: CommandContext, dir: string, fn: (project: Storage, folder: Storage) => Promise<T>): Promise<T> {
+/**
+ * Run `fn` with the project's storage and a folder storage at `dir` (its derived state in a
+ * temporary folder, so the folder gets content only). An import needs an export there; an export
+ * needs none there, unless `force` (then the old one is deleted first): two exports into one folder
+ * would merge into something neither run described.
+ */
+async function withFolder<T>(ctx: CommandContext, dir: string, direction: 'export' | 'import', force: boolean, fn: (project: Storage, folder: Storage) => Promise<T>): Promise<T> {
   const { adapters, root, storage } = await ctx.project()
-  if (resolve(dir) === root && adapters.storage.kind === 'fs') throw new Error(`${resolve(dir)} is the project itself; name another folder`)
+  const { FoundryError } = await import('@foundry/kernel')
+  const at = resolve(dir)
+  if (at === root && adapters.storage.kind === 'fs') throw new Error(`${at} is the project itself; name another folder`)
+  const data = join(at, '.foundry')
+  const held = lstatSync(data, { throwIfNoEntry: false })
+  if (direction === 'import') {
+    if (!lstatSync(at, { throwIfNoEntry: false })) throw new FoundryError('NOT_FOUND', `${at} does not exist: name the folder you exported into (foundry export <dir>)`)
+    if (!held?.isDirectory()) throw new FoundryError('NOT_FOUND', `${at} holds no export (no .foundry/ folder in it): name the folder you exported into (foundry export <dir>)`)
+  } else if (held && (!held.isDirectory() || readdirSync(data).length > 0)) {
+    if (!force) throw new FoundryError('CONFLICT', `${at} already holds an export (${data}): name an empty folder, or add --force to replace it`)
+    rmSync(data, { recursive: true, force: true })
+  }
   const { openStorage } = await import('@foundry/project')
   const cache = mkdtempSync(join(tmpdir(), 'foundry-transfer-'))
   try {

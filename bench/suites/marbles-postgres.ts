@@ -11,10 +11,12 @@ import { latency, ms } from '../lib/measure.js'
 // The built @foundry/marbles and its bin (bench builds every package first), by path as in marbles.ts.
 const MARBLES_DIR = new URL('../../packages/marbles/', import.meta.url).pathname
 const MARBLES_LIB = pathToFileURL(join(MARBLES_DIR, 'dist', 'index.js')).href
+const MARBLES_ENGINE = pathToFileURL(join(MARBLES_DIR, 'dist', 'engine', 'index.js')).href
 const MARBLES_BIN = join(MARBLES_DIR, 'dist', 'bin', 'marbles.js')
 /** The Postgres tests' workspace: `where` journals two steps (its pid, then a wait of `ms`). */
 const WORKSPACE = join(MARBLES_DIR, 'test', 'fixtures', 'postgres')
-type Marbles = typeof import('../../packages/marbles/src/index.js')
+/** The authoring API (`@foundry/marbles`) and the engine (`@foundry/marbles/engine`) together. */
+type Marbles = typeof import('../../packages/marbles/src/index.js') & typeof import('../../packages/marbles/src/engine/index.js')
 
 /**
  * Dispatch → running across processes on PostgreSQL: this process dispatches through pg-boss, a
@@ -26,7 +28,7 @@ export const marblesPostgresSuite: Suite = {
   name: 'marbles-postgres',
   about: 'Marbles on PostgreSQL: dispatch → running p50/p99 from a dispatching process to a `marbles worker` through pg-boss (LISTEN/NOTIFY wake-up), beside same-process dispatch on fs in the same run',
   async run(ctx) {
-    const m = (await import(MARBLES_LIB)) as Marbles
+    const m = { ...(await import(MARBLES_LIB)), ...(await import(MARBLES_ENGINE)) } as Marbles
     const n = ctx.quick ? 20 : 100
     const fs = await sameProcessFs(ctx, m, n)
     const pg = await acrossProcesses(ctx, m, n)

@@ -12,8 +12,10 @@ import { latency, ms } from '../lib/measure.js'
 // The built @foundry/marbles (bench builds every package first); imported by path, so bench's manifest is unchanged.
 const MARBLES_DIR = new URL('../../packages/marbles/', import.meta.url).pathname
 const MARBLES_LIB = pathToFileURL(join(MARBLES_DIR, 'dist', 'index.js')).href
+const MARBLES_ENGINE = pathToFileURL(join(MARBLES_DIR, 'dist', 'engine', 'index.js')).href
 const MARBLES_BIN = join(MARBLES_DIR, 'dist', 'bin', 'marbles.js')
-type Marbles = typeof import('../../packages/marbles/src/index.js')
+/** The authoring API (`@foundry/marbles`) and the engine (`@foundry/marbles/engine`) together. */
+type Marbles = typeof import('../../packages/marbles/src/index.js') & typeof import('../../packages/marbles/src/engine/index.js')
 
 /** Dispatch→running latency, journal throughput written and followed by another process, watcher lag, idle watcher CPU; fs and SQLite. */
 export const marblesSuite: Suite = {
@@ -21,7 +23,7 @@ export const marblesSuite: Suite = {
   about:
     'Marbles: dispatch→running p50/p99, journal lines/s written and followed from another process, watcher lag, idle watcher CPU over 10 s (fs and sqlite); `marbles mcp` spawn+initialize vs bare node, dispatch_agent→running with a fake Claude Code, get_run tokens for a 20k-token answer',
   async run(ctx) {
-    const m = (await import(MARBLES_LIB)) as Marbles
+    const m = { ...(await import(MARBLES_LIB)), ...(await import(MARBLES_ENGINE)) } as Marbles
     for (const kind of ['fs', 'sqlite'] as const) await onStorage(ctx, m, kind)
     await mcpFigures(ctx, m)
   },

@@ -41,6 +41,8 @@ export const postgresDescriptor = defineStorage({
       ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
     }),
   doctor: (options: PostgresDescriptorOptions, site) => inspectDatabase(databaseUrl(options, site)),
+  // A job queue (pg-boss) keeps its tables in the same database.
+  queueUrl: (options: PostgresDescriptorOptions, site) => databaseUrl(options, site),
 })
 
 /**

@@ -35,6 +35,11 @@ export interface StorageDescriptor<S extends TSchema = TSchema, O extends Storag
    * can be repaired without losing a record. Returns what it found and did (empty when healthy).
    */
   doctor?(options: Static<S>, site: AdapterSite, run: { fix: boolean }): DoctorFinding[] | Promise<DoctorFinding[]>
+  /**
+   * A job queue can live beside this storage (PostgreSQL: in the same database): the URL a queue
+   * connects to, for options `open` accepted. Absent, or undefined, when the storage cannot host one.
+   */
+  queueUrl?(options: Static<S>, site: AdapterSite): string | undefined
 }
 
 /**

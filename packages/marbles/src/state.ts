@@ -1,6 +1,6 @@
-import { dirname, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { createKernel, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
-import { findProjectRoot, openProject, openStorage, type Project } from '@foundry/project'
+import { findProjectRoot, openProject, openTarget, type OpenedTarget, type Project } from '@foundry/project'
 import type { RunQueue } from './queue/queue.js'
 
 export interface StateOptions {
@@ -52,20 +52,25 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
       project = await openProject({ ...(options.root !== undefined && { root: options.root }), cwd })
       opened.push(project)
     }
-    const storage = options.state !== undefined ? await openPath(options.state) : project!.storage
-    if (options.state !== undefined) opened.unshift(storage)
-    const artifacts = options.artifacts !== undefined ? await openPath(options.artifacts) : storage
+    let target: OpenedTarget | undefined
+    if (options.state !== undefined) {
+      target = await openTarget(options.state)
+      opened.unshift(target.storage)
+    }
+    const storage = target?.storage ?? project!.storage
+    const artifacts = options.artifacts !== undefined ? (await openTarget(options.artifacts)).storage : storage
     if (options.artifacts !== undefined) opened.unshift(artifacts)
     const kernel = project?.kernel ?? createKernel({ storage })
     const root = project?.root ?? cwd
-    const url = queueUrl(options.state, options.state === undefined ? project : undefined)
+    // Where the job queue lives: MARBLES_QUEUE_URL, else beside the state when its storage can host one, else none (the lease engine).
+    const url = process.env.MARBLES_QUEUE_URL || (target ? target.queueUrl : project?.queueUrl)
     let queue: Promise<RunQueue> | undefined
     return {
       storage,
       artifacts,
       kernel,
       root,
-      where: options.state !== undefined ? (isPostgresUrl(options.state) ? 'the PostgreSQL state' : resolve(options.state)) : `the project at ${root}`,
+      where: target ? (target.path ?? `the ${target.title} state`) : `the project at ${root}`,
       queue(supervise = false) {
         if (!url) return Promise.resolve(undefined)
         if (!queue) {
@@ -88,24 +93,4 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
     for (const item of opened) await item.close?.().catch(() => {})
     throw error
   }
-}
-
-const isPostgresUrl = (path: string) => /^postgres(ql)?:\/\//.test(path)
-
-/** Where the job queue lives: `MARBLES_QUEUE_URL`, else the state's PostgreSQL server, else none (the lease engine). */
-function queueUrl(state: string | undefined, project: Project | undefined): string | undefined {
-  if (process.env.MARBLES_QUEUE_URL) return process.env.MARBLES_QUEUE_URL
-  if (state !== undefined) return isPostgresUrl(state) ? state : undefined
-  const chosen = project?.adapters.storage
-  if (chosen?.kind !== 'postgres') return undefined
-  const url = chosen.options.url ?? process.env.FOUNDRY_DATABASE_URL
-  return typeof url === 'string' && url ? url : undefined
-}
-
-/** A folder (the folder layout, kept in the folder itself), a `.db`/`.sqlite` file (SQLite), or a `postgres://` URL. */
-async function openPath(path: string): Promise<Storage> {
-  if (isPostgresUrl(path)) return openStorage(process.cwd(), { kind: 'postgres', url: path })
-  const full = resolve(path)
-  if (/\.(db|sqlite3?)$/.test(full)) return openStorage(dirname(full), { kind: 'sqlite', path: full })
-  return openStorage(full, { kind: 'fs', folder: full })
 }

@@ -1,9 +1,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createKernel, memoryStorage, type Storage } from '@foundry/kernel'
+import { defineWorkspace } from '../src/define/registry.js'
+import { workflow } from '../src/define/workflow.js'
 import { openEngine, type Engine } from '../src/engine/engine.js'
 import { readJournal } from '../src/journal/follow.js'
-import { TRANSITIONS, type JournalRecord, type RunStatus } from '../src/journal/records.js'
+import { isTerminal, TRANSITIONS, type JournalRecord, type RunStatus } from '../src/journal/records.js'
 import { RUN_ID_PATTERN } from '../src/engine/ids.js'
 import { basicDefinitions, newProject, open, STORAGES, until } from './helpers.js'
 
@@ -138,8 +140,8 @@ for (const kind of ['memory', ...STORAGES] as const) {
     assert.ok(info?.artifact?.includes(info.id), info?.artifact)
     const result = (await readJournal(storage, info!.id)).find((r) => r.type === 'result')
     assert.ok(result?.type === 'result' && result.output === undefined && result.artifact === info!.artifact)
-    const stored = (await storage.get('artifacts', `${info!.id}/output`)) as unknown as { data: { value: { text: string } } }
-    assert.is(stored.data.value.text.length, 40_000)
+    const stored = await storage.get('artifacts', `${info!.id}/output`)
+    assert.is((stored?.data.value as { text: string }).text.length, 40_000)
   })
 }
 
@@ -176,6 +178,36 @@ test('one owner per state: a second engine is refused (role owner) or joins as a
   const next = await openEngine({ storage, kernel, definitions, role: 'owner' })
   assert.ok(next.owner, 'the lease is free once the owner closes')
   await next.close()
+})
+
+test('a run whose body ends while its cancellation is being journaled ends complete (the completion is accepted), never stuck in cancel_requested', async () => {
+  const project = await open(await newProject('fs'))
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  // The body returns as soon as the cancel_requested record is on its way to the journal.
+  const storage: Storage = {
+    ...project.storage,
+    appendLog(log, entries) {
+      const appended = project.storage.appendLog(log, entries)
+      if (entries.some((entry) => entry.includes('"status":"cancel_requested"'))) release()
+      return appended
+    },
+  }
+  const definitions = defineWorkspace(workflow({ name: 'gated', run: async () => (await gate, 'done') }))
+  const engine = await openEngine({ storage, kernel: project.kernel, definitions })
+  try {
+    const { runId } = await engine.dispatch('gated')
+    await until(async () => (await engine.get(runId))?.status === 'running', 10_000, 'the run to start')
+    const info = await engine.cancel(runId)
+    assert.ok(info && isTerminal(info.status), `cancel returned the run ${info?.status}`)
+    const settled = await engine.settled(runId, AbortSignal.timeout(10_000))
+    assert.is(settled?.status, 'complete')
+    assert.is(settled?.output, 'done')
+    assert.equal(await statuses(project.storage, runId), ['queued', 'running', 'cancel_requested', 'complete'])
+  } finally {
+    await engine.close()
+    await project.close()
+  }
 })
 
 test('the journal saw every transition of the state machine', () => {

@@ -13,7 +13,7 @@ import { readContainedFile } from './contained-file.js'
 import { override, readProjectConfig, type AdapterChoice, type AdapterOverride, type ProjectConfig } from './config.js'
 import { DATA_FOLDER, type FindOptions } from './find.js'
 import { locateProject } from './locate.js'
-import { builtinRegistry, resolveAdapter, withAdapterModules, type Registry } from './registry.js'
+import { builtinRegistry, resolveAdapter, STORAGE_TARGETS, withAdapterModules, type Registry } from './registry.js'
 
 export interface OpenProjectOptions extends FindOptions {
   /** Replace config.json's adapters (the CLI's `--storage`): a kind keeps the file's options when it is the same kind. */
@@ -42,6 +42,8 @@ export interface Project extends ProjectContext {
   adapters: { storage: AdapterChoice; retrieval: AdapterChoice }
   /** The open storage, for a consumer's own collections and logs, and for copies (`foundry export`). */
   storage: Storage
+  /** Where a job queue can live beside the storage (its descriptor's `queueUrl`: PostgreSQL's database); absent when it cannot. */
+  queueUrl?: string
   /** Persist what the retriever deferred and release the storage. Idempotent. */
   close(): Promise<void>
 }
@@ -79,12 +81,14 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
     ...(options.now && { now: options.now }),
   })
   let closing: Promise<void> | undefined
+  const queueUrl = storage.descriptor.queueUrl?.(storage.choice.options, site)
   return {
     root,
     dataDir,
     config: kernel.config,
     adapters: { storage: storage.choice, retrieval: retrieval.choice },
     storage: store,
+    ...(queueUrl && { queueUrl }),
     kernel,
     close: () => (closing ??= kernel.close()),
   }
@@ -110,10 +114,37 @@ export function sameStorage(file: ProjectConfig, wanted: AdapterOverride | undef
  * `foundry export` and `foundry import` copy through. It creates its data as it writes.
  */
 export async function openStorage(root: string, choice: AdapterOverride = 'fs', registry: Registry = builtinRegistry()): Promise<Storage> {
+  return (await openChoice(root, choice, registry)).storage
+}
+
+/** A storage a bare location names, opened outside any project, with what it offers. */
+export interface OpenedTarget {
+  storage: Storage
+  /** What the location is, for messages: `PostgreSQL`, `SQLite`, `folder`. */
+  title: string
+  /** The location resolved, when it is local (a URL is never repeated: it may hold a password). */
+  path: string | undefined
+  /** Where a job queue can live beside the storage (its descriptor's `queueUrl`), or undefined. */
+  queueUrl: string | undefined
+}
+
+/**
+ * Open the storage a bare location names (`marbles --state PATH|URL`): the first of the built-in
+ * `STORAGE_TARGETS` that matches it (a `postgres://` URL, a `.db` or `.sqlite` file, else a folder).
+ */
+export async function openTarget(target: string, registry: Registry = builtinRegistry()): Promise<OpenedTarget> {
+  const [kind, match] = STORAGE_TARGETS.map((t) => [t, t.matches(target)] as const).find(([, m]) => m) ?? []
+  if (!kind || !match) throw new FoundryError('INVALID_INPUT', `No storage matches the location ${JSON.stringify(target)}: give a folder, a .db file or a postgres:// URL`)
+  const { storage, descriptor, options, site } = await openChoice(match.root, { kind: kind.kind, ...match.options }, registry)
+  return { storage, title: kind.title, path: match.path, queueUrl: descriptor.queueUrl?.(options, site) }
+}
+
+async function openChoice(root: string, choice: AdapterOverride, registry: Registry) {
   const dir = resolve(root)
   const picked = override({ kind: '', options: {} }, choice)
   const { descriptor, choice: valid } = await resolveAdapter(registry, 'storage', picked, 'the storage options')
-  return checked(await descriptor.open(valid.options, { root: dir, dataDir: join(dir, DATA_FOLDER) }), 'storage', valid.kind)
+  const site = { root: dir, dataDir: join(dir, DATA_FOLDER) }
+  return { storage: checked(await descriptor.open(valid.options, site), 'storage', valid.kind), descriptor, options: valid.options, site }
 }
 
 /**

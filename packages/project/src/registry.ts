@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { isAbsolute, join, resolve } from 'node:path'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { bm25Descriptor, FoundryError, minisearchDescriptor, validator, type RetrieverDescriptor, type StorageDescriptor } from '@foundry/kernel'
 import type { AdapterChoice } from './config.js'
@@ -23,6 +23,40 @@ export const BUILTIN_RETRIEVERS: Readonly<Record<string, Load<RetrieverDescripto
   fts: async () => (await sqliteAdapter('retrieval "fts"')).ftsDescriptor,
   postgres: async () => (await import('@foundry/adapter-postgres')).postgresRetrieverDescriptor,
 }
+
+/** A built-in storage a bare location names: its site root, the options to open it with, and the path when it is local. */
+export interface TargetMatch {
+  root: string
+  options: Record<string, unknown>
+  /** The location resolved, when it is local (a URL is never repeated: it may hold a password). */
+  path?: string
+}
+
+/** Which storage kind a bare location (`marbles --state PATH|URL`) names, decided without loading its adapter. */
+export interface StorageTarget {
+  kind: string
+  /** What it is, for messages: `PostgreSQL`, `SQLite`, `folder`. */
+  title: string
+  /** The match, or undefined when the location is not of this kind. */
+  matches(target: string): TargetMatch | undefined
+}
+
+/**
+ * The built-in storages' locations, asked in order: a `postgres://` URL, a `.db`/`.sqlite`/`.sqlite3`
+ * file, else a folder (the folder layout, kept in the folder itself).
+ */
+export const STORAGE_TARGETS: readonly StorageTarget[] = [
+  { kind: 'postgres', title: 'PostgreSQL', matches: (target) => (/^postgres(ql)?:\/\//.test(target) ? { root: process.cwd(), options: { url: target } } : undefined) },
+  {
+    kind: 'sqlite',
+    title: 'SQLite',
+    matches(target) {
+      const path = resolve(target)
+      return /\.(db|sqlite3?)$/.test(path) ? { root: dirname(path), options: { path }, path } : undefined
+    },
+  },
+  { kind: 'fs', title: 'folder', matches: (target) => ({ root: resolve(target), options: { folder: resolve(target) }, path: resolve(target) }) },
+]
 
 /**
  * `@foundry/adapter-sqlite`, whose native better-sqlite3 is an optional dependency: without it, one

@@ -33,9 +33,12 @@ export interface FactStore {
   /**
    * The write path's fact set as of `revision` (`force`: a full read whatever the cache). One refresh
    * runs at a time; the others wait for it and check again, so concurrent operations in one process
-   * never apply changes to the set side by side.
+   * never apply changes to the set side by side. `inSection`: the caller holds the storage's write
+   * section, where a refresh started outside may be waiting for that very section (SQLite holds
+   * readers back while a section is open): it then reads a set of its own instead of waiting, and
+   * installs it with `wrote`.
    */
-  facts(revision: string, force?: boolean): Promise<FactSet>
+  facts(revision: string, options?: { force?: boolean; inSection?: boolean }): Promise<FactSet>
   /** After a write inside the exclusive section: the set now describes `revision`. */
   wrote(revision: string, facts: FactSet): void
   /** The fact set when it describes `revision`, else undefined. */
@@ -69,7 +72,7 @@ export function createFactStore(ctx: PluginHost): FactStore {
   /** Facts fetched for search hits while the revision stays the same (a server searches often, rarely loads all). */
   let fetched: { revision: string; facts: Map<string, Fact> } = { revision: '', facts: new Map() }
   /** Every fact as last read for a reader while no fact set was current. */
-  let readAll: { revision: string; facts: Map<string, Fact> } | undefined
+  let lastRead: { revision: string; facts: Map<string, Fact> } | undefined
   let counted: { revision: string; day: string; active: number } | undefined
   /** Problems already reported, as `key message`: each once per process, however often it is met. */
   const reported = new Set<string>()
@@ -91,10 +94,12 @@ export function createFactStore(ctx: PluginHost): FactStore {
     }
   }
 
-  async function facts(revision: string, force = false): Promise<FactSet> {
+  async function facts(revision: string, options: { force?: boolean; inSection?: boolean } = {}): Promise<FactSet> {
+    const force = options.force === true
     for (;;) {
       if (!force && cache?.revision === revision) return cache.facts
       if (loading) {
+        if (options.inSection) return readAll() // never wait inside the section for a refresh that may wait for it
         await loading.catch(() => {})
         continue // another refresh finished: check it against our revision
       }
@@ -123,13 +128,18 @@ export function createFactStore(ctx: PluginHost): FactStore {
         return set
       }
     }
-    const held: string[] = []
-    const list = await storage.list('facts', { onProblem: (problem) => (held.push(problem.key), report(problem)) })
-    cache = { revision, facts: createFactSet(list, held) }
+    cache = { revision, facts: await readAll() }
     // Having read everything, leave the figures for the next short-lived process (facts imported or
     // written by other means have none yet). Only a cache: a read-only store must not fail the read.
     if (!(await stats(revision))) await saveStats(cache.facts, revision).catch(() => {})
     return cache.facts
+  }
+
+  /** Every fact read into a new set; a record that cannot be read keeps its id (held), never to be overwritten. */
+  async function readAll(): Promise<FactSet> {
+    const held: string[] = []
+    const list = await storage.list('facts', { onProblem: (problem) => (held.push(problem.key), report(problem)) })
+    return createFactSet(list, held)
   }
 
   async function hit(id: string, revision: string): Promise<Fact | undefined> {
@@ -142,7 +152,7 @@ export function createFactStore(ctx: PluginHost): FactStore {
 
   async function reader(revision: string): Promise<FactReader> {
     if (cache?.revision === revision) return cache.facts
-    if (readAll?.revision === revision) return readAll.facts
+    if (lastRead?.revision === revision) return lastRead.facts
     const stored = await storage.list('facts', { onProblem: report })
     const claims = new Map<string, string>()
     for (const fact of stored) if (fact.supersedes !== undefined && factNumber(fact.supersedes) < factNumber(fact.id)) claims.set(fact.supersedes, fact.id)
@@ -151,7 +161,7 @@ export function createFactStore(ctx: PluginHost): FactStore {
       const claimant = fact.status === 'active' ? claims.get(fact.id) : undefined
       all.set(fact.id, claimant === undefined ? fact : { ...fact, status: 'superseded', supersededBy: claimant })
     }
-    readAll = { revision, facts: all }
+    lastRead = { revision, facts: all }
     return all
   }
 
@@ -173,11 +183,19 @@ export function createFactStore(ctx: PluginHost): FactStore {
     await storage.put('meta', STATS_KEY, JSON.stringify(figures), { durability: 'relaxed' })
   }
 
-  async function activeCount(revision: string): Promise<number> {
+  async function activeCount(revision: string, again = true): Promise<number> {
     const today = dayOf(ctx.now())
     if (cache?.revision === revision) return cache.facts.activeCount(today)
     if (counted?.revision === revision && counted.day === today) return counted.active
-    const active = (await stats(revision))?.active ?? (await facts(revision)).activeCount(today)
+    const stored = await stats(revision)
+    if (!stored && again) {
+      // The facts moved on since the operation read the revision (a write landed meanwhile): the
+      // count as of now is as good, and its figures are stored; a full read is the last resort
+      // (outside the write section it would wait for a writer that may be waiting for it).
+      const now = await storage.revision('facts')
+      if (now !== revision) return activeCount(now, false)
+    }
+    const active = stored?.active ?? (await facts(revision)).activeCount(today)
     counted = { revision, day: today, active }
     return active
   }

@@ -84,7 +84,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const before = await retriever.revision()
     const outcome = await storage.exclusive(async () => {
       const revision = await store.revision()
-      const facts = await store.facts(revision)
+      const facts = await store.facts(revision, { inSection: true })
       const plan = planWrite(input, facts, ctx.now())
       if (plan.action !== 'duplicate' && options?.author) plan.fact.author = options.author
       if (plan.action === 'duplicate') return { plan, revision, after: revision, index: undefined, stale: undefined, facts }
@@ -196,7 +196,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
   /** Rebuild INDEX.md from a full read of storage (picks up facts edited by other means). */
   async function index(): Promise<IndexResult> {
     const revision = await store.revision()
-    const built = await saveIndex(await store.facts(revision, true), revision)
+    const built = await saveIndex(await store.facts(revision, { force: true }), revision)
     await syncRetriever(revision)
     const path = storage.locate('meta', INDEX_KEY)
     return { text: `Rebuilt ${path}\n${indexSummary(built)}.`, path, index: built }
@@ -243,7 +243,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const before = await retriever.revision()
     const outcome = await storage.exclusive(async () => {
       const revision = await store.revision()
-      const facts = await store.facts(revision)
+      const facts = await store.facts(revision, { inSection: true })
       const fact = facts.get(input.id)
       if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${input.id}. ${ctx.hints.listFacts}`)
       if (fact.status === 'superseded')

@@ -19,6 +19,12 @@ export interface SessionRecord extends SessionRef {
 
 export const SESSIONS = 'marbles.sessions'
 
+declare module '@foundry/kernel' {
+  interface Collections {
+    'marbles.sessions': SessionRecord
+  }
+}
+
 /**
  * Sessions of one host: the records, and which are in use. One active run per session: a second
  * dispatch on a session whose run is still going is refused (the conversation would fork).
@@ -26,8 +32,8 @@ export const SESSIONS = 'marbles.sessions'
 export function createSessions(storage: Storage) {
   const busy = new Map<string, string>()
   return {
-    get: (id: string) => storage.get(SESSIONS, id) as Promise<SessionRecord | undefined>,
-    save: (record: SessionRecord) => storage.put(SESSIONS, record.id, record as never, { durability: 'relaxed' }),
+    get: (id: string) => storage.get(SESSIONS, id),
+    save: (record: SessionRecord) => storage.put(SESSIONS, record.id, record, { durability: 'relaxed' }),
     /** The run using the session now, or undefined. */
     user: (id: string) => busy.get(id),
     /** Mark the session in use by `runId`; false when another run holds it. */

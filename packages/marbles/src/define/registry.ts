@@ -3,8 +3,8 @@ import type { AgentDefinition } from './agent.js'
 import type { MonitorDefinition, ScheduleDefinition } from './triggers.js'
 import type { StepDefinition, WorkflowDefinition } from './workflow.js'
 
-export type Runnable = WorkflowDefinition<never, unknown> | StepDefinition<never, unknown>
-export type Definition = Runnable | AgentDefinition | ScheduleDefinition | MonitorDefinition<never>
+export type Runnable = WorkflowDefinition | StepDefinition
+export type Definition = Runnable | AgentDefinition | ScheduleDefinition | MonitorDefinition
 
 /** Everything a workspace declares, by name, and the file that declared each. */
 export interface Definitions {
@@ -12,7 +12,7 @@ export interface Definitions {
   runnables: ReadonlyMap<string, Runnable>
   agents: ReadonlyMap<string, AgentDefinition>
   schedules: ReadonlyMap<string, ScheduleDefinition>
-  monitors: ReadonlyMap<string, MonitorDefinition<never>>
+  monitors: ReadonlyMap<string, MonitorDefinition>
   /** Where each definition came from (`<kind> <name>` → file), for messages. */
   origins: ReadonlyMap<string, string>
 }
@@ -25,7 +25,7 @@ export function collectDefinitions(sources: Iterable<{ origin: string; values: I
   const runnables = new Map<string, Runnable>()
   const agents = new Map<string, AgentDefinition>()
   const schedules = new Map<string, ScheduleDefinition>()
-  const monitors = new Map<string, MonitorDefinition<never>>()
+  const monitors = new Map<string, MonitorDefinition>()
   const origins = new Map<string, string>()
   const seen = new Set<unknown>()
   const add = (value: unknown, origin: string) => {
@@ -42,7 +42,7 @@ export function collectDefinitions(sources: Iterable<{ origin: string; values: I
     if (family === 'workflow') runnables.set(def.name, def as Runnable)
     else if (kind === 'agent') agents.set(def.name, def as AgentDefinition)
     else if (kind === 'schedule') schedules.set(def.name, def as ScheduleDefinition)
-    else monitors.set(def.name, def as MonitorDefinition<never>)
+    else monitors.set(def.name, def as MonitorDefinition)
   }
   for (const { origin, values } of sources) for (const value of values) add(value, origin)
   for (const trigger of [...schedules.values(), ...monitors.values()])

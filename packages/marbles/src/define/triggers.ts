@@ -3,7 +3,7 @@ import { checkName, KIND } from './brand.js'
 import { parseCron, type Cron } from '../triggers/cron.js'
 import type { StepDefinition, WorkflowDefinition } from './workflow.js'
 
-type Target = string | WorkflowDefinition<never, unknown> | StepDefinition<never, unknown>
+type Target = string | WorkflowDefinition | StepDefinition
 
 export interface ScheduleOptions {
   name: string

@@ -22,13 +22,13 @@ export function runArtifacts(storage: Storage, runId: string, producedBy: string
         typeof value === 'object' && value !== null && !Array.isArray(value)
           ? { ...(value as Record<string, unknown>), schema: (value as { schema?: unknown }).schema ?? 'marbles.output', producedBy }
           : { schema: 'marbles.output', producedBy, summary: `${name} of ${runId}`, value }
-      await storage.put('artifacts', key, { wave: runId, agent: sanitizeName(name), data } as never)
+      await storage.put('artifacts', key, { wave: runId, agent: sanitizeName(name), data })
       return { key, path: storage.locate('artifacts', key) }
     },
     /** A value stored by `keep`: inline, or read back from its artifact. */
     async get(stored: StoredValue): Promise<unknown> {
       if (stored.key === undefined) return stored.result
-      const artifact = (await storage.get('artifacts', stored.key)) as { data?: { value?: unknown } } | undefined
+      const artifact = await storage.get('artifacts', stored.key)
       if (!artifact) throw new Error(`artifact ${stored.artifact ?? stored.key} is missing`)
       return artifact.data?.value
     },
@@ -39,7 +39,7 @@ export function runArtifacts(storage: Storage, runId: string, producedBy: string
       if (json === undefined) return {}
       if (json.length <= INLINE_LIMIT) return { result: JSON.parse(json) as JsonValue }
       const key = keyOf(name)
-      await storage.put('artifacts', key, { wave: runId, agent: sanitizeName(name), data: { schema: 'marbles.output', producedBy, summary: `${name} of ${runId} (${json.length} bytes)`, value: JSON.parse(json) } } as never)
+      await storage.put('artifacts', key, { wave: runId, agent: sanitizeName(name), data: { schema: 'marbles.output', producedBy, summary: `${name} of ${runId} (${json.length} bytes)`, value: JSON.parse(json) } })
       return { artifact: storage.locate('artifacts', key), key }
     },
   }

@@ -28,6 +28,12 @@ export interface LeaseOptions {
 }
 
 const COLLECTION = 'marbles.lease'
+
+declare module '@foundry/kernel' {
+  interface Collections {
+    'marbles.lease': LeaseHolder
+  }
+}
 const KEY = 'owner'
 
 /**
@@ -40,9 +46,9 @@ export async function acquireLease(storage: Storage, options: LeaseOptions = {})
   const now = Date.now()
   const mine: LeaseHolder = { token: crypto.randomUUID(), pid: process.pid, host: hostname(), pidStart: processStart(process.pid), startedAt: now, heartbeatAt: now }
   const taken = await storage.exclusive(async () => {
-    const current = (await storage.get(COLLECTION, KEY)) as LeaseHolder | undefined
+    const current = await storage.get(COLLECTION, KEY)
     if (current && isAlive(current, ttlMs)) return current
-    await storage.put(COLLECTION, KEY, mine as never)
+    await storage.put(COLLECTION, KEY, mine)
     return undefined
   })
   if (taken) return { refused: taken }
@@ -52,9 +58,9 @@ export async function acquireLease(storage: Storage, options: LeaseOptions = {})
   const beat = setInterval(() => {
     void storage
       .exclusive(async () => {
-        const current = (await storage.get(COLLECTION, KEY)) as LeaseHolder | undefined
+        const current = await storage.get(COLLECTION, KEY)
         if (current?.token !== mine.token) return false
-        await storage.put(COLLECTION, KEY, { ...mine, heartbeatAt: Date.now() } as never, { durability: 'relaxed' })
+        await storage.put(COLLECTION, KEY, { ...mine, heartbeatAt: Date.now() }, { durability: 'relaxed' })
         return true
       })
       .then((ours) => {
@@ -71,7 +77,7 @@ export async function acquireLease(storage: Storage, options: LeaseOptions = {})
       released = true
       clearInterval(beat)
       await storage.exclusive(async () => {
-        const current = (await storage.get(COLLECTION, KEY)) as LeaseHolder | undefined
+        const current = await storage.get(COLLECTION, KEY)
         if (current?.token === mine.token) await storage.delete(COLLECTION, KEY)
       })
     },
@@ -80,7 +86,7 @@ export async function acquireLease(storage: Storage, options: LeaseOptions = {})
 
 /** The live holder of the state's lease, if any. */
 export async function leaseHolder(storage: Storage, ttlMs = 15_000): Promise<LeaseHolder | undefined> {
-  const current = (await storage.get(COLLECTION, KEY)) as LeaseHolder | undefined
+  const current = await storage.get(COLLECTION, KEY)
   return current && isAlive(current, ttlMs) ? current : undefined
 }
 

@@ -30,6 +30,14 @@ export interface JobEntry {
   /** How many times the run got a new job because its worker died before starting it. */
   requeues?: number
 }
+// The open collections' record types, declared to the kernel's storage (see `Collections` in @foundry/kernel).
+declare module '@foundry/kernel' {
+  interface Collections {
+    'marbles.runs': RunRecord
+    'marbles.jobs': JobEntry
+  }
+}
+
 /** Requests to the lease holder from other processes: `{ "type": "dispatch" | "cancel", "runId" }` a line. */
 export const CONTROL_LOG = 'marbles/control'
 

@@ -9,6 +9,7 @@ import type { JsonValue } from '@foundry/kernel'
  *   │          │ └─────▶ suspended ──▶ running   (a timer fell due)
  *   │          ▼              │
  *   └──▶ cancel_requested ◀───┘ ──▶ cancelled
+ *                   └───────────────▶ complete   (the body had returned when the cancellation came)
  * ```
  */
 export type RunStatus = 'queued' | 'running' | 'suspended' | 'cancel_requested' | 'complete' | 'failed' | 'cancelled'
@@ -17,7 +18,7 @@ export const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   queued: ['running', 'cancel_requested'],
   running: ['complete', 'failed', 'suspended', 'cancel_requested'],
   suspended: ['running', 'cancel_requested'],
-  cancel_requested: ['cancelled'],
+  cancel_requested: ['cancelled', 'complete'],
   complete: [],
   failed: [],
   cancelled: [],

@@ -26,52 +26,9 @@ export const DEAD_QUEUE = 'marbles/dead'
 
 /** A run queue on pg-boss: one queue per workflow (`marbles/<name>`), jobs `{ runId }`, a shared dead-letter queue. */
 export async function pgBossQueue(options: PgBossQueueOptions): Promise<RunQueue> {
-  const { PgBoss } = await import('pg-boss')
-  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
+  const boss = await startBoss(options)
   const heartbeatSeconds = options.heartbeatSeconds ?? 10
-  const supervise = options.supervise ?? false
-  const boss: Boss = new PgBoss({
-    connectionString: options.url,
-    schema: options.schema ?? 'marbles_jobs',
-    application_name: 'marbles',
-    max: options.poolSize ?? 4,
-    supervise,
-    schedule: false,
-    useListenNotify: true,
-    ...(supervise && { superviseIntervalSeconds: options.superviseIntervalSeconds ?? 2, monitorIntervalSeconds: options.superviseIntervalSeconds ?? 2 }),
-  })
-  let lastError = ''
-  boss.on('error', (error: Error) => {
-    // One line per distinct error: a server that went away is reported once, not every poll.
-    if (error.message !== lastError) log(`marbles: job queue: ${redact(error.message, options.url)}`)
-    lastError = error.message
-  })
-  try {
-    await boss.start()
-  } catch (error) {
-    await boss.stop({ graceful: false }).catch(() => {})
-    throw new Error(`Cannot start the job queue on ${host(options.url)}: ${redact((error as Error).message, options.url)}`, { cause: error })
-  }
-
-  const created = new Map<string, Promise<void>>()
-  const ensureQueue = (name: string): Promise<void> => {
-    let made = created.get(name)
-    if (!made) {
-      made = (async () => {
-        if (name !== DEAD_QUEUE) await ensureQueue(DEAD_QUEUE)
-        if (await boss.getQueue(name)) return
-        try {
-          await boss.createQueue(name, { notify: true, ...(name !== DEAD_QUEUE && { deadLetter: DEAD_QUEUE }) })
-        } catch (error) {
-          if (!(await boss.getQueue(name))) throw error // else another process created it first
-        }
-      })()
-      made.catch(() => created.delete(name))
-      created.set(name, made)
-    }
-    return made
-  }
-
+  const ensureQueue = queueMaker(boss)
   const cancelled = async (ref: JobRef): Promise<boolean> => {
     const [job] = await boss.findJobs(ref.queue, { id: ref.id }).catch(() => [])
     return job?.state === 'cancelled'
@@ -152,6 +109,60 @@ export async function pgBossQueue(options: PgBossQueueOptions): Promise<RunQueue
       await boss.stop({ graceful: false, close: true }).catch(() => {})
     },
   }
+}
+
+/** pg-boss on the server, started; its errors logged once each, never with the password. */
+async function startBoss(options: PgBossQueueOptions): Promise<Boss> {
+  const { PgBoss } = await import('pg-boss')
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
+  const supervise = options.supervise ?? false
+  const boss: Boss = new PgBoss({
+    connectionString: options.url,
+    schema: options.schema ?? 'marbles_jobs',
+    application_name: 'marbles',
+    max: options.poolSize ?? 4,
+    supervise,
+    schedule: false,
+    useListenNotify: true,
+    ...(supervise && { superviseIntervalSeconds: options.superviseIntervalSeconds ?? 2, monitorIntervalSeconds: options.superviseIntervalSeconds ?? 2 }),
+  })
+  let lastError = ''
+  boss.on('error', (error: Error) => {
+    // One line per distinct error: a server that went away is reported once, not every poll.
+    if (error.message !== lastError) log(`marbles: job queue: ${redact(error.message, options.url)}`)
+    lastError = error.message
+  })
+  try {
+    await boss.start()
+  } catch (error) {
+    await boss.stop({ graceful: false }).catch(() => {})
+    throw new Error(`Cannot start the job queue on ${host(options.url)}: ${redact((error as Error).message, options.url)}`, { cause: error })
+  }
+
+  return boss
+}
+
+/** `ensureQueue(name)`: create the queue once (and the dead-letter queue first), tolerating another process creating it meanwhile. */
+function queueMaker(boss: Boss): (name: string) => Promise<void> {
+  const created = new Map<string, Promise<void>>()
+  const ensureQueue = (name: string): Promise<void> => {
+    let made = created.get(name)
+    if (!made) {
+      made = (async () => {
+        if (name !== DEAD_QUEUE) await ensureQueue(DEAD_QUEUE)
+        if (await boss.getQueue(name)) return
+        try {
+          await boss.createQueue(name, { notify: true, ...(name !== DEAD_QUEUE && { deadLetter: DEAD_QUEUE }) })
+        } catch (error) {
+          if (!(await boss.getQueue(name))) throw error // else another process created it first
+        }
+      })()
+      made.catch(() => created.delete(name))
+      created.set(name, made)
+    }
+    return made
+  }
+  return ensureQueue
 }
 
 /** A workflow's queue: `marbles/<name>`, characters pg-boss refuses (an agent run's `:`) as `_`. */

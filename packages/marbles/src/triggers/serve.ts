@@ -56,11 +56,11 @@ export function startTriggers(engine: Engine, kernel: Kernel, options: TriggerOp
       let value: unknown
       try {
         value = await m.poll({ kernel, signal: stop.signal })
-        now = Boolean(m.when(value as never))
+        now = Boolean(m.when(value))
       } catch (error) {
         log(`monitor ${m.name}: poll failed: ${(error as Error).message}`)
       }
-      if (now && !was) dispatch(m.workflow, m.input(value as never), `monitor ${m.name}`)
+      if (now && !was) dispatch(m.workflow, m.input(value), `monitor ${m.name}`)
       was = now
       later(m.everyMs, () => void track(poll()))
     }

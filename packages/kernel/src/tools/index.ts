@@ -25,4 +25,4 @@ export {
   type BlackboardWriteOutput,
   type BlackboardReadOutput,
   type TokenReportOutput,
-} from './output-schemas.js'
+} from './schemas.js'

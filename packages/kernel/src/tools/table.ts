@@ -14,7 +14,7 @@ import {
   TokenReportOutputSchema,
   ValidateOutputSchema,
   WriteOutputSchema,
-} from './output-schemas.js'
+} from './schemas.js'
 
 /** One row of Foundry's kernel tools: a `ToolRow` over the kernel, with its title and output schema. */
 export type KernelTool<I extends TSchema = TSchema, O extends TSchema = TSchema, N extends string = string> = ToolRow<Kernel, I, O> & { name: N; title: string; output: O }

@@ -1,6 +1,11 @@
 import { FactSchema } from '../schema/fact.js'
 import { Type, type Static } from 'typebox'
 
+/*
+ * The tools' schemas. A new tool's input schema goes here too; the inputs the kernel's services
+ * also validate with live in ../schema/inputs.ts.
+ */
+
 /**
  * The `outputSchema` of each tool: the `structuredContent` it returns beside its text. It is
  * the kernel's result without its rendered `text`, and without whole documents (a runbook's body,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The package boundaries: kernel ← adapters ← project ← {server} ← {mcp, hooks, marbles, ingest} ← apps.
+// The package boundaries: kernel ← adapters ← project ← {server} ← {mcp, hooks, marbles, ingest, console} ← apps.
 // Reads every packages/*/package.json (dependencies of every kind) and every import of @foundry/*
 // in packages/*/src, and fails naming each edge the layers forbid: a consumer depending on another
 // consumer or on an adapter, the kit on a consumer, anything on an app, a src file reaching into
@@ -13,7 +13,7 @@ const LAYERS = [
   [/^@foundry\/adapter-/, 'adapter'],
   [/^@foundry\/project$/, 'root'],
   [/^@foundry\/server$/, 'kit'],
-  [/^@foundry\/(mcp|hooks|marbles|ingest)$/, 'consumer'],
+  [/^@foundry\/(mcp|hooks|marbles|ingest|console)$/, 'consumer'],
   [/^@foundry\/cli$/, 'app'],
 ]
 

@@ -15,10 +15,10 @@ const at = process.argv.indexOf('--out')
 const out = resolve(at > 0 ? process.argv[at + 1] : join(source, 'dist-plugin'))
 const plugin = join(out, 'foundry')
 
-const bins = { hooks: join(root, 'packages', 'hooks', 'dist', 'bin'), mcp: join(root, 'packages', 'mcp', 'dist', 'bin') }
+const bins = { hooks: join(root, 'packages', 'hooks', 'dist', 'bin'), mcp: join(root, 'packages', 'foundry', 'dist', 'bin') }
 for (const [name, dir] of Object.entries(bins))
   if (!existsSync(dir)) {
-    console.error(`error: ${dir} is not built: run npm run build (or cd packages/${name} && npx tsup) first`)
+    console.error(`error: ${dir} is not built: run npm run build (or npx tsup in ${dirname(dirname(dir))}) first`)
     process.exit(1)
   }
 
@@ -35,7 +35,7 @@ writeFileSync(join(plugin, 'package.json'), `${JSON.stringify({ name: 'foundry-c
 const rewrite = (file) => {
   const text = readFileSync(file, 'utf8')
     .replaceAll('${CLAUDE_PLUGIN_ROOT}/node_modules/@foundry/hooks/dist/bin/', '${CLAUDE_PLUGIN_ROOT}/bin/hooks/')
-    .replaceAll('${CLAUDE_PLUGIN_ROOT}/node_modules/@foundry/mcp/dist/bin/', '${CLAUDE_PLUGIN_ROOT}/bin/mcp/')
+    .replaceAll('${CLAUDE_PLUGIN_ROOT}/node_modules/@foundry/cli/dist/bin/', '${CLAUDE_PLUGIN_ROOT}/bin/mcp/')
   if (text.includes('node_modules')) throw new Error(`${file} still names node_modules after the rewrite`)
   writeFileSync(file, text)
 }

@@ -57,8 +57,16 @@ const gates = only.length
   : [
       { title: 'typecheck', gate: true, start: () => run(pnpm, ['-r', '--no-bail', '--workspace-concurrency=1', '--filter', './packages/*', 'run', 'typecheck'], root) },
       { title: 'exports', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'check-exports.mjs')], root) },
+      { title: 'boundaries', gate: true, start: boundaries },
     ]
-const LONGEST = ['mcp', 'adapter-postgres', 'marbles', 'hooks', 'adapter-fs', 'adapter-sqlite', 'kernel', 'project']
+/** The package boundaries (check-boundaries.mjs), after its own test on fixture trees: one gate. */
+async function boundaries() {
+  const self = await run(process.execPath, [uvu, 'scripts', 'check-boundaries\\.test\\.mjs$'], root)
+  if (self.code !== 0) return self
+  const check = await run(process.execPath, [join(root, 'scripts', 'check-boundaries.mjs')], root)
+  return { ...check, out: self.out + check.out, seconds: self.seconds + check.seconds }
+}
+const LONGEST = ['foundry', 'adapter-postgres', 'marbles', 'hooks', 'adapter-fs', 'adapter-sqlite', 'kernel', 'project']
 const rank = (name) => (LONGEST.includes(name) ? LONGEST.indexOf(name) : LONGEST.length)
 const tests = [...packages]
   .sort((a, b) => rank(a) - rank(b))

@@ -75,7 +75,7 @@ export async function capped<T>(items: T[], cap: number, fn: (item: T, i: number
 }
 
 const here = createRequire(import.meta.url)
-const mcpPackage = here.resolve('@foundry/mcp/package.json')
+const mcpPackage = here.resolve('@foundry/cli/package.json')
 const FOUNDRY_BIN = join(dirname(mcpPackage), 'dist', 'bin', 'foundry.js')
 const FOUNDRY_VERSION = (JSON.parse(readFileSync(mcpPackage, 'utf8')) as { version: string }).version
 const serverMemoryPackage = here.resolve('@modelcontextprotocol/server-memory/package.json')
@@ -87,9 +87,9 @@ const AI_DEVKIT_PACKAGE = join(dirname(AI_DEVKIT_BIN), '..', 'package.json')
 const AI_DEVKIT_VERSION = (JSON.parse(readFileSync(AI_DEVKIT_PACKAGE, 'utf8')) as { version: string }).version
 
 /**
- * A copy of the built `foundry` bin in `scratch`, so a rebuild of packages/mcp during the run (the
+ * A copy of the built `foundry` bin in `scratch`, so a rebuild of packages/foundry during the run (the
  * checkout is shared) neither removes it nor mixes two builds. The bin bundles everything but
- * better-sqlite3, which it finds through a link to packages/mcp/node_modules. Waits for a build in
+ * better-sqlite3, which it finds through a link to packages/foundry/node_modules. Waits for a build in
  * progress to finish.
  */
 export async function foundryBin(scratch: string): Promise<string> {
@@ -103,7 +103,7 @@ export async function foundryBin(scratch: string): Promise<string> {
       const bin = join(target, 'dist', 'bin', 'foundry.js')
       if (spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' }).status === 0) return bin
     }
-    if (tries >= 60) throw new Error(`No working build at ${FOUNDRY_BIN}: run \`pnpm run build\` (or npx tsup in packages/mcp) first`)
+    if (tries >= 60) throw new Error(`No working build at ${FOUNDRY_BIN}: run \`pnpm run build\` (or npx tsup in packages/foundry) first`)
     await sleep(2000)
   }
 }
@@ -112,7 +112,7 @@ export async function foundryBin(scratch: string): Promise<string> {
 export function foundry(storage: 'fs' | 'sqlite', env: Record<string, string>, bin: string): PeerSystem {
   return {
     name: `Foundry ${storage}`,
-    version: `@foundry/mcp ${FOUNDRY_VERSION}`,
+    version: `@foundry/cli ${FOUNDRY_VERSION}`,
     prepare(dir) {
       const run = spawnSync(process.execPath, [bin, 'init', '--root', dir, '--storage', storage], { encoding: 'utf8', env })
       if (run.status !== 0) throw new Error(`foundry init --storage ${storage} failed: ${run.stderr}`)
@@ -243,7 +243,7 @@ export function aiDevkit(env: Record<string, string>): PeerSystem {
   }
 }
 
-/** The stdio client transport and environment of the SDK that `@foundry/mcp` is built with. */
+/** The stdio client transport and environment of the SDK that `@foundry/cli` is built with. */
 export function sdk(): {
   Client: new (info: { name: string; version: string }) => PeerClient
   StdioClientTransport: new (options: Launch & { stderr: 'pipe' | 'inherit' | 'ignore'; maxBufferSize?: number }) => { pid: number | null }

@@ -12,7 +12,7 @@ interface McpClient {
   close(): Promise<void>
 }
 
-const mcpPackage = createRequire(import.meta.url).resolve('@foundry/mcp/package.json')
+const mcpPackage = createRequire(import.meta.url).resolve('@foundry/cli/package.json')
 const fromMcp = createRequire(mcpPackage)
 const { Client } = fromMcp('@modelcontextprotocol/sdk/client/index.js') as { Client: new (info: { name: string; version: string }) => McpClient }
 const { StreamableHTTPClientTransport } = fromMcp('@modelcontextprotocol/sdk/client/streamableHttp.js') as { StreamableHTTPClientTransport: new (url: URL, options?: unknown) => unknown }

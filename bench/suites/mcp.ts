@@ -20,8 +20,8 @@ interface McpClient {
   close(): Promise<void>
 }
 
-// The SDK client is resolved from @foundry/mcp, whose dependency it is: the version the server is built with.
-const mcpPackage = createRequire(import.meta.url).resolve('@foundry/mcp/package.json')
+// The SDK client is resolved from @foundry/cli, whose dependency it is: the version the server is built with.
+const mcpPackage = createRequire(import.meta.url).resolve('@foundry/cli/package.json')
 const fromMcp = createRequire(mcpPackage)
 const { Client } = fromMcp('@modelcontextprotocol/sdk/client/index.js') as { Client: new (info: { name: string; version: string }) => McpClient }
 const { StdioClientTransport, getDefaultEnvironment } = fromMcp('@modelcontextprotocol/sdk/client/stdio.js') as {

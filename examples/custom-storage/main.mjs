@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const mcpPackage = createRequire(import.meta.url).resolve('@foundry/mcp/package.json')
+const mcpPackage = createRequire(import.meta.url).resolve('@foundry/cli/package.json')
 const foundry = join(dirname(mcpPackage), JSON.parse(readFileSync(mcpPackage, 'utf8')).bin.foundry)
 
 // 1. The conformance suite, in its own process (uvu prints each case).

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
-const mcpPackage = createRequire(import.meta.url).resolve('@foundry/mcp/package.json')
+const mcpPackage = createRequire(import.meta.url).resolve('@foundry/cli/package.json')
 const foundry = join(dirname(mcpPackage), JSON.parse(readFileSync(mcpPackage, 'utf8')).bin.foundry)
 const root = mkdtempSync(join(tmpdir(), 'foundry-client-'))
 // `foundry init` makes the folder a project; the server answers every tool with an error until then.

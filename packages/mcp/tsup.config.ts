@@ -1,25 +1,7 @@
-import { resolve } from 'node:path'
 import { defineConfig } from 'tsup'
-import { bundledBin, library } from '../../tsup.preset.js'
+import { library } from '../../tsup.preset.js'
 
-export default defineConfig([
-  // `@foundry/mcp` (top-level files only: dist/bin belongs to the bin build). Opening a project is `@foundry/project`'s.
-  library({ index: 'src/index.ts' }, { clean: ['*'] }),
-  // The `foundry` bin: the kernel, the tools, @foundry/project and the adapters are chunks loaded after the client's
-  // `initialize` is answered. The server never validates with Ajv, so the SDK's Ajv provider is stubbed.
-  bundledBin(
-    { foundry: 'src/bin.ts' },
-    {
-      esbuildPlugins: [
-        {
-          name: 'sdk-without-ajv',
-          setup(build) {
-            build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) =>
-              args.importer.includes('@modelcontextprotocol') ? { path: resolve('src/no-ajv.ts') } : undefined,
-            )
-          },
-        },
-      ],
-    },
-  ),
-])
+// `@foundry/mcp`: the server, its table and resources; `./stdio` is serveStdio alone, which answers
+// `initialize` before the kernel and the SDK's Server load (server.js is imported after). The
+// `foundry` bin is @foundry/cli's.
+export default defineConfig([library({ index: 'src/index.ts', stdio: 'src/stdio.ts' })])

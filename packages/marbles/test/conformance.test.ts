@@ -1,4 +1,4 @@
-// The official MCP conformance suite (pinned in @foundry/mcp's devDependencies, run with its Node 20 shim) against `marbles mcp --http`.
+// The official MCP conformance suite (pinned in @foundry/cli's devDependencies, run with its Node 20 shim) against `marbles mcp --http`.
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -7,9 +7,9 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { AGENTS, BIN, HERE, newProject, until } from './helpers.js'
 
-// The runner, the shim and the baselines live beside @foundry/mcp's conformance test (mcp/test/conformance/).
-const SHARED = join(HERE, '..', '..', 'mcp', 'test', 'conformance')
-const CONFORMANCE = join(HERE, '..', '..', 'mcp', 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js')
+// The runner, the shim and the baselines live beside @foundry/cli's conformance test (foundry/test/conformance/).
+const SHARED = join(HERE, '..', '..', 'foundry', 'test', 'conformance')
+const CONFORMANCE = join(HERE, '..', '..', 'foundry', 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js')
 const MARBLES_EXPECTED = join(SHARED, 'marbles-expected-failures.yml')
 const GENERIC_SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'logging-set-level', 'server-sse-multiple-streams', 'dns-rebinding-protection']
 

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert'
 import { createKernel, memoryStorage, type Kernel } from '@foundry/kernel'
 import { MockLanguageModelV4 } from 'ai/test'
 import { resolveCwd } from '../src/agents/cwd.js'
+import { KERNEL_TOOLS } from '@foundry/kernel/tools'
 import { aiSdkHarness } from '../src/harnesses/ai-sdk.js'
 import { claudeCodeHarness } from '../src/harnesses/claude-code.js'
 import { codexHarness } from '../src/harnesses/codex.js'
@@ -158,6 +159,14 @@ test('the AI SDK: kernel calls are tools (memory_search finds the fact), maxTurn
   const toolResult = JSON.stringify(model.doGenerateCalls[1]!.prompt)
   assert.ok(toolResult.includes('Refunds go through the ledger'), 'memory_search ran against the kernel, and the model saw its facts')
   assert.ok(lines.some((l) => l.includes('"toolName":"memory_search"')))
+  // The agent's tools are foundry mcp's rows: the same names, descriptions and input schemas.
+  const offered = (model.doGenerateCalls[0]!.tools ?? []) as Array<{ name: string; description?: string; inputSchema: unknown }>
+  assert.equal(offered.map((t) => t.name), ['memory_search', 'contract_validate', 'blackboard_write', 'blackboard_read'])
+  for (const t of offered) {
+    const row = KERNEL_TOOLS.find((r) => r.name === t.name)!
+    assert.is(t.description, row.description, t.name)
+    assert.equal(t.inputSchema, JSON.parse(JSON.stringify(row.input)), t.name)
+  }
 
   const next = await harness.run(request('And chargebacks?', { kernel: k, resume: result.sessionId! }).req)
   assert.is(next.sessionId, result.sessionId)

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { initProject, openProject, type Project } from '@foundry/project'
@@ -16,6 +16,12 @@ export async function newProject(kind: 'fs' | 'sqlite' = 'fs'): Promise<string> 
   const root = mkdtempSync(join(tmpdir(), `marbles-test-${kind}-`))
   await initProject({ root, storage: kind })
   return root
+}
+
+/** The workspace's package declaring the `foundry` bin, linked into the project's node_modules as `npm i -D` would install it. */
+export function installFoundry(root: string): void {
+  mkdirSync(join(root, 'node_modules', '@foundry'), { recursive: true })
+  symlinkSync(join(HERE, '..', '..', 'foundry'), join(root, 'node_modules', '@foundry', 'cli'), 'dir')
 }
 
 export async function open(root: string): Promise<Project> {

@@ -6,7 +6,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readJournal } from '../src/journal/follow.js'
 import { PAGE_CHARS } from '../src/mcp/host.js'
-import { AGENTS, alive, connectMcp, marbles, newProject, open, until } from './helpers.js'
+import { AGENTS, alive, connectMcp, installFoundry, marbles, newProject, open, until } from './helpers.js'
 
 const review = { summary: 'One bug in the retry loop.', verdict: 'request-changes', findings: [{ title: 'Retry never stops', severity: 'high', failureScenario: 'The payment API returns 500 forever and the loop spins.' }] }
 const answer = (value: unknown) => `ANSWER<<${JSON.stringify(value)}>>ANSWER`
@@ -91,6 +91,7 @@ test('dispatch_agent: an acknowledgement with its session; Claude Code gets foun
   await project.kernel.memory.index()
   await project.close()
   mkdirSync(join(root, 'sub'))
+  installFoundry(root)
   const mcp = await connectMcp(['--root', root, '--source', AGENTS])
   try {
     const ack = await mcp.call('dispatch_agent', { agent: 'reviewer', prompt: 'Review the checkout. [delay-ms:800]', maxTurns: 7, cwd: 'sub' })

@@ -1,31 +1,32 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import type { JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { Project } from '@foundry/project'
+import { FoundryStdioTransport, keepServing, serveUntilClosed, stderrLog } from '@foundry/server/stdio'
 import { initializeResult } from './handshake.js'
-import { keepServing, onStopSignal, projectOpener, stderrLog } from './lifecycle.js'
+import { projectOpener, type BesideService } from './project-opener.js'
 
 export interface ServeStdioOptions {
   /** Opens the project; called when the client has initialized, or on the first request that needs it. */
   open: () => Promise<Project>
   /**
-   * Once the project is open, also answer its hooks over the hook socket (hook-server.ts), until
-   * the server closes. Default true; `foundry mcp` turns it off when `FOUNDRY_HOOK_SERVER=off`.
+   * Services to start once the project is open and stop when the server closes: the `foundry` app
+   * passes the hook server, unless `FOUNDRY_HOOK_SERVER=off`. Default none.
    */
-  hooks?: boolean
+  beside?: readonly BesideService[]
   /** Diagnostics, one line each. Default: stderr. */
   log?: (line: string) => void
+  /** Send `console.log` and friends to stderr (process-wide: for a bin, whose stdout is the protocol). Default false. */
+  console?: boolean
 }
 
 /**
  * `foundry mcp`: serve one client over stdin/stdout until it closes stdin (once every request it
- * sent is answered) or the process is told to stop, then stop the hook server, flush and release the
+ * sent is answered) or the process is told to stop, then stop the `beside` services, flush and release the
  * project. Resolves once everything is closed.
  */
 export async function serveStdio(options: ServeStdioOptions): Promise<void> {
-  // The lifecycle every server shares (lifecycle.ts): stdout belongs to the protocol, no stray exception ends the process.
+  // The lifecycle every server shares (@foundry/server): no stray exception ends the process.
   const log = options.log ?? stderrLog('foundry')
-  keepServing(log)
-  const project = projectOpener(options.open, { hooks: options.hooks ?? true, log })
+  keepServing(log, { console: options.console ?? false })
+  const project = projectOpener(options.open, { ...(options.beside && { beside: options.beside }), log })
   // `initialize` is answered as soon as it is read, while the SDK's Server (and zod) loads. The
   // project still opens once the client has initialized (server.ts): opened here, fs writers killed
   // at random (test/soak.test.ts) acknowledged next to nothing.
@@ -33,256 +34,5 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   await transport.start()
   const { createServer } = await import('./server.js')
   const server = createServer({ kernel: async () => (await project.open()).kernel, log })
-
-  const closed = new Promise<void>((resolve) => {
-    let closing = false
-    const close = async () => {
-      if (closing) return
-      closing = true
-      await server.close().catch(() => {})
-      await project.close()
-      resolve()
-    }
-    onStopSignal(() => void close())
-    server.onclose = close
-  })
-  await server.connect(transport)
-  await closed
-}
-
-export interface StdioTransportOptions {
-  /**
-   * The result for an `initialize` request read before a server is connected, or undefined to leave
-   * it to the server. When it answers, the request still reaches the server (which sets itself up
-   * from it), and the server's own answer is not sent.
-   */
-  initialize?: (message: unknown) => object | undefined
-}
-
-/** The largest JSON-RPC message `foundry mcp` reads (one line of stdin): a longer one is refused with an error, and the server goes on. */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024
-/** Requests read but not yet answered at which the server stops reading stdin (backpressure), and the count at which it reads on. */
-export const READ_PAUSE_AT = 64
-export const READ_RESUME_AT = 32
-
-/**
- * Newline-delimited JSON-RPC on stdin/stdout, as the SDK's stdio transport, with what a server that
- * reads untrusted input needs (`foundry mcp` and `marbles mcp` both serve over it):
- * - It reads from `start()` on, and holds what it read until a server is connected and the SDK's
- *   message schema (zod, imported on start) has loaded; `initialize` may be answered before
- *   (`StdioTransportOptions.initialize`).
- * - Backpressure: past `READ_PAUSE_AT` unanswered requests it stops reading stdin, so a client that
- *   sends thousands at once waits in its pipe rather than in this process's memory.
- * - A line over `MAX_MESSAGE_BYTES` is dropped as it streams in (never buffered whole) and refused
- *   with JSON-RPC error -32600, a line that is not JSON with -32700, JSON that is no JSON-RPC message
- *   with -32600; each is one line on stderr, and the server reads on. (The SDK's transport closed
- *   without a word, and the process exited 0.)
- * - It closes when stdin ends but only once every request read so far has its response written: a
- *   client may send its last request and close stdin at once (`printf '…' | foundry mcp`), and still
- *   deserves the answer.
- */
-export class FoundryStdioTransport implements Transport {
-  onmessage?: Transport['onmessage']
-  onerror?: Transport['onerror']
-  onclose?: Transport['onclose']
-  /** Input read but not yet split into lines (kept while paused). */
-  private input: Buffer[] = []
-  /** The line being read, and its length; `dropping` counts the bytes of an oversize line being discarded. */
-  private line: Buffer[] = []
-  private lineBytes = 0
-  private dropping = 0
-  /** Requests handed to the server and not yet answered, by id. */
-  private readonly unanswered = new Map<string, number>()
-  private inFlight = 0
-  private ended = false
-  private closed = false
-  private started = false
-  /** JSON values read and not yet handed on: the schema is loading, or no server is connected yet. */
-  private held: unknown[] = []
-  private schema: typeof JSONRPCMessageSchema | undefined
-  /** The `initialize` answered before the server: its id, once the server's answer is dropped. */
-  private preanswered: string | undefined
-  private initializeSeen = false
-
-  constructor(
-    private readonly log: (line: string) => void,
-    private readonly options: StdioTransportOptions = {},
-  ) {}
-
-  /** Start reading stdin; called again (by the server's `connect`), hand on what was held. */
-  async start(): Promise<void> {
-    if (!this.started) {
-      this.started = true
-      process.stdin.on('data', this.onData)
-      process.stdin.on('error', this.onInputError)
-      process.stdin.once('end', this.onEnd)
-      process.stdout.on('error', this.onOutputError)
-      void import('@modelcontextprotocol/sdk/types.js').then(
-        (types) => {
-          this.schema = types.JSONRPCMessageSchema
-          this.handOn()
-        },
-        (error: unknown) => {
-          this.log(`cannot load the MCP SDK (${(error as Error).message}): closing`)
-          void this.close()
-        },
-      )
-    }
-    this.handOn()
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) return
-    if (!('method' in message) && 'id' in message && message.id !== undefined && JSON.stringify(message.id) === this.preanswered) {
-      // The server's answer to the `initialize` answered already.
-      this.preanswered = undefined
-      this.settle(message.id)
-      return
-    }
-    const json = `${JSON.stringify(message)}\n`
-    await new Promise<void>((resolve) => (process.stdout.write(json) ? resolve() : process.stdout.once('drain', resolve)))
-    if (!('method' in message) && 'id' in message && message.id !== undefined) this.settle(message.id)
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return
-    this.closed = true
-    process.stdin.off('data', this.onData)
-    process.stdin.off('error', this.onInputError)
-    process.stdin.off('end', this.onEnd)
-    process.stdin.pause()
-    this.input = []
-    this.line = []
-    this.held = []
-    this.onclose?.()
-  }
-
-  private readonly onData = (chunk: Buffer | string) => {
-    this.input.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
-    this.pump()
-  }
-
-  private readonly onEnd = () => {
-    this.ended = true
-    this.pump()
-  }
-
-  private readonly onInputError = (error: Error) => {
-    this.log(`stdin failed (${error.message}): closing`)
-    void this.close()
-  }
-
-  private readonly onOutputError = (error: Error) => {
-    // The client is gone (EPIPE): nothing can be answered any more.
-    this.log(`stdout failed (${error.message}): closing`)
-    void this.close()
-  }
-
-  /** Split what was read into lines and hand them on, until the server has enough in flight. */
-  private pump(): void {
-    while (this.input.length && !this.closed && this.inFlight + this.held.length < READ_PAUSE_AT) {
-      const chunk = this.input[0]!
-      const newline = chunk.indexOf(10)
-      const piece = newline < 0 ? chunk : chunk.subarray(0, newline)
-      if (newline < 0) this.input.shift()
-      else this.input[0] = chunk.subarray(newline + 1)
-      if (this.dropping || this.lineBytes + piece.length > MAX_MESSAGE_BYTES) {
-        this.dropping += (this.dropping ? 0 : this.lineBytes) + piece.length
-        this.line = []
-        this.lineBytes = 0
-      } else if (piece.length) {
-        this.line.push(piece)
-        this.lineBytes += piece.length
-      }
-      if (newline >= 0) this.endLine()
-    }
-    if (this.closed) return
-    if (this.input.length) process.stdin.pause()
-    else if (this.ended) {
-      if (this.lineBytes || this.dropping) this.endLine() // a last line without its newline
-      this.closeWhenAnswered()
-    } else process.stdin.resume()
-  }
-
-  private endLine(): void {
-    if (this.dropping) {
-      const bytes = this.dropping
-      this.dropping = 0
-      this.refuse(null, -32600, `Invalid Request: a message of ${bytes} bytes is over the limit of ${MAX_MESSAGE_BYTES} bytes (10 MiB); it was not read. Send smaller arguments.`)
-      return
-    }
-    const text = Buffer.concat(this.line, this.lineBytes).toString('utf8').replace(/\r$/, '')
-    this.line = []
-    this.lineBytes = 0
-    if (!text.trim()) return
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch (error) {
-      this.refuse(null, -32700, `Parse error: the message is not JSON (${(error as Error).message.slice(0, 200)})`)
-      return
-    }
-    if (this.options.initialize && !this.initializeSeen && (value as { method?: unknown } | null)?.method === 'initialize') {
-      this.initializeSeen = true
-      const result = this.options.initialize(value)
-      if (result && !this.closed) {
-        const id = (value as { id: string | number }).id
-        this.preanswered = JSON.stringify(id)
-        process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, result })}\n`)
-      }
-    }
-    this.held.push(value)
-    this.handOn()
-  }
-
-  /** Validate and hand on what was held, once the schema has loaded and a server is connected. */
-  private handOn(): void {
-    if (!this.schema || !this.onmessage) return
-    while (this.held.length && !this.closed) this.accept(this.held.shift())
-    this.closeWhenAnswered()
-  }
-
-  private accept(value: unknown): void {
-    const parsed = this.schema!.safeParse(value)
-    if (!parsed.success) {
-      const id = (value as { id?: unknown } | null)?.id
-      const first = parsed.error.issues[0]
-      const where = first?.path.length ? ` at ${first.path.join('.').slice(0, 100)}` : ''
-      this.refuse(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null, -32600, `Invalid Request: not a JSON-RPC 2.0 message${where}`)
-      return
-    }
-    const message = parsed.data
-    if ('method' in message && 'id' in message) {
-      const key = JSON.stringify(message.id)
-      this.unanswered.set(key, (this.unanswered.get(key) ?? 0) + 1)
-      this.inFlight++
-    } else if ('method' in message && message.method === 'notifications/cancelled') {
-      // A cancelled request is never answered (the SDK drops its response): stop waiting for it.
-      const id = (message.params as { requestId?: unknown } | undefined)?.requestId
-      if (id !== undefined) this.settle(id as string | number)
-    }
-    this.onmessage?.(message)
-  }
-
-  /** An answer the server never saw: one line on stderr and a JSON-RPC error to the client. */
-  private refuse(id: string | number | null, code: number, message: string): void {
-    this.log(message)
-    if (this.closed) return
-    process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`)
-  }
-
-  private settle(id: string | number): void {
-    const key = JSON.stringify(id)
-    const count = this.unanswered.get(key)
-    if (count === undefined) return
-    if (count > 1) this.unanswered.set(key, count - 1)
-    else this.unanswered.delete(key)
-    this.inFlight--
-    if (this.inFlight <= READ_RESUME_AT && this.input.length) this.pump()
-    else this.closeWhenAnswered()
-  }
-
-  private closeWhenAnswered(): void {
-    if (this.ended && this.inFlight <= 0 && !this.input.length && !this.held.length) void this.close()
-  }
+  await serveUntilClosed(server, transport, () => project.close())
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { BlackboardReadInputSchema, BlackboardWriteInputSchema, ContractValidateInputSchema, SearchInputSchema, type Kernel } from '@foundry/kernel'
+import { validator, type Kernel } from '@foundry/kernel'
+import { KERNEL_TOOLS, type ToolName, type ToolRow } from '@foundry/kernel/tools'
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai'
 import { HarnessError, type AgentRequest, type AgentResult, type Harness } from './types.js'
 
@@ -18,8 +19,8 @@ export interface AiSdkHarnessOptions {
 
 /**
  * A network model through the AI SDK (`generateText`): `maxTurns` is its step limit, the project's
- * kernel calls are its tools (`memory_search`, `contract_validate`, `blackboard_write`,
- * `blackboard_read`), and a session is the conversation's messages, kept for the life of the harness.
+ * kernel calls are its tools (`AGENT_TOOLS`: the rows `foundry mcp` serves), and a session is the
+ * conversation's messages, kept for the life of the harness.
  */
 export function aiSdkHarness(options: AiSdkHarnessOptions): Harness {
   const sessions = new Map<string, ModelMessage[]>()
@@ -62,17 +63,27 @@ export function aiSdkHarness(options: AiSdkHarnessOptions): Harness {
   }
 }
 
-/** The kernel calls an AI SDK agent gets, with the kernel's own input schemas (JSON Schema). */
+/** The kernel tools an AI SDK agent gets: these rows of `KERNEL_TOOLS`, as `foundry mcp` serves them. */
+export const AGENT_TOOLS: readonly ToolName[] = ['memory_search', 'contract_validate', 'blackboard_write', 'blackboard_read']
+
+/**
+ * The rows of `AGENT_TOOLS` as AI SDK tools: the same names, descriptions and input schemas; the
+ * input is validated against the row's schema, then the row's call runs and its text is the result.
+ */
 async function kernelTools(kernel: Kernel): Promise<ToolSet> {
   const { jsonSchema, tool } = await import('ai')
-  const call = (schema: object, description: string, run: (input: never) => Promise<{ text: string }>) =>
-    tool({ description, inputSchema: jsonSchema(schema as never), execute: async (input: unknown) => (await run(input as never)).text })
-  return {
-    memory_search: call(SearchInputSchema, 'Searches project memory and returns only the matching facts. Call it before planning.', (i) => kernel.memory.search(i)),
-    contract_validate: call(ContractValidateInputSchema, 'Validates an artifact against a contract (finding.v1, review.v1, handoff.v1, or the project’s).', (i) => kernel.contracts.validate(i)),
-    blackboard_write: call(BlackboardWriteInputSchema, 'Writes a structured artifact to the blackboard; returns its path.', (i) => kernel.blackboard.write(i)),
-    blackboard_read: call(BlackboardReadInputSchema, 'Reads blackboard artifacts, summaries first.', (i) => kernel.blackboard.read(i)),
+  const rows: readonly ToolRow<Kernel>[] = KERNEL_TOOLS
+  const tools: ToolSet = {}
+  for (const row of rows) {
+    if (!(AGENT_TOOLS as readonly string[]).includes(row.name)) continue
+    const input = validator(row.input)
+    tools[row.name] = tool({
+      description: row.description,
+      inputSchema: jsonSchema(row.input),
+      execute: async (args: unknown) => (await row.call(kernel, input.parse(args, 'arguments'))).text,
+    })
   }
+  return tools
 }
 
 async function defaultModels(provider: string, model: string | undefined): Promise<LanguageModel | undefined> {

@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import { FoundryError, type JsonValue } from '@foundry/kernel'
 import { kindOf } from '../define/brand.js'
 import type { Definitions, Runnable } from '../define/registry.js'
@@ -11,6 +8,7 @@ import { aiSdkHarness, dryRunModel, type ModelResolver } from '../harnesses/ai-s
 import { createHarnesses } from '../harnesses/registry.js'
 import { openState, type MarblesState } from '../state.js'
 import { loadWorkspace, type Workspace } from '../workspace/load.js'
+import { resolveFoundryBin } from './foundry-bin.js'
 import type { DispatchResultOut, ListConfigResult, McpStatus, RunResultOut } from './schemas.js'
 import type { RunStatus } from '../journal/records.js'
 
@@ -81,18 +79,14 @@ export async function openHost(options: MarblesHostOptions): Promise<MarblesHost
   }
 }
 
-/** `foundry mcp` for the project, from the `@foundry/mcp` package's built bin; absent when it is not built. */
+/** `foundry mcp` for the project, from the installed `foundry` bin (foundry-bin.ts); absent when there is none. */
 function foundryMcp(root: string): { foundryMcp: NonNullable<AgentHost['foundryMcp']> } | {} {
-  try {
-    const bin = join(dirname(createRequire(import.meta.url).resolve('@foundry/mcp/package.json')), 'dist', 'bin', 'foundry.js')
-    if (!existsSync(bin)) return {}
-    // The agent's own environment is allow-listed (agentEnvironment): the database URL a Postgres
-    // project may need reaches only its foundry mcp, through this entry.
-    const url = process.env.FOUNDRY_DATABASE_URL
-    return { foundryMcp: { command: process.execPath, args: [bin, 'mcp'], env: { FOUNDRY_ROOT: root, ...(url && { FOUNDRY_DATABASE_URL: url }) } } }
-  } catch {
-    return {}
-  }
+  const bin = resolveFoundryBin(root)
+  if (!bin) return {}
+  // The agent's own environment is allow-listed (agentEnvironment): the database URL a Postgres
+  // project may need reaches only its foundry mcp, through this entry.
+  const url = process.env.FOUNDRY_DATABASE_URL
+  return { foundryMcp: { command: process.execPath, args: [bin, 'mcp'], env: { FOUNDRY_ROOT: root, ...(url && { FOUNDRY_DATABASE_URL: url }) } } }
 }
 
 function createHost(workspace: Workspace, state: MarblesState, engine: Engine, agents: AgentHost): MarblesHost {

@@ -1,8 +1,13 @@
-import { keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpListenOptions } from '@foundry/mcp'
+import { keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpListenOptions } from '@foundry/server'
 import { openHost, type MarblesHostOptions } from './host.js'
 import { createMarblesServer } from './server.js'
+import { TOOLS } from './tools.js'
 
-export type ServeMarblesHttpOptions = MarblesHostOptions & HttpListenOptions
+export type ServeMarblesHttpOptions = MarblesHostOptions &
+  HttpListenOptions & {
+    /** Send `console.log` and friends to stderr (process-wide: for a bin). Default false. */
+    console?: boolean
+  }
 
 /**
  * `marbles mcp --http`: the five tools over Streamable HTTP for many clients at once, one engine
@@ -14,14 +19,15 @@ export type ServeMarblesHttpOptions = MarblesHostOptions & HttpListenOptions
  */
 export async function serveMarblesHttp(options: ServeMarblesHttpOptions): Promise<void> {
   const log = options.log ?? stderrLog('marbles')
-  keepServing(log)
+  keepServing(log, { console: options.console ?? false })
   const tokens = loadTokens(options.root)
   const host = await openHost(options)
   await serveHttpUntilStopped(options, {
     name: 'marbles',
     tokens,
     log,
-    session: () => createMarblesServer(host),
+    tools: TOOLS,
+    session: () => createMarblesServer(host, log),
     onCall: (call) => void host.state.kernel.record('mcp.tool_call', { ...call }),
     async release(stopped) {
       if (!stopped) return host.close().catch(() => {})

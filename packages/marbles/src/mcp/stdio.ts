@@ -1,8 +1,14 @@
-// One stdio lifecycle for both servers: `foundry mcp`'s transport (backpressure, message limits,
-// closing on stdin's end once every request read is answered).
-import { FoundryStdioTransport, keepServing, onStopSignal, stderrLog } from '@foundry/mcp'
+// One stdio lifecycle for both servers (@foundry/server): backpressure, message limits, closing on
+// stdin's end once every request read is answered.
+import { FoundryStdioTransport, keepServing, serveUntilClosed, stderrLog } from '@foundry/server/stdio'
 import { openHost, type MarblesHostOptions } from './host.js'
 import { createMarblesServer } from './server.js'
+
+export interface ServeMarblesStdioOptions extends MarblesHostOptions {
+  log?: (line: string) => void
+  /** Send `console.log` and friends to stderr (process-wide: for a bin, whose stdout is the protocol). Default false. */
+  console?: boolean
+}
 
 /**
  * `marbles mcp`: open the workspace, the state and an engine first (a failure throws before any
@@ -10,26 +16,14 @@ import { createMarblesServer } from './server.js'
  * then serve one client over stdin/stdout until it closes stdin (once every request read has its
  * answer) or SIGINT/SIGTERM; then cancel the runs still going and close the engine and the state.
  */
-export async function serveMarblesStdio(options: MarblesHostOptions & { log?: (line: string) => void }): Promise<void> {
+export async function serveMarblesStdio(options: ServeMarblesStdioOptions): Promise<void> {
   const log = options.log ?? stderrLog('marbles')
-  // stdout belongs to the protocol (what workspace modules print goes to stderr); a stray exception is logged, not fatal.
-  keepServing(log)
+  // A stray exception is logged, not fatal; the bin also sends what workspace modules print to stderr.
+  keepServing(log, { console: options.console ?? false })
   const host = await openHost(options)
-  const server = createMarblesServer(host)
-  const closed = new Promise<void>((resolve) => {
-    let closing = false
-    const close = async () => {
-      if (closing) return
-      closing = true
-      const going = host.engine.active()
-      if (going.length) log(`shutting down: cancelling ${going.length} run(s) still going (${going.join(', ')})`)
-      await server.close().catch(() => {})
-      await host.close().catch((error: unknown) => log(`closing the engine failed: ${(error as Error).message}`))
-      resolve()
-    }
-    onStopSignal(() => void close())
-    server.onclose = close
+  await serveUntilClosed(createMarblesServer(host, log), new FoundryStdioTransport(log), async () => {
+    const going = host.engine.active()
+    if (going.length) log(`shutting down: cancelling ${going.length} run(s) still going (${going.join(', ')})`)
+    await host.close().catch((error: unknown) => log(`closing the engine failed: ${(error as Error).message}`))
   })
-  await server.connect(new FoundryStdioTransport(log))
-  await closed
 }

@@ -1,28 +1,31 @@
 import type { Kernel } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
-import { keepServing, projectOpener, stderrLog } from '../lifecycle.js'
+import { keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpListenOptions, type HttpServeOptions } from '@foundry/server'
+import { projectOpener, type BesideService } from '../project-opener.js'
 import { createServer } from '../server.js'
-import { hookRoute } from './hook-route.js'
-import { loadTokens } from './tokens.js'
-import { serveHttpUntilStopped, type HttpListenOptions } from './until-stopped.js'
+import { TOOLS } from '../tools.js'
 
 export interface ServeFoundryHttpOptions extends HttpListenOptions {
   /** Opens the project (once, at start-up: a team server fails before it listens, not on a client's first call). */
   open: () => Promise<Project>
-  /** Also answer the project's local hooks over the hook socket (as `foundry mcp` on stdio). Default true. */
-  hooks?: boolean
+  /** Services to start beside the open project (as on stdio: the app's hook server). Default none. */
+  beside?: readonly BesideService[]
+  /** Other routes beside /mcp, for the open project (the app's team hook endpoint): true when it answered. */
+  route?: (project: Project) => NonNullable<HttpServeOptions['route']>
+  /** Send `console.log` and friends to stderr (process-wide: for a bin). Default false. */
+  console?: boolean
 }
 
 /**
  * `foundry mcp --http`: the foundry MCP server for many clients at once, each token's calls made as it
  * (facts it writes carry its name in `author`, and each tool call is one `mcp.tool_call` event naming
  * it). Resolves once SIGINT/SIGTERM stopped it: no new requests, calls in flight finished (up to the
- * deadline), every session closed, the hook server stopped and the project closed.
+ * deadline), every session closed, the `beside` services stopped and the project closed.
  */
 export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promise<void> {
   const log = options.log ?? stderrLog('foundry')
-  keepServing(log)
-  const project = projectOpener(options.open, { hooks: options.hooks ?? true, log })
+  keepServing(log, { console: options.console ?? false })
+  const project = projectOpener(options.open, { ...(options.beside && { beside: options.beside }), log })
   const opened = await project.open()
   let tokens: ReturnType<typeof loadTokens>
   try {
@@ -41,9 +44,10 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
     name: 'foundry',
     tokens,
     log,
+    tools: TOOLS,
     session: (principal) => createServer({ kernel: async () => (tokens.size ? kernelOf(principal.name) : opened.kernel), log }),
     onCall: (call) => void opened.kernel.record('mcp.tool_call', { ...call }),
-    route: hookRoute(opened),
+    ...(options.route && { route: options.route(opened) }),
     release: () => project.close(),
   })
 }

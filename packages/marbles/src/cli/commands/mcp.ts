@@ -23,7 +23,7 @@ export function mcpCommand(): Command {
       if (options.http) return serveHttp(root, global, options)
       const { serveMarblesStdio } = await import('../../mcp/stdio.js')
       try {
-        await serveMarblesStdio(hostOptions(root, global, options.harness))
+        await serveMarblesStdio({ ...hostOptions(root, global, options.harness), console: true })
         process.exitCode = 0
       } catch (error) {
         fail(error, global.debug)
@@ -39,6 +39,7 @@ async function serveHttp(root: string, global: GlobalOptions, options: { harness
     const { serveMarblesHttp } = await import('../../mcp/http.js')
     await serveMarblesHttp({
       ...hostOptions(root, global, options.harness),
+      console: true,
       port,
       ...(options.host && { host: options.host }),
       ...(options.allowHost && { hostnames: options.allowHost }),

@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto'
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { isIP } from 'node:net'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { FoundryError } from '@foundry/kernel'
+import { checkTools, type ToolRow } from '@foundry/kernel/tools'
+import { guardTransport, type ToolCallRecord } from './auth.js'
+import type { Principal, TokenStore } from './tokens.js'
+
+/** The path both servers answer MCP on. */
+export const MCP_PATH = '/mcp'
+/** The largest request body read (as `foundry mcp`'s stdio line limit); a larger one gets 413 unread. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024
+/** Sessions open at once; past it a new client gets 503 until one closes or expires. */
+export const MAX_SESSIONS = 1024
+/** A session no request has used for this long is closed (a client that went away without DELETE). */
+export const SESSION_IDLE_MS = 30 * 60 * 1000
+
+export interface HttpServeOptions {
+  /** The server's name in messages: foundry or marbles. */
+  name: string
+  /** Default 127.0.0.1. Any other than loopback needs `tokens` with at least one token. */
+  host?: string
+  /** Default 0 (a free port). */
+  port?: number
+  /** The accepted tokens; none (or an empty store) serves without authentication, on loopback only. */
+  tokens?: TokenStore
+  /** A new MCP server for one session (one client), acting for `principal`. */
+  session(principal: Principal): Server
+  /**
+   * The tool table the sessions serve: a token calls and lists only the tools whose `role` it holds.
+   * Checked at once (`checkTools`): a row without a valid role refuses to start.
+   */
+  tools: readonly ToolRow<never>[]
+  /** One event per tool call, naming the token (never its secret). */
+  onCall?: (call: ToolCallRecord) => void
+  /** Other routes (the team hook endpoint): called after authentication; true when it answered. */
+  route?: (req: IncomingMessage, res: ServerResponse, principal: Principal, body: () => Promise<Buffer>) => Promise<boolean>
+  /** How long an unused session is kept. Default `SESSION_IDLE_MS` (30 min). */
+  sessionIdleMs?: number
+  /** More names clients may reach the server by (the Host header), e.g. the machine's name when bound to 0.0.0.0. */
+  hostnames?: string[]
+  log: (line: string) => void
+}
+
+export interface HttpServer {
+  /** `http://host:port/mcp`. */
+  url: string
+  port: number
+  /**
+   * Graceful stop: refuse new requests (503), wait for requests in flight up to `deadlineMs`, then
+   * close every session and the listener. The caller then closes its storage.
+   */
+  close(deadlineMs?: number): Promise<{ abandoned: number }>
+}
+
+/** Who a request comes from when no token is configured (loopback only). */
+export const LOCAL: Principal = { name: 'local', roles: ['read', 'write', 'run'] }
+
+/** True for 127.0.0.0/8, ::1 and localhost. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '')
+  return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'))
+}
+
+/**
+ * Serve MCP over Streamable HTTP (the SDK's transport): one session, with its own server, per client,
+ * any number of clients at once. Every request is checked in this order, before any work: the Host
+ * and Origin headers (DNS-rebinding protection: a name other than the bound address or localhost gets
+ * 403), then the bearer token (missing or unknown: 401), then the session. Refuses to start on a
+ * non-loopback address without tokens (INVALID_INPUT naming --host and the fix).
+ */
+export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> {
+  const roles = checkTools(options.tools)
+  const host = options.host ?? '127.0.0.1'
+  const tokens = options.tokens && options.tokens.size > 0 ? options.tokens : undefined
+  if (!isLoopback(host) && !tokens)
+    throw new FoundryError('INVALID_INPUT', `--host ${host} is not a loopback address and no token is configured: create one with foundry token create --role read --name <who>, or set FOUNDRY_TOKENS, or bind to 127.0.0.1`)
+  const { log } = options
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server; principal: Principal; used: number }>()
+  const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS
+  const sweeper = setInterval(() => {
+    const before = Date.now() - idleMs
+    for (const [id, session] of sessions) if (session.used < before) {
+      sessions.delete(id)
+      void session.server.close().catch(() => {})
+    }
+  }, Math.min(60_000, idleMs)).unref()
+  const inFlight = { count: 0, changed: () => waiters.splice(0).forEach((w) => w()) }
+  const waiters: Array<() => void> = []
+  let stopping = false
+  let allowedHosts: string[] = []
+  let allowedOrigins: string[] = []
+
+  const http = createHttpServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`request failed: ${(error as Error)?.message ?? String(error)}`)
+      if (!res.headersSent) reply(res, 500, -32603, 'Internal error')
+      else res.end()
+    })
+  })
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (stopping) return reply(res, 503, -32000, `the ${options.name} server is shutting down`, { connection: 'close' })
+    // DNS rebinding: a page on another name that resolves here must not reach the server.
+    const hostHeader = req.headers.host ?? ''
+    if (!allowedHosts.includes(hostHeader.toLowerCase())) return reply(res, 403, -32000, `Invalid Host header: ${hostHeader.slice(0, 100)}`)
+    const origin = req.headers.origin
+    if (origin !== undefined && !allowedOrigins.includes(origin.toLowerCase())) return reply(res, 403, -32000, `Invalid Origin header: ${origin.slice(0, 100)}`)
+    const principal = authenticate(req)
+    if (!principal)
+      return reply(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> with a token from foundry token create', { 'www-authenticate': 'Bearer realm="foundry"' })
+    let body: Buffer | undefined
+    const readBody = async () => (body ??= await readAll(req))
+    const path = (req.url ?? '/').split('?')[0]
+    if (path !== MCP_PATH) {
+      if (options.route && (await options.route(req, res, principal, readBody))) return
+      return reply(res, 404, -32000, `Not found: MCP is served at ${MCP_PATH}`)
+    }
+    const id = req.headers['mcp-session-id']
+    if (typeof id === 'string') {
+      const session = sessions.get(id)
+      if (!session) return reply(res, 404, -32001, 'Session not found: initialize again')
+      if (session.principal.name !== principal.name) return reply(res, 403, -32000, 'Forbidden: the session belongs to another token')
+      session.used = Date.now()
+      if (req.method !== 'POST') return session.transport.handleRequest(req, res)
+      const message = await parsed()
+      return message === INVALID ? undefined : session.transport.handleRequest(req, res, message)
+    }
+    if (req.method !== 'POST') return reply(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; POST initialize first')
+    const message = await parsed()
+    if (message === INVALID) return
+    if (!isInitializeRequest(message)) return reply(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; the first request must be initialize')
+    if (sessions.size >= MAX_SESSIONS) return reply(res, 503, -32000, `Busy: ${MAX_SESSIONS} sessions are open; close one (DELETE) and retry`)
+    const server = options.session(principal)
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server, principal, used: Date.now() }),
+      enableDnsRebindingProtection: true,
+      allowedHosts,
+      maxRequestBodySize: MAX_BODY_BYTES,
+    })
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId)
+    }
+    await server.connect(transport)
+    guardTransport(transport, principal, { roles, ...(options.onCall && { onCall: options.onCall }), inFlight })
+    await transport.handleRequest(req, res, message)
+
+    async function parsed(): Promise<unknown> {
+      let raw: Buffer
+      try {
+        raw = await readBody()
+      } catch (error) {
+        reply(res, 413, -32600, (error as Error).message)
+        return INVALID
+      }
+      try {
+        return JSON.parse(raw.toString('utf8'))
+      } catch {
+        reply(res, 400, -32700, 'Parse error: the body is not JSON')
+        return INVALID
+      }
+    }
+  }
+
+  function authenticate(req: IncomingMessage): Principal | undefined {
+    if (!tokens) return LOCAL
+    const header = req.headers.authorization ?? ''
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+    return match ? tokens.verify(match[1]!) : undefined
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject)
+    http.listen(options.port ?? 0, host, () => resolve())
+  })
+  const port = (http.address() as { port: number }).port
+  const shown = host.includes(':') ? `[${host}]` : host
+  const names = [shown, 'localhost', '127.0.0.1', '[::1]', ...(options.hostnames ?? [])]
+  allowedHosts = [...new Set(names.map((h) => `${h}:${port}`.toLowerCase()))]
+  allowedOrigins = allowedHosts.map((h) => `http://${h}`)
+  log(`serving MCP over HTTP at http://${shown}:${port}${MCP_PATH} (${tokens ? `${tokens.size} token(s)` : 'no authentication: loopback only'})`)
+
+  return {
+    url: `http://${shown}:${port}${MCP_PATH}`,
+    port,
+    async close(deadlineMs = 10_000) {
+      stopping = true
+      clearInterval(sweeper)
+      http.close()
+      http.closeIdleConnections()
+      const until = Date.now() + deadlineMs
+      while (inFlight.count > 0 && Date.now() < until) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(100, until - Date.now()))
+          waiters.push(() => {
+            clearTimeout(timer)
+            resolve()
+          })
+        })
+      }
+      const abandoned = Math.max(0, inFlight.count)
+      if (abandoned) log(`shutting down: ${abandoned} request(s) still running after ${deadlineMs} ms are abandoned`)
+      for (const { server } of [...sessions.values()]) await server.close().catch(() => {})
+      sessions.clear()
+      http.closeAllConnections()
+      return { abandoned }
+    },
+  }
+}
+
+const INVALID = Symbol('invalid')
+
+async function readAll(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'])
+  if (declared > MAX_BODY_BYTES) throw new Error(`Payload too large: ${declared} bytes is over the limit of ${MAX_BODY_BYTES} bytes (10 MiB); send smaller arguments`)
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY_BYTES) throw new Error(`Payload too large: over the limit of ${MAX_BODY_BYTES} bytes (10 MiB); send smaller arguments`)
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks)
+}
+
+function reply(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers })
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
+}

@@ -1,3 +1,4 @@
+import { cpSync, existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { defineConfig } from 'tsup'
 import { bundledBin, library } from '../../tsup.preset.js'
@@ -20,6 +21,13 @@ export default defineConfig([
           },
         },
       ],
+      // The web console's built page beside the bin (`foundry ui`, `/ui/` of `foundry mcp --http`): the
+      // bundle looks for it in `./ui/` next to itself.
+      onSuccess: async () => {
+        const ui = resolve('../console/dist/ui')
+        if (!existsSync(`${ui}/index.html`)) throw new Error('packages/console is not built: its dist/ui is what foundry ui serves')
+        cpSync(ui, resolve('dist/bin/ui'), { recursive: true })
+      },
     },
   ),
 ])

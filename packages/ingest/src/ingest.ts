@@ -1,4 +1,7 @@
 import type { Fact, FactInput, Kernel } from '@foundry/kernel'
+
+/** What ingest compares and links: a stored fact, or (in a dry run) one it would store. */
+type Known = Pick<Fact, 'id' | 'title' | 'body' | 'type' | 'status'>
 import { readSources, type Skipped, type SourceProblem } from './sources.js'
 import { keyOfFact, type PlannedFact } from './to-facts.js'
 
@@ -20,7 +23,7 @@ export interface IngestStep {
   action: 'created' | 'unchanged' | 'duplicate'
   /** The stored fact: new, or the one already holding it. Absent in a dry run for what would be created. */
   id?: string
-  /** The fact it supersedes (or would). */
+  /** The fact it supersedes (in a dry run, the one it would: for a fact not stored yet, the `file:line` it would come from). */
   supersedes?: string
   /** Recorded, then forgotten at once: a rejected or deprecated ADR. */
   shelved?: string
@@ -48,7 +51,7 @@ export interface IngestReport {
  */
 export async function ingest(kernel: Kernel, paths: string[], options: IngestOptions = {}): Promise<IngestReport> {
   const sources = readSources(paths, options.cwd ?? process.cwd())
-  const stored = new Map<string, Fact>()
+  const stored = new Map<string, Known>()
   for (const fact of await kernel.memory.list({ status: 'all' })) {
     const key = keyOfFact(fact)
     if (key !== undefined) stored.set(key, fact) // ascending ids: the newest fact of a key wins
@@ -67,7 +70,7 @@ export async function ingest(kernel: Kernel, paths: string[], options: IngestOpt
   return report
 }
 
-async function handle(kernel: Kernel, planned: PlannedFact, stored: Map<string, Fact>, report: IngestReport, dryRun: boolean): Promise<IngestStep> {
+async function handle(kernel: Kernel, planned: PlannedFact, stored: Map<string, Known>, report: IngestReport, dryRun: boolean): Promise<IngestStep> {
   const base = { file: planned.file, line: planned.line, title: planned.input.title }
   const before = stored.get(planned.key)
   if (before && same(before, planned.input)) return { ...base, action: 'unchanged', id: before.id }
@@ -77,6 +80,8 @@ async function handle(kernel: Kernel, planned: PlannedFact, stored: Map<string, 
   if (dryRun) {
     report.created++
     if (previous) report.chains++
+    // What a later section would supersede: this one, as it would be stored (named by its source).
+    stored.set(planned.key, { ...planned.input, id: `${planned.file}:${planned.line}`, status: planned.shelved ? 'forgotten' : 'active' })
     return { ...base, action: 'created', ...(previous && { supersedes: previous.id }), ...(planned.shelved && { shelved: planned.shelved }) }
   }
   const written = await kernel.memory.write(input)
@@ -92,7 +97,7 @@ async function handle(kernel: Kernel, planned: PlannedFact, stored: Map<string, 
 }
 
 /** The stored fact says what the source says now (its status aside: a superseded one said it too). */
-function same(fact: Fact, input: FactInput): boolean {
+function same(fact: Known, input: FactInput): boolean {
   return fact.title === input.title && fact.body === input.body && fact.type === input.type
 }
 

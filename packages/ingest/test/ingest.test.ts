@@ -101,6 +101,9 @@ test('a changed source supersedes what it said before; a dry run says so and wri
   assert.is(planned.title, 'Run npm test before every commit.')
   assert.ok(planned.supersedes, 'the dry run names what it would supersede')
   assert.is((await kernel.memory.list({ status: 'all' })).length, before)
+  const fresh = await ingest(createKernel({ storage: memoryStorage() }), ['docs/adr'], { cwd: dir, dryRun: true })
+  assert.is(fresh.chains, 1, 'a dry run on an empty memory names the chain the ADRs state')
+  assert.is(fresh.steps.find((s) => s.title === 'Use Flyway for database migrations')!.supersedes, `${join('docs', 'adr', '0002-use-liquibase-for-migrations.md')}:1`)
 
   const real = await ingest(kernel, ['CLAUDE.md'], { cwd: dir })
   assert.is(real.created, 1)

@@ -1,6 +1,6 @@
 import type { Kernel } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
-import { keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpListenOptions, type HttpServeOptions } from '@foundry/server'
+import { keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpListenOptions, type HttpServeOptions, type TokenStore } from '@foundry/server'
 import { projectOpener, type BesideService } from '../project-opener.js'
 import { createServer } from '../server.js'
 import { TOOLS } from '../tools.js'
@@ -12,6 +12,8 @@ export interface ServeFoundryHttpOptions extends HttpListenOptions {
   beside?: readonly BesideService[]
   /** Other routes beside /mcp, for the open project (the app's team hook endpoint): true when it answered. */
   route?: (project: Project) => NonNullable<HttpServeOptions['route']>
+  /** Routes that check their callers themselves (the app's web console), given the server's tokens. */
+  publicRoute?: (project: Project, tokens: TokenStore) => NonNullable<HttpServeOptions['publicRoute']>
   /** Send `console.log` and friends to stderr (process-wide: for a bin). Default false. */
   console?: boolean
 }
@@ -48,6 +50,7 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
     session: (principal) => createServer({ kernel: async () => (tokens.size ? kernelOf(principal.name) : opened.kernel), log }),
     onCall: (call) => void opened.kernel.record('mcp.tool_call', { ...call }),
     ...(options.route && { route: options.route(opened) }),
+    ...(options.publicRoute && { publicRoute: options.publicRoute(opened, tokens) }),
     release: () => project.close(),
   })
 }

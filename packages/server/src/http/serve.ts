@@ -38,6 +38,12 @@ export interface HttpServeOptions {
   onCall?: (call: ToolCallRecord) => void
   /** Other routes (the team hook endpoint): called after authentication; true when it answered. */
   route?: (req: IncomingMessage, res: ServerResponse, principal: Principal, body: () => Promise<Buffer>) => Promise<boolean>
+  /**
+   * Routes that check their callers themselves (the web console: a page cannot send a bearer token
+   * with every file it loads): called after the Host and Origin checks, before authentication; true
+   * when it answered.
+   */
+  publicRoute?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>
   /** How long an unused session is kept. Default `SESSION_IDLE_MS` (30 min). */
   sessionIdleMs?: number
   /** More names clients may reach the server by (the Host header), e.g. the machine's name when bound to 0.0.0.0. */
@@ -109,6 +115,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
     if (!allowedHosts.includes(hostHeader.toLowerCase())) return reply(res, 403, -32000, `Invalid Host header: ${hostHeader.slice(0, 100)}`)
     const origin = req.headers.origin
     if (origin !== undefined && !allowedOrigins.includes(origin.toLowerCase())) return reply(res, 403, -32000, `Invalid Origin header: ${origin.slice(0, 100)}`)
+    if (options.publicRoute && (await options.publicRoute(req, res))) return
     const principal = authenticate(req)
     if (!principal)
       return reply(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> with a token from foundry token create', { 'www-authenticate': 'Bearer realm="foundry"' })

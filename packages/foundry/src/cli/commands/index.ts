@@ -5,6 +5,7 @@ import { editCommand } from './edit.js'
 import { forgetCommand } from './forget.js'
 import { historyCommand } from './history.js'
 import { indexCommand } from './index-command.js'
+import { ingestCommand } from './ingest.js'
 import { initCommand } from './init.js'
 import { listCommand } from './list.js'
 import { mcpCommand } from './mcp.js'
@@ -14,6 +15,7 @@ import { searchCommand } from './search.js'
 import { showCommand } from './show.js'
 import { tokenCommand } from './token.js'
 import { tokensCommand } from './tokens.js'
+import { uiCommand } from './ui.js'
 import { exportCommand, importCommand } from './transfer.js'
 import { validateCommand } from './validate.js'
 import { validateAssetsCommand } from './validate-assets.js'
@@ -39,6 +41,8 @@ export const COMMANDS: Array<() => Command> = [
   blackboardCommand,
   exportCommand,
   importCommand,
+  ingestCommand,
   mcpCommand,
+  uiCommand,
   tokenCommand,
 ]

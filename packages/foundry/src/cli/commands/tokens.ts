@@ -2,8 +2,9 @@ import { Command } from 'commander'
 import { action } from '../context.js'
 
 /**
- * `foundry tokens`: seed 004's accounting (the token_report tool's figures, laid out for a terminal),
- * then, on a line of its own, what the MCP server's `tools/list` costs every session that loads it.
+ * `foundry tokens`: the token accounting (the token_report tool's figures, laid out for a terminal),
+ * with what the MCP server's `tools/list` costs every session counted in the index-first cost and the
+ * break-even fact count; then, on a line of its own, that figure.
  */
 export function tokensCommand(): Command {
   return new Command('tokens')
@@ -11,10 +12,10 @@ export function tokensCommand(): Command {
     .action(
       action(async (ctx) => {
         const [{ kernel }, { estimateTokens }, { listTools }] = await Promise.all([ctx.project(), import('@foundry/kernel'), import('@foundry/mcp')])
-        const { accounting, figures } = await kernel.tokens.report()
-        // The `tools/list` result as the server sends it (JSON, no spaces).
+        // The `tools/list` result as the server sends it (JSON, no spaces): every session pays it.
         const tools = listTools()
         const toolsList = { tools: tools.length, tokens: estimateTokens(JSON.stringify({ tools })) }
+        const { accounting, figures } = await kernel.tokens.report({ sessionOverhead: { tokens: toolsList.tokens, what: 'MCP tool list' } })
         const line = `MCP tools/list: ~${toolsList.tokens} tokens for ${toolsList.tools} tools, in every session that loads the server.`
         return { text: `${accounting}\n${line}`, json: { ...figures, toolsList } }
       }),

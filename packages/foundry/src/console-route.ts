@@ -1,0 +1,22 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ConsoleHandler, TokenVerifier } from '@foundry/console'
+import type { Project } from '@foundry/project'
+
+/** Where a team server serves the web console. */
+export const CONSOLE_PATH = '/ui/'
+
+/**
+ * The web console under `/ui/` of `foundry mcp --http`, behind the server's own tokens and roles
+ * (read browses; write edits and forgets). It checks its callers itself, so it runs before the MCP
+ * bearer check: a page cannot send a token with every file it loads. Loaded on its first request.
+ */
+export function consoleRoute(project: Project, tokens: TokenVerifier, hostnames: string[] = []) {
+  let handler: Promise<ConsoleHandler> | undefined
+  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const path = (req.url ?? '/').split('?')[0]!
+    if (path !== CONSOLE_PATH.slice(0, -1) && !path.startsWith(CONSOLE_PATH)) return false
+    handler ??= import('@foundry/console').then(({ createConsoleHandler }) => createConsoleHandler({ project, tokens, basePath: CONSOLE_PATH, hostnames }))
+    ;(await handler)(req, res)
+    return true
+  }
+}

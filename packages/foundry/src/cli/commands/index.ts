@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { blackboardCommand } from './blackboard.js'
+import { configCommand } from './config.js'
 import { doctorCommand } from './doctor.js'
 import { editCommand } from './edit.js'
 import { forgetCommand } from './forget.js'
@@ -38,6 +39,7 @@ export const COMMANDS: Array<() => Command> = [
   validateCommand,
   validateAssetsCommand,
   doctorCommand,
+  configCommand,
   blackboardCommand,
   exportCommand,
   importCommand,

@@ -58,6 +58,8 @@ const gates = only.length
       { title: 'typecheck', gate: true, start: () => run(pnpm, ['-r', '--no-bail', '--workspace-concurrency=1', '--filter', './packages/*', 'run', 'typecheck'], root) },
       { title: 'exports', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'check-exports.mjs')], root) },
       { title: 'boundaries', gate: true, start: boundaries },
+      // Every public name is reviewed: a change to a package's surface must come with its api/ report.
+      { title: 'api report', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'api-report.mjs'), '--check'], root) },
       // docs/CONFIG.md is generated from the schemas: a key added without regenerating it fails here.
       { title: 'config reference', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'config-reference.mjs'), '--check'], root) },
     ]

@@ -2,7 +2,7 @@
 // Every public name is listed here, one group per seam; anything not listed is internal.
 
 // The kernel and its plugin API.
-export { createKernel, BUILTIN_PLUGINS, type Kernel, type KernelOptions } from './kernel.js'
+export { createKernel, type Kernel, type KernelOptions } from './kernel.js'
 export { definePlugin, DEFAULT_HINTS, type KernelPlugin, type PluginHost, type TraceSpec, type KernelHints } from './plugin.js'
 
 // Errors: recognised by brand and code, never by `instanceof`.
@@ -14,7 +14,6 @@ export { COLLECTIONS, assertKey, assertCollection, assertLogName, isValidKey, is
 export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js'
 export { copyStorage, type CopyOptions, type CopyReport } from './transfer.js'
 export { mergeStorage, type MergeOptions, type MergeReport, type TransferProgress } from './transfer.js'
-export { planMerge, planLog, newEvents, type MergePlan, type MergeSide, type MergePlanOptions, type MergeConflict, type KeyedRecord, type UnresolvedReference } from './merge-plan.js'
 
 // The retrieval seam, and the default retriever.
 export type { Retriever, RetrieverCapabilities, RetrievalDoc, RetrievalQuery, RetrievalHit, RetrievalChanges, SnapshotStore } from './retrieval.js'
@@ -28,25 +27,25 @@ export { boundedDistance } from './minisearch/edit-distance.js'
 // Adapter descriptors, for the composition root's registry.
 export { defineStorage, defineRetriever, type StorageDescriptor, type RetrieverDescriptor, type AdapterSite, type DoctorFinding } from './adapter.js'
 // Records as text rows, for storages that keep them so (SQLite, PostgreSQL).
-export { encodeRecord, decodeRecord, decodeEventText } from './record-text.js'
+export { encodeRecord } from './record-text.js'
 
 // The telemetry seam.
-export { storageTelemetry, safeTelemetry, noTelemetry, type Telemetry } from './telemetry.js'
+export { safeTelemetry, type Telemetry } from './telemetry.js'
 
 // Services: their interfaces, results and plugins.
 export { memoryPlugin, INDEX_KEY } from './memory/memory.js'
 export { relevanceUnit, type MemoryService, type FactWriteOptions, type WriteResult, type SearchResult, type SearchHit, type IndexResult, type FactListOptions, type HistoryResult, type ForgetResult } from './memory/service.js'
 export { stateOf, statusLine, type FactState, type HistoryEntry } from './memory/lookup.js'
-export { buildIndex, indexSummary, type MemoryIndex } from './memory/index-file.js'
-export { runbooksPlugin, isTriggeredBy, triggerPhrases, renderRunbook, type RunbookService, type RunbookListResult, type RunbookGetResult } from './runbooks.js'
+export { buildIndex, type MemoryIndex } from './memory/index-file.js'
+export { runbooksPlugin, type RunbookService, type RunbookListResult, type RunbookGetResult } from './runbooks.js'
 export { contractsPlugin, type ContractService, type ValidationResult, type ContractInfo } from './contracts/contracts.js'
 export { BUILTIN_CONTRACTS } from './contracts/builtin.js'
-export { ARTIFACT_MAX_BYTES, JSON_MAX_DEPTH, READ_FULL_MAX_BYTES, measureJson, assertJsonWithin } from './limits.js'
-export { blackboardPlugin, sanitizeName, NAME_MAX_CHARS, ENCODED_NAME_MAX_CHARS, serializeArtifact, summaryLine, type BlackboardService, type BlackboardWriteResult, type BlackboardReadResult, type ArtifactSummary } from './blackboard.js'
+export { ARTIFACT_MAX_BYTES, JSON_MAX_DEPTH, READ_FULL_MAX_BYTES, measureJson } from './limits.js'
+export { blackboardPlugin, sanitizeName, serializeArtifact, type BlackboardService, type BlackboardWriteResult, type BlackboardReadResult, type ArtifactSummary } from './blackboard.js'
 export { tokensPlugin, type TokenService, type TokenReport, type TokenFigures } from './token-report.js'
-export { firewallPlugin, HANDOFF_CONTRACT, FIREWALL_WAVE, FIREWALL_FACTOR, type FirewallService, type FirewallInput, type FirewallDecision, type FirewallOutcome } from './firewall.js'
-export { promptContextPlugin, MEMORY_OPEN, MEMORY_CLOSE, MEMORY_FRAME_NOTE, type PromptContextService, type PromptContext, type RelevantFact } from './prompt/prompt-context.js'
-export { promptQuery, PROMPT_FILLER } from './prompt/prompt-query.js'
+export { firewallPlugin, type FirewallService, type FirewallInput, type FirewallDecision, type FirewallOutcome } from './firewall.js'
+export { promptContextPlugin, type PromptContextService, type PromptContext, type RelevantFact } from './prompt/prompt-context.js'
+export { promptQuery } from './prompt/prompt-query.js'
 
 // Schemas beside their types.
 export {
@@ -71,7 +70,7 @@ export {
   type FactStatus,
 } from './schema/fact.js'
 export { RunbookSchema, ContractSchema, ArtifactSchema, SLUG_PATTERN, CONTRACT_ID_PATTERN, type Runbook, type Contract, type Artifact } from './schema/records.js'
-export { EventSchema, EVENT_KINDS, EVENT_KIND_PATTERN, type FoundryEvent, type EventKind, type KernelEventKind } from './schema/event.js'
+export { EventSchema, EVENT_KINDS, type FoundryEvent, type EventKind, type KernelEventKind } from './schema/event.js'
 export {
   SearchInputSchema,
   NoInputSchema,
@@ -86,8 +85,8 @@ export {
   type BlackboardReadInput,
 } from './schema/inputs.js'
 export { ConfigFileSchema, DEFAULT_CONFIG, PROFILES, ENFORCEMENT_LEVELS, resolveConfig, parseConfig, type Config, type ConfigFile, type Enforcement } from './schema/config.js'
-export { validator, fieldName, type Validator } from './schema/validate.js'
+export { validator, type Validator } from './schema/validate.js'
 
 // Small domain helpers that adapters and consumers share.
-export { estimateTokens, utf8Bytes } from './tokens.js'
-export { dayOf, isActive, renderFactBlock, quoteFactText, factId, factNumber } from './memory/facts.js'
+export { estimateTokens } from './tokens.js'
+export { dayOf, isActive, renderFactBlock, factId } from './memory/facts.js'

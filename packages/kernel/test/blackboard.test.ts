@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { memoryStorage, sanitizeName, serializeArtifact, utf8Bytes } from '../src/index.js'
+import { memoryStorage, sanitizeName, serializeArtifact } from '../src/index.js'
+import { utf8Bytes } from '../src/tokens.js'
 import { kernelFor } from './helpers.js'
 
 async function rejects(promise: Promise<unknown>, pattern: RegExp): Promise<void> {

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { FIREWALL_FACTOR } from '../src/index.js'
+import { FIREWALL_FACTOR } from '../src/firewall.js'
 import { kernelFor } from './helpers.js'
 
 const long = (tokens: number) => 'word '.repeat(Math.ceil((tokens * 4) / 5))

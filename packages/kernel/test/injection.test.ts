@@ -1,6 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { MEMORY_CLOSE, MEMORY_OPEN, quoteFactText, renderFactBlock } from '../src/index.js'
+import { renderFactBlock } from '../src/index.js'
+import { MEMORY_CLOSE, MEMORY_OPEN } from '../src/prompt/prompt-context.js'
+import { quoteFactText } from '../src/memory/facts.js'
 import { kernelFor } from './helpers.js'
 
 // Issue 14, item 12: stored facts reached the model verbatim. A body can try to close the frame it

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { copyStorage, memoryStorage, mergeStorage, newEvents, planLog, planMerge, type Fact, type Storage, type TransferProgress } from '../src/index.js'
+import { copyStorage, memoryStorage, mergeStorage, type Fact, type Storage, type TransferProgress } from '../src/index.js'
+import { newEvents, planLog, planMerge } from '../src/merge-plan.js'
 import { kernelFor } from './helpers.js'
 
 const fact = (n: number, title: string, extra: Partial<Fact> = {}): Fact => ({

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { PROMPT_FILLER, promptQuery } from '../src/index.js'
+import { promptQuery } from '../src/index.js'
+import { PROMPT_FILLER } from '../src/prompt/prompt-query.js'
 
 test('promptQuery keeps the topic words, once each, and drops conversational ones', () => {
   assert.is(promptQuery("Can you please fix the Stripe webhook? It's creating duplicate payments, duplicate!"), 'the Stripe webhook It creating duplicate payments')

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { isFoundryError, isTriggeredBy } from '../src/index.js'
+import { isFoundryError } from '../src/index.js'
+import { isTriggeredBy } from '../src/runbooks.js'
 import { kernelFor } from './helpers.js'
 
 const deploy = { slug: 'deploy-production', title: 'Deploy to production', trigger: 'deploy, release to prod', body: '1. Run the tests.\n2. Tag.' }

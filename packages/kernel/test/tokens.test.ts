@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { estimateTokens, utf8Bytes } from '../src/index.js'
+import { estimateTokens } from '../src/index.js'
+import { utf8Bytes } from '../src/tokens.js'
 import { kernelFor } from './helpers.js'
 
 test('estimateTokens is ceil(length / 4)', () => {

@@ -17,7 +17,7 @@ import * as assert from 'uvu/assert'
  * better-sqlite3; the native module is then added and SQLite opens. Needs the packages built.
  */
 const REPO = fileURLToPath(new URL('../../../', import.meta.url))
-const PUBLIC = ['kernel', 'adapter-fs', 'adapter-sqlite', 'adapter-postgres', 'project', 'server', 'hooks', 'mcp', 'foundry', 'marbles']
+const PUBLIC = ['kernel', 'adapter-fs', 'adapter-sqlite', 'adapter-postgres', 'project', 'server', 'hooks', 'mcp', 'console', 'ingest', 'foundry', 'marbles']
 const PNPM = join(REPO, 'node_modules', '.bin', 'pnpm')
 const NPM_TIMEOUT = 240_000
 

@@ -1,7 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
+import { loadTokens } from '@foundry/server'
 
 /** What a caller may do in the console: `read` browses, `write` also edits and forgets facts. */
 export type ConsoleRole = 'read' | 'write'
@@ -24,34 +23,14 @@ export interface TokenVerifier {
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest()
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/
 
 /**
- * The team tokens of `<root>/.foundry/tokens.json` (written by `foundry token create`: only each
- * secret's SHA-256 is stored). No file: an empty verifier. A malformed file throws INVALID_INPUT
- * naming the entry and the fix.
+ * The project's team tokens, as its team servers read them (`@foundry/server`'s `loadTokens`:
+ * `.foundry/tokens.json` or `FOUNDRY_TOKEN_FILE`, and `FOUNDRY_TOKENS`). None: an empty verifier. A
+ * malformed file throws INVALID_INPUT naming the entry and the fix.
  */
 export function projectTokens(root: string): TokenVerifier {
-  const file = join(root, '.foundry', 'tokens.json')
-  const entries: Array<{ principal: ConsolePrincipal; hash: Buffer }> = []
-  if (existsSync(file)) {
-    let data: unknown
-    try {
-      data = JSON.parse(readFileSync(file, 'utf8'))
-    } catch (error) {
-      throw new FoundryError('INVALID_INPUT', `${file}: not JSON (${(error as Error).message.slice(0, 100)}); fix it or create tokens with foundry token create`)
-    }
-    const tokens = (data as { tokens?: unknown })?.tokens
-    if (!Array.isArray(tokens)) throw new FoundryError('INVALID_INPUT', `${file}: tokens must be a list; create tokens with foundry token create`)
-    tokens.forEach((t: { name?: unknown; roles?: unknown; sha256?: unknown }, i) => {
-      const where = `${file}: tokens[${i}]`
-      if (typeof t?.name !== 'string' || !NAME.test(t.name)) throw new FoundryError('INVALID_INPUT', `${where}.name must be letters, digits, . _ @ - (at most 64)`)
-      if (typeof t.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(t.sha256)) throw new FoundryError('INVALID_INPUT', `${where}.sha256 must be 64 hex digits; recreate the token with foundry token create`)
-      if (!Array.isArray(t.roles) || !t.roles.every((r) => typeof r === 'string')) throw new FoundryError('INVALID_INPUT', `${where}.roles must be a list of read, write or run`)
-      entries.push({ principal: { name: t.name, roles: t.roles as string[] }, hash: Buffer.from(t.sha256, 'hex') })
-    })
-  }
-  return verifierOf(entries)
+  return loadTokens(root)
 }
 
 /** One token given to the console (its own `--token`): it may read and write. */

@@ -7,26 +7,4 @@ export { projectOpener, type ProjectOpener, type BesideService } from './project
 export { serveFoundryHttp, authored, type ServeFoundryHttpOptions } from './http/foundry.js'
 export { TOOLS, type FoundryTool, type ToolResult, type ToolName, type ToolOutput } from './tools.js'
 export { listResources, readResource, INDEX_URI, CONTRACTS_URI, RUNBOOK_PREFIX } from './resources.js'
-export {
-  SearchOutputSchema,
-  WriteOutputSchema,
-  ForgetOutputSchema,
-  IndexOutputSchema,
-  RunbookListOutputSchema,
-  RunbookGetOutputSchema,
-  ValidateOutputSchema,
-  BlackboardWriteOutputSchema,
-  BlackboardReadOutputSchema,
-  TokenReportOutputSchema,
-  type IndexFigures,
-  type SearchOutput,
-  type WriteOutput,
-  type ForgetOutput,
-  type IndexOutput,
-  type RunbookListOutput,
-  type RunbookGetOutput,
-  type ValidateOutput,
-  type BlackboardWriteOutput,
-  type BlackboardReadOutput,
-  type TokenReportOutput,
-} from '@foundry/kernel/tools'
+// The tools' input and output schemas are the kernel's: `@foundry/kernel/tools`.

@@ -1,6 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import { FoundryError } from '@foundry/kernel'
-import { loadTokens } from '@foundry/server'
+import { loadTokens, secretTokens } from '@foundry/server'
 
 /** What a caller may do in the console: `read` browses, `write` also edits and forgets facts. */
 export type ConsoleRole = 'read' | 'write'
@@ -22,7 +21,6 @@ export interface TokenVerifier {
   verify(secret: string): ConsolePrincipal | undefined
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest()
 
 /**
  * The project's team tokens, as its team servers read them (`@foundry/server`'s `loadTokens`:
@@ -36,25 +34,12 @@ export function projectTokens(root: string): TokenVerifier {
 /** One token given to the console (its own `--token`): it may read and write. */
 export function singleToken(secret: string, name = 'console'): TokenVerifier {
   if (secret.length < 8) throw new FoundryError('INVALID_INPUT', 'token: use at least 8 characters (a random secret, e.g. openssl rand -hex 16)')
-  return verifierOf([{ principal: { name, roles: ['read', 'write'] }, hash: sha256(secret) }])
+  return secretTokens([{ principal: { name, roles: ['read', 'write'] }, secret }])
 }
 
 /** Both verifiers: the first that knows the secret answers. */
 export function eitherToken(a: TokenVerifier, b: TokenVerifier): TokenVerifier {
   return { size: a.size + b.size, verify: (secret) => a.verify(secret) ?? b.verify(secret) }
-}
-
-function verifierOf(entries: Array<{ principal: ConsolePrincipal; hash: Buffer }>): TokenVerifier {
-  return {
-    size: entries.length,
-    verify(secret) {
-      const presented = sha256(secret)
-      let found: ConsolePrincipal | undefined
-      // Every entry is compared, found or not, so the time taken says nothing about which matched.
-      for (const entry of entries) if (timingSafeEqual(presented, entry.hash) && !found) found = entry.principal
-      return found
-    },
-  }
 }
 
 /** True when the principal holds `role`: write and run each include read. */

@@ -53,6 +53,15 @@ export function loadTokens(root: string, env: NodeJS.ProcessEnv = process.env): 
     if (!NAME.test(name) || !secret) throw new FoundryError('INVALID_INPUT', `${where}: write it as name:role[+role]:secret, the name letters, digits, . _ @ - (at most 64)`)
     entries.push({ principal: { name, roles: parseRoles(roles, where) }, hash: sha256(secret) })
   })
+  return storeOf(entries)
+}
+
+/** A store of tokens given as secrets (a console's own `--token`, say): each kept only as its hash. */
+export function secretTokens(list: ReadonlyArray<{ principal: Principal; secret: string }>): TokenStore {
+  return storeOf(list.map(({ principal, secret }) => ({ principal, hash: sha256(secret) })))
+}
+
+function storeOf(entries: ReadonlyArray<{ principal: Principal; hash: Buffer }>): TokenStore {
   return {
     size: entries.length,
     verify(secret) {

@@ -11,6 +11,7 @@ export { keepServing, onStopSignal, stderrLog, oneLine, type KeepServingOptions 
 export { createLimiter, BusyError, MAX_RUNNING, MAX_WAITING } from './limit.js'
 export { retrying } from './retrying.js'
 export { serveHttp, isLoopback, MCP_PATH, MAX_BODY_BYTES, MAX_SESSIONS, SESSION_IDLE_MS, LOCAL, type HttpServeOptions, type HttpServer } from './http/serve.js'
+export { httpLimits, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.js'
 export { serveHttpUntilStopped, type HttpListenOptions, type ServeUntilStoppedOptions } from './http/until-stopped.js'
 export { loadTokens, secretTokens, createToken, listTokens, parseRoles, tokenFile, type Principal, type TokenRecord, type TokenStore } from './http/tokens.js'
 export { grants, mayCall, guardTransport, type ToolCallRecord } from './http/auth.js'

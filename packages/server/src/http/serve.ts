@@ -7,14 +7,17 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { FoundryError } from '@foundry/kernel'
 import { checkTools, type ToolRow } from '@foundry/kernel/tools'
 import { guardTransport, type ToolCallRecord } from './auth.js'
+import { BodyRefused, createByteBudget, MAX_BODY_BYTES } from './body.js'
+import { boundInitialize } from './initialize.js'
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './limits.js'
+import { createSessionTable, type SessionSlot } from './sessions.js'
 import type { Principal, TokenStore } from './tokens.js'
 
 /** The path both servers answer MCP on. */
 export const MCP_PATH = '/mcp'
-/** The largest request body read (as `foundry mcp`'s stdio line limit); a larger one gets 413 unread. */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024
-/** Sessions open at once; past it a new client gets 503 until one closes or expires. */
-export const MAX_SESSIONS = 1024
+export { MAX_BODY_BYTES }
+/** Sessions open at once by default (`HttpLimits.sessions`). */
+export const MAX_SESSIONS = DEFAULT_HTTP_LIMITS.sessions
 /** A session no request has used for this long is closed (a client that went away without DELETE). */
 export const SESSION_IDLE_MS = 30 * 60 * 1000
 
@@ -46,6 +49,8 @@ export interface HttpServeOptions {
   publicRoute?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>
   /** How long an unused session is kept. Default `SESSION_IDLE_MS` (30 min). */
   sessionIdleMs?: number
+  /** Sessions in all and per token, and body bytes in flight per token. Default `DEFAULT_HTTP_LIMITS`. */
+  limits?: Partial<HttpLimits>
   /** More names clients may reach the server by (the Host header), e.g. the machine's name when bound to 0.0.0.0. */
   hostnames?: string[]
   log: (line: string) => void
@@ -75,8 +80,13 @@ export function isLoopback(host: string): boolean {
  * Serve MCP over Streamable HTTP (the SDK's transport): one session, with its own server, per client,
  * any number of clients at once. Every request is checked in this order, before any work: the Host
  * and Origin headers (DNS-rebinding protection: a name other than the bound address or localhost gets
- * 403), then the bearer token (missing or unknown: 401), then the session. Refuses to start on a
- * non-loopback address without tokens (INVALID_INPUT naming --host and the fix).
+ * 403), then the bearer token (missing or unknown: 401), then the body against the token's bytes in
+ * flight (429 past `limits.inflightBytesPerToken` while it has others), then the session. A token
+ * holds at most `limits.sessionsPerToken` sessions (its least recently used idle one is closed for a
+ * new one; a request on a closed session gets 404 and the client initializes again), and a full table
+ * makes room from its largest holder, so one token never shuts the others out. A session keeps a
+ * bounded copy of its `initialize` (`boundInitialize`). Refuses to start on a non-loopback address
+ * without tokens (INVALID_INPUT naming --host and the fix).
  */
 export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> {
   const roles = checkTools(options.tools)
@@ -85,15 +95,11 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
   if (!isLoopback(host) && !tokens)
     throw new FoundryError('INVALID_INPUT', `--host ${host} is not a loopback address and no token is configured: create one with foundry token create --role read --name <who>, or set FOUNDRY_TOKENS, or bind to 127.0.0.1`)
   const { log } = options
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server; principal: Principal; used: number }>()
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits }
+  const sessions = createSessionTable({ sessions: limits.sessions, sessionsPerToken: Math.min(limits.sessionsPerToken, limits.sessions) })
+  const budget = createByteBudget(limits.inflightBytesPerToken)
   const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS
-  const sweeper = setInterval(() => {
-    const before = Date.now() - idleMs
-    for (const [id, session] of sessions) if (session.used < before) {
-      sessions.delete(id)
-      void session.server.close().catch(() => {})
-    }
-  }, Math.min(60_000, idleMs)).unref()
+  const sweeper = setInterval(() => sessions.sweep(Date.now() - idleMs), Math.min(60_000, idleMs)).unref()
   const inFlight = { count: 0, changed: () => waiters.splice(0).forEach((w) => w()) }
   const waiters: Array<() => void> = []
   let stopping = false
@@ -102,6 +108,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
 
   const http = createHttpServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
+      if (error instanceof BodyRefused && !res.headersSent) return reply(res, error.status, -32600, error.message) // a route's body
       log(`request failed: ${(error as Error)?.message ?? String(error)}`)
       if (!res.headersSent) reply(res, 500, -32603, 'Internal error')
       else res.end()
@@ -119,8 +126,10 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
     const principal = authenticate(req)
     if (!principal)
       return reply(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> with a token from foundry token create', { 'www-authenticate': 'Bearer realm="foundry"' })
-    let body: Buffer | undefined
-    const readBody = async () => (body ??= await readAll(req))
+    // The body counts against the token's bytes in flight from its Content-Length on, until the answer is sent.
+    let reading: ReturnType<typeof budget.read> | undefined
+    const readBody = () => (reading ??= budget.read(req, principal.name)).body
+    res.once('close', () => reading?.release())
     const path = (req.url ?? '/').split('?')[0]
     if (path !== MCP_PATH) {
       if (options.route && (await options.route(req, res, principal, readBody))) return
@@ -132,45 +141,43 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
       if (!session) return reply(res, 404, -32001, 'Session not found: initialize again')
       if (session.principal.name !== principal.name) return reply(res, 403, -32000, 'Forbidden: the session belongs to another token')
       session.used = Date.now()
+      if (req.method === 'GET') return session.transport.handleRequest(req, res)
+      // A request being worked on keeps its session from being evicted or swept; an open GET stream does not.
+      session.active++
+      res.once('close', () => session.active--)
       if (req.method !== 'POST') return session.transport.handleRequest(req, res)
-      const message = await parsed()
+      const message = await parse(res, readBody)
       return message === INVALID ? undefined : session.transport.handleRequest(req, res, message)
     }
     if (req.method !== 'POST') return reply(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; POST initialize first')
-    const message = await parsed()
+    const message = await parse(res, readBody)
     if (message === INVALID) return
     if (!isInitializeRequest(message)) return reply(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; the first request must be initialize')
-    if (sessions.size >= MAX_SESSIONS) return reply(res, 503, -32000, `Busy: ${MAX_SESSIONS} sessions are open; close one (DELETE) and retry`)
+    const slot = sessions.admit(principal)
+    if (typeof slot === 'string') return reply(res, 429, -32000, slot, { 'retry-after': '1' })
+    return openSession(req, res, principal, slot, boundInitialize(message))
+  }
+
+  /**
+   * A new session for `principal`, answering its `initialize`. Kept apart from `handle`, so that what
+   * the session keeps for its life (the transport's callbacks) holds nothing of the request's body.
+   */
+  async function openSession(req: IncomingMessage, res: ServerResponse, principal: Principal, slot: SessionSlot, message: unknown): Promise<void> {
     const server = options.session(principal)
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server, principal, used: Date.now() }),
+      onsessioninitialized: (sid) => slot.fill(sid, { transport, server, principal, used: Date.now(), active: 0 }),
       enableDnsRebindingProtection: true,
       allowedHosts,
       maxRequestBodySize: MAX_BODY_BYTES,
     })
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId)
+      if (transport.sessionId) sessions.remove(transport.sessionId)
     }
+    res.once('close', () => slot.cancel()) // initialize failed: the place held is given back (a no-op once filled)
     await server.connect(transport)
     guardTransport(transport, principal, { roles, ...(options.onCall && { onCall: options.onCall }), inFlight })
     await transport.handleRequest(req, res, message)
-
-    async function parsed(): Promise<unknown> {
-      let raw: Buffer
-      try {
-        raw = await readBody()
-      } catch (error) {
-        reply(res, 413, -32600, (error as Error).message)
-        return INVALID
-      }
-      try {
-        return JSON.parse(raw.toString('utf8'))
-      } catch {
-        reply(res, 400, -32700, 'Parse error: the body is not JSON')
-        return INVALID
-      }
-    }
   }
 
   function authenticate(req: IncomingMessage): Principal | undefined {
@@ -211,8 +218,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
       }
       const abandoned = Math.max(0, inFlight.count)
       if (abandoned) log(`shutting down: ${abandoned} request(s) still running after ${deadlineMs} ms are abandoned`)
-      for (const { server } of [...sessions.values()]) await server.close().catch(() => {})
-      sessions.clear()
+      await sessions.closeAll()
       http.closeAllConnections()
       return { abandoned }
     },
@@ -221,17 +227,22 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
 
 const INVALID = Symbol('invalid')
 
-async function readAll(req: IncomingMessage): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'])
-  if (declared > MAX_BODY_BYTES) throw new Error(`Payload too large: ${declared} bytes is over the limit of ${MAX_BODY_BYTES} bytes (10 MiB); send smaller arguments`)
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) throw new Error(`Payload too large: over the limit of ${MAX_BODY_BYTES} bytes (10 MiB); send smaller arguments`)
-    chunks.push(chunk as Buffer)
+/** The body read and parsed as JSON, or INVALID once the refusal is answered (413, 429 or a parse error). */
+async function parse(res: ServerResponse, read: () => Promise<Buffer>): Promise<unknown> {
+  let raw: Buffer
+  try {
+    raw = await read()
+  } catch (error) {
+    if (!(error instanceof BodyRefused)) throw error
+    reply(res, error.status, -32600, error.message, error.status === 429 ? { 'retry-after': '1' } : {})
+    return INVALID
   }
-  return Buffer.concat(chunks)
+  try {
+    return JSON.parse(raw.toString('utf8'))
+  } catch {
+    reply(res, 400, -32700, 'Parse error: the body is not JSON')
+    return INVALID
+  }
 }
 
 function reply(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {

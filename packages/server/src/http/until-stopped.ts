@@ -1,4 +1,5 @@
 import { onStopSignal } from '../lifecycle.js'
+import { httpLimits } from './limits.js'
 import { serveHttp, type HttpServeOptions, type HttpServer } from './serve.js'
 
 /** Where a team server listens and how it stops: what `foundry mcp --http` and `marbles mcp --http` both take. */
@@ -25,6 +26,7 @@ export interface ServeUntilStoppedOptions extends Omit<HttpServeOptions, 'host' 
 /**
  * Serve `serveHttp` on `listen` until SIGINT/SIGTERM: then no new requests, calls in flight finished
  * (up to the deadline), every session closed, and `release(true)`. Resolves once all that is done.
+ * Without `limits`, they come from the environment (`httpLimits`).
  */
 export async function serveHttpUntilStopped(listen: HttpListenOptions, options: ServeUntilStoppedOptions): Promise<void> {
   const { release, ...serve } = options
@@ -32,6 +34,7 @@ export async function serveHttpUntilStopped(listen: HttpListenOptions, options: 
   try {
     server = await serveHttp({
       ...serve,
+      limits: serve.limits ?? httpLimits(),
       ...(listen.host !== undefined && { host: listen.host }),
       ...(listen.port !== undefined && { port: listen.port }),
       ...(listen.hostnames && { hostnames: listen.hostnames }),

@@ -81,6 +81,14 @@ maybe('keyboard reaches the search box and the results; a result opens its fact'
   assert.match(page.url(), new RegExp(`#/fact/${chain[2]}$`))
 })
 
+maybe('a URL carrying #token= signs the tab in and drops the token from the address', async () => {
+  const { page } = await open(`#token=${READ}`, undefined)
+  await page.getByRole('button', { name: 'Access: viewer (read)' }).waitFor()
+  assert.ok(page.url().endsWith('#/memory'), page.url())
+  assert.not.match(page.url(), READ)
+  await page.locator('.results li').first().waitFor()
+})
+
 maybe('a supersede chain is followed from the oldest fact to the current one', async () => {
   const { page } = await open(`#/fact/${chain[0]}`)
   await page.locator('h1', { hasText: 'Liquibase' }).waitFor()

@@ -95,5 +95,12 @@ document.addEventListener('keydown', (e) => {
   requestAnimationFrame(() => document.getElementById('search')?.focus())
 })
 
+// A URL the server printed for its user carries the token once, as `#token=…`: kept for the tab, then
+// dropped from the address bar (and so from history and bookmarks).
+if (location.hash.startsWith('#token=')) {
+  setToken(decodeURIComponent(location.hash.slice('#token='.length)))
+  history.replaceState(null, '', `${location.pathname}${location.search}#/memory`)
+}
+
 const root = document.getElementById('app')
 if (root) render(html`<${App} />`, root)

@@ -14,7 +14,7 @@ test(`${CLIENTS} clients write and search one memory for ${SECONDS} s: nothing l
   const root = tempProject()
   const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root], { FOUNDRY_HOOK_SERVER: 'off' })
   try {
-    const clients = await Promise.all(Array.from({ length: CLIENTS }, () => httpClient(server.url)))
+    const clients = await Promise.all(Array.from({ length: CLIENTS }, () => httpClient(server.url, server.localToken())))
     const until = Date.now() + SECONDS * 1000
     const latencies: number[] = []
     const written: string[] = []

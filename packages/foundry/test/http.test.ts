@@ -27,11 +27,11 @@ test.after.each(async () => {
 })
 test.after(cleanup)
 
-test('several clients at once over Streamable HTTP, each its own session, on loopback without tokens', async () => {
+test('several clients at once over Streamable HTTP, each its own session, on loopback with the local token', async () => {
   const root = tempProject()
   const server = await serve(root)
   assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
-  const clients = await Promise.all([0, 1, 2, 3].map(() => httpClient(server.url)))
+  const clients = await Promise.all([0, 1, 2, 3].map(() => httpClient(server.url, server.localToken())))
   const ids = new Set(clients.map((c) => (c.transport as { sessionId?: string }).sessionId))
   assert.is(ids.size, 4, 'one session per client')
   const tools = await clients[0]!.listTools()
@@ -60,7 +60,7 @@ test('DNS rebinding: a Host or Origin other than the server’s own is refused w
   assert.match(bad.body, /Invalid Host header/)
   const origin = await rawPost(server.url, INITIALIZE, { origin: 'http://evil.example' })
   assert.is(origin.status, 403)
-  const good = await rawPost(server.url, INITIALIZE, { host: `localhost:${port}` })
+  const good = await rawPost(server.url, INITIALIZE, { host: `localhost:${port}`, authorization: `Bearer ${server.localToken()}` })
   assert.is(good.status, 200)
 })
 
@@ -129,7 +129,7 @@ test('FOUNDRY_TOKENS: tokens from the environment; a malformed entry is one line
 test('SIGTERM: new requests refused, calls in flight finished, the storage closed, exit 0', async () => {
   const root = tempProject()
   const server = await serve(root)
-  const client = await httpClient(server.url)
+  const client = await httpClient(server.url, server.localToken())
   const calls = Array.from({ length: 24 }, (_, i) => client.callTool({ name: 'memory_write', arguments: fact(i, 'term') }).then(
     (r) => ({ ok: !(r as CallToolResult).isError, id: ((r as CallToolResult).structuredContent as { id?: string } | undefined)?.id, error: '' }),
     (error: unknown) => ({ ok: false, id: undefined, error: String(error) }),

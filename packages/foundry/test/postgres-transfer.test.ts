@@ -158,7 +158,7 @@ test('foundry mcp --http (Streamable HTTP, the SDK client) works unchanged on a 
   assert.is(cli(['init', '--storage', 'postgres'], { cwd: root, env }).code, 0)
   const http = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root], { ...env, FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_TOKENS: undefined })
   try {
-    const client = await httpClient(http.url)
+    const client = await httpClient(http.url, http.localToken())
     const written = await call(client, 'memory_write', flyway)
     assert.not.ok(written.isError, written.text)
     assert.match((await call(client, 'memory_search', { query: 'liquibase' })).text, /fact-0001/)

@@ -2,7 +2,7 @@
 export { runHook, answer, answerStdin, HANDLERS, type HookRun, type RunOptions } from './run.js'
 export { HOOK_EVENTS, HOOK_NAMES, SERVED_HOOKS, isHookName, type HookName } from './names.js'
 export { serveHooks, type HookServer, type ServeOptions } from './server.js'
-export { askServer, hookSocketPath, parseAnswer, PROTOCOL_VERSION, type HookRequest, type HookAnswer } from './socket.js'
+export { askServer, hookSocketPath, localTokenPath, parseAnswer, PROTOCOL_VERSION, type HookRequest, type HookAnswer } from './socket.js'
 export { sessionStart } from './session-start.js'
 export { promptContext } from './prompt-context.js'
 export { subagentFirewall } from './subagent-firewall.js'

@@ -65,6 +65,15 @@ export function hookSocketDir(): string {
   return join(tmpdir(), `foundry-${currentUid()}`)
 }
 
+/**
+ * Where the user's local token for loopback team servers lives: `http.token` in the same private
+ * folder (`foundry mcp --http` without team tokens writes it, mode 0600, and requires it; local
+ * clients such as `foundry-hook` with a loopback `FOUNDRY_URL` read it).
+ */
+export function localTokenPath(): string {
+  return join(hookSocketDir(), 'http.token')
+}
+
 /** Where the hook server of the project at `root` listens. */
 export function hookSocketPath(root: string): string {
   const id = createHash('sha256').update(resolve(root)).digest('hex').slice(0, 16)

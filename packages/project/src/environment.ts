@@ -82,7 +82,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {
     name: 'FOUNDRY_TOKEN',
     type: 'text',
-    default: 'none',
+    default: "none (a loopback FOUNDRY_URL gets the user's local token, from the private runtime folder)",
     example: 's3cr3t',
     about: 'The bearer token foundry-hook sends to FOUNDRY_URL.',
     readBy: 'foundry-hook',

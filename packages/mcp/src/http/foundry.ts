@@ -1,6 +1,6 @@
 import type { Kernel } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
-import { keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpListenOptions, type HttpServeOptions, type TokenStore } from '@foundry/server'
+import { claimLocalToken, isLoopback, keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpListenOptions, type HttpServeOptions, type LocalToken, type TokenStore } from '@foundry/server'
 import { projectOpener, type BesideService } from '../project-opener.js'
 import { createServer } from '../server.js'
 import { TOOLS } from '../tools.js'
@@ -16,12 +16,21 @@ export interface ServeFoundryHttpOptions extends HttpListenOptions {
   publicRoute?: (project: Project, tokens: TokenStore) => NonNullable<HttpServeOptions['publicRoute']>
   /** Send `console.log` and friends to stderr (process-wide: for a bin). Default false. */
   console?: boolean
+  /**
+   * Where the user's local token lives (the app passes the per-user runtime folder's `http.token`).
+   * Given, a loopback server without team tokens requires it (`claimLocalToken`); without it, such a
+   * server lets every local client in.
+   */
+  localToken?: string
+  /** Called with the local token in use, if any, before listening (the app then prints the console's address). */
+  onLocalToken?: (token: LocalToken) => void
 }
 
 /**
  * `foundry mcp --http`: the foundry MCP server for many clients at once, each token's calls made as it
  * (facts it writes carry its name in `author`, and each tool call is one `mcp.tool_call` event naming
- * it). Resolves once SIGINT/SIGTERM stopped it: no new requests, calls in flight finished (up to the
+ * it). Without team tokens, on loopback and given `localToken`, every client needs the user's local
+ * token (its principal is `local`, as without authentication). Resolves once SIGINT/SIGTERM stopped it: no new requests, calls in flight finished (up to the
  * deadline), every session closed, the `beside` services stopped and the project closed.
  */
 export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promise<void> {
@@ -29,13 +38,17 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
   keepServing(log, { console: options.console ?? false })
   const project = projectOpener(options.open, { ...(options.beside && { beside: options.beside }), log })
   const opened = await project.open()
-  let tokens: ReturnType<typeof loadTokens>
+  let team: TokenStore
+  let local: LocalToken | undefined
   try {
-    tokens = loadTokens(opened.root)
+    team = loadTokens(opened.root)
+    if (team.size === 0 && options.localToken && isLoopback(options.host ?? '127.0.0.1')) local = await claimLocalToken(options.localToken)
   } catch (error) {
     await project.close()
     throw error
   }
+  const tokens = local?.store ?? team
+  if (local) options.onLocalToken?.(local)
   const kernels = new Map<string, Kernel>()
   const kernelOf = (name: string) => {
     let kernel = kernels.get(name)
@@ -44,10 +57,11 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
   }
   await serveHttpUntilStopped(options, {
     name: 'foundry',
-    tokens,
+    tokens: team,
+    ...(local && { localToken: local }),
     log,
     tools: TOOLS,
-    session: (principal) => createServer({ kernel: async () => (tokens.size ? kernelOf(principal.name) : opened.kernel), log }),
+    session: (principal) => createServer({ kernel: async () => (team.size ? kernelOf(principal.name) : opened.kernel), log }),
     onCall: (call) => void opened.kernel.record('mcp.tool_call', { ...call }),
     ...(options.route && { route: options.route(opened) }),
     ...(options.publicRoute && { publicRoute: options.publicRoute(opened, tokens) }),

@@ -10,6 +10,7 @@ import { guardTransport, type ToolCallRecord } from './auth.js'
 import { BodyRefused, createByteBudget, MAX_BODY_BYTES } from './body.js'
 import { boundInitialize } from './initialize.js'
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './limits.js'
+import type { LocalToken } from './local-token.js'
 import { createSessionTable, type SessionSlot } from './sessions.js'
 import type { Principal, TokenStore } from './tokens.js'
 
@@ -30,6 +31,11 @@ export interface HttpServeOptions {
   port?: number
   /** The accepted tokens; none (or an empty store) serves without authentication, on loopback only. */
   tokens?: TokenStore
+  /**
+   * Without `tokens`: the user's local token (`claimLocalToken`), then required from every client as
+   * the principal `LOCAL`; the start-up line names its file, never its secret. On loopback only.
+   */
+  localToken?: LocalToken
   /** A new MCP server for one session (one client), acting for `principal`. */
   session(principal: Principal): Server
   /**
@@ -91,9 +97,12 @@ export function isLoopback(host: string): boolean {
 export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> {
   const roles = checkTools(options.tools)
   const host = options.host ?? '127.0.0.1'
-  const tokens = options.tokens && options.tokens.size > 0 ? options.tokens : undefined
-  if (!isLoopback(host) && !tokens)
+  const team = options.tokens && options.tokens.size > 0 ? options.tokens : undefined
+  if (!isLoopback(host) && !team)
     throw new FoundryError('INVALID_INPUT', `--host ${host} is not a loopback address and no token is configured: create one with foundry token create --role read --name <who>, or set FOUNDRY_TOKENS, or bind to 127.0.0.1`)
+  const tokens = team ?? options.localToken?.store
+  const local = team ? undefined : options.localToken
+  const unauthorized = local ? `Unauthorized: send Authorization: Bearer <token> with the local token in ${local.file}` : 'Unauthorized: send Authorization: Bearer <token> with a token from foundry token create'
   const { log } = options
   const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits }
   const sessions = createSessionTable({ sessions: limits.sessions, sessionsPerToken: Math.min(limits.sessionsPerToken, limits.sessions) })
@@ -125,7 +134,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
     if (options.publicRoute && (await options.publicRoute(req, res))) return
     const principal = authenticate(req)
     if (!principal)
-      return reply(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> with a token from foundry token create', { 'www-authenticate': 'Bearer realm="foundry"' })
+      return reply(res, 401, -32001, unauthorized, { 'www-authenticate': 'Bearer realm="foundry"' })
     // The body counts against the token's bytes in flight from its Content-Length on, until the answer is sent.
     let reading: ReturnType<typeof budget.read> | undefined
     const readBody = () => (reading ??= budget.read(req, principal.name)).body
@@ -196,7 +205,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
   const names = [shown, 'localhost', '127.0.0.1', '[::1]', ...(options.hostnames ?? [])]
   allowedHosts = [...new Set(names.map((h) => `${h}:${port}`.toLowerCase()))]
   allowedOrigins = allowedHosts.map((h) => `http://${h}`)
-  log(`serving MCP over HTTP at http://${shown}:${port}${MCP_PATH} (${tokens ? `${tokens.size} token(s)` : 'no authentication: loopback only'})`)
+  log(`serving MCP over HTTP at http://${shown}:${port}${MCP_PATH} (${local ? `the local token in ${local.file}` : team ? `${team.size} token(s)` : 'no authentication: loopback only'})`)
 
   return {
     url: `http://${shown}:${port}${MCP_PATH}`,

@@ -31,7 +31,7 @@ export function configCommand(): Command {
         for (const seam of ['storage', 'retrieval'] as const) {
           const choice = file[seam]
           const flag = seam === 'storage' && ctx.storage !== undefined
-          settings.push({ key: seam, value: { kind: choice.kind, ...choice.options }, from: flag ? `--storage (the file's must match)` : written[seam] !== undefined ? source : 'default' })
+          settings.push({ key: seam, value: shown({ kind: choice.kind, ...choice.options }), from: flag ? `--storage (the file's must match)` : written[seam] !== undefined ? source : 'default' })
         }
         const profile = PROFILES[file.config.profile] ?? {}
         const walk = (defaults: object, resolved: Record<string, unknown>, fromFile: Record<string, unknown> | undefined, fromProfile: Record<string, unknown> | undefined, prefix: string) => {
@@ -61,4 +61,17 @@ export function configCommand(): Command {
         return { text: lines.join('\n'), json: { root, file: file.exists ? file.file : null, settings, environment } }
       }),
     )
+}
+
+/**
+ * An adapter's options fit to print: a URL's password (`user:pw@`, `?password=`) replaced by `***`,
+ * and the value of any key named like a password, secret or token by `(set)`. Any adapter's options go
+ * through it, whatever its kind.
+ */
+function shown(value: unknown, key = ''): unknown {
+  if (/password|secret|token/i.test(key) && value !== undefined && value !== null) return '(set)'
+  if (typeof value === 'string') return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*?:)[^/?#\s]*@/i, '$1***@').replace(/([?&]password=)[^&#\s]*/gi, '$1***')
+  if (Array.isArray(value)) return value.map((v) => shown(v))
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shown(v, k)]))
+  return value
 }

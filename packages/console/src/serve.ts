@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { FoundryError, safeTelemetry, type Storage } from '@foundry/kernel'
 import { openProject } from '@foundry/project'
-import { projectTokens } from './auth.js'
+import { projectTokens, type TokenVerifier } from './auth.js'
 import { isLoopback } from './guard.js'
 import { createConsoleHandler } from './handler.js'
 
@@ -15,6 +15,11 @@ export interface ServeConsoleOptions {
   port?: number
   /** A secret that may read and write, besides the team tokens. */
   token?: string
+  /**
+   * The tokens to require instead of the project's (e.g. the user's local token, so that no other
+   * local user browses). Default: the project's team tokens; none means loopback clients browse freely.
+   */
+  tokens?: TokenVerifier
   /** Host names besides loopback ones that browsers may use to reach the console. */
   hostnames?: string[]
   log?: (line: string) => void
@@ -44,7 +49,7 @@ export async function serveConsole(options: ServeConsoleOptions = {}): Promise<C
   try {
     if (!isLoopback(host) && projectTokens(project.root).size === 0)
       throw new FoundryError('INVALID_INPUT', `--host ${host} is not a loopback address and the project has no team tokens: create one with foundry token create --role read --name <who>, or bind to 127.0.0.1`)
-    const handler = createConsoleHandler({ project, ...(options.token && { token: options.token }), ...(options.hostnames && { hostnames: options.hostnames }), ...(options.log && { log: options.log }) })
+    const handler = createConsoleHandler({ project, ...(options.token && { token: options.token }), ...(options.tokens && { tokens: options.tokens }), ...(options.hostnames && { hostnames: options.hostnames }), ...(options.log && { log: options.log }) })
     const server = createServer(handler)
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) =>

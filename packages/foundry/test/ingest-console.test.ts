@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { cpSync } from 'node:fs'
+import { cpSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -55,7 +55,8 @@ test('tokens: a small project sees the MCP tool list in the index-first cost and
 test('foundry ui serves the console for the project until SIGTERM', async () => {
   const root = project()
   assert.is(cli(['ingest', 'docs/adr'], { cwd: root }).code, 0)
-  const child = spawn(process.execPath, [BIN, 'ui', '--port', '0'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] })
+  const runtime = tempDir() // the user's private runtime folder, where the local token is written
+  const child = spawn(process.execPath, [BIN, 'ui', '--port', '0'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, XDG_RUNTIME_DIR: runtime, FOUNDRY_TOKENS: '' } })
   let stderr = ''
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
   try {
@@ -63,7 +64,7 @@ test('foundry ui serves the console for the project until SIGTERM', async () => 
       child.stderr!.on('data', (d: Buffer) => {
         stderr += d.toString()
         const match = /foundry console: (\S+)/.exec(stderr)
-        if (match) resolve(match[1]!)
+        if (match && stderr.includes('enter the local token')) resolve(match[1]!)
       })
       void exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)))
     })
@@ -71,7 +72,12 @@ test('foundry ui serves the console for the project until SIGTERM', async () => 
     assert.is(page.status, 200)
     assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/)
     assert.match(await page.text(), /<html/)
-    const facts = (await (await fetch(`${url}api/facts?q=migrations`)).json()) as unknown
+    assert.is((await fetch(`${url}api/facts?q=migrations`)).status, 401, 'without team tokens, the API needs the local token')
+    const file = join(runtime, 'foundry', 'http.token')
+    assert.match(stderr, `enter the local token from ${file}`)
+    const secret = readFileSync(file, 'utf8').trim()
+    assert.not.match(stderr, secret)
+    const facts = (await (await fetch(`${url}api/facts?q=migrations`, { headers: { authorization: `Bearer ${secret}` } })).json()) as unknown
     assert.match(JSON.stringify(facts), /Use Flyway for database migrations/)
   } finally {
     child.kill('SIGTERM')

@@ -1,11 +1,11 @@
 // No secret in any output: secrets are planted (team tokens, PostgreSQL passwords in the environment and
 // in config.json, FOUNDRY_TOKEN, the local token), the bins' commands that could show them are run
-// (doctor, config, token list, errors from bad and unreachable URLs, `foundry mcp --http`'s start-up
-// text and request log, foundry-hook's warnings), every stdout and stderr is kept, and all of it is
+// (doctor, config, token list, errors from bad and unreachable URLs, `foundry mcp --http`'s and
+// `foundry ui`'s start-up text and request log, foundry-hook's warnings), every stdout and stderr is kept, and all of it is
 // searched for every secret. No connection is made: the PostgreSQL URLs point at a closed port.
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'uvu'
@@ -77,6 +77,27 @@ test('foundry mcp --http: its start-up text and its log through good, wrong and 
   await mine.close()
   assert.is(await local.stop(), 0)
   keep('mcp --http with the local token', { stdout: '', stderr: local.stderr() })
+})
+
+test('foundry ui: its start-up text without team tokens (the local token) and with them', async () => {
+  for (const env of [{ ...ENV, FOUNDRY_TOKENS: '' }, ENV]) {
+    const runtime = tempDir()
+    const child = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--root', tempProject()], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env, XDG_RUNTIME_DIR: runtime } })
+    let stderr = ''
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (d: Buffer) => {
+        stderr += d.toString()
+        if (/Ctrl-C to stop/.test(stderr) && (env.FOUNDRY_TOKENS !== '' || /local token/.test(stderr))) resolve()
+      })
+      void exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)))
+    })
+    child.kill('SIGTERM')
+    assert.is(await exited, 0, stderr)
+    if (existsSync(join(runtime, 'foundry', 'http.token'))) Object.assign(SECRETS, { uiLocalToken: readFileSync(join(runtime, 'foundry', 'http.token'), 'utf8').trim() })
+    keep(`foundry ui (FOUNDRY_TOKENS ${env.FOUNDRY_TOKENS ? 'set' : 'empty'})`, { stdout: '', stderr })
+  }
+  assert.ok('uiLocalToken' in SECRETS, 'the local token was written')
 })
 
 test('foundry-hook: warnings about a team server that is down or refuses the token', () => {

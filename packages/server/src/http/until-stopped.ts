@@ -30,6 +30,10 @@ export interface ServeUntilStoppedOptions extends Omit<HttpServeOptions, 'host' 
  */
 export async function serveHttpUntilStopped(listen: HttpListenOptions, options: ServeUntilStoppedOptions): Promise<void> {
   const { release, ...serve } = options
+  // Listening for the stop signals before the address is logged: a supervisor may send one as soon as it reads it.
+  let signalled: string | undefined
+  let stop = (signal: string) => void (signalled = signal)
+  const off = onStopSignal((signal) => stop(signal))
   let server: HttpServer
   try {
     server = await serveHttp({
@@ -40,17 +44,19 @@ export async function serveHttpUntilStopped(listen: HttpListenOptions, options: 
       ...(listen.hostnames && { hostnames: listen.hostnames }),
     })
   } catch (error) {
+    off()
     await release(false)
     throw error
   }
   listen.onListening?.(server)
-  await new Promise<void>((resolve) =>
-    onStopSignal((signal) => {
+  await new Promise<void>((resolve) => {
+    stop = (signal) => {
       options.log(`${signal}: stopping (new requests refused, calls in flight get ${listen.deadlineMs ?? 10_000} ms)`)
       void server
         .close(listen.deadlineMs)
         .then(() => release(true))
         .then(resolve)
-    }),
-  )
+    }
+    if (signalled) stop(signalled)
+  })
 }

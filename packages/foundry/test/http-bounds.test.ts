@@ -57,6 +57,16 @@ test('one read token opening more sessions than its cap: its oldest idle ones ar
   assert.is((await ping(server.url, 'read-secret-1', again)).status, 200)
 })
 
+test('a full table makes room from its largest holder: another token still gets in, the greedy one loses its oldest idle session', async () => {
+  const server = await serve({ FOUNDRY_HTTP_SESSIONS: '4', FOUNDRY_HTTP_SESSIONS_PER_TOKEN: '4' })
+  const ids: string[] = []
+  for (let i = 0; i < 4; i++) ids.push(await initialize(server.url, 'read-secret-1'))
+  const writer = await initialize(server.url, 'write-secret-2')
+  assert.is((await ping(server.url, 'write-secret-2', writer)).status, 200)
+  assert.is((await ping(server.url, 'read-secret-1', ids[0]!)).status, 404, 'the oldest idle session of the largest holder made room')
+  for (const id of ids.slice(1)) assert.is((await ping(server.url, 'read-secret-1', id)).status, 200)
+})
+
 /** A POST of `length` declared bytes, of which only the first byte is sent once the server has taken it in (100-continue): `finish()` sends the rest. */
 async function holdBody(url: string, secret: string, length: number) {
   const target = new URL(url)

@@ -97,12 +97,9 @@ export function isLoopback(host: string): boolean {
 export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> {
   const roles = checkTools(options.tools)
   const host = options.host ?? '127.0.0.1'
-  const team = options.tokens && options.tokens.size > 0 ? options.tokens : undefined
-  if (!isLoopback(host) && !team)
+  const auth = bearerAuth(options)
+  if (!isLoopback(host) && !auth.team)
     throw new FoundryError('INVALID_INPUT', `--host ${host} is not a loopback address and no token is configured: create one with foundry token create --role read --name <who>, or set FOUNDRY_TOKENS, or bind to 127.0.0.1`)
-  const tokens = team ?? options.localToken?.store
-  const local = team ? undefined : options.localToken
-  const unauthorized = local ? `Unauthorized: send Authorization: Bearer <token> with the local token in ${local.file}` : 'Unauthorized: send Authorization: Bearer <token> with a token from foundry token create'
   const { log } = options
   const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits }
   const sessions = createSessionTable({ sessions: limits.sessions, sessionsPerToken: Math.min(limits.sessionsPerToken, limits.sessions) })
@@ -114,7 +111,6 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
   let stopping = false
   let allowedHosts: string[] = []
   let allowedOrigins: string[] = []
-
   const http = createHttpServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (error instanceof BodyRefused && !res.headersSent) return reply(res, error.status, -32600, error.message) // a route's body
@@ -132,9 +128,9 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
     const origin = req.headers.origin
     if (origin !== undefined && !allowedOrigins.includes(origin.toLowerCase())) return reply(res, 403, -32000, `Invalid Origin header: ${origin.slice(0, 100)}`)
     if (options.publicRoute && (await options.publicRoute(req, res))) return
-    const principal = authenticate(req)
+    const principal = auth.authenticate(req)
     if (!principal)
-      return reply(res, 401, -32001, unauthorized, { 'www-authenticate': 'Bearer realm="foundry"' })
+      return reply(res, 401, -32001, auth.unauthorized, { 'www-authenticate': 'Bearer realm="foundry"' })
     // The body counts against the token's bytes in flight from its Content-Length on, until the answer is sent.
     let reading: ReturnType<typeof budget.read> | undefined
     const readBody = () => (reading ??= budget.read(req, principal.name)).body
@@ -189,13 +185,6 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
     await transport.handleRequest(req, res, message)
   }
 
-  function authenticate(req: IncomingMessage): Principal | undefined {
-    if (!tokens) return LOCAL
-    const header = req.headers.authorization ?? ''
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
-    return match ? tokens.verify(match[1]!) : undefined
-  }
-
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject)
     http.listen(options.port ?? 0, host, () => resolve())
@@ -205,7 +194,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
   const names = [shown, 'localhost', '127.0.0.1', '[::1]', ...(options.hostnames ?? [])]
   allowedHosts = [...new Set(names.map((h) => `${h}:${port}`.toLowerCase()))]
   allowedOrigins = allowedHosts.map((h) => `http://${h}`)
-  log(`serving MCP over HTTP at http://${shown}:${port}${MCP_PATH} (${local ? `the local token in ${local.file}` : team ? `${team.size} token(s)` : 'no authentication: loopback only'})`)
+  log(`serving MCP over HTTP at http://${shown}:${port}${MCP_PATH} (${auth.described})`)
 
   return {
     url: `http://${shown}:${port}${MCP_PATH}`,
@@ -215,22 +204,48 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
       clearInterval(sweeper)
       http.close()
       http.closeIdleConnections()
-      const until = Date.now() + deadlineMs
-      while (inFlight.count > 0 && Date.now() < until) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(100, until - Date.now()))
-          waiters.push(() => {
-            clearTimeout(timer)
-            resolve()
-          })
-        })
-      }
+      await drained(inFlight, waiters, Date.now() + deadlineMs)
       const abandoned = Math.max(0, inFlight.count)
       if (abandoned) log(`shutting down: ${abandoned} request(s) still running after ${deadlineMs} ms are abandoned`)
       await sessions.closeAll()
       http.closeAllConnections()
       return { abandoned }
     },
+  }
+}
+
+/**
+ * Who a request comes from: the team tokens when there are some, else the local token when given,
+ * else anyone on loopback as `LOCAL`; with the 401 text and the start-up line's words for it.
+ */
+function bearerAuth(options: Pick<HttpServeOptions, 'tokens' | 'localToken'>) {
+  const team = options.tokens && options.tokens.size > 0 ? options.tokens : undefined
+  const local = team ? undefined : options.localToken
+  const tokens = team ?? local?.store
+  return {
+    team,
+    authenticate(req: IncomingMessage): Principal | undefined {
+      if (!tokens) return LOCAL
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')
+      return match ? tokens.verify(match[1]!) : undefined
+    },
+    unauthorized: local
+      ? `Unauthorized: send Authorization: Bearer <token> with the local token in ${local.file}`
+      : 'Unauthorized: send Authorization: Bearer <token> with a token from foundry token create',
+    described: local ? `the local token in ${local.file}` : team ? `${team.size} token(s)` : 'no authentication: loopback only',
+  }
+}
+
+/** Resolves once no request is in flight, or at `until` (checked at least every 100 ms). */
+async function drained(inFlight: { count: number }, waiters: Array<() => void>, until: number): Promise<void> {
+  while (inFlight.count > 0 && Date.now() < until) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.min(100, until - Date.now()))
+      waiters.push(() => {
+        clearTimeout(timer)
+        resolve()
+      })
+    })
   }
 }
 

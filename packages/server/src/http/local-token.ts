@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { lstat, mkdir, open, readFile, rename } from 'node:fs/promises'
+import { link, lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
 import { LOCAL } from './serve.js'
@@ -32,19 +32,9 @@ export async function claimLocalToken(file: string): Promise<LocalToken> {
   const dir = dirname(file)
   await mkdir(dir, { recursive: true, mode: 0o700 })
   await assertPrivate(dir, 'folder')
-  const existing = await readPrivate(file)
-  const secret = existing ?? (await writeNew(file))
+  const present = await lstat(file).catch(() => undefined)
+  const secret = (present && (await readPrivate(file))) || (await writeNew(file, present !== undefined))
   return { file, secret, store: secretTokens([{ principal: LOCAL, secret }]) }
-}
-
-/** The secret in `file` when it is a private, well-formed local token file of this user; undefined otherwise. Never throws. */
-export async function readLocalToken(file: string): Promise<string | undefined> {
-  try {
-    await assertPrivate(dirname(file), 'folder')
-    return await readPrivate(file)
-  } catch {
-    return undefined
-  }
 }
 
 async function readPrivate(file: string): Promise<string | undefined> {
@@ -55,18 +45,32 @@ async function readPrivate(file: string): Promise<string | undefined> {
   return SHAPE.test(text) ? text : undefined
 }
 
-async function writeNew(file: string): Promise<string> {
+/**
+ * A new secret at `file`. Written to a fresh temporary name first (O_EXCL: nothing planted there is
+ * followed), then linked into place, so that of two servers starting at once one token wins and both
+ * use it; `replace` (a malformed file of the user's is there) renames it over instead.
+ */
+async function writeNew(file: string, replace: boolean): Promise<string> {
   const secret = `fdl_${randomBytes(24).toString('base64url')}`
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-  // O_EXCL on a fresh name: nothing already there (a planted symlink) is followed.
   const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600)
   try {
     await handle.writeFile(`${secret}\n`)
   } finally {
     await handle.close()
   }
-  await rename(temp, file)
-  return secret
+  try {
+    if (replace) await rename(temp, file)
+    else await link(temp, file)
+    return secret
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    const theirs = await readPrivate(file) // another server wrote it first
+    if (!theirs) throw new FoundryError('UNAVAILABLE', `Local token refused: ${file} appeared while it was being written and holds no token; remove it and start again`)
+    return theirs
+  } finally {
+    await unlink(temp).catch(() => undefined) // gone already after a rename
+  }
 }
 
 /** Throw unless `path` is a real folder or regular file of this user, closed to group and others. POSIX only. */

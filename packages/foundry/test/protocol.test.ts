@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { BlackboardWriteInputSchema, FactInputSchema, ForgetInputSchema, NoInputSchema, SearchInputSchema } from '@foundry/kernel'
+import { KERNEL_TOOLS } from '@foundry/kernel/tools'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { call, cleanup, connect, initialize, pipeSession, readText, tempProject, type Connection } from './helpers.js'
@@ -33,8 +33,7 @@ handshake('tools/list has the ten tools with the kernel schemas as inputSchema (
     TEN,
   )
   const byName = new Map(tools.map((t) => [t.name, t]))
-  const kernelSchemas = { memory_search: SearchInputSchema, memory_write: FactInputSchema, blackboard_write: BlackboardWriteInputSchema, token_report: NoInputSchema, memory_forget: ForgetInputSchema }
-  for (const [name, schema] of Object.entries(kernelSchemas)) {
+  for (const { name, input: schema } of KERNEL_TOOLS) {
     const published = byName.get(name)!.inputSchema as { properties: Record<string, Record<string, unknown>>; required?: string[] }
     assert.equal(Object.keys(published.properties), Object.keys(schema.properties), `${name}: the kernel schema's fields`)
     assert.equal(published.required, schema.required, `${name}: the kernel schema's required fields`)

@@ -3,7 +3,10 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { isFoundryError } from '@foundry/kernel'
 import { Type } from 'typebox'
-import { checkTools, createToolServer, mayCall, publishTools, serveHttp, type ToolRow } from '../src/index.js'
+import { createToolServer, publishTools, type ToolRow } from '../src/index.js'
+import { serveHttp } from '../src/http/serve.js'
+import { checkTools } from '@foundry/kernel/tools'
+import { mayCall } from '../src/http/auth.js'
 
 const NoInput = Type.Object({}, { additionalProperties: false })
 const row = (name: string, role: unknown): ToolRow<unknown> => ({ name, description: name, input: NoInput, role: role as ToolRow['role'], call: async () => ({ text: 'ok', structured: {} }) })

@@ -1,4 +1,4 @@
-import { processTerm, segmentWords, type RetrievalDoc, type RetrievalHit } from '@foundry/kernel'
+import { processTerm, segmentWords, type RetrievalDoc, type RetrievalHit } from '@foundry/kernel/adapter'
 
 /** The default retriever's cut: segmented words, split at spaces and punctuation, stop words dropped, Porter stems. */
 export function terms(text: string): string[] {

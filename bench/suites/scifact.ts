@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
-import type { RetrievalDoc, Retriever } from '@foundry/kernel'
+import type { Retriever } from '@foundry/kernel'
+import type { RetrievalDoc } from '@foundry/kernel/adapter'
 import { minisearchRetriever } from '@foundry/kernel'
 import MiniSearch from 'minisearch'
 import { readJsonl, scifactCorpus } from '../lib/corpus.js'

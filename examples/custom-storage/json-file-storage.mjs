@@ -7,7 +7,8 @@
 //   { "adapters": ["./json-file-storage.mjs"], "storage": { "kind": "json-file", "file": ".foundry/foundry.json" } }
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join } from 'node:path'
-import { createStorage, defineStorage, FoundryError } from '@foundry/kernel/adapter'
+import { createStorage, defineStorage } from '@foundry/kernel/adapter'
+import { FoundryError } from '@foundry/kernel'
 
 const FORMAT = 'foundry-json-file/1'
 const empty = () => ({ format: FORMAT, collections: {}, revisions: {}, logs: {} })

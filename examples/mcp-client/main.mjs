@@ -33,7 +33,7 @@ await client.connect(new StdioClientTransport({ command: process.execPath, args:
 async function tool(name, args) {
   const result = await client.callTool({ name, arguments: args })
   if (result.isError) throw new Error(result.content[0].text)
-  return result.structuredContent // validated by the client against the tool's outputSchema
+  return result.structuredContent // shaped as the tool's output schema in @foundry/kernel/tools
 }
 
 try {

@@ -1,19 +1,5 @@
-import {
-  ArtifactSchema,
-  ContractSchema,
-  FactSchema,
-  FoundryError,
-  isFoundryError,
-  RunbookSchema,
-  serializeArtifact,
-  validator,
-  type CollectionName,
-  type Collections,
-  type JsonValue,
-  type KernelCollection,
-  type RecordOf,
-  type Validator,
-} from '@foundry/kernel'
+import { ArtifactSchema, ContractSchema, FactSchema, FoundryError, isFoundryError, RunbookSchema, serializeArtifact, validator, type Collections, type JsonValue, type Validator } from '@foundry/kernel'
+import { type CollectionName, type KernelCollection, type RecordOf } from '@foundry/kernel/adapter'
 import { FormatError } from './format-error.js'
 import { checkCreated, factToMarkdown, markdownToFact, markdownToRunbook, runbookToMarkdown, type ReadContext } from './front-matter.js'
 import { isOpen } from './layout.js'

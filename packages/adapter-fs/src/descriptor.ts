@@ -1,4 +1,4 @@
-import { defineStorage } from '@foundry/kernel'
+import { defineStorage } from '@foundry/kernel/adapter'
 import { inspectFolder, repairFolder } from './doctor.js'
 import { fsStorage } from './fs-storage.js'
 

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
-import { isValidKey, type DoctorFinding } from '@foundry/kernel'
+import { isValidKey, type DoctorFinding } from '@foundry/kernel/adapter'
 import { isAbandonedTemp, isTempName } from './atomic.js'
 import { codecOf, isRecordOf } from './codecs.js'
 import { readTextSync } from './io.js'

@@ -1,19 +1,9 @@
 import { readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import { basename, dirname, join, sep } from 'node:path'
-import {
-  COLLECTIONS,
-  createStorage,
-  EVENTS_LOG,
-  FoundryError,
-  isCollectionName,
-  type CollectionName,
-  type ListOptions,
-  type RecordOf,
-  type Storage,
-  type StorageDriver,
-  type WriteOptions,
-} from '@foundry/kernel/adapter'
+import { COLLECTIONS, createStorage, EVENTS_LOG, isCollectionName, type CollectionName, type ListOptions, type RecordOf, type StorageDriver, type WriteOptions } from '@foundry/kernel/adapter'
+import { type Storage } from '@foundry/kernel'
+import { FoundryError } from '@foundry/kernel'
 import { isTempName, sweepTemps, syncFolder, writeAtomic } from './atomic.js'
 import { codecOf, isRecordOf } from './codecs.js'
 import { FormatError } from './format-error.js'

@@ -1,5 +1,5 @@
 import { closeSync, constants, lstatSync, openSync, readSync, statSync, unlinkSync } from 'node:fs'
-import type { CollectionName } from '@foundry/kernel'
+import type { CollectionName } from '@foundry/kernel/adapter'
 import { appendLine } from './io.js'
 
 /**

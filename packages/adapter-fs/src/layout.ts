@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path'
-import { COLLECTIONS, type CollectionName, type KernelCollection, type OpenCollection } from '@foundry/kernel'
+import { COLLECTIONS, type CollectionName, type KernelCollection, type OpenCollection } from '@foundry/kernel/adapter'
 
 /** The collections kept one file a record in one folder, and the extension of those files. */
 const FLAT = {

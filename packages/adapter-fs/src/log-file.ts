@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, readSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import type { LogPage } from '@foundry/kernel'
+import type { LogPage } from '@foundry/kernel/adapter'
 import { syncFolder } from './atomic.js'
 import { isMissing } from './guard.js'
 import { assertRegular, openRegular } from './io.js'

@@ -1,6 +1,6 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { isValidKey, type CollectionName } from '@foundry/kernel'
+import { isValidKey, type CollectionName } from '@foundry/kernel/adapter'
 import { isTempName } from './atomic.js'
 import type { Guard } from './guard.js'
 import { flatKey, INDEX_META_KEY, isFlat, JSON_EXT, LOG_EXT, type Layout } from './layout.js'

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { bm25Retriever, buildIndex, createKernel, dayOf, factId, type RetrievalChanges, type Retriever, type StorageProblem } from '@foundry/kernel'
+import { bm25Retriever, buildIndex, createKernel, dayOf, factId, type Retriever, type StorageProblem } from '@foundry/kernel'
+import { type RetrievalChanges } from '@foundry/kernel/adapter'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { fsStorage } from '../src/index.js'

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
-import { defineStorage, FoundryError, type AdapterSite } from '@foundry/kernel'
+import { FoundryError } from '@foundry/kernel'
+import { defineStorage, type AdapterSite } from '@foundry/kernel/adapter'
 import { inspectDatabase } from './doctor.js'
 import { postgresStorage } from './postgres-storage.js'
 import { redactUrl } from './url.js'

@@ -1,4 +1,4 @@
-import type { DoctorFinding } from '@foundry/kernel'
+import type { DoctorFinding } from '@foundry/kernel/adapter'
 import pg from 'pg'
 import { translate } from './errors.js'
 import { schemaVersion } from './migrate.js'

@@ -1,4 +1,4 @@
-import type { StorageChange } from '@foundry/kernel'
+import type { StorageChange } from '@foundry/kernel/adapter'
 import pg from 'pg'
 import { CHANGE_CHANNEL } from './schema.js'
 

@@ -1,18 +1,6 @@
-import {
-  createStorage,
-  encodeRecord,
-  EVENTS_LOG,
-  FoundryError,
-  readRecordRow,
-  readRecordRows,
-  type CollectionName,
-  type ListOptions,
-  type RecordOf,
-  type Storage,
-  type StorageChange,
-  type StorageDriver,
-  type WriteOptions,
-} from '@foundry/kernel/adapter'
+import { createStorage, encodeRecord, EVENTS_LOG, readRecordRow, readRecordRows, type CollectionName, type ListOptions, type RecordOf, type StorageChange, type StorageDriver, type WriteOptions } from '@foundry/kernel/adapter'
+import { type Storage } from '@foundry/kernel'
+import { FoundryError } from '@foundry/kernel'
 import pg from 'pg'
 import { createConnection, type Statement } from './connection.js'
 import { translate } from './errors.js'

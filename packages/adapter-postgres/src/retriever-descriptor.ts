@@ -1,5 +1,6 @@
 import { join } from 'node:path'
-import { defineRetriever, FoundryError } from '@foundry/kernel'
+import { FoundryError } from '@foundry/kernel'
+import { defineRetriever } from '@foundry/kernel/adapter'
 import { DATABASE_URL_ENV, databaseUrl, type PostgresDescriptorOptions } from './descriptor.js'
 import { postgresRetriever } from './retriever.js'
 

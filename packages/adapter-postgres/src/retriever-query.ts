@@ -1,4 +1,4 @@
-import { segmentWords } from '@foundry/kernel'
+import { segmentWords } from '@foundry/kernel/adapter'
 
 /**
  * Text as the retriever hands it to `to_tsvector`, for documents and queries alike: runs of a script

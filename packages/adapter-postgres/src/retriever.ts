@@ -1,4 +1,5 @@
-import { boundedDistance, FoundryError, type RetrievalChanges, type RetrievalDoc, type RetrievalHit, type RetrievalQuery, type Retriever } from '@foundry/kernel'
+import { FoundryError, type Retriever } from '@foundry/kernel'
+import { boundedDistance, type RetrievalChanges, type RetrievalDoc, type RetrievalHit, type RetrievalQuery } from '@foundry/kernel/adapter'
 import pg from 'pg'
 import { translate } from './errors.js'
 import { migrate } from './migrate.js'

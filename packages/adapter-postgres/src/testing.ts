@@ -16,7 +16,7 @@ export interface TestDatabase {
   stop(): Promise<void>
 }
 
-export interface TestDatabaseOptions {
+interface TestDatabaseOptions {
   /** Flush to disk like a production server (embedded only). Default false: fsync off, tests run faster. */
   fsync?: boolean
   /** The embedded server's output, line by line; default: kept, and printed only when it fails to start. */
@@ -24,7 +24,7 @@ export interface TestDatabaseOptions {
 }
 
 /** The environment variable naming an existing server for the tests. */
-export const TEST_DATABASE_ENV = 'FOUNDRY_TEST_DATABASE_URL'
+const TEST_DATABASE_ENV = 'FOUNDRY_TEST_DATABASE_URL'
 
 /**
  * A database for one test file. With `FOUNDRY_TEST_DATABASE_URL` set: a fresh database on that server,
@@ -49,7 +49,7 @@ export async function createDatabase(url: string, name = `foundry_test_${randomB
 }
 
 /** Drop the database `url` names, closing its sessions (connect through the server's `postgres` database). */
-export async function dropDatabase(url: string): Promise<void> {
+async function dropDatabase(url: string): Promise<void> {
   const name = decodeURIComponent(new URL(url).pathname.slice(1))
   await withClient(withDatabase(url, 'postgres'), (client) => client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`))
 }

@@ -1,7 +1,9 @@
 import pg from 'pg'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { migrate, postgresStorage, STORAGE_SCHEMA_VERSION } from '../src/index.js'
+import { postgresStorage } from '../src/index.js'
+import { migrate } from '../src/migrate.js'
+import { STORAGE_SCHEMA_VERSION } from '../src/schema.js'
 import { failure, useServer } from './helpers.js'
 
 const server = useServer(test)

@@ -1,6 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { databaseUrl, postgresDescriptor, postgresStorage, redactText, redactUrl } from '../src/index.js'
+import { postgresDescriptor, postgresStorage } from '../src/index.js'
+import { databaseUrl } from '../src/descriptor.js'
+import { redactText, redactUrl } from '../src/url.js'
 import { failure, useServer } from './helpers.js'
 
 const server = useServer(test)

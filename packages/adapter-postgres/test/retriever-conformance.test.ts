@@ -1,4 +1,4 @@
-import type { SnapshotStore } from '@foundry/kernel'
+import type { SnapshotStore } from '@foundry/kernel/adapter'
 import { retrieverSuite } from '@foundry/kernel/testing'
 import { test } from 'uvu'
 import { postgresRetriever } from '../src/retriever.js'

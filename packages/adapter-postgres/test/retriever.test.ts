@@ -1,4 +1,5 @@
-import { createKernel, memoryStorage, type RetrievalDoc, type Retriever } from '@foundry/kernel'
+import { createKernel, memoryStorage, type Retriever } from '@foundry/kernel'
+import { type RetrievalDoc } from '@foundry/kernel/adapter'
 import { calibrateScoreScale, distractors } from '@foundry/kernel/testing'
 import pg from 'pg'
 import { test } from 'uvu'

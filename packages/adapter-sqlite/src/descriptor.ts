@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { defineRetriever, defineStorage, type AdapterSite } from '@foundry/kernel'
+import { defineRetriever, defineStorage, type AdapterSite } from '@foundry/kernel/adapter'
 import { configuredPath, insideAfterLinks } from './contain.js'
 import { inspectDatabase } from './doctor.js'
 import { ftsRetriever } from './fts-retriever.js'

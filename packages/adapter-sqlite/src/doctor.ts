@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import type { DoctorFinding } from '@foundry/kernel'
+import type { DoctorFinding } from '@foundry/kernel/adapter'
 
 /**
  * `foundry doctor` on an SQLite file: `PRAGMA integrity_check`, reported as it is. A failing check

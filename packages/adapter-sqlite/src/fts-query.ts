@@ -1,4 +1,4 @@
-import { isUnspacedWord, processTerm, segmentWords, STOP_WORDS } from '@foundry/kernel'
+import { isUnspacedWord, processTerm, segmentWords, STOP_WORDS } from '@foundry/kernel/adapter'
 
 /** Runs of letters and digits: the words FTS5's unicode61 tokenizer also sees. Everything else separates. */
 const WORD = /[\p{L}\p{N}]+/gu
@@ -56,4 +56,4 @@ export function termPhrases(term: string, prefixMinLength: number): Array<{ expr
 }
 
 /** The kernel's bounded Levenshtein distance (the MiniSearch retriever's fuzzy matching uses the same). */
-export { boundedDistance } from '@foundry/kernel'
+export { boundedDistance } from '@foundry/kernel/adapter'

@@ -1,4 +1,5 @@
-import { FoundryError, processTerm, segmentWords, type RetrievalChanges, type RetrievalDoc, type RetrievalHit, type RetrievalQuery, type Retriever } from '@foundry/kernel'
+import { FoundryError, type Retriever } from '@foundry/kernel'
+import { processTerm, segmentWords, type RetrievalChanges, type RetrievalDoc, type RetrievalHit, type RetrievalQuery } from '@foundry/kernel/adapter'
 import { boundedDistance, matchExpression, queryTerms, quote, termPhrases, vocabulary } from './fts-query.js'
 import { rankTopK, type Word } from './fts-rank.js'
 import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'

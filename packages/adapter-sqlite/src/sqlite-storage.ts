@@ -1,17 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import {
-  createStorage,
-  encodeRecord,
-  EVENTS_LOG,
-  readRecordRow,
-  readRecordRows,
-  type CollectionName,
-  type ListOptions,
-  type RecordOf,
-  type Storage,
-  type StorageDriver,
-  type WriteOptions,
-} from '@foundry/kernel/adapter'
+import { createStorage, encodeRecord, EVENTS_LOG, readRecordRow, readRecordRows, type CollectionName, type ListOptions, type RecordOf, type StorageDriver, type WriteOptions } from '@foundry/kernel/adapter'
+import { type Storage } from '@foundry/kernel'
 import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
 
 export type SqliteStorageOptions = SqliteTarget &

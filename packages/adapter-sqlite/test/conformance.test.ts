@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { retrieverSuite, storageSuite } from '@foundry/kernel/testing'
-import type { SnapshotStore } from '@foundry/kernel'
+import type { SnapshotStore } from '@foundry/kernel/adapter'
 import { test } from 'uvu'
 import { ftsRetriever, sqliteStorage } from '../src/index.js'
 import { tempDb } from './helpers.js'

@@ -1,4 +1,5 @@
-import { createKernel, memoryStorage, minisearchRetriever, relevanceUnit, type RetrievalDoc, type Retriever } from '@foundry/kernel'
+import { createKernel, memoryStorage, minisearchRetriever, relevanceUnit, type Retriever } from '@foundry/kernel'
+import { type RetrievalDoc } from '@foundry/kernel/adapter'
 import { calibrateScoreScale, distractors } from '@foundry/kernel/testing'
 import Database from 'better-sqlite3'
 import { test } from 'uvu'

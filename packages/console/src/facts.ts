@@ -1,6 +1,9 @@
-import { FACT_TYPES, FoundryError, stateOf, type Fact, type FactListOptions, type FactType, type SearchHit } from '@foundry/kernel'
+import { FACT_TYPES, FoundryError, stateOf, type Fact, type FactType, type Kernel } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
 import type { EditAnswer, FactAnswer, FactRow, FactsAnswer, ForgetAnswer } from './wire.js'
+
+type FactListOptions = NonNullable<Parameters<Kernel['memory']['list']>[0]>
+type SearchHit = Awaited<ReturnType<Kernel['memory']['search']>>['hits'][number]
 
 const STATUSES = ['active', 'superseded', 'expired', 'forgotten', 'all'] as const
 type Status = NonNullable<FactListOptions['status']>

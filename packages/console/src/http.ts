@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { FoundryError, isFoundryError, type FoundryErrorCode } from '@foundry/kernel'
+import { FoundryError, isFoundryError } from '@foundry/kernel'
 
 /** The largest request body the API reads (an edited fact is a few KB); a larger one gets 413. */
 export const MAX_BODY_BYTES = 64 * 1024
@@ -36,7 +36,7 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
   res.end(body)
 }
 
-const STATUS: Record<FoundryErrorCode, number> = { INVALID_INPUT: 400, NOT_FOUND: 404, CONFLICT: 409, CORRUPT: 500, UNSUPPORTED: 400, UNAVAILABLE: 503 }
+const STATUS: Record<FoundryError['code'], number> = { INVALID_INPUT: 400, NOT_FOUND: 404, CONFLICT: 409, CORRUPT: 500, UNSUPPORTED: 400, UNAVAILABLE: 503 }
 
 /** `{ error: { code, message } }`: a FoundryError's one line, or a generic one for anything else (logged, never sent). */
 export function sendError(res: ServerResponse, error: unknown, log: (line: string) => void): void {

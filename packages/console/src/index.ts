@@ -1,5 +1,5 @@
 // @foundry/console: Foundry's web console. A Node request handler (mountable under a path) serving
 // the page and a JSON/SSE API over the project's own kernel and storage, and a server around it.
-export { createConsoleHandler, type ConsoleHandler, type ConsoleHandlerOptions } from './handler.js'
-export { serveConsole, type ServeConsoleOptions, type ConsoleServer } from './serve.js'
-export { projectTokens, type TokenVerifier, type ConsolePrincipal, type ConsoleRole } from './auth.js'
+export { createConsoleHandler, type ConsoleHandler } from './handler.js'
+export { serveConsole } from './serve.js'
+export { projectTokens, type TokenVerifier } from './auth.js'

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
-import type { CollectionName, Storage } from '@foundry/kernel'
+import type { Storage } from '@foundry/kernel'
+import type { CollectionName } from '@foundry/kernel/adapter'
 import { SECURITY_HEADERS } from './http.js'
 import { RUNS } from './runs.js'
 

@@ -1,6 +1,13 @@
 // What the console's API answers, declared once for the server that sends it and the page that
 // reads it (the front end imports these as types only).
-import type { ArtifactSummary, ContractInfo, DoctorFinding, Fact, FactState, Runbook, StorageFlags, TokenFigures } from '@foundry/kernel'
+import type { Fact, Kernel, Runbook, stateOf } from '@foundry/kernel'
+import type { DoctorFinding, StorageFlags } from '@foundry/kernel/adapter'
+
+// The kernel's results as its services return them.
+type FactState = ReturnType<typeof stateOf>
+type ContractInfo = Awaited<ReturnType<Kernel['contracts']['list']>>[number]
+type ArtifactSummary = Awaited<ReturnType<Kernel['blackboard']['all']>>[number]
+type TokenFigures = Awaited<ReturnType<Kernel['tokens']['report']>>['figures']
 
 /** `GET api/session`: who the request is from. */
 export interface SessionAnswer {

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openProject } from '@foundry/project'
-import { createConsoleHandler, serveConsole, type ConsoleServer } from '../src/index.js'
+import { createConsoleHandler, serveConsole } from '../src/index.js'
+import { type ConsoleServer } from '../src/serve.js'
 import { cleanup, fillProject, startAppender, tempProject, writeRun } from './helpers.js'
 
 interface Answer {

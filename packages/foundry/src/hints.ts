@@ -1,4 +1,6 @@
-import type { KernelHints } from '@foundry/kernel'
+import type { KernelOptions } from '@foundry/kernel'
+
+type KernelHints = Required<NonNullable<KernelOptions['hints']>>
 
 /** The kernel's texts in the words of the foundry CLI and Claude Code (the kernel itself names no host). */
 export const FOUNDRY_HINTS: KernelHints = {

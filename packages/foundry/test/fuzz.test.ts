@@ -1,4 +1,5 @@
-import { BlackboardWriteInputSchema, FactInputSchema, ForgetInputSchema, validator } from '@foundry/kernel'
+import { validator } from '@foundry/kernel'
+import { KERNEL_TOOLS, type ToolName } from '@foundry/kernel/tools'
 import { openProject } from '@foundry/project'
 import fc from 'fast-check'
 import { suite } from 'uvu'
@@ -7,6 +8,9 @@ import { BIN, cleanup, cli, tempDir } from './helpers.js'
 import { startHttp } from './http-helpers.js'
 import { rawExchange } from './raw-http.js'
 import { startInitialized, toolCall, type RawServer } from './raw.js'
+
+/** A tool's input schema: the row's, as the server validates with. */
+const inputOf = (name: ToolName) => KERNEL_TOOLS.find((row) => row.name === name)!.input
 
 /**
  * The attack suite's protocol fuzzer (issue 14): fast-check generates thousands of messages (invalid
@@ -22,9 +26,9 @@ const SEED = Number(process.env.FUZZ_SEED) || Date.now() % 1_000_000
 const TOOLS = ['memory_search', 'memory_write', 'memory_index', 'runbook_list', 'runbook_get', 'contract_validate', 'blackboard_write', 'blackboard_read', 'token_report', 'memory_forget']
 const METHODS = ['initialize', 'ping', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'notifications/initialized', 'notifications/cancelled', 'prompts/list', 'completion/complete', 'logging/setLevel', '']
 const WRITES: Record<string, ReturnType<typeof validator>> = {
-  memory_write: validator(FactInputSchema),
-  memory_forget: validator(ForgetInputSchema),
-  blackboard_write: validator(BlackboardWriteInputSchema),
+  memory_write: validator(inputOf('memory_write')),
+  memory_forget: validator(inputOf('memory_forget')),
+  blackboard_write: validator(inputOf('blackboard_write')),
 }
 
 const anyId = fc.oneof(fc.integer(), fc.string({ maxLength: 20 }), fc.constant(null), fc.double(), fc.boolean(), fc.object({ maxDepth: 1 }), fc.array(fc.integer(), { maxLength: 3 }))

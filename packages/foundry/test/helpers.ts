@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { validator } from '@foundry/kernel'
+import { KERNEL_TOOLS } from '@foundry/kernel/tools'
 
 /** The built bin: tests run what users run. Build first (`pnpm --filter @foundry/cli build`). */
 export const BIN = fileURLToPath(new URL('../dist/bin/foundry.js', import.meta.url))
@@ -59,9 +61,14 @@ export async function connectWith(args: string[], options: { cwd?: string; env?:
   return { client, stderr: () => stderr, close: () => client.close() }
 }
 
-/** Call a tool; its text, structured content and error flag. */
+/**
+ * Call a tool; its text, structured content and error flag. `tools/list` publishes no output
+ * schema, so the SDK client checks no `structuredContent`: this does, against the tool row's `output`.
+ */
 export async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult
+  const output = KERNEL_TOOLS.find((row) => row.name === name)?.output
+  if (output && result.structuredContent !== undefined) validator(output).parse(result.structuredContent, `${name} structuredContent`)
   const first = result.content[0]
   return { text: first?.type === 'text' ? first.text : '', structured: result.structuredContent as Record<string, any> | undefined, isError: result.isError === true }
 }

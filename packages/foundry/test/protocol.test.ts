@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { BlackboardWriteInputSchema, FactInputSchema, ForgetInputSchema, NoInputSchema, SearchInputSchema } from '@foundry/kernel'
+import { KERNEL_TOOLS } from '@foundry/kernel/tools'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { call, cleanup, connect, initialize, pipeSession, readText, tempProject, type Connection } from './helpers.js'
@@ -26,30 +26,46 @@ handshake('initialize names the server foundry and returns the seed instructions
   assert.equal(conn.client.getServerCapabilities(), { tools: {}, resources: {} })
 })
 
-handshake('tools/list has the ten tools with the kernel schemas as inputSchema, and an outputSchema each but memory_search (its text is the answer)', async ({ conn }) => {
+handshake('tools/list has the ten tools with the kernel schemas as inputSchema (their fields, types and limits), and no outputSchema', async ({ conn }) => {
   const { tools } = await conn.client.listTools()
   assert.equal(
     tools.map((t) => t.name),
     TEN,
   )
   const byName = new Map(tools.map((t) => [t.name, t]))
-  assert.equal(byName.get('memory_search')?.inputSchema, JSON.parse(JSON.stringify(SearchInputSchema)))
-  assert.equal(byName.get('memory_write')?.inputSchema, JSON.parse(JSON.stringify(FactInputSchema)))
-  assert.equal(byName.get('blackboard_write')?.inputSchema, JSON.parse(JSON.stringify(BlackboardWriteInputSchema)))
-  assert.equal(byName.get('token_report')?.inputSchema, JSON.parse(JSON.stringify(NoInputSchema)))
+  for (const { name, input: schema } of KERNEL_TOOLS) {
+    const published = byName.get(name)!.inputSchema as { properties: Record<string, Record<string, unknown>>; required?: string[] }
+    assert.equal(Object.keys(published.properties), Object.keys(schema.properties), `${name}: the kernel schema's fields`)
+    assert.equal(published.required, schema.required, `${name}: the kernel schema's required fields`)
+    for (const [field, kernel] of Object.entries(schema.properties as Record<string, Record<string, unknown>>))
+      for (const keyword of ['type', 'enum', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'maxItems'])
+        assert.equal(published.properties[field]![keyword], kernel[keyword], `${name}.${field}: ${keyword} as the kernel has it`)
+  }
   assert.equal(byName.get('memory_search')?.inputSchema.required, ['query'])
   assert.equal(byName.get('memory_write')?.inputSchema.required, ['title', 'body', 'type'])
   assert.equal(byName.get('blackboard_write')?.inputSchema.required, ['wave', 'agent', 'schema', 'data'])
-  assert.equal(byName.get('memory_forget')?.inputSchema, JSON.parse(JSON.stringify(ForgetInputSchema)))
   assert.equal(byName.get('memory_forget')?.inputSchema.required, ['id', 'reason'])
   assert.is(byName.get('memory_forget')?.annotations?.destructiveHint, true)
   for (const tool of tools) {
-    if (tool.name === 'memory_search') assert.is(tool.outputSchema, undefined, 'memory_search is text only')
-    else assert.is(tool.outputSchema?.type, 'object', `${tool.name} declares an outputSchema`)
+    // Optional in MCP, and paid for by every session: the text is the answer, structuredContent matches the row's output (helpers' call checks it).
+    assert.is(tool.outputSchema, undefined, `${tool.name} publishes no outputSchema`)
     assert.ok(tool.description && tool.description.length > 40, `${tool.name} has a description`)
+    assert.not.match(JSON.stringify(tool.inputSchema), /additionalProperties|patternProperties/, `${tool.name}: no keywords that tell a model nothing`)
   }
   assert.ok(byName.get('memory_search')?.description?.includes('before proposing an architecture'))
   assert.is(byName.get('memory_search')?.annotations?.readOnlyHint, true)
+})
+
+handshake('tools/list costs at most 2,000 tokens (chars / 4), as every session pays it before its first question', async ({ conn }) => {
+  const { tools } = await conn.client.listTools()
+  const tokens = Math.ceil(JSON.stringify({ tools }).length / 4)
+  assert.ok(tokens <= 2000, `tools/list is ~${tokens} tokens; tighten the tool rows' descriptions and schemas (packages/kernel/src/tools) to 2,000 or less`)
+})
+
+handshake('an unknown argument is still refused by name, though the published schemas leave additionalProperties out', async ({ conn }) => {
+  const refused = await call(conn.client, 'memory_search', { query: 'x', bogus: 1 })
+  assert.ok(refused.isError, 'the server validates against the kernel schema')
+  assert.match(refused.text, /bogus/)
 })
 
 handshake('resources/list has the memory index and the contracts, as markdown', async ({ conn }) => {

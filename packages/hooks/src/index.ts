@@ -1,13 +1,6 @@
-// @foundry/hooks: Claude Code hooks that enforce Foundry's token economy, the hook server, and asset validation.
-export { runHook, answer, answerStdin, HANDLERS, type HookRun, type RunOptions } from './run.js'
-export { HOOK_EVENTS, HOOK_NAMES, SERVED_HOOKS, isHookName, type HookName } from './names.js'
-export { serveHooks, type HookServer, type ServeOptions } from './server.js'
-export { askServer, hookSocketPath, localTokenPath, parseAnswer, PROTOCOL_VERSION, type HookRequest, type HookAnswer } from './socket.js'
-export { sessionStart } from './session-start.js'
-export { promptContext } from './prompt-context.js'
-export { subagentFirewall } from './subagent-firewall.js'
-export { precompact, compactionReminder } from './precompact.js'
-export { sessionEnd } from './session-end.js'
-export { parseHookInput, type HookInputs, type HookEventName, type CommonInput, type SessionStartInput, type UserPromptSubmitInput, type SubagentStopInput, type PreCompactInput, type SessionEndInput } from './input.js'
-export { EXIT_OK, EXIT_ERROR, HookInputError, type HookOutput } from './io.js'
-export { validateAssets, formatAssetReport, checkAgent, checkSkill, SKILL_MAX_LINES, AGENT_KEYS, type AssetReport, type AssetViolation, type ValidateAssetsOptions } from './validate-assets.js'
+// @foundry/hooks: Claude Code hooks that enforce Foundry's token economy, and the hook server.
+// Asset validation is on `@foundry/hooks/validate-assets`.
+export { runHook, answerStdin } from './run.js'
+export { SERVED_HOOKS, isHookName } from './names.js'
+export { serveHooks } from './server.js'
+export { hookSocketPath, localTokenPath, PROTOCOL_VERSION } from './socket.js'

@@ -1,4 +1,5 @@
-import { findProject, openProject, type Project, type ProjectContext } from '@foundry/project'
+import { openProject, type Project, type ProjectContext } from '@foundry/project'
+import { findProject } from '@foundry/project/find'
 import { parseHookInput, type HookInputs } from './input.js'
 import { EXIT_ERROR, EXIT_OK, errorLine, HookInputError, renderOutput, type HookOutput } from './io.js'
 import { HOOK_EVENTS, HOOK_NAMES, isHookName, type HookName } from './names.js'

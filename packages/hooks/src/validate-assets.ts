@@ -12,14 +12,14 @@ import { isMap, isScalar, LineCounter, parseDocument } from 'yaml'
  * declares are checked too.
  */
 
-export const SKILL_MAX_LINES = 500
+const SKILL_MAX_LINES = 500
 /** The front matter keys every agent definition declares. */
-export const AGENT_KEYS = ['model', 'effort'] as const
+const AGENT_KEYS = ['model', 'effort'] as const
 /** The reasoning efforts of the routing table (AUTHORING.md §2); `effort:` must be one of them. */
-export const AGENT_EFFORTS = ['low', 'medium', 'high', 'xhigh'] as const
+const AGENT_EFFORTS = ['low', 'medium', 'high', 'xhigh'] as const
 const EFFORT_LIST = `${AGENT_EFFORTS.slice(0, -1).join(', ')} or ${AGENT_EFFORTS[AGENT_EFFORTS.length - 1]}`
 
-export interface AssetViolation {
+interface AssetViolation {
   /** Relative to the root that was checked. */
   file: string
   /** 1-based. */
@@ -27,14 +27,14 @@ export interface AssetViolation {
   message: string
 }
 
-export interface AssetReport {
+interface AssetReport {
   root: string
   agents: number
   skills: number
   violations: AssetViolation[]
 }
 
-export interface ValidateAssetsOptions {
+interface ValidateAssetsOptions {
   /** The project or plugin folder. */
   root: string
   /** Default 500. */

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { isFoundryError } from '@foundry/kernel'
-import { checkAgent, checkSkill, formatAssetReport, validateAssets } from '../src/index.js'
+import { checkAgent, checkSkill, formatAssetReport, validateAssets } from '../src/validate-assets.js'
 import { run, VALIDATE_BIN } from './helpers.js'
 
 const trees: string[] = []

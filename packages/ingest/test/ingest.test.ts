@@ -4,7 +4,9 @@ import { join } from 'node:path'
 import { createKernel, memoryStorage, type Fact } from '@foundry/kernel'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { ingest, parseAdr, parseRules } from '../src/index.js'
+import { ingest } from '../src/index.js'
+import { parseAdr } from '../src/adr.js'
+import { parseRules } from '../src/instructions.js'
 
 const FIXTURE = new URL('./fixtures/project', import.meta.url).pathname
 const made: string[] = []

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { bm25Retriever, minisearchRetriever, type RetrievalDoc } from '../src/index.js'
+import { bm25Retriever, minisearchRetriever } from '../src/index.js'
+import { type RetrievalDoc } from '../src/retrieval.js'
 import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite } from '../src/testing/index.js'
 import { base64Range, fromBase64, toBase64 } from '../src/bm25/base64.js'
 

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, DEFAULT_CONFIG, definePlugin, isFoundryError, memoryPlugin, memoryStorage, parseConfig, resolveConfig } from '../src/index.js'
+import { createKernel, DEFAULT_CONFIG, definePlugin, isFoundryError, memoryPlugin, memoryStorage, resolveConfig } from '../src/index.js'
+import { parseConfig } from '../src/schema/config.js'
 import { storageTelemetry } from '../src/telemetry.js'
 
 test('defaults as DESIGN.md §3 lists them', () => {

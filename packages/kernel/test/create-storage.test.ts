@@ -1,8 +1,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { FoundryError, memoryStorage } from '../src/index.js'
-import { createStorage, EVENTS_LOG, memoryDriver, type StorageDriver } from '../src/adapter-api.js'
-import { rejects, sampleFact } from '../src/testing/index.js'
+import { createStorage, EVENTS_LOG, type StorageDriver } from '../src/adapter-api.js'
+import { memoryDriver } from '../src/memory-storage.js'
+import { sampleFact } from '../src/testing/index.js'
+import { rejects } from '../src/testing/expect.js'
 
 test('a driver without a required method is refused, naming what it lacks', async () => {
   const { readLog: _r, appendLog: _a, ...partial } = memoryDriver()

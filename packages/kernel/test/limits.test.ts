@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { ARTIFACT_MAX_BYTES, JSON_MAX_DEPTH, measureJson } from '../src/index.js'
+import { JSON_MAX_DEPTH, measureJson } from '../src/index.js'
+import { ARTIFACT_MAX_BYTES } from '../src/limits.js'
 import { assertJsonWithin } from '../src/limits.js'
 import { kernelFor } from './helpers.js'
 

@@ -1,7 +1,8 @@
 import MiniSearch from 'minisearch'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { processTerm, type RetrievalDoc } from '../src/index.js'
+import { processTerm } from '../src/analyze.js'
+import { type RetrievalDoc } from '../src/retrieval.js'
 import { rawMatches, searchLookup, termLookup } from '../src/minisearch/internals.js'
 import { distractors } from '../src/testing/index.js'
 

@@ -1,7 +1,9 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, memoryStorage, minisearchRetriever, type RetrievalDoc, type Retriever } from '../src/index.js'
-import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite, type TestFn } from '../src/testing/index.js'
+import { createKernel, memoryStorage, minisearchRetriever, type Retriever } from '../src/index.js'
+import { type RetrievalDoc } from '../src/retrieval.js'
+import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite } from '../src/testing/index.js'
+import { type TestFn } from '../src/testing/register.js'
 
 const extra: RetrievalDoc[] = [
   { id: 'fact-0001', title: 'Kubernetes manifests live in the infra repository', body: 'Helm charts too.', tags: ['k8s'], type: 'convention', scope: 'project' },

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { assertKey, assertLogName, isCollectionName, isValidKey } from '../src/index.js'
+import { assertKey, assertLogName, isCollectionName, isValidKey } from '../src/keys.js'
 
 const RESERVED = ['CON', 'con', 'PRN', 'aux', 'NUL', 'nul.txt', 'COM1', 'com9', 'LPT1', 'lpt3.log', 'Con.json']
 

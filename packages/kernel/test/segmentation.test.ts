@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { bm25Retriever, createKernel, isUnspacedWord, memoryStorage, minisearchRetriever, segmentWords, type Retriever, type Storage } from '../src/index.js'
+import { bm25Retriever, createKernel, memoryStorage, minisearchRetriever, type Retriever, type Storage } from '../src/index.js'
+import { isUnspacedWord, segmentWords } from '../src/analyze.js'
 import { distractors } from '../src/testing/index.js'
 import { kernelFor } from './helpers.js'
 

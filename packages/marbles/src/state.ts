@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { createKernel, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
-import { findProjectRoot, openProject, openTarget, type OpenedTarget, type Project } from '@foundry/project'
+import { openProject, openTarget, type OpenedTarget, type Project } from '@foundry/project'
+import { findProjectRoot } from '@foundry/project/find'
 import type { RunQueue } from './queue/queue.js'
 
 export interface StateOptions {

@@ -2,7 +2,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { validator } from '@foundry/kernel'
 import { initProject, openProject, type Project } from '@foundry/project'
+import { TOOLS } from '../src/mcp/tools.js'
 import { loadWorkspace } from '../src/workspace/load.js'
 import type { Definitions } from '../src/define/registry.js'
 
@@ -93,6 +95,9 @@ export async function connectMcp(args: string[], options: { cwd?: string; env?: 
   await client.connect(transport)
   const call = async (name: string, args: Record<string, unknown> = {}) => {
     const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text: string }>; structuredContent?: Record<string, unknown> }
+    // tools/list publishes no output schema, so the SDK client checks nothing: this checks structuredContent against the row.
+    const output = TOOLS.find((row) => row.name === name)?.output
+    if (output && result.structuredContent !== undefined) validator(output).parse(result.structuredContent, `${name} structuredContent`)
     return { error: result.isError ? result.content[0]!.text : undefined, data: (result.structuredContent ?? {}) as Record<string, any>, text: result.content[0]!.text }
   }
   /** Poll get_run until the run is no longer queued/running. */

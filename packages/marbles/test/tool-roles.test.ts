@@ -1,7 +1,7 @@
 // Every row of marbles mcp's table carries its role (fail closed: the server refuses a row without one).
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { checkTools } from '@foundry/server'
+import { checkTools } from '@foundry/kernel/tools'
 import { TOOLS } from '../src/mcp/tools.js'
 
 test('every marbles tool has a valid role: list_config and get_run need read, dispatches and cancel need run', () => {

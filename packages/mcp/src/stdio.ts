@@ -3,7 +3,7 @@ import { FoundryStdioTransport, keepServing, serveUntilClosed, stderrLog } from 
 import { initializeResult } from './handshake.js'
 import { projectOpener, type BesideService } from './project-opener.js'
 
-export interface ServeStdioOptions {
+interface ServeStdioOptions {
   /** Opens the project; called when the client has initialized, or on the first request that needs it. */
   open: () => Promise<Project>
   /**

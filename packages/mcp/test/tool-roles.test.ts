@@ -1,7 +1,7 @@
 // Every row of foundry mcp's table carries its role (fail closed: the server refuses a row without one).
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { checkTools } from '@foundry/server'
+import { checkTools } from '@foundry/kernel/tools'
 import { TOOLS } from '../src/tools.js'
 
 test('every foundry tool has a valid role: reads need read, memory and blackboard writes need write', () => {

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
-import { buildIndex, dayOf, INDEX_KEY, isFoundryError, type DoctorFinding, type Fact } from '@foundry/kernel'
+import { buildIndex, dayOf, INDEX_KEY, isFoundryError, type Fact } from '@foundry/kernel'
+import { type DoctorFinding } from '@foundry/kernel/adapter'
 import { readProjectConfig } from './config.js'
 import { DATA_FOLDER } from './find.js'
 import { locateProject } from './locate.js'

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { bm25Descriptor, FoundryError, minisearchDescriptor, validator, type RetrieverDescriptor, type StorageDescriptor } from '@foundry/kernel'
+import { bm25Descriptor, FoundryError, minisearchDescriptor, validator } from '@foundry/kernel'
+import { type RetrieverDescriptor, type StorageDescriptor } from '@foundry/kernel/adapter'
 import type { AdapterChoice } from './config.js'
 
 type Load<D> = () => Promise<D>

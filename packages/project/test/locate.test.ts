@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { isFoundryError } from '@foundry/kernel'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { findProject, findProjectRoot, locateProject } from '../src/index.js'
+import { locateProject } from '../src/index.js'
+import { findProject, findProjectRoot } from '../src/find.js'
 import { cleanup, tempDir, tempProject, thrown, tree } from './helpers.js'
 
 const test = suite('locateProject: like git, and never creating anything')

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { BUILTIN_STORAGES, openProject, openTarget, STORAGE_TARGETS } from '../src/index.js'
+import { BUILTIN_STORAGES, openProject, openTarget } from '../src/index.js'
+import { STORAGE_TARGETS } from '../src/registry.js'
 import { cleanup, tempDir, tempProject } from './helpers.js'
 
 const test = suite('openTarget: a bare location names its storage; queueUrl: a storage that can host a job queue says where')

@@ -3,7 +3,10 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { isFoundryError } from '@foundry/kernel'
 import { Type } from 'typebox'
-import { checkTools, createToolServer, mayCall, publishTools, serveHttp, type ToolRow } from '../src/index.js'
+import { createToolServer, publishTools, type ToolRow } from '../src/index.js'
+import { serveHttp } from '../src/http/serve.js'
+import { checkTools } from '@foundry/kernel/tools'
+import { mayCall } from '../src/http/auth.js'
 
 const NoInput = Type.Object({}, { additionalProperties: false })
 const row = (name: string, role: unknown): ToolRow<unknown> => ({ name, description: name, input: NoInput, role: role as ToolRow['role'], call: async () => ({ text: 'ok', structured: {} }) })
@@ -46,11 +49,31 @@ test('mayCall: a tool without a role is callable by nobody; write and run includ
   assert.equal(['r', 'w', 'x', 'unlisted'].map((t) => mayCall(runner, t, roles)), [true, false, true, false])
 })
 
-test('publishTools publishes no role, and no output schema for a text-only row', () => {
+test('publishTools publishes no role and no output schema, and leaves out of the input what tells a model nothing', () => {
   const output = Type.Object({ n: Type.Number() })
-  const [plain, textOnly] = publishTools([{ ...row('a', 'read'), output, title: 'A' }, { ...row('b', 'read'), output, textOnly: true }])
-  assert.equal(Object.keys(plain!).sort(), ['description', 'inputSchema', 'name', 'outputSchema', 'title'])
+  const input = Type.Object(
+    {
+      kind: Type.Enum(['a', 'b'], { description: 'a | b' }),
+      level: Type.Enum(['high', 'low'], { description: 'Defaults to low' }),
+      data: Type.Record(Type.String(), Type.Unknown()),
+      description: Type.String({ maxLength: 9, description: 'A field named description' }),
+    },
+    { additionalProperties: false },
+  )
+  const [plain, textOnly] = publishTools([{ ...row('a', 'read'), input, output, title: 'A' }, { ...row('b', 'read'), output, textOnly: true }])
+  assert.equal(Object.keys(plain!).sort(), ['description', 'inputSchema', 'name', 'title'])
   assert.equal(Object.keys(textOnly!).sort(), ['description', 'inputSchema', 'name'])
+  assert.equal(plain!.inputSchema, {
+    type: 'object',
+    required: ['kind', 'level', 'data', 'description'],
+    properties: {
+      kind: { enum: ['a', 'b'] },
+      level: { enum: ['high', 'low'], description: 'Defaults to low' },
+      data: { type: 'object' },
+      description: { type: 'string', maxLength: 9, description: 'A field named description' },
+    },
+  })
+  assert.is((input as { additionalProperties?: boolean }).additionalProperties, false, 'the row keeps its schema: the server validates against it')
 })
 
 test.run()

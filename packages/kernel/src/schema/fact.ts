@@ -21,10 +21,10 @@ export const ConfidenceSchema = Type.Enum([...CONFIDENCES], { description: 'high
 export type Confidence = (typeof CONFIDENCES)[number]
 export type FactStatus = (typeof FACT_STATUSES)[number]
 
-const Title = Type.String({ minLength: 1, maxLength: TITLE_MAX_CHARS, description: 'States the fact itself, not the topic. Max 80 characters' })
+const Title = Type.String({ minLength: 1, maxLength: TITLE_MAX_CHARS, description: 'States the fact itself, not the topic' })
 const Body = Type.String({ minLength: 1, maxLength: 4000, description: 'Max 120 words. For decision and risk, include `Why:` and `How to apply:` lines' })
 const Scope = Type.String({ pattern: SCOPE_PATTERN, description: 'project | module:<name> | vertical:<name>. Defaults to project' })
-const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[^\\s,]+$' }), { maxItems: 20, description: 'Defaults to []' })
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[^\\s,]+$' }), { maxItems: 20 })
 const Source = Type.String({ pattern: SOURCE_PATTERN, description: 'adr-0007 | conversation | code | external:<url>. Defaults to conversation' })
 const Expires = Type.String({ pattern: DATE_PATTERN, description: 'YYYY-MM-DD after which the fact stops being loaded' })
 const FactId = Type.String({ pattern: FACT_ID_PATTERN })
@@ -67,13 +67,11 @@ export const FactInputSchema = Type.Object(
     type: FactTypeSchema,
     scope: Type.Optional(ScopeInput),
     tags: Type.Optional(Tags),
-    confidence: Type.Optional(ConfidenceSchema),
+    confidence: Type.Optional(Type.Enum([...CONFIDENCES], { description: 'Defaults to medium' })),
     source: Type.Optional(SourceInput),
     expires: Type.Optional(Expires),
-    supersedes: Type.Optional(Type.String({ pattern: FACT_ID_PATTERN, description: 'Supersede this fact id explicitly (otherwise found by the same-statement rule)' })),
-    supersede: Type.Optional(
-      Type.Boolean({ description: 'false: supersede nothing automatically (the same-statement rule); `supersedes` still replaces the fact it names. Default true' }),
-    ),
+    supersedes: Type.Optional(Type.String({ pattern: FACT_ID_PATTERN, description: 'A fact to supersede (otherwise found by the same-statement rule)' })),
+    supersede: Type.Optional(Type.Boolean({ description: 'false: no superseding by that rule; `supersedes` still applies. Default true' })),
   },
   { additionalProperties: false },
 )

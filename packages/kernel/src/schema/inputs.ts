@@ -8,7 +8,7 @@ export const SearchInputSchema = Type.Object(
     query: Type.String({ minLength: 1, maxLength: 2000, description: 'Keywords describing what you need to know' }),
     type: Type.Optional(FactTypeSchema),
     scope: Type.Optional(Type.String({ pattern: SCOPE_PATTERN, maxLength: 200, description: 'Only facts of this scope, e.g. module:billing' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 25, description: 'Default comes from memoryRetrieval.maxFacts, which is 8' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 25, description: 'Default 8 (memoryRetrieval.maxFacts)' })),
   },
   { additionalProperties: false },
 )
@@ -25,8 +25,8 @@ export type RunbookGetInput = Static<typeof RunbookGetInputSchema>
 export const ContractValidateInputSchema = Type.Object(
   {
     schema: Type.String({ minLength: 1, maxLength: 80, description: 'Contract id, e.g. finding.v1' }),
-    data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The artifact to validate' })),
-    path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Alternatively, a path to a JSON file, resolved against the project root when relative' })),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Or a JSON file, relative to the project root' })),
   },
   { additionalProperties: false },
 )
@@ -47,7 +47,7 @@ export const BlackboardReadInputSchema = Type.Object(
   {
     wave: Type.String({ minLength: 1, maxLength: 80 }),
     agent: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'Restrict to one producer' })),
-    full: Type.Optional(Type.Boolean({ description: 'Return the whole artifact. Use only when you genuinely need it' })),
+    full: Type.Optional(Type.Boolean({ description: 'Whole artifacts: the file dump the context firewall exists to prevent. Only when you genuinely need it' })),
     version: Type.Optional(Type.Integer({ minimum: 1, description: 'With agent: this version of its artifact (1 = first written)' })),
   },
   { additionalProperties: false },

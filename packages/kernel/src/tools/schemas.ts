@@ -7,7 +7,8 @@ import { Type, type Static } from 'typebox'
  */
 
 /**
- * The `outputSchema` of each tool: the `structuredContent` it returns beside its text. It is
+ * The `output` of each tool: the `structuredContent` it returns beside its text (not published in
+ * `tools/list`: every session would pay for it, and the text says what the call did). It is
  * the kernel's result without its rendered `text`, and without whole documents (a runbook's body,
  * INDEX.md, an artifact): those are in the text already, and a tool never pays for them twice.
  * `foundry <command> --json` prints the same shapes.

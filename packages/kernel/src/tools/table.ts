@@ -54,7 +54,7 @@ export const KERNEL_TOOLS = [
       'Call it when a decision, constraint, convention or risk has just been established. Never write memory files by hand; not for transient session state.',
     input: FactInputSchema,
     output: WriteOutputSchema,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async call(kernel, input) {
       const { text, ...structured } = await kernel.memory.write(input)
       return { text, structured }
@@ -69,7 +69,7 @@ export const KERNEL_TOOLS = [
       'call this after writing or editing facts by other means.',
     input: NoInputSchema,
     output: IndexOutputSchema,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async call(kernel) {
       const { text, path, index } = await kernel.memory.index()
       const { text: _markdown, ...figures } = index
@@ -130,7 +130,7 @@ export const KERNEL_TOOLS = [
     input: BlackboardWriteInputSchema,
     output: BlackboardWriteOutputSchema,
     // Replaces the same agent's earlier artifact in the wave.
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async call(kernel, input) {
       const { text, ...structured } = await kernel.blackboard.write(input)
       return { text, structured, isError: !structured.written }
@@ -141,7 +141,7 @@ export const KERNEL_TOOLS = [
     role: 'read',
     title: 'Read a wave',
     description:
-      'Reads the artifacts of a wave: metadata and a summary line each. `full: true` returns whole artifacts, the file dump the context firewall exists to prevent: pass it deliberately. ' +
+      'Reads the artifacts of a wave: metadata and a summary line each. ' +
       'Call it when picking up what a previous wave produced.',
     input: BlackboardReadInputSchema,
     output: BlackboardReadOutputSchema,
@@ -171,7 +171,7 @@ export const KERNEL_TOOLS = [
     description: 'Forgets a wrong fact: removed from the index and search, kept on disk with the reason. To correct a fact instead, memory_write with supersedes.',
     input: ForgetInputSchema,
     output: ForgetOutputSchema,
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
     async call(kernel, input) {
       const { text, id, reason, forgotten } = await kernel.memory.forget(input.id, input.reason)
       return { text, structured: { id, reason, forgotten } }

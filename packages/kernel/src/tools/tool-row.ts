@@ -35,14 +35,13 @@ export interface ToolRow<C = unknown, I extends TSchema = TSchema, O extends TSc
   description: string
   /** The arguments; validated before `call`, which then receives them typed. */
   input: I
-  /** What `structured` holds; not published with `textOnly`. */
+  /** What `structured` holds (`--json` prints it too); never published in `tools/list`, which every session pays for. */
   output?: O
   /** The role a caller needs (an HTTP token's); a row without a valid one refuses to start (`checkTools`). */
   role: Role
   annotations?: ToolHints
   /**
-   * Only the text reaches MCP clients: no `outputSchema` is published and no `structuredContent`
-   * sent. For a tool whose text is the answer: clients that get both give the model the structured
+   * Only the text reaches MCP clients: no `structuredContent` is sent. For a tool whose text is the answer: clients that get both give the model the structured
    * content in place of the text, and both would double what the client reads.
    */
   textOnly?: boolean

@@ -1,4 +1,5 @@
-import { keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpListenOptions } from '@foundry/server'
+import { loadTokens, serveHttpUntilStopped, type HttpListenOptions } from '@foundry/server'
+import { keepServing, stderrLog } from '@foundry/server/stdio'
 import { openHost, type MarblesHostOptions } from './host.js'
 import { createMarblesServer } from './server.js'
 import { TOOLS } from './tools.js'

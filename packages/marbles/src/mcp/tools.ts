@@ -34,7 +34,7 @@ export const TOOLS: readonly MarblesTool[] = [
     description: 'Starts a named workflow or step and returns its runId at once (never its output): read it with get_run, or `marbles watch <runId>`.',
     input: DispatchWorkflowInput,
     output: DispatchOutput,
-    annotations: { readOnlyHint: false, openWorldHint: true },
+    annotations: { openWorldHint: true },
     call: (host, input) => answer(host.dispatchWorkflow(input.name, input.input ?? {})),
   }),
   tool({
@@ -45,7 +45,7 @@ export const TOOLS: readonly MarblesTool[] = [
       'Starts agent work (a declared agent, or ad hoc) and returns its runId and session at once. The prompt starts with the project memory index; an answer over the handoff budget is saved as a handoff.v1 artifact. Continue a conversation by passing its session once its run has finished.',
     input: DispatchAgentInput,
     output: DispatchOutput,
-    annotations: { readOnlyHint: false, openWorldHint: true },
+    annotations: { openWorldHint: true },
     call: (host, input) => answer(host.dispatchAgent(input as unknown as AgentDispatch)),
   }),
   tool({
@@ -65,7 +65,7 @@ export const TOOLS: readonly MarblesTool[] = [
     description: 'Requests cancellation of a run this server launched and returns its status then.',
     input: RunIdInput,
     output: RunOutput,
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
     call: (host, input) => answer(host.cancelRun(input.runId)),
   }),
 ]

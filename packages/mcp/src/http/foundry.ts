@@ -1,6 +1,7 @@
 import type { Kernel } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
-import { claimLocalToken, isLoopback, keepServing, loadTokens, serveHttpUntilStopped, stderrLog, type HttpListenOptions, type HttpServeOptions, type LocalToken, type TokenStore } from '@foundry/server'
+import { claimLocalToken, isLoopback, loadTokens, serveHttpUntilStopped, type HttpListenOptions, type HttpServeOptions, type LocalToken, type TokenStore } from '@foundry/server'
+import { keepServing, stderrLog } from '@foundry/server/stdio'
 import { projectOpener, type BesideService } from '../project-opener.js'
 import { createServer } from '../server.js'
 import { TOOLS } from '../tools.js'

@@ -2,9 +2,12 @@ import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Command } from 'commander'
-import type { CopyReport, MergeReport, Storage, StorageProblem } from '@foundry/kernel'
+import type { copyStorage, mergeStorage, Storage, StorageProblem } from '@foundry/kernel'
 import { action, type CommandContext } from '../context.js'
 import { progressLine } from './transfer-progress.js'
+
+type CopyReport = Awaited<ReturnType<typeof copyStorage>>
+type MergeReport = Awaited<ReturnType<typeof mergeStorage>>
 
 const NOUNS: Record<string, string> = { facts: 'fact', runbooks: 'runbook', contracts: 'contract', artifacts: 'artifact', logs: 'log' }
 

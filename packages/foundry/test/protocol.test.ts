@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { BlackboardWriteInputSchema, FactInputSchema, ForgetInputSchema, NoInputSchema, SearchInputSchema } from '@foundry/kernel'
+import { BlackboardWriteInputSchema, FactInputSchema, ForgetInputSchema, MemoryWriteInputSchema, NoInputSchema, SearchInputSchema } from '@foundry/kernel'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { call, cleanup, connect, initialize, pipeSession, readText, tempProject, type Connection } from './helpers.js'
@@ -34,11 +34,13 @@ handshake('tools/list has the ten tools with the kernel schemas as inputSchema, 
   )
   const byName = new Map(tools.map((t) => [t.name, t]))
   assert.equal(byName.get('memory_search')?.inputSchema, JSON.parse(JSON.stringify(SearchInputSchema)))
-  assert.equal(byName.get('memory_write')?.inputSchema, JSON.parse(JSON.stringify(FactInputSchema)))
+  assert.equal(byName.get('memory_write')?.inputSchema, JSON.parse(JSON.stringify(MemoryWriteInputSchema)))
+  // One fact's fields as the seed names them, or `facts` in their place: title, body and type are then required by the kernel.
+  assert.equal(Object.keys(byName.get('memory_write')?.inputSchema.properties ?? {}), [...Object.keys(FactInputSchema.properties), 'facts'])
   assert.equal(byName.get('blackboard_write')?.inputSchema, JSON.parse(JSON.stringify(BlackboardWriteInputSchema)))
   assert.equal(byName.get('token_report')?.inputSchema, JSON.parse(JSON.stringify(NoInputSchema)))
   assert.equal(byName.get('memory_search')?.inputSchema.required, ['query'])
-  assert.equal(byName.get('memory_write')?.inputSchema.required, ['title', 'body', 'type'])
+  assert.is(byName.get('memory_write')?.inputSchema.required, undefined)
   assert.equal(byName.get('blackboard_write')?.inputSchema.required, ['wave', 'agent', 'schema', 'data'])
   assert.equal(byName.get('memory_forget')?.inputSchema, JSON.parse(JSON.stringify(ForgetInputSchema)))
   assert.equal(byName.get('memory_forget')?.inputSchema.required, ['id', 'reason'])

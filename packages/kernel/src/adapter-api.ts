@@ -6,7 +6,7 @@
 export { createStorage, missingDriverMembers, DRIVER_METHODS } from './create-storage.js'
 export { EVENTS_LOG, type StorageDriver } from './storage-driver.js'
 export { memoryDriver } from './memory-storage.js'
-export type { Storage, StorageChange, StorageFlags, StorageProblem, ListOptions, WriteOptions, LogPage, Collections, CollectionName, KernelCollection, OpenCollection, RecordOf, JsonValue } from './storage.js'
+export type { Storage, StorageChange, StorageEntry, StorageFlags, StorageProblem, ListOptions, WriteOptions, LogPage, Collections, CollectionName, KernelCollection, OpenCollection, RecordOf, JsonValue } from './storage.js'
 // Keys and names (createStorage checks them; a driver may for its own paths).
 export { COLLECTIONS, assertKey, assertCollection, assertLogName, isValidKey, isCollectionName } from './keys.js'
 // Records as text rows, for storages that keep them so (SQLite, PostgreSQL).

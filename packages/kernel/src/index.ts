@@ -9,7 +9,7 @@ export { definePlugin, DEFAULT_HINTS, type KernelPlugin, type PluginHost, type T
 export { FoundryError, isFoundryError, errorMessage, ERROR_CODES, type FoundryErrorCode } from './errors.js'
 
 // The storage seam.
-export type { Storage, StorageChange, StorageFlags, StorageProblem, ListOptions, WriteOptions, LogPage, Collections, CollectionName, KernelCollection, OpenCollection, RecordOf, JsonValue } from './storage.js'
+export type { Storage, StorageChange, StorageEntry, StorageFlags, StorageProblem, ListOptions, WriteOptions, LogPage, Collections, CollectionName, KernelCollection, OpenCollection, RecordOf, JsonValue } from './storage.js'
 export { COLLECTIONS, assertKey, assertCollection, assertLogName, isValidKey, isCollectionName } from './keys.js'
 export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js'
 export { copyStorage, type CopyOptions, type CopyReport } from './transfer.js'
@@ -34,7 +34,7 @@ export { safeTelemetry, type Telemetry } from './telemetry.js'
 
 // Services: their interfaces, results and plugins.
 export { memoryPlugin, INDEX_KEY } from './memory/memory.js'
-export { relevanceUnit, type MemoryService, type FactWriteOptions, type WriteResult, type SearchResult, type SearchHit, type IndexResult, type FactListOptions, type HistoryResult, type ForgetResult } from './memory/service.js'
+export { relevanceUnit, type MemoryService, type FactWriteOptions, type WriteResult, type WriteManyResult, type SearchResult, type SearchHit, type IndexResult, type FactListOptions, type HistoryResult, type ForgetResult } from './memory/service.js'
 export { stateOf, statusLine, type FactState, type HistoryEntry } from './memory/lookup.js'
 export { buildIndex, type MemoryIndex } from './memory/index-file.js'
 export { runbooksPlugin, type RunbookService, type RunbookListResult, type RunbookGetResult } from './runbooks.js'
@@ -73,12 +73,15 @@ export { RunbookSchema, ContractSchema, ArtifactSchema, SLUG_PATTERN, CONTRACT_I
 export { EventSchema, EVENT_KINDS, type FoundryEvent, type EventKind, type KernelEventKind } from './schema/event.js'
 export {
   SearchInputSchema,
+  MemoryWriteInputSchema,
+  WRITE_BATCH_MAX,
   NoInputSchema,
   RunbookGetInputSchema,
   ContractValidateInputSchema,
   BlackboardWriteInputSchema,
   BlackboardReadInputSchema,
   type SearchInput,
+  type MemoryWriteInput,
   type RunbookGetInput,
   type ContractValidateInput,
   type BlackboardWriteInput,

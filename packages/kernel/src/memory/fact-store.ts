@@ -41,6 +41,8 @@ export interface FactStore {
   facts(revision: string, options?: { force?: boolean; inSection?: boolean }): Promise<FactSet>
   /** After a write inside the exclusive section: the set now describes `revision`. */
   wrote(revision: string, facts: FactSet): void
+  /** A write inside the section failed after changing the set (it may hold facts never stored): drop it, so the next operation reads storage. */
+  discard(): void
   /** The fact set when it describes `revision`, else undefined. */
   current(revision: string): FactSet | undefined
   /** A search hit's fact as of `revision`: from the current set, the facts fetched at this revision, or storage. */
@@ -204,6 +206,7 @@ export function createFactStore(ctx: PluginHost): FactStore {
     revision: () => storage.revision('facts'),
     facts,
     wrote: (revision, set) => void (cache = { revision, facts: set }),
+    discard: () => void (cache = undefined),
     current: (revision) => (cache?.revision === revision ? cache.facts : undefined),
     hit,
     read,

@@ -36,7 +36,7 @@ export const SearchOutputSchema = Type.Object({
 })
 export type SearchOutput = Static<typeof SearchOutputSchema>
 
-export const WriteOutputSchema = Type.Object({
+const WriteFields = {
   action: Type.Enum(['created', 'duplicate'], { description: 'duplicate: an identical fact exists and nothing was written' }),
   id: Type.String({ description: 'The new fact, or the existing identical one' }),
   supersedes: Type.Optional(Type.String({ description: 'The fact this one replaced' })),
@@ -45,6 +45,15 @@ export const WriteOutputSchema = Type.Object({
       description: 'Close active facts this write did not supersede, and why; pass supersedes to replace one',
     }),
   ),
+}
+
+/** One fact's result (action, id…), or with `facts` a batch's: one result a fact, in order, without action and id at the top. */
+export const WriteOutputSchema = Type.Object({
+  action: Type.Optional(WriteFields.action),
+  id: Type.Optional(WriteFields.id),
+  supersedes: WriteFields.supersedes,
+  similar: WriteFields.similar,
+  facts: Type.Optional(Type.Array(Type.Object(WriteFields), { description: 'A batch: each fact\'s result, in the order given' })),
   index: IndexFigures,
 })
 export type WriteOutput = Static<typeof WriteOutputSchema>

@@ -8,7 +8,7 @@ import { validator } from '../schema/validate.js'
 import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
 import type { FactSet } from './fact-set.js'
 import { createFactStore } from './fact-store.js'
-import { indexOfSet, indexSummary, type MemoryIndex } from './index-file.js'
+import { indexChecksum, indexOfSet, indexSummary, type MemoryIndex } from './index-file.js'
 import { factIdsOf, historyLine, historyOf, statusLine, type HistoryEntry } from './lookup.js'
 import { batchInputs, atPosition } from './write-batch.js'
 import { planWrite, type WritePlan } from './plan-write.js'
@@ -28,8 +28,10 @@ export function createMemory(ctx: PluginHost): MemoryService {
   async function saveIndex(facts: FactSet, revision: string): Promise<MemoryIndex> {
     const today = dayOf(ctx.now())
     const index = indexOfSet(facts, config.indexTokenBudget, today)
-    await storage.put('meta', INDEX_KEY, index.text)
-    await store.saveStats(facts, revision)
+    // Derived from the facts, so relaxed: a power cut may roll it back, and the stats written after it
+    // name its text, so `readIndex` rebuilds an index they do not describe.
+    await storage.put('meta', INDEX_KEY, index.text, { durability: 'relaxed' })
+    await store.saveStats(facts, revision, index.text)
     return index
   }
 
@@ -263,7 +265,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
   async function readIndex(): Promise<string> {
     const revision = await store.revision()
     const stored = await storage.get('meta', INDEX_KEY)
-    if (stored !== undefined && (await store.stats(revision))) return stored
+    if (stored !== undefined && (await store.stats(revision))?.index === indexChecksum(stored)) return stored
     return (await saveIndex(await store.facts(revision), revision)).text
   }
 

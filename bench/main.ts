@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { BenchContext, Suite } from './lib/context.js'
 import { renderTable, type Figure } from './lib/table.js'
+import { batchSuite } from './suites/batch.js'
 import { floorSuite } from './suites/floor.js'
 import { fsSuite } from './suites/fs.js'
 import { hooksSuite } from './suites/hooks.js'
@@ -20,9 +21,9 @@ import { postgresRetrievalSuite } from './suites/postgres-retrieval.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, ingestSuite, marblesSuite, marblesPostgresSuite, peersSuite]
-/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only`. */
-const OPT_IN = new Set(['peers'])
+const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, ingestSuite, marblesSuite, marblesPostgresSuite, peersSuite, batchSuite]
+/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch). */
+const OPT_IN = new Set(['peers', 'batch'])
 
 const { values } = parseArgs({
   // `pnpm bench -- --quick` forwards the `--` itself.

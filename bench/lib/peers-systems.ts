@@ -122,12 +122,13 @@ export function foundry(storage: 'fs' | 'sqlite', env: Record<string, string>, b
       const result = await client.callTool({ name: 'memory_write', arguments: { title: record.title, body: record.body, type: record.type } }, undefined, TIMEOUT)
       return result.isError ? refusal(result) : undefined
     },
-    seedHow: 'memory_write, 8 at a time (no batch tool)',
+    seedHow: 'memory_write with facts, 500 facts a call, one call at a time',
     async seed(client, records) {
-      await capped(records, 8, async (record) => {
-        const refused = await this.write(client, record)
-        if (refused) throw new Error(`Foundry ${storage} refused the seed record "${record.title}": ${refused}`)
-      })
+      for (let i = 0; i < records.length; i += 500) {
+        const facts = records.slice(i, i + 500).map((record) => ({ title: record.title, body: record.body, type: record.type }))
+        const result = await client.callTool({ name: 'memory_write', arguments: { facts } }, undefined, TIMEOUT)
+        if (result.isError) throw new Error(`Foundry ${storage} refused a seed batch: ${refusal(result)}`)
+      }
     },
     search: (client, query) => client.callTool({ name: 'memory_search', arguments: { query } }, undefined, TIMEOUT),
     titles(result) {

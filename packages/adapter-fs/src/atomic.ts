@@ -1,6 +1,7 @@
-import { statSync, unlinkSync } from 'node:fs'
+import { closeSync, fsync, openSync, renameSync, statSync, unlinkSync, writeFile, writeFileSync } from 'node:fs'
 import { open, rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 
 const TEMP = /^\.(.+)\.(\d+)(?:-[0-9a-z]+)?\.tmp$/
 let counter = 0
@@ -21,6 +22,7 @@ export const isTempName = (name: string): boolean => TEMP.test(name)
  * `fence` runs just before the rename and stops it by throwing (a lock holder that lost its lock).
  */
 export async function writeAtomic(dir: string, name: string, data: string, durable: boolean, created?: () => void, fence?: () => void): Promise<void> {
+  if (!durable && data.length <= SYNC_WRITE_LIMIT) return writeAtomicSync(dir, name, data, created, fence)
   const temp = join(dir, tempName(name))
   const handle = await open(temp, 'wx')
   created?.()
@@ -38,6 +40,94 @@ export async function writeAtomic(dir: string, name: string, data: string, durab
     throw error
   }
   if (durable) await syncFolder(dir)
+}
+
+/**
+ * A relaxed write this small (stats, INDEX.md) runs synchronously, as small reads do (io.ts): with
+ * no fsync to wait for, the thread pool's round trips cost more than the write itself.
+ */
+const SYNC_WRITE_LIMIT = 64 * 1024
+
+function writeAtomicSync(dir: string, name: string, data: string, created?: () => void, fence?: () => void): void {
+  const temp = join(dir, tempName(name))
+  const fd = openSync(temp, 'wx')
+  created?.()
+  try {
+    try {
+      writeFileSync(fd, data)
+    } finally {
+      closeSync(fd)
+    }
+    fence?.()
+    renameSync(temp, join(dir, name))
+  } catch (error) {
+    try {
+      unlinkSync(temp)
+    } catch {
+      // never created, or already gone
+    }
+    throw error
+  }
+}
+
+/** One file of `writeAtomicMany`: `dir` as for `writeAtomic`. */
+export interface AtomicFile {
+  dir: string
+  name: string
+  data: string
+}
+
+/** Temporary files in flight at once: enough to keep the thread pool's fsyncs grouped, few enough for any descriptor limit. */
+const AT_ONCE = 64
+const fsyncFd = promisify(fsync)
+const writeFd = promisify(writeFile)
+
+/**
+ * `writeAtomic` for many files, durable with one barrier: every temporary file is written (and,
+ * with `durable`, fsynced) side by side, then each is renamed in turn, then each folder is fsynced
+ * once. A crash before it resolves may keep any of the renames, never half a file. Small files are
+ * created and written synchronously (io.ts), so the thread pool runs only their fsyncs. `created`
+ * runs after each temporary file exists and after each rename; `fence` before each rename.
+ */
+export async function writeAtomicMany(files: readonly AtomicFile[], durable: boolean, created?: () => void, fence?: () => void): Promise<void> {
+  const temps = files.map((file) => join(file.dir, tempName(file.name)))
+  const written = new Set<string>()
+  try {
+    let next = 0
+    const worker = async () => {
+      while (next < files.length) {
+        const i = next++
+        const fd = openSync(temps[i]!, 'wx')
+        written.add(temps[i]!)
+        created?.()
+        try {
+          const { data } = files[i]!
+          if (data.length <= SYNC_WRITE_LIMIT) writeFileSync(fd, data)
+          else await writeFd(fd, data)
+          if (durable) await fsyncFd(fd)
+        } finally {
+          closeSync(fd)
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(AT_ONCE, files.length) }, worker))
+    for (const [i, file] of files.entries()) {
+      fence?.()
+      renameSync(temps[i]!, join(file.dir, file.name))
+      written.delete(temps[i]!)
+      created?.()
+    }
+  } catch (error) {
+    for (const temp of written) {
+      try {
+        unlinkSync(temp)
+      } catch {
+        // already gone
+      }
+    }
+    throw error
+  }
+  if (durable) for (const dir of new Set(files.map((f) => f.dir))) await syncFolder(dir)
 }
 
 /** Make a rename or unlink in `dir` durable. Platforms that cannot fsync a folder (Windows) skip it. */

@@ -1,10 +1,10 @@
 import { readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import { basename, dirname, join, sep } from 'node:path'
-import { COLLECTIONS, createStorage, EVENTS_LOG, isCollectionName, type CollectionName, type ListOptions, type RecordOf, type StorageDriver, type WriteOptions } from '@foundry/kernel/adapter'
+import { COLLECTIONS, createStorage, EVENTS_LOG, isCollectionName, type CollectionName, type ListOptions, type RecordOf, type StorageDriver, type StorageEntry, type WriteOptions } from '@foundry/kernel/adapter'
 import { type Storage } from '@foundry/kernel'
 import { FoundryError } from '@foundry/kernel'
-import { isTempName, sweepTemps, syncFolder, writeAtomic } from './atomic.js'
+import { isTempName, sweepTemps, syncFolder, writeAtomic, writeAtomicMany } from './atomic.js'
 import { codecOf, isRecordOf } from './codecs.js'
 import { FormatError } from './format-error.js'
 import { createGuard, isMissing, routeGuards } from './guard.js'
@@ -213,6 +213,25 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
         const dir = dirname(path)
         sweepTemps(dir, readdirSync(dir).filter(isTempName))
       }
+    },
+
+    async putMany<C extends CollectionName>(collection: C, entries: ReadonlyArray<StorageEntry<C>>, writeOptions?: WriteOptions) {
+      const codec = codecOf(collection)
+      prepare()
+      const files = entries.map(({ key, value }) => {
+        const data = codec.encode(value, key)
+        const path = layout.file(collection, key)
+        guard.existing(path) // as in put: a link in the record's place is refused when it leads out, else replaced
+        const dir = guard.folder(dirname(path))
+        if (statSync(join(dir, basename(path)), { throwIfNoEntry: false })?.isDirectory())
+          throw new FoundryError('CONFLICT', `Cannot store ${noun(collection)} ${key}: ${path} is a folder. A name cannot be both a record and a folder of records.`)
+        return { dir, name: basename(path), data }
+      })
+      const states = [journal.state(collection)]
+      await writeAtomicMany(files, isDurable(writeOptions), () => void states.push(journal.state(collection)), lock.fence)
+      // One line a key; the first carries every state the folder went through, each later one the last.
+      const last = states[states.length - 1]!
+      entries.forEach(({ key }, i) => journal.record(collection, 'put', key, i === 0 ? distinct(states) : [last]))
     },
 
     async delete(collection, key, writeOptions) {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { createStorage, encodeRecord, EVENTS_LOG, readRecordRow, readRecordRows, type CollectionName, type ListOptions, type RecordOf, type StorageDriver, type WriteOptions } from '@foundry/kernel/adapter'
+import { createStorage, encodeRecord, EVENTS_LOG, readRecordRow, readRecordRows, type CollectionName, type ListOptions, type RecordOf, type StorageDriver, type StorageEntry, type WriteOptions } from '@foundry/kernel/adapter'
 import { type Storage } from '@foundry/kernel'
 import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
 
@@ -137,6 +137,20 @@ export function sqliteDriver(options: SqliteStorageOptions): StorageDriver {
         () => {
           sql.put.run(c, key, text)
           touch(c, key)
+        },
+        durable(options),
+      )
+    },
+
+    async putMany<C extends CollectionName>(c: C, entries: ReadonlyArray<StorageEntry<C>>, options?: WriteOptions) {
+      const rows = entries.map(({ key, value }) => [key, encodeRecord(c, value)] as const)
+      // One transaction (a savepoint inside a section): one commit, one sync of the log.
+      await connection.write(
+        () => {
+          for (const [key, text] of rows) {
+            sql.put.run(c, key, text)
+            touch(c, key)
+          }
         },
         durable(options),
       )

@@ -1,4 +1,4 @@
-import type { Fact, FactInput, Kernel } from '@foundry/kernel'
+import { WRITE_BATCH_MAX, type Fact, type FactInput, type Kernel, type WriteResult } from '@foundry/kernel'
 
 /** What ingest compares and links: a stored fact, or (in a dry run) one it would store. */
 type Known = Pick<Fact, 'id' | 'title' | 'body' | 'type' | 'status'>
@@ -58,33 +58,83 @@ export async function ingest(kernel: Kernel, paths: string[], options: IngestOpt
   }
   const report: IngestReport = { steps: [], created: 0, chains: 0, files: sources.files, skipped: sources.skipped, problems: sources.problems, dryRun: options.dryRun === true }
   const ordered = inWriteOrder(linked(sources.facts))
+  // Each planned fact's step, in the order handled; a fact the kernel refused has none (its problem is reported).
+  const steps: Array<IngestStep | undefined> = []
+  let done = 0
+  const handled = () => options.onProgress?.(++done, ordered.length)
+  /** Facts to write together, each after what it supersedes is stored (its id is then known). */
+  let pending: Pending[] = []
+  const flush = async () => {
+    if (pending.length) await writeBatch(kernel, pending, stored, report, steps, handled)
+    pending = []
+  }
   for (const [i, planned] of ordered.entries()) {
+    if (pending.some((p) => p.planned.key === planned.key || planned.replaces.includes(p.planned.key))) await flush()
+    const base = { file: planned.file, line: planned.line, title: planned.input.title }
+    const before = stored.get(planned.key)
+    if (before && same(before, planned.input)) {
+      steps[i] = { ...base, action: 'unchanged', id: before.id }
+      handled()
+      continue
+    }
+    // What it replaces: what the same source said before, else what the source says it supersedes.
+    const previous = before?.status === 'active' ? before : planned.replaces.map((key) => stored.get(key)).find((f) => f?.status === 'active')
+    const input: FactInput = previous ? { ...planned.input, supersedes: previous.id } : planned.input
+    if (options.dryRun) {
+      steps[i] = dryRun(planned, previous, stored, report)
+      handled()
+      continue
+    }
+    pending.push({ at: i, planned, input })
+    if (pending.length === WRITE_BATCH_MAX) await flush()
+  }
+  await flush()
+  report.steps = steps.filter((step): step is IngestStep => step !== undefined)
+  return report
+}
+
+/** A planned fact waiting in a batch: its place in the order handled, and the input it is written with. */
+interface Pending {
+  at: number
+  planned: PlannedFact
+  input: FactInput
+}
+
+/** In a dry run: what writing `planned` would do, remembered so that a later section supersedes it. */
+function dryRun(planned: PlannedFact, previous: Known | undefined, stored: Map<string, Known>, report: IngestReport): IngestStep {
+  report.created++
+  if (previous) report.chains++
+  // What a later section would supersede: this one, as it would be stored (named by its source).
+  stored.set(planned.key, { ...planned.input, id: `${planned.file}:${planned.line}`, status: planned.shelved ? 'forgotten' : 'active' })
+  const base = { file: planned.file, line: planned.line, title: planned.input.title }
+  return { ...base, action: 'created', ...(previous && { supersedes: previous.id }), ...(planned.shelved && { shelved: planned.shelved }) }
+}
+
+/**
+ * Write the batch through the kernel's batch path (one section, one index rebuild). When the kernel
+ * refuses the batch, each fact is written alone, so the one refused is named and the rest go on.
+ */
+async function writeBatch(kernel: Kernel, batch: Pending[], stored: Map<string, Known>, report: IngestReport, steps: Array<IngestStep | undefined>, handled: () => void): Promise<void> {
+  let results: WriteResult[] | undefined
+  try {
+    results = (await kernel.memory.writeMany(batch.map((p) => p.input))).results
+  } catch {
+    results = undefined
+  }
+  for (const [i, { at, planned, input }] of batch.entries()) {
     try {
-      report.steps.push(await handle(kernel, planned, stored, report, options.dryRun === true))
+      steps[at] = await recorded(kernel, planned, results?.[i] ?? (await kernel.memory.write(input)), stored, report)
     } catch (error) {
       // One section the kernel refuses (a title it finds empty, say) is named; the rest goes on.
       report.problems.push({ file: planned.file, line: planned.line, message: (error as Error).message })
     }
-    options.onProgress?.(i + 1, ordered.length)
+    handled()
   }
-  return report
 }
 
-async function handle(kernel: Kernel, planned: PlannedFact, stored: Map<string, Known>, report: IngestReport, dryRun: boolean): Promise<IngestStep> {
+/** After `planned` was written: its step, the fact shelved when the source says so, and what it and its predecessor are now. */
+async function recorded(kernel: Kernel, planned: PlannedFact, written: WriteResult, stored: Map<string, Known>, report: IngestReport): Promise<IngestStep> {
   const base = { file: planned.file, line: planned.line, title: planned.input.title }
-  const before = stored.get(planned.key)
-  if (before && same(before, planned.input)) return { ...base, action: 'unchanged', id: before.id }
-  // What it replaces: what the same source said before, else what the source says it supersedes.
-  const previous = before?.status === 'active' ? before : planned.replaces.map((key) => stored.get(key)).find((f) => f?.status === 'active')
-  const input: FactInput = previous ? { ...planned.input, supersedes: previous.id } : planned.input
-  if (dryRun) {
-    report.created++
-    if (previous) report.chains++
-    // What a later section would supersede: this one, as it would be stored (named by its source).
-    stored.set(planned.key, { ...planned.input, id: `${planned.file}:${planned.line}`, status: planned.shelved ? 'forgotten' : 'active' })
-    return { ...base, action: 'created', ...(previous && { supersedes: previous.id }), ...(planned.shelved && { shelved: planned.shelved }) }
-  }
-  const written = await kernel.memory.write(input)
   if (written.action === 'duplicate') return { ...base, action: 'duplicate', id: written.id }
   report.created++
   if (written.supersedes) report.chains++

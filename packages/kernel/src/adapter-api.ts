@@ -8,7 +8,7 @@ export { createStorage, missingDriverMembers } from './create-storage.js'
 export { EVENTS_LOG, type StorageDriver } from './storage-driver.js'
 // The in-memory reference driver, to wrap or to start from.
 export { memoryDriver } from './memory-storage.js'
-export type { StorageChange, StorageFlags, ListOptions, WriteOptions, LogPage, CollectionName, KernelCollection, OpenCollection, RecordOf } from './storage.js'
+export type { StorageChange, StorageEntry, StorageFlags, ListOptions, WriteOptions, LogPage, CollectionName, KernelCollection, OpenCollection, RecordOf } from './storage.js'
 // Keys and names, for a driver's own paths.
 export { COLLECTIONS, isValidKey, isCollectionName } from './keys.js'
 // Records as text rows, for storages that keep them so (SQLite, PostgreSQL).

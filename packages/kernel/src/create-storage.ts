@@ -2,7 +2,7 @@ import { FoundryError, isFoundryError } from './errors.js'
 import { assertCollection, assertKey, assertLogName, COLLECTIONS } from './keys.js'
 import { decodeEventText } from './record-text.js'
 import type { FoundryEvent } from './schema/event.js'
-import type { CollectionName, ListOptions, RecordOf, Storage, WriteOptions } from './storage.js'
+import type { CollectionName, ListOptions, RecordOf, Storage, StorageEntry, WriteOptions } from './storage.js'
 import { EVENTS_LOG, type StorageDriver } from './storage-driver.js'
 
 /** The members a driver must have, functions all but `name` and `flags`. */
@@ -69,6 +69,14 @@ export function createStorage(driver: StorageDriver): Storage {
     async put<C extends CollectionName>(c: C, key: string, value: RecordOf<C>, options?: WriteOptions) {
       record(c, key)
       return driver.put(c, key, value, options)
+    },
+    async putMany<C extends CollectionName>(c: C, entries: ReadonlyArray<StorageEntry<C>>, options?: WriteOptions) {
+      collection(c)
+      if (!Array.isArray(entries)) throw new FoundryError('INVALID_INPUT', `putMany's entries must be an array of { key, value }; got ${typeof entries}`)
+      for (const entry of entries) assertKey(c, entry?.key)
+      if (entries.length === 0) return
+      if (driver.putMany) return driver.putMany(c, entries, options)
+      for (const { key, value } of entries) await driver.put(c, key, value, options)
     },
     async delete(c, key, options) {
       record(c, key)

@@ -58,6 +58,14 @@ export interface Storage {
    * `durability` says what a crash or power loss may take (default `durable`: nothing once resolved).
    */
   put<C extends CollectionName>(collection: C, key: string, value: RecordOf<C>, options?: WriteOptions): Promise<void>
+  /**
+   * Create or replace many records of one collection, each atomically as `put` does, in order (a key
+   * given twice keeps its last value). With `durable` (the default) every one is durable once it
+   * resolves, for about one barrier's cost rather than one per record (one fsync batch, one
+   * transaction). Not a transaction of its own: a crash before it resolves may keep any of them, so a
+   * caller that needs an order across records puts them in separate calls.
+   */
+  putMany<C extends CollectionName>(collection: C, entries: ReadonlyArray<StorageEntry<C>>, options?: WriteOptions): Promise<void>
   /** Remove the record; returns false when there was none. */
   delete(collection: CollectionName, key: string, options?: WriteOptions): Promise<boolean>
   /** Every collection holding at least one record, kernel and open ones, sorted: what a lossless copy walks. */
@@ -114,6 +122,12 @@ export interface Storage {
   locate(collection: CollectionName, key: string): string
   /** Release handles (database connections, locks). Idempotent. */
   close?(): Promise<void>
+}
+
+/** One record of a `putMany`: its key and value. */
+export interface StorageEntry<C extends CollectionName> {
+  key: string
+  value: RecordOf<C>
 }
 
 /** What `onChange` reports: a collection that changed (a put or delete), or a log appended to. */

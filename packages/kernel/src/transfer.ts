@@ -3,7 +3,7 @@ import { newEvents, planLog, planMerge, type KeyedRecord, type MergeConflict, ty
 import { ARTIFACT_MAX_BYTES, formatBytes, JSON_MAX_DEPTH, measureJson } from './limits.js'
 import type { FoundryEvent } from './schema/event.js'
 import type { Artifact } from './schema/records.js'
-import type { CollectionName, Collections, KernelCollection, Storage, StorageProblem } from './storage.js'
+import type { CollectionName, Collections, KernelCollection, RecordOf, Storage, StorageProblem } from './storage.js'
 
 /** How far a copy or a merge is: called after each record, event or log written. */
 export interface TransferProgress {
@@ -47,11 +47,8 @@ const KEY_OF: { [C in RecordCollection]: (record: Collections[C]) => string } = 
 const RECORD_COLLECTIONS = Object.keys(KEY_OF) as RecordCollection[]
 /** Derived text worth carrying over; retriever snapshots are not (they describe the source's revisions). */
 const META_KEYS = ['index']
-/**
- * Puts in flight at once. Each durable put waits on the disk (two fsyncs on the folder layout), so a
- * few at once cost about what one does; the order of independent records does not matter.
- */
-const IN_FLIGHT = 8
+/** Records a `putMany` of a transfer stores at once: durability is paid once for each such run. */
+const PUT_BATCH = 500
 
 /** Everything a storage holds that a copy or a merge carries, read once. */
 interface Snapshot {
@@ -230,26 +227,20 @@ async function readProject(to: Storage, source: Snapshot, onProblem: MergeOption
   return { records, unreadable, events: await to.readEvents(), logs }
 }
 
-/** Put every record, `IN_FLIGHT` at a time; resolves once every put settled, rejecting with the first failure. */
+/**
+ * Put every record through `putMany`, a collection's consecutive records `PUT_BATCH` at a time:
+ * each call is durable together (one fsync batch, one transaction), and resolves before the next.
+ */
 async function putAll(to: Storage, records: readonly KeyedRecord[], progress: (stage: string) => void, done: (record: KeyedRecord) => void): Promise<void> {
-  let next = 0
-  let failed = false
-  const worker = async () => {
-    while (!failed && next < records.length) {
-      const record = records[next++]!
-      try {
-        await to.put(record.collection as CollectionName, record.key, record.value as never)
-      } catch (error) {
-        failed = true
-        throw error
-      }
-      done(record)
-      progress(record.collection)
-    }
+  for (let start = 0; start < records.length; ) {
+    const collection = records[start]!.collection as CollectionName
+    let end = start + 1
+    while (end < records.length && end - start < PUT_BATCH && records[end]!.collection === collection) end++
+    const chunk = records.slice(start, end)
+    await to.putMany(collection, chunk.map((r) => ({ key: r.key, value: r.value as RecordOf<CollectionName> })))
+    for (const record of chunk) (done(record), progress(record.collection))
+    start = end
   }
-  const settled = await Promise.allSettled(Array.from({ length: Math.min(IN_FLIGHT, records.length) }, worker))
-  const failure = settled.find((s) => s.status === 'rejected')
-  if (failure) throw failure.reason
 }
 
 /** A progress counter over `total` items: each call counts one and reports it. */

@@ -4,6 +4,7 @@ import type { Fact } from '../schema/fact.js'
 import type { StorageProblem } from '../storage.js'
 import { createFactSet, type FactSet } from './fact-set.js'
 import { dayOf, factNumber } from './facts.js'
+import { indexChecksum } from './index-file.js'
 
 /** Beside INDEX.md: the figures a short-lived process needs without reading every fact. */
 export const STATS_KEY = 'memory-stats'
@@ -14,6 +15,8 @@ interface MemoryStats {
   active: number
   /** The earliest `expires` among active facts: the figures hold until that day has passed. */
   nextExpiry?: string
+  /** The checksum of the INDEX.md text written with these figures (`indexChecksum`), when one was. */
+  index?: string
 }
 
 /** What list, get and history read: every fact by id. */
@@ -41,6 +44,8 @@ export interface FactStore {
   facts(revision: string, options?: { force?: boolean; inSection?: boolean }): Promise<FactSet>
   /** After a write inside the exclusive section: the set now describes `revision`. */
   wrote(revision: string, facts: FactSet): void
+  /** A write inside the section failed after changing the set (it may hold facts never stored): drop it, so the next operation reads storage. */
+  discard(): void
   /** The fact set when it describes `revision`, else undefined. */
   current(revision: string): FactSet | undefined
   /** A search hit's fact as of `revision`: from the current set, the facts fetched at this revision, or storage. */
@@ -60,8 +65,8 @@ export interface FactStore {
   activeCount(revision: string): Promise<number>
   /** The stored figures, when they describe `revision` and no expiry has passed since. */
   stats(revision: string): Promise<MemoryStats | undefined>
-  /** Store the figures of `facts` at `revision` (a cache: relaxed durability). */
-  saveStats(facts: FactSet, revision: string): Promise<void>
+  /** Store the figures of `facts` at `revision`, naming the INDEX.md text written with them (a cache: relaxed durability). */
+  saveStats(facts: FactSet, revision: string, indexText?: string): Promise<void>
 }
 
 export function createFactStore(ctx: PluginHost): FactStore {
@@ -175,11 +180,12 @@ export function createFactStore(ctx: PluginHost): FactStore {
     }
   }
 
-  async function saveStats(set: FactSet, revision: string): Promise<void> {
+  async function saveStats(set: FactSet, revision: string, indexText?: string): Promise<void> {
     const today = dayOf(ctx.now())
     const figures: MemoryStats = { revision, active: set.activeCount(today) }
     const nextExpiry = set.nextExpiry(today)
     if (nextExpiry) figures.nextExpiry = nextExpiry
+    if (indexText !== undefined) figures.index = indexChecksum(indexText)
     await storage.put('meta', STATS_KEY, JSON.stringify(figures), { durability: 'relaxed' })
   }
 
@@ -204,6 +210,7 @@ export function createFactStore(ctx: PluginHost): FactStore {
     revision: () => storage.revision('facts'),
     facts,
     wrote: (revision, set) => void (cache = { revision, facts: set }),
+    discard: () => void (cache = undefined),
     current: (revision) => (cache?.revision === revision ? cache.facts : undefined),
     hit,
     read,

@@ -54,3 +54,13 @@ export function indexOfSet(set: FactSet, budget: number, today: string): MemoryI
 export function indexSummary(index: MemoryIndex): string {
   return `${index.listed}/${index.total} facts listed, ~${index.tokens} tokens, ${index.omitted} omitted`
 }
+
+/**
+ * A short fingerprint of an INDEX.md text (FNV-1a, 32 bits, and the length): the stats written
+ * after the index name it, so an index a power cut rolled back (both are relaxed) is not trusted.
+ */
+export function indexChecksum(text: string): string {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return `${(hash >>> 0).toString(36)}.${text.length}`
+}

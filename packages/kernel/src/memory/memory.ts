@@ -8,11 +8,12 @@ import { validator } from '../schema/validate.js'
 import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
 import type { FactSet } from './fact-set.js'
 import { createFactStore } from './fact-store.js'
-import { indexOfSet, indexSummary, type MemoryIndex } from './index-file.js'
+import { indexChecksum, indexOfSet, indexSummary, type MemoryIndex } from './index-file.js'
 import { factIdsOf, historyLine, historyOf, statusLine, type HistoryEntry } from './lookup.js'
-import { planWrite } from './plan-write.js'
+import { batchInputs, atPosition } from './write-batch.js'
+import { planWrite, type WritePlan } from './plan-write.js'
 import { briefLines, droppedLine, keptHits, relevanceFloor } from './relevance-floor.js'
-import { relevanceUnit, type FactListOptions, type FactWriteOptions, type ForgetResult, type HistoryResult, type IndexResult, type MemoryService, type SearchHit, type SearchOptions, type SearchResult, type WriteResult } from './service.js'
+import { relevanceUnit, type FactListOptions, type FactWriteOptions, type ForgetResult, type HistoryResult, type IndexResult, type MemoryService, type SearchHit, type SearchOptions, type SearchResult, type WriteManyResult, type WriteResult } from './service.js'
 
 export const INDEX_KEY = 'index'
 const factInput = validator(FactInputSchema)
@@ -27,8 +28,10 @@ export function createMemory(ctx: PluginHost): MemoryService {
   async function saveIndex(facts: FactSet, revision: string): Promise<MemoryIndex> {
     const today = dayOf(ctx.now())
     const index = indexOfSet(facts, config.indexTokenBudget, today)
-    await storage.put('meta', INDEX_KEY, index.text)
-    await store.saveStats(facts, revision)
+    // Derived from the facts, so relaxed: a power cut may roll it back, and the stats written after it
+    // name its text, so `readIndex` rebuilds an index they do not describe.
+    await storage.put('meta', INDEX_KEY, index.text, { durability: 'relaxed' })
+    await store.saveStats(facts, revision, index.text)
     return index
   }
 
@@ -101,23 +104,79 @@ export function createMemory(ctx: PluginHost): MemoryService {
       return { plan, revision, after, index, stale, facts }
     })
     const { plan } = outcome
-    if (plan.action === 'duplicate') {
-      const index = indexOfSet(outcome.facts, config.indexTokenBudget, dayOf(ctx.now()))
-      return result('duplicate', plan.existing.id, undefined, index, `exists: ${plan.existing.id} (identical fact, nothing written)`)
-    }
+    if (plan.action === 'duplicate') return writeResult(plan, indexOfSet(outcome.facts, config.indexTokenBudget, dayOf(ctx.now())))
     // Keep the retriever in step when it was current before the write; otherwise the next search syncs it.
     if (before === outcome.revision)
       await retriever.apply({ revision: outcome.after, upsert: [toRetrievalDoc(plan.fact)], remove: plan.superseded ? [plan.superseded.id] : [] })
+    return writeResult(plan, outcome.index!, outcome.stale)
+  }
+
+  /**
+   * Many facts in one section: each planned in turn against the facts and the batch's earlier ones,
+   * then stored with two barriers: the new facts as created (each naming what it supersedes), then
+   * the facts they mark superseded. A crash between the two leaves what a crash of a single write
+   * leaves, which every reader repairs. Planning throws before anything is stored.
+   */
+  async function writeMany(raw: unknown, options?: FactWriteOptions): Promise<WriteManyResult> {
+    const inputs = batchInputs(raw, dayOf(ctx.now()))
+    const before = await retriever.revision()
+    const outcome = await storage.exclusive(async () => {
+      const revision = await store.revision()
+      const facts = await store.facts(revision, { inSection: true })
+      const plans: WritePlan[] = []
+      const created: Fact[] = []
+      const marked = new Map<string, Fact>()
+      try {
+        for (const [i, input] of inputs.entries()) {
+          const plan = atPosition(i, () => planWrite(input, facts, ctx.now()))
+          plans.push(plan)
+          if (plan.action === 'duplicate') continue
+          if (options?.author) plan.fact.author = options.author
+          created.push(plan.fact)
+          facts.set(plan.fact)
+          if (plan.superseded) {
+            facts.set(plan.superseded)
+            marked.set(plan.superseded.id, plan.superseded)
+          }
+        }
+        if (!created.length) return { plans, revision, after: revision, facts, created, marked, index: undefined, stale: undefined }
+        await storage.putMany('facts', created.map((fact) => ({ key: fact.id, value: fact })))
+        const second = [...marked.values(), ...facts.takeRepairs()]
+        if (second.length) await storage.putMany('facts', second.map((fact) => ({ key: fact.id, value: fact })))
+      } catch (error) {
+        store.discard() // the set may hold facts that were never stored
+        throw error
+      }
+      const after = await store.revision()
+      store.wrote(after, facts)
+      const { index, stale } = await saveIndexAfterWrite(facts, after)
+      return { plans, revision, after, facts, created, marked, index, stale }
+    })
+    const index = outcome.index ?? indexOfSet(outcome.facts, config.indexTokenBudget, dayOf(ctx.now()))
+    if (outcome.created.length && before === outcome.revision) {
+      const upsert = outcome.created.filter((fact) => !outcome.marked.has(fact.id)).map(toRetrievalDoc)
+      await retriever.apply({ revision: outcome.after, upsert, remove: [...outcome.marked.keys()] })
+    }
+    const results = outcome.plans.map((plan) => writeResult(plan, index, outcome.stale))
+    const { text: _text, ...figures } = index
+    const lines = [...results.map((r) => r.text.slice(0, r.text.indexOf('\n'))), `Index: ${indexSummary(index)} over budget.`]
+    if (outcome.stale) lines.push(staleLine(outcome.stale))
+    return { text: lines.join('\n'), results, index: figures, ...(outcome.stale && { indexStale: outcome.stale }) }
+  }
+
+  /** What `write` returns for a plan carried out: the seed's two lines, then the similar facts and a stale index, when any. */
+  function writeResult(plan: WritePlan, index: MemoryIndex, stale?: string): WriteResult {
+    if (plan.action === 'duplicate') return result('duplicate', plan.existing.id, undefined, index, `exists: ${plan.existing.id} (identical fact, nothing written)`)
     const head = `created: ${plan.fact.id}${plan.superseded ? ` (supersedes ${plan.superseded.id})` : ''}`
-    const out = result('created', plan.fact.id, plan.superseded?.id, outcome.index!, head)
+    const out = result('created', plan.fact.id, plan.superseded?.id, index, head)
     if (plan.similar.length) {
       out.similar = plan.similar.map(({ fact, reason }) => ({ id: fact.id, title: fact.title, reason }))
       // After the seed's lines: the close facts left active, so the writer can still replace one.
       for (const { id, title, reason } of out.similar) out.text += `\nsimilar: ${id} "${title}" (not superseded: ${reason}; pass supersedes: "${id}" to replace it)`
     }
-    if (outcome.stale) {
-      out.indexStale = outcome.stale
-      out.text += `\n${staleLine(outcome.stale)}`
+    if (stale) {
+      out.indexStale = stale
+      out.text += `\n${staleLine(stale)}`
     }
     return out
   }
@@ -206,7 +265,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
   async function readIndex(): Promise<string> {
     const revision = await store.revision()
     const stored = await storage.get('meta', INDEX_KEY)
-    if (stored !== undefined && (await store.stats(revision))) return stored
+    if (stored !== undefined && (await store.stats(revision))?.index === indexChecksum(stored)) return stored
     return (await saveIndex(await store.facts(revision), revision)).text
   }
 
@@ -271,7 +330,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
 
   const activeCount = async () => store.activeCount(await store.revision())
 
-  return { write, search, index, readIndex, list, get, history, forget, activeCount, warm }
+  return { write, writeMany, search, index, readIndex, list, get, history, forget, activeCount, warm }
 }
 
 /** The memory service as a kernel plugin: every operation records its duration and outcome. */
@@ -280,6 +339,7 @@ export const memoryPlugin = definePlugin({
   setup: createMemory,
   trace: {
     write: { kind: 'memory_write', data: (r) => ({ action: r.action, id: r.id, ...(r.supersedes && { supersedes: r.supersedes }) }) },
+    writeMany: { kind: 'memory_write', data: (r) => ({ facts: r.results.length, created: r.results.filter((w) => w.action === 'created').length }) },
     search: { kind: 'memory_search', data: (r) => ({ hits: r.hits.length, ...(r.dropped && { dropped: r.dropped }) }) },
     index: { kind: 'memory_index', data: (r) => ({ listed: r.index.listed, total: r.index.total }) },
     readIndex: 'memory_read_index',

@@ -33,13 +33,9 @@ const HOW = sentenceStart('how to apply')
  */
 export function planWrite(input: FactInput, stored: FactSet, now: Date): WritePlan {
   const today = dayOf(now)
-  const title = input.title.trim().replace(/\s+/g, ' ')
-  const body = input.body.trim()
+  const { title, body } = checkFactInput(input, today)
   const type = input.type
   const scope = input.scope ?? 'project'
-  checkBody(type, body)
-  if (!title) throw new FoundryError('INVALID_INPUT', 'title must not be empty: state the fact itself in at most 80 characters')
-  if (input.expires !== undefined) checkExpires(input.expires, today)
 
   // The fact `supersedes` names is being replaced, so the same text with other tags or confidence is an edit, not a duplicate.
   const duplicate = stored.findDuplicate({ type, scope, title, body }, today)
@@ -101,6 +97,20 @@ export function planWrite(input: FactInput, stored: FactSet, now: Date): WritePl
   if (input.expires !== undefined) fact.expires = input.expires
   if (superseded) fact.supersedes = superseded.id
   return superseded ? { action: 'created', fact, superseded: { ...superseded, status: 'superseded', supersededBy: fact.id }, similar } : { action: 'created', fact, similar }
+}
+
+/**
+ * The checks of a fact input that need no stored fact (its body's length and labels, a title left
+ * after trimming, an expiry date to come), as `planWrite` runs them first: a batch runs them on
+ * every fact before it writes any. Throws INVALID_INPUT naming the field; returns the trimmed texts.
+ */
+export function checkFactInput(input: FactInput, today: string): { title: string; body: string } {
+  const title = input.title.trim().replace(/\s+/g, ' ')
+  const body = input.body.trim()
+  checkBody(input.type, body)
+  if (!title) throw new FoundryError('INVALID_INPUT', 'title must not be empty: state the fact itself in at most 80 characters')
+  if (input.expires !== undefined) checkExpires(input.expires, today)
+  return { title, body }
 }
 
 function checkBody(type: FactInput['type'], body: string) {

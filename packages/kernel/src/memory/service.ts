@@ -16,6 +16,17 @@ export interface WriteResult {
   indexStale?: string
 }
 
+/** What `writeMany` returns: each fact's result, in the order given, and the index after the batch. */
+export interface WriteManyResult {
+  /** One line a fact, the single write's first line (`created: fact-0016 (supersedes fact-0009)`, `exists: …`), then the index line. */
+  text: string
+  /** What `write` would have returned for each fact, had they been written one after another (the index figures are the batch's). */
+  results: WriteResult[]
+  index: Omit<MemoryIndex, 'text'>
+  /** As in `WriteResult`: why the index could not be rewritten; absent when it was. */
+  indexStale?: string
+}
+
 export interface SearchHit {
   fact: Fact
   /** The retriever's score (BM25 for both built-ins); comparable within one retriever. 0 for a fact named by id. */
@@ -95,6 +106,14 @@ export interface SearchOptions {
 export interface MemoryService {
   /** `memory_write`: validate, deduplicate, supersede, store, rebuild the index. Throws INVALID_INPUT naming the field. */
   write(input: unknown, options?: FactWriteOptions): Promise<WriteResult>
+  /**
+   * `memory_write` with `facts`: many facts in one exclusive section (one lock, one index rebuild,
+   * durability paid once), each planned in order with the rules of `write`, against the stored facts
+   * and the batch's earlier facts (a later one may duplicate or supersede an earlier one). Every fact
+   * is checked before any is written: a batch with one the kernel refuses writes nothing, and the
+   * INVALID_INPUT names it (`facts[3]: …`) and its field. At most `WRITE_BATCH_MAX` facts.
+   */
+  writeMany(inputs: unknown, options?: FactWriteOptions): Promise<WriteManyResult>
   /**
    * `memory_search`: the active facts matching the query, best first, as the seed's blocks. A query
    * of fact ids only (`fact-0012 fact-0031`) returns those facts whatever their status, each not

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { FactTypeSchema, SCOPE_PATTERN } from './fact.js'
+import { FactInputSchema, FactTypeSchema, SCOPE_PATTERN } from './fact.js'
 import { SLUG_PATTERN } from './records.js'
 
 /** Inputs of the kernel's operations; the MCP server publishes these as the tools' `inputSchema`. */
@@ -13,6 +13,25 @@ export const SearchInputSchema = Type.Object(
   { additionalProperties: false },
 )
 export type SearchInput = Static<typeof SearchInputSchema>
+
+/** The most facts one `memory_write` call stores (`memory.writeMany`). */
+export const WRITE_BATCH_MAX = 500
+
+/**
+ * The `memory_write` tool's input: one fact's fields (the kernel then requires title, body and
+ * type), or `facts` in their place, a batch of such facts (each checked by the kernel, which names
+ * its position) written in one section.
+ */
+export const MemoryWriteInputSchema = Type.Object(
+  {
+    ...Type.Partial(FactInputSchema).properties,
+    facts: Type.Optional(
+      Type.Array(Type.Object({}), { minItems: 1, maxItems: WRITE_BATCH_MAX, description: `Instead of the fields above: up to ${WRITE_BATCH_MAX} facts, each with those fields, stored together` }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type MemoryWriteInput = Static<typeof MemoryWriteInputSchema>
 
 export const NoInputSchema = Type.Object({}, { additionalProperties: false })
 

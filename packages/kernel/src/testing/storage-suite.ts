@@ -1,6 +1,7 @@
 import type { Storage } from '../storage.js'
 import { skipLine, skipsOf, type TestFn } from './register.js'
 import { BASIC_CASES } from './storage/basic.js'
+import { BATCH_CASES } from './storage/batch.js'
 import { CHANGE_LOG_CASES } from './storage/change-log.js'
 import type { Place, StorageGroup, StorageSuiteOptions } from './storage/group.js'
 import { LOG_CASES } from './storage/logs.js'
@@ -14,6 +15,7 @@ const needsPlace = (o: StorageSuiteOptions) => (o.fresh && o.open ? undefined : 
 /** The cases by what they need, keyv-style: a group runs when the adapter passed its options and its stores declare its flag. */
 export const STORAGE_GROUPS: readonly StorageGroup[] = [
   { name: 'basic', cases: BASIC_CASES },
+  { name: 'batch', cases: BATCH_CASES },
   { name: 'logs', cases: LOG_CASES },
   { name: 'changeLog', cases: CHANGE_LOG_CASES, unfit: (s) => (s.flags.changeLog ? undefined : 'flags.changeLog is false') },
   {

@@ -37,15 +37,18 @@ export const SearchOutputSchema = Type.Object({
 })
 export type SearchOutput = Static<typeof SearchOutputSchema>
 
+/** One fact's result, or with `facts` a batch's: one result a fact, in order, and no action or id at the top. */
 export const WriteOutputSchema = Type.Object({
-  action: Type.Enum(['created', 'duplicate'], { description: 'duplicate: an identical fact exists and nothing was written' }),
-  id: Type.String({ description: 'The new fact, or the existing identical one' }),
+  action: Type.Optional(Type.Enum(['created', 'duplicate'], { description: 'duplicate: an identical fact exists and nothing was written' })),
+  id: Type.Optional(Type.String({ description: 'The new fact, or the existing identical one' })),
   supersedes: Type.Optional(Type.String({ description: 'The fact this one replaced' })),
   similar: Type.Optional(
     Type.Array(Type.Object({ id: Type.String(), title: Type.String(), reason: Type.String() }), {
       description: 'Close active facts this write did not supersede, and why; pass supersedes to replace one',
     }),
   ),
+  // Each item holds the fields above, not repeated here: every schema costs tokens in every session.
+  facts: Type.Optional(Type.Array(Type.Object({}), { description: "A batch: each fact's action, id, supersedes and similar, in order" })),
   index: IndexFigures,
 })
 export type WriteOutput = Static<typeof WriteOutputSchema>

@@ -1,7 +1,16 @@
 import type { Static, TSchema } from 'typebox'
 import type { Kernel } from '../kernel.js'
-import { FactInputSchema, ForgetInputSchema } from '../schema/fact.js'
-import { BlackboardReadInputSchema, BlackboardWriteInputSchema, ContractValidateInputSchema, NoInputSchema, RunbookGetInputSchema, SearchInputSchema } from '../schema/inputs.js'
+import { FoundryError } from '../errors.js'
+import { ForgetInputSchema } from '../schema/fact.js'
+import {
+  BlackboardReadInputSchema,
+  BlackboardWriteInputSchema,
+  ContractValidateInputSchema,
+  MemoryWriteInputSchema,
+  NoInputSchema,
+  RunbookGetInputSchema,
+  SearchInputSchema,
+} from '../schema/inputs.js'
 import type { ToolHints, ToolRow } from './tool-row.js'
 import {
   BlackboardReadOutputSchema,
@@ -51,13 +60,20 @@ export const KERNEL_TOOLS = [
     title: 'Store a fact',
     description:
       'Stores one atomic durable fact: deduplicates against existing facts, assigns the id, maintains supersedes chains and rebuilds the index. ' +
-      'Call it when a decision, constraint, convention or risk has just been established. Never write memory files by hand; not for transient session state.',
-    input: FactInputSchema,
+      'Call it when a decision, constraint, convention or risk has just been established. Never write memory files by hand; not for transient session state. ' +
+      'title, body and type are required, unless facts gives many facts at once.',
+    input: MemoryWriteInputSchema,
     output: WriteOutputSchema,
     annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    async call(kernel, input) {
-      const { text, ...structured } = await kernel.memory.write(input)
-      return { text, structured }
+    async call(kernel, { facts, ...single }) {
+      if (facts === undefined) {
+        const { text, ...structured } = await kernel.memory.write(single)
+        return { text, structured }
+      }
+      const fields = Object.keys(single)
+      if (fields.length) throw new FoundryError('INVALID_INPUT', `Invalid arguments: give facts or one fact's fields, not both (${fields.join(', ')} beside facts); move them into the facts`)
+      const { text, results, index, indexStale } = await kernel.memory.writeMany(facts)
+      return { text, structured: { facts: results.map(({ text: _text, index: _index, indexStale: _stale, ...one }) => one), index, ...(indexStale && { indexStale }) } }
     },
   }),
   tool({

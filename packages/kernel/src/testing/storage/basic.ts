@@ -54,6 +54,24 @@ export const BASIC_CASES: StorageCase[] = [
     },
   ],
   [
+    'putMany stores every record, in or out of a section; a key given twice keeps its last value; a bad key writes nothing',
+    async (s) => {
+      const facts = [3, 1, 2].map((n) => sampleFact(n))
+      await s.putMany('facts', facts.map((fact) => ({ key: fact.id, value: fact })))
+      equal((await s.list('facts')).map((f) => f.id), ['fact-0001', 'fact-0002', 'fact-0003'], 'every record stored')
+      equal(await s.get('facts', 'fact-0003'), sampleFact(3), 'each round-trips')
+      const later = { ...sampleFact(1), status: 'superseded' as const, supersededBy: 'fact-0004' }
+      await s.exclusive(() => s.putMany('facts', [{ key: 'fact-0001', value: sampleFact(1, { title: 'first' }) }, { key: 'fact-0004', value: sampleFact(4) }, { key: 'fact-0001', value: later }]))
+      equal(await s.get('facts', 'fact-0001'), later, 'the last value of a key given twice')
+      equal(await s.get('facts', 'fact-0004'), sampleFact(4), 'written inside a section')
+      await s.putMany('meta', [{ key: 'batch/a', value: 'a' }, { key: 'batch/b', value: 'b' }], { durability: 'relaxed' })
+      equal(await s.keys('meta', 'batch/'), ['batch/a', 'batch/b'], 'relaxed records too')
+      await s.putMany('facts', [])
+      await rejects(() => s.putMany('facts', [{ key: 'fact-0009', value: sampleFact(9) }, { key: '../escape', value: sampleFact(10) }]), 'INVALID_INPUT', 'a bad key')
+      equal(await s.get('facts', 'fact-0009'), undefined, 'nothing of a refused batch is stored')
+    },
+  ],
+  [
     'list returns every record ordered by key, with a prefix filter',
     async (s) => {
       for (const n of [3, 1, 2]) await s.put('facts', sampleFact(n).id, sampleFact(n))

@@ -1,5 +1,6 @@
 import { createKernel } from '../../kernel.js'
 import { equal, ok } from '../expect.js'
+import { sampleFact } from '../fixtures.js'
 import { dumpStorage, fillSample } from '../sample-data.js'
 import type { StorageCase } from './group.js'
 
@@ -14,6 +15,20 @@ export const REOPEN_CASES: StorageCase[] = [
       const again = await place.reopen()
       try {
         equal(await dumpStorage(again), before, 'the same data')
+      } finally {
+        await again.close?.()
+      }
+    },
+  ],
+  [
+    'records a putMany stored are read back by a new instance',
+    async (s, place) => {
+      const facts = Array.from({ length: 20 }, (_, i) => sampleFact(i + 1))
+      await s.putMany('facts', facts.map((fact) => ({ key: fact.id, value: fact })))
+      await s.close?.()
+      const again = await place.reopen()
+      try {
+        equal(await again.list('facts'), facts, 'every record, as written')
       } finally {
         await again.close?.()
       }

@@ -1,4 +1,6 @@
-import { WRITE_BATCH_MAX, type Fact, type FactInput, type Kernel, type WriteResult } from '@foundry/kernel'
+import { WRITE_BATCH_MAX, type Fact, type FactInput, type Kernel } from '@foundry/kernel'
+
+type WriteResult = Awaited<ReturnType<Kernel['memory']['write']>>
 
 /** What ingest compares and links: a stored fact, or (in a dry run) one it would store. */
 type Known = Pick<Fact, 'id' | 'title' | 'body' | 'type' | 'status'>

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Options } from 'tsup'
 
 /** Lets bundled CommonJS (commander, proper-lockfile, yaml) `require` Node built-ins from an ES module bin. */
@@ -33,5 +36,52 @@ export function bundledBin(entry: Record<string, string>, extra: Options = {}): 
     external: NATIVE,
     banner: { js: REQUIRE_SHIM },
     ...extra,
+  }
+}
+
+/**
+ * The script with every character past ASCII escaped (`\u2019`): what esbuild leaves in regular
+ * expressions and comments. Node reads a one-byte script about three times faster (a 2 MB program:
+ * 7.6 ms as UTF-8, 0.5 ms as ASCII). When such a character follows a backslash (an escape would change
+ * its meaning), the script is left as it is, in UTF-8.
+ */
+function ascii(text: string): string {
+  if (/\\[^\x00-\x7f]/.test(text)) return text
+  return text.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+/**
+ * A bin's program as one CommonJS script, `dist/bin/<name>.cjs`, for `runCachedScript`
+ * (`@foundry/project/cached-script`), which compiles it through V8's code cache: no module to resolve
+ * at start, and no parsing or compiling again of what a command ran before. What only some commands
+ * need is still evaluated only when they import it. The last line is the build's hash, the cache's key.
+ * The native better-sqlite3 stays external.
+ */
+export function cachedScript(entry: Record<string, string>, extra: Options = {}): Options {
+  const { onSuccess, ...rest } = extra
+  return {
+    entry,
+    outDir: 'dist/bin',
+    format: ['cjs'],
+    outExtension: () => ({ js: '.cjs' }),
+    dts: false,
+    // dist/bin is the bin's (bundledBin cleans it as every build starts); this build writes its own file.
+    clean: false,
+    splitting: false,
+    target: 'node20',
+    platform: 'node',
+    // `import.meta.url` of bundled ES modules, from the script's own path.
+    shims: true,
+    noExternal: [/^(?!better-sqlite3$)/],
+    external: NATIVE,
+    ...rest,
+    onSuccess: async () => {
+      for (const name of Object.keys(entry)) {
+        const script = join('dist/bin', `${name}.cjs`)
+        const text = ascii(readFileSync(script, 'utf8'))
+        writeFileSync(script, `${text}\n//# build ${createHash('sha256').update(text).digest('hex').slice(0, 32)}\n`)
+      }
+      if (typeof onSuccess === 'function') await onSuccess()
+    },
   }
 }

@@ -51,6 +51,19 @@ function ascii(text: string): string {
 }
 
 /**
+ * The script's `await import(…)` (a module the bundle leaves out: jiti, a project's own adapters)
+ * as `await __import(…)`, the ES module function `runCachedScript` passes in: on Node 20, `import()`
+ * in code compiled from V8's cache fails ("A dynamic import callback was not specified"). Any other
+ * `import(` left in the code fails the build, naming the script.
+ */
+function dynamicImports(text: string, script: string): string {
+  const rewritten = text.replace(/\bawait import\(/g, 'await __import(')
+  const left = rewritten.split('\n').find((line) => /(^|[^\w$.@'"`])import\(/.test(line) && !/^\s*(\*|\/\/)/.test(line))
+  if (left) throw new Error(`${script}: a dynamic import the cached script cannot run (await it, or bundle the module): ${left.trim().slice(0, 200)}`)
+  return rewritten
+}
+
+/**
  * A bin's program as one CommonJS script, `dist/bin/<name>.cjs`, for `runCachedScript`
  * (`@foundry/project/cached-script`), which compiles it through V8's code cache: no module to resolve
  * at start, and no parsing or compiling again of what a command ran before. What only some commands
@@ -78,7 +91,7 @@ export function cachedScript(entry: Record<string, string>, extra: Options = {})
     onSuccess: async () => {
       for (const name of Object.keys(entry)) {
         const script = join('dist/bin', `${name}.cjs`)
-        const text = ascii(readFileSync(script, 'utf8'))
+        const text = dynamicImports(ascii(readFileSync(script, 'utf8')), script)
         writeFileSync(script, `${text}\n//# build ${createHash('sha256').update(text).digest('hex').slice(0, 32)}\n`)
       }
       if (typeof onSuccess === 'function') await onSuccess()

@@ -33,19 +33,26 @@ export function runCachedScript<T>(script: URL, command?: string): T {
   } catch {
     // No cache yet.
   }
-  const compiled = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  const compiled = new vm.Script(`(function (exports, require, module, __filename, __dirname, __import) {${source}\n})`, {
     filename: file,
     ...(cachedData && { cachedData }),
-    // `import()` in the script (a third-party adapter named by config.json) goes to Node's own loader.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   })
   if (cache && (!cachedData || compiled.cachedDataRejected)) process.once('exit', () => save(cache, compiled))
   const module = { exports: {} as T }
-  ;(compiled.runInThisContext() as ScriptWrapper)(module.exports, createRequire(file), module, file, dirname(file))
+  ;(compiled.runInThisContext() as ScriptWrapper)(module.exports, createRequire(file), module, file, dirname(file), importModule)
   return module.exports
 }
 
-type ScriptWrapper = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void
+type ScriptWrapper = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string, load: typeof importModule) => void
+
+/**
+ * The script's `import()` (the build rewrites it to `__import`): on Node 20 code compiled from V8's cache
+ * cannot import by itself, so a module this bundle leaves out (jiti, a project's own adapters, named by
+ * an absolute URL or a package of the bin's) is imported from here.
+ */
+function importModule(specifier: string): Promise<unknown> {
+  return import(specifier)
+}
 
 /** The script's last line, written by the build: `//# build <sha-256 of the rest>`. Without it, no cache. */
 const BUILD_LINE = /\/\/# build ([0-9a-f]{16,64})\s*$/

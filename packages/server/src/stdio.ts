@@ -4,3 +4,4 @@ export { FoundryStdioTransport, MAX_MESSAGE_BYTES, READ_PAUSE_AT, READ_RESUME_AT
 export { serveUntilClosed } from './serve-until-closed.js'
 export { keepServing, onStopSignal, stderrLog, oneLine, type KeepServingOptions } from './lifecycle.js'
 export { retrying } from './retrying.js'
+export { initializeAnswer, PROTOCOL_VERSIONS, type Handshake } from './handshake.js'

@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer'
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
@@ -37,7 +37,7 @@ export function runCachedScript<T>(script: URL, command?: string): T {
     filename: file,
     ...(cachedData && { cachedData }),
   })
-  if (cache && (!cachedData || compiled.cachedDataRejected)) process.once('exit', () => save(cache, compiled))
+  if (cache && (!cachedData || compiled.cachedDataRejected)) process.once('exit', () => save(cache, compiled, file, source))
   const module = { exports: {} as T }
   ;(compiled.runInThisContext() as ScriptWrapper)(module.exports, createRequire(file), module, file, dirname(file), importModule)
   return module.exports
@@ -55,7 +55,7 @@ function importModule(specifier: string): Promise<unknown> {
 }
 
 /** The script's last line, written by the build: `//# build <sha-256 of the rest>`. Without it, no cache. */
-const BUILD_LINE = /\/\/# build ([0-9a-f]{16,64})\s*$/
+const BUILD_LINE = /\/\/# build ([0-9a-f]{32})\s*$/
 
 function cacheFile(file: string, source: string, command: string | undefined): string | undefined {
   const build = BUILD_LINE.exec(source.slice(-100))?.[1]
@@ -74,11 +74,18 @@ function cacheFile(file: string, source: string, command: string | undefined): s
   }
 }
 
-function save(path: string, compiled: vm.Script): void {
+function save(path: string, compiled: vm.Script, file: string, source: string): void {
   try {
     const partial = `${path}.${process.pid}.tmp`
     writeFileSync(partial, compiled.createCachedData())
     renameSync(partial, path) // whole or not at all: a reader never sees half a cache
+    // The caches of this script's other builds are stale: a rebuild or an upgrade leaves no garbage.
+    const script = basename(file, '.cjs')
+    const build = BUILD_LINE.exec(source.slice(-100))![1]!
+    for (const name of readdirSync(dirname(path))) {
+      const other = name.startsWith(`${script}-`) && /^([0-9a-f]{32})-/.exec(name.slice(script.length + 1))?.[1]
+      if (other && other !== build) rmSync(join(dirname(path), name), { force: true })
+    }
   } catch {
     // A cache that cannot be written is left out.
   }

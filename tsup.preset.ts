@@ -51,13 +51,18 @@ function ascii(text: string): string {
 }
 
 /**
- * The script's `await import(…)` (a module the bundle leaves out: jiti, a project's own adapters)
- * as `await __import(…)`, the ES module function `runCachedScript` passes in: on Node 20, `import()`
- * in code compiled from V8's cache fails ("A dynamic import callback was not specified"). Any other
- * `import(` left in the code fails the build, naming the script.
+ * The script's dynamic imports. A bundled module's waits a turn of the event loop (below). `await
+ * import(…)` of a module the bundle leaves out (jiti, a project's own adapters) becomes `await
+ * __import(…)`, the ES module function `runCachedScript` passes in: on Node 20, `import()` in code
+ * compiled from V8's cache fails ("A dynamic import callback was not specified"). Any other `import(`
+ * left in the code fails the build, naming the script.
  */
 function dynamicImports(text: string, script: string): string {
-  const rewritten = text.replace(/\bawait import\(/g, 'await __import(')
+  // A bundled module's `import()` (esbuild: `Promise.resolve().then(() => (init_x(), …))`) waits one turn of
+  // the event loop first, as an ES module's import waits for its file: input already read is handled
+  // before the module's evaluation holds the thread (a server answers `initialize` while its SDK loads).
+  const later = text.replace(/Promise\.resolve\(\)\.then\(\(\) => \(init_/g, '__foundryLater().then(() => (init_')
+  const rewritten = `var __foundryLater = () => new Promise((resolve) => setImmediate(resolve));\n${later}`.replace(/\bawait import\(/g, 'await __import(')
   const left = rewritten.split('\n').find((line) => /(^|[^\w$.@'"`])import\(/.test(line) && !/^\s*(\*|\/\/)/.test(line))
   if (left) throw new Error(`${script}: a dynamic import the cached script cannot run (await it, or bundle the module): ${left.trim().slice(0, 200)}`)
   return rewritten

@@ -63,7 +63,12 @@ function cacheFile(file: string, source: string, command: string | undefined): s
   try {
     const uid = process.getuid?.()
     const dir = join(tmpdir(), `foundry-compile-cache-${uid ?? 'user'}`)
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    // Never the temporary folder itself: where it is missing, nothing of ours creates it.
+    try {
+      mkdirSync(dir, { mode: 0o700 })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined
+    }
     // Never run compiled code another user could have written.
     if (uid !== undefined && statSync(dir).uid !== uid) return undefined
     // The build's hash, not the file's size or time: V8 checks only a script's length, and packed files share one time.

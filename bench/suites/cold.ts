@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -69,7 +69,7 @@ export const coldSuite: Suite = {
       { figure: '`foundry mcp` spawn + initialize (empty project)', target: 2, run: (b) => initialize(b.foundry, ['--root', empty, 'mcp']) },
       { figure: '`marbles mcp` spawn + initialize (a workspace with an agent)', target: 2, run: (b) => initialize(b.marbles, ['--root', empty, '--source', AGENTS, 'mcp']) },
     ]
-    await measure(ctx, servers, builds, runs)
+    await measure(ctx, servers, builds, runs, bareSpawned)
   },
 }
 
@@ -81,15 +81,28 @@ interface Row {
   run(build: Build): Promise<number> | number
 }
 
-async function measure(ctx: BenchContext, rows: Row[], builds: Build[], runs: number): Promise<void> {
+/** Bare `node` run to its end, as the command rows run their processes (spawnSync). */
+function bareSync(): number {
+  const t = performance.now()
+  spawnSync(process.execPath, ['-e', ''])
+  return performance.now() - t
+}
+
+/** Bare `node` spawned and awaited, as the SDK client spawns a server (the marbles suite's baseline). */
+async function bareSpawned(): Promise<number> {
+  const t = performance.now()
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore', env: getDefaultEnvironment() })
+  await new Promise((resolve) => child.once('exit', resolve))
+  return performance.now() - t
+}
+
+async function measure(ctx: BenchContext, rows: Row[], builds: Build[], runs: number, bareRun: () => number | Promise<number> = bareSync): Promise<void> {
   // One untimed run of each: the first run of a build writes its compile cache, as a user's first call does.
   for (const row of rows) for (const b of builds) await row.run(b)
   const bare: number[] = []
   const times = rows.map(() => builds.map(() => [] as number[]))
   for (let i = 0; i < runs; i++) {
-    let t = performance.now()
-    spawnSync(process.execPath, ['-e', ''])
-    bare.push(performance.now() - t)
+    bare.push(await bareRun())
     for (const [r, row] of rows.entries()) for (const [k, b] of builds.entries()) times[r]![k]!.push(await row.run(b))
   }
   const baseline = median(bare)

@@ -3,27 +3,25 @@ import { resolve } from 'node:path'
 import { defineConfig } from 'tsup'
 import { bundledBin, cachedScript, library } from '../../tsup.preset.js'
 
+/** The server never validates with Ajv, so the SDK's Ajv provider is stubbed (in both builds of the program). */
+const sdkWithoutAjv = {
+  name: 'sdk-without-ajv',
+  setup(build: { onResolve(options: { filter: RegExp }, resolve: (args: { importer: string }) => { path: string } | undefined): void }) {
+    build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) => (args.importer.includes('@modelcontextprotocol') ? { path: resolve('src/no-ajv.ts') } : undefined))
+  },
+}
+
 export default defineConfig([
   // `@foundry/cli` (top-level files only: dist/bin belongs to the bin build): the CLI as a library, `runCli`.
   library({ index: 'src/index.ts' }, { clean: ['*'] }),
-  // The `foundry` bin: a small entry that runs the program, one script compiled through V8's code cache.
-  bundledBin({ foundry: 'src/bin.ts' }),
-  // The program: the kernel, the tools, @foundry/project and the adapters are evaluated when a command
-  // needs them (`foundry mcp` after the client's `initialize` is answered). The server never validates
-  // with Ajv, so the SDK's Ajv provider is stubbed.
+  // The `foundry` bin: a small entry. `foundry mcp` imports the program as ES module chunks (the kernel, the
+  // tools and the adapters load after the client's `initialize` is answered)...
+  bundledBin({ foundry: 'src/bin.ts' }, { esbuildPlugins: [sdkWithoutAjv] }),
+  // ...and every other command runs it as one script compiled through V8's code cache.
   cachedScript(
     { 'foundry-cli': 'src/cli/program.ts' },
     {
-      esbuildPlugins: [
-        {
-          name: 'sdk-without-ajv',
-          setup(build) {
-            build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) =>
-              args.importer.includes('@modelcontextprotocol') ? { path: resolve('src/no-ajv.ts') } : undefined,
-            )
-          },
-        },
-      ],
+      esbuildPlugins: [sdkWithoutAjv],
       // The web console's built page beside the bin (`foundry ui`, `/ui/` of `foundry mcp --http`): the
       // program looks for it in `./ui/` next to itself.
       onSuccess: async () => {

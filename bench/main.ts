@@ -1,4 +1,4 @@
-// `pnpm bench [--data DIR] [--quick] [--only a,b] [--peers]`: run the suites and print the figures table.
+// `pnpm bench [--data DIR] [--quick] [--only a,b] [--peers] [--before DIR]`: run the suites and print the figures table.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -7,6 +7,7 @@ import type { BenchContext, Suite } from './lib/context.js'
 import { renderTable, type Figure } from './lib/table.js'
 import { batchSuite } from './suites/batch.js'
 import { floorSuite } from './suites/floor.js'
+import { coldSuite } from './suites/cold.js'
 import { fsSuite } from './suites/fs.js'
 import { hooksSuite } from './suites/hooks.js'
 import { ingestSuite } from './suites/ingest.js'
@@ -21,7 +22,7 @@ import { postgresRetrievalSuite } from './suites/postgres-retrieval.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, ingestSuite, marblesSuite, marblesPostgresSuite, peersSuite, batchSuite]
+const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, coldSuite, ingestSuite, marblesSuite, marblesPostgresSuite, peersSuite, batchSuite]
 /** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch). */
 const OPT_IN = new Set(['peers', 'batch'])
 
@@ -33,11 +34,12 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     peers: { type: 'boolean', default: false },
+    before: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 })
 if (values.help) {
-  console.log(`Usage: pnpm bench [--data DIR] [--quick] [--only ${SUITES.map((s) => s.name).join(',')}] [--peers]\n`)
+  console.log(`Usage: pnpm bench [--data DIR] [--quick] [--only ${SUITES.map((s) => s.name).join(',')}] [--peers] [--before DIR]\n`)
   for (const s of SUITES) console.log(`  ${s.name.padEnd(10)} ${s.about}`)
   process.exit(0)
 }
@@ -53,6 +55,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'foundry-bench-'))
 const ctx: BenchContext = {
   data: resolve(values.data!),
   quick: values.quick!,
+  ...(values.before && { before: resolve(values.before) }),
   scratch,
   report: (f) => (figures.push(f), console.error(`  ${f.suite}: ${f.figure} = ${f.value}`)),
   log: (line) => console.error(line),

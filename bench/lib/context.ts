@@ -7,6 +7,8 @@ export interface BenchContext {
   data: string
   /** Smaller sizes and fewer samples: the CI smoke run. */
   quick: boolean
+  /** `--before DIR`: a checkout of an earlier build (`npm run setup` done) that suites comparing builds measure beside this one. */
+  before?: string
   /** A scratch folder for stores, removed afterwards. */
   scratch: string
   report(figure: Figure): void

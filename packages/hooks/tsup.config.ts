@@ -1,10 +1,11 @@
 import { defineConfig } from 'tsup'
-import { bundledBin, library } from '../../tsup.preset.js'
+import { bundledBin, cachedScript, library } from '../../tsup.preset.js'
 
 export default defineConfig([
   // `@foundry/hooks`, and `@foundry/hooks/validate-assets` alone (the CLI's command needs nothing else).
   library({ index: 'src/index.ts', 'validate-assets': 'src/validate-assets.ts' }, { clean: ['*.js', '*.d.ts'] }),
-  // A hook starts on every prompt: the entry holds only what asking a hook server takes; the kernel
-  // and adapters are chunks loaded when a hook runs in process.
+  // A hook starts on every prompt: the entry holds only what asking a hook server takes; what a hook
+  // runs in process (the kernel, the adapters) is one script run through V8's code cache.
   bundledBin({ 'foundry-hook': 'src/bin.ts', 'foundry-validate-assets': 'src/validate-assets-bin.ts' }),
+  cachedScript({ 'foundry-hook-run': 'src/run.ts' }),
 ])

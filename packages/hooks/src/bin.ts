@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { runCachedScript } from '@foundry/project/cached-script'
 import { findProject } from '@foundry/project/find'
 import { EXIT_ERROR, EXIT_OK, errorLine, parseJsonObject, readStdin } from './io.js'
 import { HOOK_NAMES, isHookName, SERVED_HOOKS, type HookName } from './names.js'
@@ -10,7 +11,8 @@ import { askTeam } from './team.js'
  * the hook's answer on stdout, and exits 0, or 1 with one line on stderr; never 2 (which would block).
  *
  * This entry imports only what it needs to ask a running hook server (socket.ts); the kernel and the
- * adapters load only when the hook runs in this process.
+ * adapters load only when the hook runs in this process, from one script compiled through V8's code
+ * cache (`foundry-hook-run.cjs`, built from run.ts).
  */
 const USAGE = `Usage: foundry-hook <${HOOK_NAMES.join(' | ')}>  (the Claude Code event JSON on stdin)\n`
 
@@ -55,7 +57,7 @@ async function served(name: HookName, stdin: string): Promise<HookAnswer | undef
 }
 
 async function inProcess(name: HookName, stdin: string): Promise<HookAnswer> {
-  const { runHook } = await import('./run.js')
+  const { runHook } = runCachedScript<typeof import('./run.js')>(new URL('./foundry-hook-run.cjs', import.meta.url), name)
   return runHook(name, stdin)
 }
 

@@ -1,6 +1,15 @@
 #!/usr/bin/env node
-import { runCli } from './cli/program.js'
+import { commandOf, runCachedScript } from '@foundry/project/cached-script'
 
+// A command runs the program from one script compiled through V8's code cache (`marbles-cli.cjs`, built
+// from cli/program.ts), cached per command. `marbles mcp` loads the program as ES modules instead: the
+// server answers `initialize` from the first few and loads the rest after; a long-lived server gains
+// nothing from the cache.
+const command = commandOf(process.argv.slice(2), ['--root', '--source', '--state', '--artifacts'])
+const { runCli } =
+  command === 'mcp'
+    ? await import('./cli/program.js')
+    : runCachedScript<typeof import('./cli/program.js')>(new URL('./marbles-cli.cjs', import.meta.url), command)
 await runCli()
 // Unref'd timers and closed handles let the process end by itself; a workflow's stray work does not keep it.
 process.exit(process.exitCode ?? 0)

@@ -256,21 +256,27 @@ for (const how of ['stdin', 'SIGTERM', 'SIGINT'] as const)
     if (how !== 'stdin') await mcp.client.close().catch(() => {})
   })
 
-test('start-up failures stop the server before initialize, with one stderr line naming the file or variable', async () => {
+test('initialize is answered before the workspace opens: a start-up failure is the first call\'s error, one line naming the file or variable; a bad --harness stops the server before initialize', async () => {
   const root = await newProject('fs')
-  const missing = marbles(['--root', root, '--source', join(root, 'nowhere'), 'mcp'], { env: {} })
-  assert.is(missing.code, 1)
-  assert.is(missing.stdout, '', 'nothing on stdout: no initialize answered')
-  assert.is(missing.stderr.trim().split('\n').length, 1)
-  assert.match(missing.stderr, /Marbles source not found: .*nowhere/)
-  const env = marbles(['--root', root, '--source', new URL('./fixtures/env', import.meta.url).pathname, 'mcp'])
-  assert.is(env.code, 1)
-  assert.match(env.stderr, /Environment variable \w+ is missing/)
-  const throws = marbles(['--root', root, '--source', new URL('./fixtures/throws', import.meta.url).pathname, 'mcp'])
-  assert.is(throws.code, 1)
-  assert.match(throws.stderr, /Cannot load .*boom\.ts/)
+  for (const [source, message] of [
+    [join(root, 'nowhere'), /^list_config failed: Marbles source not found: .*nowhere$/],
+    [new URL('./fixtures/env', import.meta.url).pathname, /^list_config failed: Environment variable \w+ is missing/],
+    [new URL('./fixtures/throws', import.meta.url).pathname, /^list_config failed: Cannot load .*boom\.ts/],
+  ] as const) {
+    const mcp = await connectMcp(['--root', root, '--source', source], { env: {} })
+    try {
+      const first = await mcp.call('list_config')
+      assert.match(first.error ?? '', message)
+      assert.is(first.error!.split('\n').length, 1)
+      assert.match((await mcp.call('list_config')).error ?? '', message, 'the next call tries again')
+    } finally {
+      await mcp.client.close()
+    }
+  }
   const harness = marbles(['--root', root, '--source', AGENTS, 'mcp', '--harness', 'gpt-9'])
   assert.is(harness.code, 1)
+  assert.is(harness.stdout, '', 'nothing on stdout: no initialize answered')
+  assert.is(harness.stderr.trim().split('\n').length, 1)
   assert.match(harness.stderr, /--harness gpt-9: unknown provider "gpt-9"/)
 })
 

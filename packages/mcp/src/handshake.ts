@@ -1,3 +1,4 @@
+import { initializeAnswer } from '@foundry/server/stdio'
 import pkg from '../package.json' with { type: 'json' }
 
 /*
@@ -14,29 +15,10 @@ export const INSTRUCTIONS =
 export const SERVER_INFO = { name: 'foundry', title: 'Foundry', version: pkg.version }
 export const CAPABILITIES = { tools: {}, resources: {} }
 
-/** The protocol versions the SDK's Server negotiates, newest first: its `SUPPORTED_PROTOCOL_VERSIONS` (a test holds them equal). */
-export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07']
+export { PROTOCOL_VERSIONS } from '@foundry/server/stdio'
 
 /**
  * The result of an `initialize` request as the SDK's Server gives it, or `undefined` when the request
  * is not one it would accept as is (then the Server answers it, when it has loaded).
  */
-export function initializeResult(message: unknown): object | undefined {
-  if (!isRecord(message) || message.method !== 'initialize' || message.jsonrpc !== '2.0') return undefined
-  if (Object.keys(message).some((key) => !['jsonrpc', 'id', 'method', 'params'].includes(key))) return undefined
-  const { id, params } = message
-  if (!(typeof id === 'string' || Number.isInteger(id)) || !isRecord(params)) return undefined
-  const { protocolVersion, capabilities, clientInfo } = params
-  if (typeof protocolVersion !== 'string' || !isRecord(capabilities) || !isRecord(clientInfo)) return undefined
-  if (typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') return undefined
-  return {
-    protocolVersion: PROTOCOL_VERSIONS.includes(protocolVersion) ? protocolVersion : PROTOCOL_VERSIONS[0],
-    capabilities: CAPABILITIES,
-    serverInfo: SERVER_INFO,
-    instructions: INSTRUCTIONS,
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+export const initializeResult = initializeAnswer({ info: SERVER_INFO, capabilities: CAPABILITIES, instructions: INSTRUCTIONS })

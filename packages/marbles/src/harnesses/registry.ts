@@ -2,12 +2,12 @@ import { aiSdkHarness, type ModelResolver } from './ai-sdk.js'
 import { claudeCodeHarness } from './claude-code.js'
 import { codexHarness } from './codex.js'
 import { piHarness } from './pi.js'
+import { AI_SDK_PROVIDERS, parseHarnessFlags, type CLI_PROVIDERS } from './flags.js'
 import type { Harness } from './types.js'
 
 /** The CLI harnesses, by provider name. */
-export const CLI_HARNESSES = { 'claude-code': claudeCodeHarness, codex: codexHarness, pi: piHarness } as const
-/** The network providers served through the AI SDK. `mock` is the AI SDK's mock model (what `--dry-run` uses). */
-export const AI_SDK_PROVIDERS = ['anthropic', 'mock'] as const
+export const CLI_HARNESSES: Record<(typeof CLI_PROVIDERS)[number], typeof claudeCodeHarness> = { 'claude-code': claudeCodeHarness, codex: codexHarness, pi: piHarness }
+export { AI_SDK_PROVIDERS }
 
 export interface HarnessesOptions {
   /**
@@ -21,17 +21,7 @@ export interface HarnessesOptions {
 
 /** The harnesses a server offers, by provider name. A flag naming an unknown provider throws one line listing them. */
 export function createHarnesses(options: HarnessesOptions = {}): Map<string, Harness> {
-  const known = [...Object.keys(CLI_HARNESSES), ...AI_SDK_PROVIDERS]
-  const commands = new Map<string, string>()
-  const only = new Set<string>()
-  for (const flag of options.flags ?? []) {
-    const [name, command] = flag.split(/=(.*)/s, 2) as [string, string | undefined]
-    if (!known.includes(name)) throw new Error(`--harness ${flag}: unknown provider "${name}"; known: ${known.join(', ')}`)
-    if (command !== undefined) {
-      if (!(name in CLI_HARNESSES)) throw new Error(`--harness ${flag}: only a CLI harness (${Object.keys(CLI_HARNESSES).join(', ')}) takes a command`)
-      commands.set(name, command)
-    } else only.add(name)
-  }
+  const { commands, only } = parseHarnessFlags(options.flags)
   const offered = (name: string) => !only.size || only.has(name) || commands.has(name)
   const harnesses = new Map<string, Harness>()
   for (const [name, make] of Object.entries(CLI_HARNESSES))

@@ -1,13 +1,14 @@
 import { createToolServer } from '@foundry/server'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import pkg from '../../package.json' with { type: 'json' }
+import { INSTRUCTIONS, SERVER_INFO } from './handshake.js'
 import type { MarblesHost } from './host.js'
 import { TOOLS } from './tools.js'
 
-export const INSTRUCTIONS =
-  'Marbles runs this workspace’s workflows and agents. Dispatch returns a runId at once; read it with get_run (or `marbles watch <runId>`), cancel it with cancel_run. list_config names what can run.'
-
-/** The `marbles mcp` server on any transport: the five tools (initialize, ping, tools/list, tools/call). */
-export function createMarblesServer(host: MarblesHost, log?: (line: string) => void): Server {
-  return createToolServer({ info: { name: 'marbles', title: 'Marbles', version: pkg.version }, instructions: INSTRUCTIONS, tools: TOOLS, context: () => host, ...(log && { log }) })
+/**
+ * The `marbles mcp` server on any transport: the five tools (initialize, ping, tools/list, tools/call).
+ * `host` is the host, or what opens it: called when the client has initialized and by the first call,
+ * again after a failure, whose message is that call's error.
+ */
+export function createMarblesServer(host: MarblesHost | (() => Promise<MarblesHost>), log?: (line: string) => void): Server {
+  return createToolServer({ info: SERVER_INFO, instructions: INSTRUCTIONS, tools: TOOLS, context: typeof host === 'function' ? host : () => host, ...(log && { log }) })
 }

@@ -1,0 +1,92 @@
+// runCachedScript in fresh processes, as a bin runs it: the cache is written on the first run and used by
+// the next, a script imports what it leaves out through `__import` even from the cache, and a cache
+// that does not fit is replaced, never an error.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { commandOf } from '../src/cached-script.js'
+
+const CACHED_SCRIPT = new URL('../dist/cached-script.js', import.meta.url).href
+const BUILD = 'ab'.repeat(16)
+
+/** A program as `cachedScript` builds it: CommonJS, `await __import(…)` for a module it leaves out, the build line last. */
+function program(dir: string, build = BUILD): string {
+  const file = join(dir, 'demo-cli.cjs')
+  writeFileSync(file, `exports.main = async () => { const os = await __import('node:os'); return 'platform ' + os.platform() + ' from ' + require('node:path').basename(__filename) }\n//# build ${build}\n`)
+  return file
+}
+
+/** One new process running the program through the cache folder under `tmp`. */
+function run(file: string, tmp: string, env: NodeJS.ProcessEnv = {}): string {
+  const code = `import { runCachedScript } from ${JSON.stringify(CACHED_SCRIPT)}
+const { main } = runCachedScript(new URL(${JSON.stringify(pathToFileURL(file).href)}), 'list')
+console.log(await main())`
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, TMPDIR: tmp, ...env } })
+  assert.is(child.status, 0, child.stderr)
+  return child.stdout.trim()
+}
+
+const caches = (tmp: string) => readdirSync(tmp).filter((dir) => dir.startsWith('foundry-compile-cache-')).flatMap((dir) => readdirSync(join(tmp, dir)).map((name) => join(tmp, dir, name)))
+
+test('the first run writes the cache for its build, Node and command; the next runs from it, dynamic imports included', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'foundry-cache-'))
+  try {
+    const file = program(tmp)
+    assert.is(run(file, tmp), `platform ${process.platform} from demo-cli.cjs`)
+    const [cache, ...more] = caches(tmp).filter((path) => path.endsWith('.bin'))
+    assert.equal(more, [])
+    assert.match(cache!, new RegExp(`demo-cli-${BUILD}-${process.version}-${process.arch}-list\\.bin$`))
+    const written = readFileSync(cache!)
+    assert.is(run(file, tmp), `platform ${process.platform} from demo-cli.cjs`, 'from the cache, __import still reaches Node\'s loader')
+    assert.ok(readFileSync(cache!).equals(written), 'an accepted cache is not written again')
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+})
+
+test('a cache V8 rejects is replaced; a new build removes the old build\'s caches; NODE_DISABLE_COMPILE_CACHE writes none', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'foundry-cache-'))
+  try {
+    const file = program(tmp)
+    run(file, tmp)
+    const [cache] = caches(tmp)
+    writeFileSync(cache!, 'not a code cache')
+    assert.is(run(file, tmp), `platform ${process.platform} from demo-cli.cjs`)
+    assert.is.not(readFileSync(cache!, 'utf8'), 'not a code cache', 'rewritten')
+
+    const rebuilt = program(tmp, 'cd'.repeat(16))
+    run(rebuilt, tmp)
+    assert.equal(caches(tmp).map((path) => path.includes('cd'.repeat(16))), [true], 'only the new build\'s cache is left')
+
+    const quiet = mkdtempSync(join(tmpdir(), 'foundry-cache-'))
+    run(program(quiet), quiet, { NODE_DISABLE_COMPILE_CACHE: '1' })
+    assert.equal(caches(quiet).filter((path) => path.endsWith('.bin')), [])
+    rmSync(quiet, { recursive: true, force: true })
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+})
+
+test('a script without a build line runs without a cache', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'foundry-cache-'))
+  try {
+    const file = join(tmp, 'plain.cjs')
+    writeFileSync(file, "exports.main = async () => 'plain'\n")
+    assert.is(run(file, tmp), 'plain')
+    assert.equal(caches(tmp).filter((path) => path.endsWith('.bin')), [])
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+})
+
+test('commandOf: the first word that is neither a flag nor a flag\'s value', () => {
+  assert.is(commandOf(['--root', 'list', 'search', 'x'], ['--root']), 'search')
+  assert.is(commandOf(['--json', 'list']), 'list')
+  assert.is(commandOf(['--help']), undefined)
+})
+
+test.run()

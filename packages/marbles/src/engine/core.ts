@@ -2,9 +2,10 @@ import { FoundryError, type JsonValue, type Kernel, type Storage } from '@foundr
 import { KIND, kindOf } from '../define/brand.js'
 import type { Definitions, Runnable } from '../define/registry.js'
 import { applyRecord, foldRecords, type RunState } from '../journal/fold.js'
-import { logChanges, readJournal } from '../journal/follow.js'
+import { foldJournal, logChanges } from '../journal/follow.js'
 import { canMove, isTerminal, journalLog, type JournalEntry, type RunStatus } from '../journal/records.js'
 import { journalWriter, type JournalWriter } from '../journal/writer.js'
+import type { JournalLimits } from './limits.js'
 import { runArtifacts, type RunArtifacts } from './artifacts.js'
 import { cancelReason, claimLostReason, isClaimLost, journalError, Suspend, timeoutReason } from './errors.js'
 import { newRunId } from './ids.js'
@@ -50,6 +51,8 @@ export interface CoreOptions {
   artifacts: Storage
   /** How long a cancelled or timed-out run's body may take to settle before it is left behind. */
   graceMs: number
+  /** How much one run may journal. */
+  journal: JournalLimits
 }
 
 /**
@@ -64,6 +67,8 @@ export interface EngineCore {
   readonly closed: boolean
   /** The run's state as its journal stands: the one read of a journal, handed on to what follows. */
   stateOf(runId: string): Promise<RunState>
+  /** The writer of a run's journal from `state` on, within the journal's bounds. */
+  writer(runId: string, state: RunState): JournalWriter
   /** Journal the move (CONFLICT when the state machine forbids it), then the record, then the event. */
   transition(runId: string, writer: JournalWriter, state: RunState, to: RunStatus, fields?: StatusFields): Promise<void>
   /** A new run, journaled `queued`; `resumes` links it to the run it resumes. Returns its id. */
@@ -127,6 +132,7 @@ export function createEngineCore(options: CoreOptions): EngineCore {
       return c.closed
     },
     stateOf: (runId) => stateOf(c, runId),
+    writer: (runId, state) => writerOf(c, runId, state),
     transition: (runId, writer, state, to, fields) => transition(c, runId, writer, state, to, fields),
     create: (name, input, resumes) => create(c, name, input, resumes),
     findRunnable: (name) => findRunnable(c.definitions, name),
@@ -160,7 +166,8 @@ export function infoOf(runId: string, state: RunState): RunInfo | undefined {
   return info
 }
 
-const stateOf = async (c: Core, runId: string) => foldRecords(await readJournal(c.storage, runId))
+const stateOf = (c: Core, runId: string) => foldJournal(c.storage, runId)
+const writerOf = (c: Core, runId: string, state: RunState) => journalWriter(c.storage, runId, state.nextSeq, { limits: c.journal, bytes: state.journalBytes })
 
 const notify = (c: Core) => {
   for (const wake of [...c.waiters]) wake()
@@ -191,7 +198,7 @@ async function transition(c: Core, runId: string, writer: JournalWriter, state: 
     writer.close()
     throw claimLostReason()
   }
-  const record = await writer.write({ type: 'status', status: to, ...fields })
+  const record = await writer.settle({ type: 'status', status: to, ...fields })
   applyRecord(state, record)
   await c.storage.put(RUNS, runId, recordOf(runId, state), { durability: 'relaxed' })
   void c.kernel.record(`marbles.${to}`, { runId, name: state.name, ...(state.reason && { reason: state.reason }) }) // never throws; not awaited: telemetry is off the run's path
@@ -200,7 +207,8 @@ async function transition(c: Core, runId: string, writer: JournalWriter, state: 
 
 async function create(c: Core, name: string, input: unknown, resumes?: string): Promise<string> {
   const runId = newRunId()
-  await transition(c, runId, journalWriter(c.storage, runId, 0), foldRecords([]), 'queued', { name, input: (input ?? {}) as JsonValue, ...(resumes && { resumes }) })
+  const state = foldRecords([])
+  await transition(c, runId, writerOf(c, runId, state), state, 'queued', { name, input: (input ?? {}) as JsonValue, ...(resumes && { resumes }) })
   return runId
 }
 
@@ -222,7 +230,7 @@ function resumable(definitions: Definitions, name: string | undefined): boolean 
 async function start(c: Core, runId: string, controller: AbortController): Promise<Started | undefined> {
   const state = await stateOf(c, runId)
   if (state.status !== 'queued' && state.status !== 'suspended') return undefined
-  const writer = journalWriter(c.storage, runId, state.nextSeq)
+  const writer = writerOf(c, runId, state)
   if (controller.signal.aborted) {
     if (!isClaimLost(controller.signal.reason)) await settleAborted(c, runId, writer, state, controller.signal.reason)
     return undefined
@@ -315,7 +323,7 @@ async function settle(c: Core, runId: string, writer: JournalWriter, state: RunS
   }
   if (outcome.ok) {
     const stored = await artifacts.keep('output', outcome.value)
-    await writer.write({ type: 'result', ...(stored.result !== undefined && { output: stored.result }), ...(stored.artifact && { artifact: stored.artifact, key: stored.key! }) })
+    await writer.settle({ type: 'result', ...(stored.result !== undefined && { output: stored.result }), ...(stored.artifact && { artifact: stored.artifact, key: stored.key! }) })
     return transition(c, runId, writer, state, 'complete')
   }
   return transition(c, runId, writer, state, 'failed', { error: journalError(outcome.error) })
@@ -331,7 +339,7 @@ async function settleAborted(c: Core, runId: string, writer: JournalWriter, stat
 
 async function cancelIdle(c: Core, runId: string, state: RunState): Promise<void> {
   if (state.status === undefined || isTerminal(state.status)) return
-  const writer = journalWriter(c.storage, runId, state.nextSeq)
+  const writer = writerOf(c, runId, state)
   const why = state.status === 'running' || state.status === 'cancel_requested' ? 'cancelled; the engine running it had stopped' : 'cancelled by request'
   if (state.status !== 'cancel_requested') await transition(c, runId, writer, state, 'cancel_requested', { reason: 'cancelled by request' })
   await transition(c, runId, writer, state, 'cancelled', { reason: why })
@@ -354,7 +362,7 @@ async function note(c: Core, runId: string, level: 'warn' | 'error', message: st
   const ready = await c.active.get(runId)?.ready
   if (ready && !ready.writer.closed) return void (await ready.writer.write({ type: 'log', level, message }))
   const state = await stateOf(c, runId)
-  if (state.status !== undefined) await journalWriter(c.storage, runId, state.nextSeq).write({ type: 'log', level, message })
+  if (state.status !== undefined) await writerOf(c, runId, state).write({ type: 'log', level, message })
 }
 
 async function settled(c: Core, runId: string, signal?: AbortSignal): Promise<RunInfo | undefined> {

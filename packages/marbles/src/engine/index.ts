@@ -6,6 +6,7 @@
 export { openEngine, type Engine, type EngineOptions, type WorkerOptions, type RunInfo, type DispatchResult } from './engine.js'
 export { defineWorkspace, collectDefinitions, type Definitions, type Definition, type Runnable } from '../define/registry.js'
 export type { LeaseHolder, LeaseOptions } from './lease.js'
+export { INPUT_MAX_BYTES, JOURNAL_LIMITS, type JournalLimits } from './limits.js'
 export { RUNS, JOBS, type RunRecord, type JobEntry } from './run-record.js'
 
 // The job queue on PostgreSQL: dispatch through pg-boss (loaded on first use), executed by workers on any machine.
@@ -15,7 +16,7 @@ export type { RunQueue, RunJob, JobRef, JobPolicy, WorkOptions } from '../queue/
 // The journal: records, the state machine, replay and follow.
 export { TRANSITIONS, TERMINAL, isTerminal, canMove, journalLog, type RunStatus, type JournalRecord, type JournalError } from '../journal/records.js'
 export { foldRecords, type RunState } from '../journal/fold.js'
-export { followJournal, readJournal, type FollowOptions } from '../journal/follow.js'
+export { followJournal, foldJournal, readJournal, type FollowOptions } from '../journal/follow.js'
 export { watchRun, EXIT, type WatchOptions } from '../watch/watch.js'
 
 // What the CLI is built from: a workspace, a project's state, schedules and monitors.

@@ -5,6 +5,6 @@ export default defineConfig([
   // `@foundry/marbles` (the authoring API: what a workspace module loads) and `@foundry/marbles/engine`
   // (for embedders). dist/bin belongs to the bin build.
   library({ index: 'src/index.ts', 'engine/index': 'src/engine/index.ts' }, { clean: ['*', 'engine/**'] }),
-  // The `marbles` bin: one bundle; jiti stays external (it loads workspace modules, and resolves their imports itself).
-  bundledBin({ marbles: 'src/bin.ts' }, { noExternal: [/^(?!(better-sqlite3|jiti)$)/] }),
+  // The `marbles` bin and the worker thread a workflow's body runs in: one bundle; jiti stays external (it loads workspace modules, and resolves their imports itself).
+  bundledBin({ marbles: 'src/bin.ts', 'body-worker': 'src/engine/isolate/body-worker.ts' }, { noExternal: [/^(?!(better-sqlite3|jiti)$)/] }),
 ])

@@ -6,6 +6,8 @@ import { foldJournal, logChanges } from '../journal/follow.js'
 import { canMove, isTerminal, journalLog, type JournalEntry, type RunStatus } from '../journal/records.js'
 import { journalWriter, type JournalWriter } from '../journal/writer.js'
 import type { JournalLimits } from './limits.js'
+import { runIsolated, type IsolatedBody, type IsolateOptions } from './isolate/isolate.js'
+import type { Outcome } from './isolate/protocol.js'
 import { runArtifacts, type RunArtifacts } from './artifacts.js'
 import { cancelReason, claimLostReason, isClaimLost, journalError, Suspend, timeoutReason } from './errors.js'
 import { newRunId } from './ids.js'
@@ -49,10 +51,12 @@ export interface CoreOptions {
   definitions: Definitions
   /** Where large outputs go, as blackboard artifacts under the run id. */
   artifacts: Storage
-  /** How long a cancelled or timed-out run's body may take to settle before it is left behind. */
+  /** How long a cancelled or timed-out run's body may take to settle before it is stopped (`isolate`) or abandoned. */
   graceMs: number
   /** How much one run may journal. */
   journal: JournalLimits
+  /** Run these bodies in worker threads (stopped after `graceMs` when they ignore their signal); absent: all run in this process. */
+  isolate?: IsolateOptions
 }
 
 /**
@@ -110,8 +114,6 @@ interface Active {
 }
 
 type Started = { writer: JournalWriter; state: RunState }
-/** How a body ended; `early`: it returned before its signal aborted. */
-type Outcome = { ok: true; value: unknown; early: boolean } | { ok: false; error: unknown }
 
 /** What the core's functions share: its options, the runs executing here, and who waits for a change. */
 interface Core extends CoreOptions {
@@ -287,23 +289,39 @@ async function runBody(c: Core, runId: string, { writer, state }: Started, contr
 
   const artifacts = runArtifacts(c.artifacts, runId, name)
   const inherited = state.resumes ? { steps: (await stateOf(c, state.resumes)).steps, artifacts: runArtifacts(c.artifacts, state.resumes, name) } : undefined
-  const ctx = createRunContext({ runId, name, signal, writer, kernel: c.kernel, artifacts, state, ...(inherited && { inherited }) })
+  const isolated = c.isolate?.runs(name) ? runIsolated(c.isolate, { runId, name, state, signal, writer, kernel: c.kernel, artifacts, ...(inherited && { inherited }) }) : undefined
   const timer = def.timeoutMs ? setTimeout(() => controller.abort(timeoutReason(`${kindOf(def)} ${name}`, def.timeoutMs!)), def.timeoutMs) : undefined
-  const body: Promise<Outcome> = Promise.resolve()
-    .then(() => (def[KIND] === 'step' ? ctx.step(def, state.input) : def.run(ctx, state.input)))
-    .then(
-      (value) => ({ ok: true, value, early: !signal.aborted }),
-      (error) => ({ ok: false, error }),
-    )
-  // Once aborted, the body gets `graceMs` to unwind; then it is left behind.
-  const unwound = new Promise<Outcome>((resolve) =>
-    signal.addEventListener('abort', () => setTimeout(() => resolve({ ok: false, error: signal.reason }), c.graceMs).unref(), { once: true }),
-  )
-  const outcome = await Promise.race([body, unwound])
+  const body: Promise<Outcome> =
+    isolated?.outcome ??
+    Promise.resolve()
+      .then(() => {
+        const ctx = createRunContext({ runId, name, signal, writer, kernel: c.kernel, artifacts, state, ...(inherited && { inherited }) })
+        return def[KIND] === 'step' ? ctx.step(def, state.input) : def.run(ctx, state.input)
+      })
+      .then(
+        (value) => ({ ok: true, value, early: !signal.aborted }),
+        (error) => ({ ok: false, error }),
+      )
+  // Once aborted, the body gets `graceMs` to unwind; then it is stopped (in a worker) or abandoned.
+  const unwound = new Promise<'abandoned'>((resolve) => signal.addEventListener('abort', () => setTimeout(() => resolve('abandoned'), c.graceMs).unref(), { once: true }))
+  const first = await Promise.race([body, unwound])
   clearTimeout(timer)
+  const outcome = first === 'abandoned' ? await abandon(c, writer, signal, isolated) : first
+  await isolated?.stop() // a settled body's leftover timers and handles go with its worker
   await writer.flush().catch(() => {})
 
   return serial(c, runId, () => settle(c, runId, writer, state, signal, outcome, artifacts, options))
+}
+
+/** A body that ignored its signal for `graceMs`: its worker is stopped (or, run in this process, it is left running); journaled. */
+async function abandon(c: Core, writer: JournalWriter, signal: AbortSignal, isolated: IsolatedBody | undefined): Promise<Outcome> {
+  if (isolated) await isolated.stop()
+  const why = journalError(signal.reason).name === 'TimeoutError' ? 'its timeout' : 'its cancellation'
+  const message = isolated
+    ? `the body ignored ${why} for ${c.graceMs} ms: its worker was stopped`
+    : `the body ignored ${why} for ${c.graceMs} ms and cannot be stopped in this process: it is abandoned, still running`
+  await writer.write({ type: 'log', level: 'warn', message }).catch(() => {})
+  return { ok: false, error: signal.reason, abandoned: isolated ? 'stopped' : 'left running' }
 }
 
 /**
@@ -314,7 +332,7 @@ async function runBody(c: Core, runId: string, { writer, state }: Started, contr
 async function settle(c: Core, runId: string, writer: JournalWriter, state: RunState, signal: AbortSignal, outcome: Outcome, artifacts: RunArtifacts, options: ExecuteOptions): Promise<void> {
   if (signal.aborted && isClaimLost(signal.reason)) return undefined
   const completed = outcome.ok && outcome.early
-  if (!completed && signal.aborted) return settleAborted(c, runId, writer, state, signal.reason)
+  if (!completed && signal.aborted) return settleAborted(c, runId, writer, state, signal.reason, outcome.ok ? undefined : outcome.abandoned)
   if (!completed && state.status === 'cancel_requested') return settleAborted(c, runId, writer, state, cancelReason())
   if (!outcome.ok && outcome.error instanceof Suspend) {
     const key = `wake-${state.nextSeq}`
@@ -329,12 +347,13 @@ async function settle(c: Core, runId: string, writer: JournalWriter, state: RunS
   return transition(c, runId, writer, state, 'failed', { error: journalError(outcome.error) })
 }
 
-/** A run aborted while running: `failed` on its timeout, else cancelled. */
-async function settleAborted(c: Core, runId: string, writer: JournalWriter, state: RunState, reason: unknown): Promise<void> {
+/** A run aborted while running: `failed` on its timeout, else cancelled; `abandoned` says how a body that ignored it was ended. */
+async function settleAborted(c: Core, runId: string, writer: JournalWriter, state: RunState, reason: unknown, abandoned?: 'stopped' | 'left running'): Promise<void> {
   const error = journalError(reason)
   if (error.name === 'TimeoutError' && state.status === 'running') return transition(c, runId, writer, state, 'failed', { reason: 'timeout', error })
   if (state.status !== 'cancel_requested') await transition(c, runId, writer, state, 'cancel_requested', { reason: error.message })
-  return transition(c, runId, writer, state, 'cancelled', { reason: error.message })
+  const why = abandoned === 'stopped' ? `${error.message}; abandoned: the body ignored it and its worker was stopped` : abandoned ? `${error.message}; abandoned: the body ignored it and still runs` : error.message
+  return transition(c, runId, writer, state, 'cancelled', { reason: why })
 }
 
 async function cancelIdle(c: Core, runId: string, state: RunState): Promise<void> {

@@ -6,6 +6,7 @@
 export { openEngine, type Engine, type EngineOptions, type WorkerOptions, type RunInfo, type DispatchResult } from './engine.js'
 export { defineWorkspace, collectDefinitions, type Definitions, type Definition, type Runnable } from '../define/registry.js'
 export type { LeaseHolder, LeaseOptions } from './lease.js'
+export type { IsolateOptions } from './isolate/isolate.js'
 export { INPUT_MAX_BYTES, JOURNAL_LIMITS, type JournalLimits } from './limits.js'
 export { RUNS, JOBS, type RunRecord, type JobEntry } from './run-record.js'
 

@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readJournal } from '../src/journal/follow.js'
-import { connectMcp, HERE, newProject, open, until } from './helpers.js'
+import { initialized, startRawServer, toolCall } from '@foundry/server/testing'
+import { alive, BIN, connectMcp, HERE, newProject, open, until } from './helpers.js'
 
 const BOUNDS = join(HERE, 'fixtures', 'bounds')
 
@@ -50,6 +51,26 @@ test('a body spinning in while(true) and one awaiting forever are stopped after 
   } finally {
     await project.close()
     await mcp.client.close()
+  }
+})
+
+test('stdin closed mid-call: a cancel_run waiting out a 61 s grace period, and the server still exits within 30 s', async () => {
+  const root = await newProject('fs')
+  const server = await initialized(startRawServer(BIN, ['--root', root, '--source', BOUNDS, 'mcp'], { cwd: HERE, env: { MARBLES_KILL_GRACE_MS: '60000' } }))
+  const project = await open(root)
+  try {
+    await server.send(toolCall(1, 'dispatch_workflow', { name: 'hangs' }))
+    const runId = JSON.parse((await server.answer(1)).result.content[0].text).runId as string
+    await until(async () => (await readJournal(project.storage, runId)).some((r) => r.type === 'step' && r.phase === 'end'), 30_000, 'the run to start')
+    await server.send(toolCall(2, 'cancel_run', { runId }))
+    await until(async () => (await readJournal(project.storage, runId)).some((r) => r.type === 'status' && r.status === 'cancel_requested'), 10_000, 'the cancellation to be requested')
+    server.child.stdin.end()
+    const pid = server.child.pid!
+    await until(() => !alive(pid), 30_000, 'marbles mcp to exit after its stdin closed')
+    assert.match(server.stderr(), /stdin ended; 1 request\(s\) still unanswered after 5000 ms: closing/)
+  } finally {
+    await project.close()
+    server.child.kill('SIGKILL')
   }
 })
 

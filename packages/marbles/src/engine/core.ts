@@ -6,7 +6,7 @@ import { foldJournal, logChanges } from '../journal/follow.js'
 import { canMove, isTerminal, journalLog, type JournalEntry, type RunStatus } from '../journal/records.js'
 import { journalWriter, type JournalWriter } from '../journal/writer.js'
 import type { JournalLimits } from './limits.js'
-import { runIsolated, type IsolatedBody, type IsolateOptions } from './isolate/isolate.js'
+import { abandonBody, runIsolated, type IsolateOptions } from './isolate/isolate.js'
 import type { Outcome } from './isolate/protocol.js'
 import { runArtifacts, type RunArtifacts } from './artifacts.js'
 import { cancelReason, claimLostReason, isClaimLost, journalError, Suspend, timeoutReason } from './errors.js'
@@ -306,22 +306,11 @@ async function runBody(c: Core, runId: string, { writer, state }: Started, contr
   const unwound = new Promise<'abandoned'>((resolve) => signal.addEventListener('abort', () => setTimeout(() => resolve('abandoned'), c.graceMs).unref(), { once: true }))
   const first = await Promise.race([body, unwound])
   clearTimeout(timer)
-  const outcome = first === 'abandoned' ? await abandon(c, writer, signal, isolated) : first
+  const outcome = first === 'abandoned' ? await abandonBody(writer, signal, c.graceMs, isolated) : first
   await isolated?.stop() // a settled body's leftover timers and handles go with its worker
   await writer.flush().catch(() => {})
 
   return serial(c, runId, () => settle(c, runId, writer, state, signal, outcome, artifacts, options))
-}
-
-/** A body that ignored its signal for `graceMs`: its worker is stopped (or, run in this process, it is left running); journaled. */
-async function abandon(c: Core, writer: JournalWriter, signal: AbortSignal, isolated: IsolatedBody | undefined): Promise<Outcome> {
-  if (isolated) await isolated.stop()
-  const why = journalError(signal.reason).name === 'TimeoutError' ? 'its timeout' : 'its cancellation'
-  const message = isolated
-    ? `the body ignored ${why} for ${c.graceMs} ms: its worker was stopped`
-    : `the body ignored ${why} for ${c.graceMs} ms and cannot be stopped in this process: it is abandoned, still running`
-  await writer.write({ type: 'log', level: 'warn', message }).catch(() => {})
-  return { ok: false, error: signal.reason, abandoned: isolated ? 'stopped' : 'left running' }
 }
 
 /**

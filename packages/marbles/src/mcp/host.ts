@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { FoundryError, type JsonValue } from '@foundry/kernel'
-import type { IsolateOptions } from '../engine/isolate/isolate.js'
+import { workspaceIsolation } from '../engine/isolate/workspace-isolation.js'
 import { kindOf } from '../define/brand.js'
 import type { Definitions, Runnable } from '../define/registry.js'
 import { agentRunnable, agentRunName, isAgentRun, prepareAgentRun, type AgentDispatch, type AgentHost, type AgentRunOutput } from '../agents/agent-run.js'
@@ -76,20 +74,13 @@ export async function openHost(options: MarblesHostOptions): Promise<MarblesHost
     runnables.set(agentRunName(undefined), agentRunnable(agentRunName(undefined), agentHost) as Runnable)
     for (const id of workspace.definitions.agents.keys()) runnables.set(agentRunName(id), agentRunnable(agentRunName(id), agentHost) as Runnable)
     const definitions: Definitions = { ...workspace.definitions, runnables }
-    const isolate = bodyWorker(workspace)
+    const isolate = workspaceIsolation(workspace)
     const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions, role: 'owner', ...(isolate && { isolate }), graceMs: (options.killGraceMs ?? 2000) + 1000, ...(options.journal && { journal: options.journal }) })
     return createHost(workspace, state, engine, agentHost)
   } catch (error) {
     await state.close().catch(() => {})
     throw error
   }
-}
-
-/** The workspace's bodies in worker threads, from `body-worker.js` beside the bin (absent when run from source: bodies run in this process). */
-function bodyWorker(workspace: Workspace): IsolateOptions | undefined {
-  const worker = fileURLToPath(new URL('./body-worker.js', import.meta.url))
-  if (!existsSync(worker)) return undefined
-  return { worker, workspace: { root: workspace.source.dir, source: workspace.source.path }, runs: (name) => workspace.definitions.runnables.has(name) }
 }
 
 /** `foundry mcp` for the project, from the installed `foundry` bin (foundry-bin.ts); absent when there is none. */

@@ -4,6 +4,7 @@ import type { RunState } from '../../journal/fold.js'
 import type { JournalEntry } from '../../journal/records.js'
 import type { JournalWriter } from '../../journal/writer.js'
 import type { RunArtifacts } from '../artifacts.js'
+import { journalError } from '../errors.js'
 import { fromWire, toWire, type BodyWorkerData, type FromWorker, type Outcome, type ToWorker } from './protocol.js'
 
 /** Run workflow bodies in worker threads, so that one that ignores its signal can be stopped. */
@@ -97,4 +98,15 @@ function callKernel(kernel: Kernel, path: string[], args: unknown[]): Promise<un
   }
   if (typeof target !== 'function') throw new TypeError(`ctx.kernel.${path.join('.')} is not a kernel method`)
   return Promise.resolve((target as (...a: unknown[]) => unknown).apply(self, args))
+}
+
+/** A body that ignored its signal for `graceMs`: its worker is stopped (or, run in this process, it is left running); journaled. */
+export async function abandonBody(writer: JournalWriter, signal: AbortSignal, graceMs: number, isolated: IsolatedBody | undefined): Promise<Outcome> {
+  if (isolated) await isolated.stop()
+  const why = journalError(signal.reason).name === 'TimeoutError' ? 'its timeout' : 'its cancellation'
+  const message = isolated
+    ? `the body ignored ${why} for ${graceMs} ms: its worker was stopped`
+    : `the body ignored ${why} for ${graceMs} ms and cannot be stopped in this process: it is abandoned, still running`
+  await writer.write({ type: 'log', level: 'warn', message }).catch(() => {})
+  return { ok: false, error: signal.reason, abandoned: isolated ? 'stopped' : 'left running' }
 }

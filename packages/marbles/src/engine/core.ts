@@ -171,9 +171,7 @@ export function infoOf(runId: string, state: RunState): RunInfo | undefined {
 const stateOf = (c: Core, runId: string) => foldJournal(c.storage, runId)
 const writerOf = (c: Core, runId: string, state: RunState) => journalWriter(c.storage, runId, state.nextSeq, { limits: c.journal, bytes: state.journalBytes })
 
-const notify = (c: Core) => {
-  for (const wake of [...c.waiters]) wake()
-}
+const notify = (c: Core) => [...c.waiters].forEach((wake) => wake())
 
 /**
  * Run `fn` after every earlier `serial` call for the same run in this process: a decision about a
@@ -295,6 +293,7 @@ async function runBody(c: Core, runId: string, { writer, state }: Started, contr
     isolated?.outcome ??
     Promise.resolve()
       .then(() => {
+        signal.throwIfAborted() // aborted while its start was being recorded: the body never starts
         const ctx = createRunContext({ runId, name, signal, writer, kernel: c.kernel, artifacts, state, ...(inherited && { inherited }) })
         return def[KIND] === 'step' ? ctx.step(def, state.input) : def.run(ctx, state.input)
       })
@@ -302,8 +301,12 @@ async function runBody(c: Core, runId: string, { writer, state }: Started, contr
         (value) => ({ ok: true, value, early: !signal.aborted }),
         (error) => ({ ok: false, error }),
       )
-  // Once aborted, the body gets `graceMs` to unwind; then it is stopped (in a worker) or abandoned.
-  const unwound = new Promise<'abandoned'>((resolve) => signal.addEventListener('abort', () => setTimeout(() => resolve('abandoned'), c.graceMs).unref(), { once: true }))
+  // Once aborted (maybe already), the body gets `graceMs` to unwind; then it is stopped (in a worker) or abandoned.
+  const unwound = new Promise<'abandoned'>((resolve) => {
+    const arm = () => setTimeout(() => resolve('abandoned'), c.graceMs).unref()
+    if (signal.aborted) arm()
+    else signal.addEventListener('abort', arm, { once: true })
+  })
   const first = await Promise.race([body, unwound])
   clearTimeout(timer)
   const outcome = first === 'abandoned' ? await abandonBody(writer, signal, c.graceMs, isolated) : first

@@ -8,12 +8,10 @@ export function serveCommand(): Command {
     .action(action(async (ctx) => {
       const workspace = await ctx.workspace()
       const state = await ctx.state(true)
-      const [{ openEngine }, { startTriggers }, { workspaceIsolation }] = await Promise.all([import('../../engine/engine.js'), import('../../triggers/serve.js'), import('../../engine/isolate/workspace-isolation.js')])
+      const [{ openEngine }, { startTriggers }] = await Promise.all([import('../../engine/engine.js'), import('../../triggers/serve.js')])
       // On PostgreSQL, serve is a worker (beside any others) that also ticks the schedules and polls the monitors.
       const queue = await state.queue(true)
-      // A long-lived server: a body that ignores its cancellation is stopped in its worker.
-      const isolate = workspaceIsolation(workspace)
-      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: 'owner', executeQueued: true, ...(queue && { queue }), ...journalOption(ctx.options), ...(isolate && { isolate }) })
+      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: 'owner', executeQueued: true, ...(queue && { queue }), ...journalOption(ctx.options) })
       if (queue) await engine.work()
       const d = workspace.definitions
       process.stderr.write(`marbles serve: ${state.where} · ${d.runnables.size} workflows and steps, ${d.schedules.size} schedules, ${d.monitors.size} monitors (pid ${process.pid})\n`)

@@ -81,6 +81,7 @@ async function main(): Promise<void> {
     state,
     ...(data.inherited && { inherited: { steps: data.inherited, artifacts: artifactsOf(true) } }),
   })
+  controller.signal.throwIfAborted() // aborted while the workspace loaded: the body never starts
   const value = await (def[KIND] === 'step' ? ctx.step(def, state.input) : def.run(ctx, state.input))
   post({ type: 'outcome', ok: true, value: asJson(value), early: !controller.signal.aborted })
 }

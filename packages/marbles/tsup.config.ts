@@ -5,9 +5,9 @@ export default defineConfig([
   // `@foundry/marbles` (the authoring API: what a workspace module loads) and `@foundry/marbles/engine`
   // (for embedders). dist/bin belongs to the bin build.
   library({ index: 'src/index.ts', 'engine/index': 'src/engine/index.ts' }, { clean: ['*', 'engine/**'] }),
-  // The `marbles` bin: a small entry; `marbles mcp` imports the program as ES module chunks, every other
+  // The `marbles` bin (and the worker thread a workflow's body runs in): a small entry; `marbles mcp` imports the program as ES module chunks, every other
   // command runs it as one script compiled through V8's code cache. jiti stays external (it loads
   // workspace modules, and resolves their imports itself).
-  bundledBin({ marbles: 'src/bin.ts' }, { noExternal: [/^(?!(better-sqlite3|jiti)$)/] }),
+  bundledBin({ marbles: 'src/bin.ts', 'body-worker': 'src/engine/isolate/body-worker.ts' }, { noExternal: [/^(?!(better-sqlite3|jiti)$)/] }),
   cachedScript({ 'marbles-cli': 'src/cli/program.ts' }, { noExternal: [/^(?!(better-sqlite3|jiti)$)/] }),
 ])

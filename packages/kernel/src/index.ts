@@ -9,7 +9,7 @@ export { definePlugin } from './plugin.js'
 export { memoryPlugin, INDEX_KEY } from './memory/memory.js'
 
 // Errors: recognised by brand and code, never by `instanceof`.
-export { FoundryError, isFoundryError, errorMessage, type FoundryErrorCode } from './errors.js'
+export { FoundryError, isFoundryError, errorMessage, ERROR_CODES, type FoundryErrorCode } from './errors.js'
 
 // Storage and retrieval as a consumer holds them; `Collections` is open to declaration merging.
 export type { Storage, StorageProblem, Collections, JsonValue } from './storage.js'
@@ -27,7 +27,7 @@ export { relevanceUnit } from './memory/service.js'
 export { stateOf, statusLine } from './memory/lookup.js'
 export { buildIndex } from './memory/index-file.js'
 export { dayOf, renderFactBlock, factId } from './memory/facts.js'
-export { JSON_MAX_DEPTH, measureJson } from './limits.js'
+export { ARTIFACT_MAX_BYTES, JSON_MAX_DEPTH, measureJson } from './limits.js'
 export { WRITE_BATCH_MAX } from './schema/inputs.js'
 export { sanitizeName, serializeArtifact } from './blackboard.js'
 export { promptQuery } from './prompt/prompt-query.js'

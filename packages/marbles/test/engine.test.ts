@@ -210,6 +210,27 @@ test('a run whose body ends while its cancellation is being journaled ends compl
   }
 })
 
+test('a body in this process that ignores its cancellation: cancel_requested for the grace period, then cancelled as abandoned (still running), the abandonment journaled', async () => {
+  const storage = memoryStorage()
+  const definitions = defineWorkspace(workflow({ name: 'deaf', run: () => new Promise(() => {}) }))
+  const engine = await openEngine({ storage, kernel: createKernel({ storage }), definitions, graceMs: 200 })
+  const alive = setInterval(() => {}, 1000) // the grace timer is unref'd; a server's stdin keeps its process alive
+  try {
+    const { runId } = await engine.dispatch('deaf')
+    await until(async () => (await engine.get(runId))?.status === 'running', 10_000, 'the run to start')
+    const cancelling = engine.cancel(runId)
+    await until(async () => (await engine.get(runId))?.status === 'cancel_requested', 10_000, 'cancel_requested while it has its grace period')
+    const info = await cancelling
+    assert.is(info?.status, 'cancelled')
+    assert.match(info?.reason ?? '', /abandoned: the body ignored it and still runs/)
+    const notes = (await readJournal(storage, runId)).filter((r) => r.type === 'log' && r.level === 'warn')
+    assert.match((notes[0] as { message: string }).message, /ignored its cancellation for 200 ms and cannot be stopped in this process/)
+  } finally {
+    clearInterval(alive)
+    await engine.close()
+  }
+})
+
 test('the journal saw every transition of the state machine', () => {
   const all = Object.entries(TRANSITIONS).flatMap(([from, tos]) => tos.map((to) => `${from}→${to}`))
   const missing = all.filter((t) => !seen.has(t))

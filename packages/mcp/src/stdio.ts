@@ -34,5 +34,5 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   await transport.start()
   const { createServer } = await import('./server.js')
   const server = createServer({ kernel: async () => (await project.open()).kernel, log })
-  await serveUntilClosed(server, transport, () => project.close())
+  await serveUntilClosed(server, transport, () => project.close(), { log })
 }

@@ -8,7 +8,16 @@ export interface StdioTransportOptions {
    * from it), and the server's own answer is not sent.
    */
   initialize?: (message: unknown) => object | undefined
+  /**
+   * After stdin ends, how long requests still running may take to be answered before the transport
+   * closes anyway (the client is gone; a call that never ends must not keep the process). Default
+   * `ANSWER_GRACE_MS`.
+   */
+  answerGraceMs?: number
 }
+
+/** After stdin ends, how long a request still running may take to be answered: 5 s. */
+export const ANSWER_GRACE_MS = 5000
 
 /** The largest JSON-RPC message a server reads (one line of stdin): a longer one is refused with an error, and the server goes on. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024
@@ -30,7 +39,8 @@ export const READ_RESUME_AT = 32
  *   without a word, and the process exited 0.)
  * - It closes when stdin ends but only once every request read so far has its response written: a
  *   client may send its last request and close stdin at once (`printf '…' | foundry mcp`), and still
- *   deserves the answer.
+ *   deserves the answer; requests still running `answerGraceMs` after the end are given up (one
+ *   line on stderr), so a client that went away mid-call leaves no process behind.
  */
 export class FoundryStdioTransport implements Transport {
   onmessage?: Transport['onmessage']
@@ -115,6 +125,12 @@ export class FoundryStdioTransport implements Transport {
 
   private readonly onEnd = () => {
     this.ended = true
+    const grace = this.options.answerGraceMs ?? ANSWER_GRACE_MS
+    setTimeout(() => {
+      if (this.closed) return
+      this.log(`stdin ended; ${this.inFlight} request(s) still unanswered after ${grace} ms: closing`)
+      void this.close()
+    }, grace).unref()
     this.pump()
   }
 

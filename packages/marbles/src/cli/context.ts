@@ -13,6 +13,14 @@ export interface GlobalOptions {
   dryRun?: boolean
   json?: boolean
   debug?: boolean
+  journalLines?: string
+  journalBytes?: string
+}
+
+/** The engine's journal bounds from `--journal-lines` and `--journal-bytes` (openEngine checks them). */
+export function journalOption(options: GlobalOptions): { journal?: { lines?: number; bytes?: number } } {
+  if (options.journalLines === undefined && options.journalBytes === undefined) return {}
+  return { journal: { ...(options.journalLines !== undefined && { lines: Number(options.journalLines) }), ...(options.journalBytes !== undefined && { bytes: Number(options.journalBytes) }) } }
 }
 
 /** What a command's action receives: the options, and the workspace and state opened on demand (closed after). */

@@ -22,6 +22,8 @@ export function createProgram(commands = COMMANDS): Command {
     .option('--source <path>', 'the workspace: a module file or a folder of modules (default: <root>/.foundry/marbles, else <root>/marbles.config.ts)')
     .option('--state <path>', "where runs and journals live: a folder, or a .db file for SQLite (default: the project's storage, under .foundry/)")
     .option('--artifacts <path>', 'where large outputs go: a folder or a .db file (default: the state)')
+    .option('--journal-lines <n>', 'the most records one run journals: past it log lines are dropped and a step fails the run (default 10000)')
+    .option('--journal-bytes <n>', 'the most bytes one run journals, the same way (default 16777216: 16 MiB)')
     .option('--dry-run', 'an in-memory engine: nothing is saved, and no other process can watch')
     .option('--json', 'JSON output (NDJSON for journals)')
     .option('--debug', 'print stack traces')

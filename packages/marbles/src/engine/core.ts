@@ -2,9 +2,12 @@ import { FoundryError, type JsonValue, type Kernel, type Storage } from '@foundr
 import { KIND, kindOf } from '../define/brand.js'
 import type { Definitions, Runnable } from '../define/registry.js'
 import { applyRecord, foldRecords, type RunState } from '../journal/fold.js'
-import { logChanges, readJournal } from '../journal/follow.js'
+import { foldJournal, logChanges } from '../journal/follow.js'
 import { canMove, isTerminal, journalLog, type JournalEntry, type RunStatus } from '../journal/records.js'
 import { journalWriter, type JournalWriter } from '../journal/writer.js'
+import type { JournalLimits } from './limits.js'
+import { abandonBody, runIsolated, type IsolateOptions } from './isolate/isolate.js'
+import type { Outcome } from './isolate/protocol.js'
 import { runArtifacts, type RunArtifacts } from './artifacts.js'
 import { cancelReason, claimLostReason, isClaimLost, journalError, Suspend, timeoutReason } from './errors.js'
 import { newRunId } from './ids.js'
@@ -48,8 +51,12 @@ export interface CoreOptions {
   definitions: Definitions
   /** Where large outputs go, as blackboard artifacts under the run id. */
   artifacts: Storage
-  /** How long a cancelled or timed-out run's body may take to settle before it is left behind. */
+  /** How long a cancelled or timed-out run's body may take to settle before it is stopped (`isolate`) or abandoned. */
   graceMs: number
+  /** How much one run may journal. */
+  journal: JournalLimits
+  /** Run these bodies in worker threads (stopped after `graceMs` when they ignore their signal); absent: all run in this process. */
+  isolate?: IsolateOptions
 }
 
 /**
@@ -64,6 +71,8 @@ export interface EngineCore {
   readonly closed: boolean
   /** The run's state as its journal stands: the one read of a journal, handed on to what follows. */
   stateOf(runId: string): Promise<RunState>
+  /** The writer of a run's journal from `state` on, within the journal's bounds. */
+  writer(runId: string, state: RunState): JournalWriter
   /** Journal the move (CONFLICT when the state machine forbids it), then the record, then the event. */
   transition(runId: string, writer: JournalWriter, state: RunState, to: RunStatus, fields?: StatusFields): Promise<void>
   /** A new run, journaled `queued`; `resumes` links it to the run it resumes. Returns its id. */
@@ -105,8 +114,6 @@ interface Active {
 }
 
 type Started = { writer: JournalWriter; state: RunState }
-/** How a body ended; `early`: it returned before its signal aborted. */
-type Outcome = { ok: true; value: unknown; early: boolean } | { ok: false; error: unknown }
 
 /** What the core's functions share: its options, the runs executing here, and who waits for a change. */
 interface Core extends CoreOptions {
@@ -127,6 +134,7 @@ export function createEngineCore(options: CoreOptions): EngineCore {
       return c.closed
     },
     stateOf: (runId) => stateOf(c, runId),
+    writer: (runId, state) => writerOf(c, runId, state),
     transition: (runId, writer, state, to, fields) => transition(c, runId, writer, state, to, fields),
     create: (name, input, resumes) => create(c, name, input, resumes),
     findRunnable: (name) => findRunnable(c.definitions, name),
@@ -160,11 +168,10 @@ export function infoOf(runId: string, state: RunState): RunInfo | undefined {
   return info
 }
 
-const stateOf = async (c: Core, runId: string) => foldRecords(await readJournal(c.storage, runId))
+const stateOf = (c: Core, runId: string) => foldJournal(c.storage, runId)
+const writerOf = (c: Core, runId: string, state: RunState) => journalWriter(c.storage, runId, state.nextSeq, { limits: c.journal, bytes: state.journalBytes })
 
-const notify = (c: Core) => {
-  for (const wake of [...c.waiters]) wake()
-}
+const notify = (c: Core) => [...c.waiters].forEach((wake) => wake())
 
 /**
  * Run `fn` after every earlier `serial` call for the same run in this process: a decision about a
@@ -191,7 +198,7 @@ async function transition(c: Core, runId: string, writer: JournalWriter, state: 
     writer.close()
     throw claimLostReason()
   }
-  const record = await writer.write({ type: 'status', status: to, ...fields })
+  const record = await writer.settle({ type: 'status', status: to, ...fields })
   applyRecord(state, record)
   await c.storage.put(RUNS, runId, recordOf(runId, state), { durability: 'relaxed' })
   void c.kernel.record(`marbles.${to}`, { runId, name: state.name, ...(state.reason && { reason: state.reason }) }) // never throws; not awaited: telemetry is off the run's path
@@ -200,7 +207,8 @@ async function transition(c: Core, runId: string, writer: JournalWriter, state: 
 
 async function create(c: Core, name: string, input: unknown, resumes?: string): Promise<string> {
   const runId = newRunId()
-  await transition(c, runId, journalWriter(c.storage, runId, 0), foldRecords([]), 'queued', { name, input: (input ?? {}) as JsonValue, ...(resumes && { resumes }) })
+  const state = foldRecords([])
+  await transition(c, runId, writerOf(c, runId, state), state, 'queued', { name, input: (input ?? {}) as JsonValue, ...(resumes && { resumes }) })
   return runId
 }
 
@@ -222,7 +230,7 @@ function resumable(definitions: Definitions, name: string | undefined): boolean 
 async function start(c: Core, runId: string, controller: AbortController): Promise<Started | undefined> {
   const state = await stateOf(c, runId)
   if (state.status !== 'queued' && state.status !== 'suspended') return undefined
-  const writer = journalWriter(c.storage, runId, state.nextSeq)
+  const writer = writerOf(c, runId, state)
   if (controller.signal.aborted) {
     if (!isClaimLost(controller.signal.reason)) await settleAborted(c, runId, writer, state, controller.signal.reason)
     return undefined
@@ -279,20 +287,30 @@ async function runBody(c: Core, runId: string, { writer, state }: Started, contr
 
   const artifacts = runArtifacts(c.artifacts, runId, name)
   const inherited = state.resumes ? { steps: (await stateOf(c, state.resumes)).steps, artifacts: runArtifacts(c.artifacts, state.resumes, name) } : undefined
-  const ctx = createRunContext({ runId, name, signal, writer, kernel: c.kernel, artifacts, state, ...(inherited && { inherited }) })
+  const isolated = c.isolate?.runs(name) ? runIsolated(c.isolate, { runId, name, state, signal, writer, kernel: c.kernel, artifacts, ...(inherited && { inherited }) }) : undefined
   const timer = def.timeoutMs ? setTimeout(() => controller.abort(timeoutReason(`${kindOf(def)} ${name}`, def.timeoutMs!)), def.timeoutMs) : undefined
-  const body: Promise<Outcome> = Promise.resolve()
-    .then(() => (def[KIND] === 'step' ? ctx.step(def, state.input) : def.run(ctx, state.input)))
-    .then(
-      (value) => ({ ok: true, value, early: !signal.aborted }),
-      (error) => ({ ok: false, error }),
-    )
-  // Once aborted, the body gets `graceMs` to unwind; then it is left behind.
-  const unwound = new Promise<Outcome>((resolve) =>
-    signal.addEventListener('abort', () => setTimeout(() => resolve({ ok: false, error: signal.reason }), c.graceMs).unref(), { once: true }),
-  )
-  const outcome = await Promise.race([body, unwound])
+  const body: Promise<Outcome> =
+    isolated?.outcome ??
+    Promise.resolve()
+      .then(() => {
+        signal.throwIfAborted() // aborted while its start was being recorded: the body never starts
+        const ctx = createRunContext({ runId, name, signal, writer, kernel: c.kernel, artifacts, state, ...(inherited && { inherited }) })
+        return def[KIND] === 'step' ? ctx.step(def, state.input) : def.run(ctx, state.input)
+      })
+      .then(
+        (value) => ({ ok: true, value, early: !signal.aborted }),
+        (error) => ({ ok: false, error }),
+      )
+  // Once aborted (maybe already), the body gets `graceMs` to unwind; then it is stopped (in a worker) or abandoned.
+  const unwound = new Promise<'abandoned'>((resolve) => {
+    const arm = () => setTimeout(() => resolve('abandoned'), c.graceMs).unref()
+    if (signal.aborted) arm()
+    else signal.addEventListener('abort', arm, { once: true })
+  })
+  const first = await Promise.race([body, unwound])
   clearTimeout(timer)
+  const outcome = first === 'abandoned' ? await abandonBody(writer, signal, c.graceMs, isolated) : first
+  await isolated?.stop() // a settled body's leftover timers and handles go with its worker
   await writer.flush().catch(() => {})
 
   return serial(c, runId, () => settle(c, runId, writer, state, signal, outcome, artifacts, options))
@@ -306,7 +324,7 @@ async function runBody(c: Core, runId: string, { writer, state }: Started, contr
 async function settle(c: Core, runId: string, writer: JournalWriter, state: RunState, signal: AbortSignal, outcome: Outcome, artifacts: RunArtifacts, options: ExecuteOptions): Promise<void> {
   if (signal.aborted && isClaimLost(signal.reason)) return undefined
   const completed = outcome.ok && outcome.early
-  if (!completed && signal.aborted) return settleAborted(c, runId, writer, state, signal.reason)
+  if (!completed && signal.aborted) return settleAborted(c, runId, writer, state, signal.reason, outcome.ok ? undefined : outcome.abandoned)
   if (!completed && state.status === 'cancel_requested') return settleAborted(c, runId, writer, state, cancelReason())
   if (!outcome.ok && outcome.error instanceof Suspend) {
     const key = `wake-${state.nextSeq}`
@@ -315,23 +333,24 @@ async function settle(c: Core, runId: string, writer: JournalWriter, state: RunS
   }
   if (outcome.ok) {
     const stored = await artifacts.keep('output', outcome.value)
-    await writer.write({ type: 'result', ...(stored.result !== undefined && { output: stored.result }), ...(stored.artifact && { artifact: stored.artifact, key: stored.key! }) })
+    await writer.settle({ type: 'result', ...(stored.result !== undefined && { output: stored.result }), ...(stored.artifact && { artifact: stored.artifact, key: stored.key! }) })
     return transition(c, runId, writer, state, 'complete')
   }
   return transition(c, runId, writer, state, 'failed', { error: journalError(outcome.error) })
 }
 
-/** A run aborted while running: `failed` on its timeout, else cancelled. */
-async function settleAborted(c: Core, runId: string, writer: JournalWriter, state: RunState, reason: unknown): Promise<void> {
+/** A run aborted while running: `failed` on its timeout, else cancelled; `abandoned` says how a body that ignored it was ended. */
+async function settleAborted(c: Core, runId: string, writer: JournalWriter, state: RunState, reason: unknown, abandoned?: 'stopped' | 'left running'): Promise<void> {
   const error = journalError(reason)
   if (error.name === 'TimeoutError' && state.status === 'running') return transition(c, runId, writer, state, 'failed', { reason: 'timeout', error })
   if (state.status !== 'cancel_requested') await transition(c, runId, writer, state, 'cancel_requested', { reason: error.message })
-  return transition(c, runId, writer, state, 'cancelled', { reason: error.message })
+  const why = abandoned === 'stopped' ? `${error.message}; abandoned: the body ignored it and its worker was stopped` : abandoned ? `${error.message}; abandoned: the body ignored it and still runs` : error.message
+  return transition(c, runId, writer, state, 'cancelled', { reason: why })
 }
 
 async function cancelIdle(c: Core, runId: string, state: RunState): Promise<void> {
   if (state.status === undefined || isTerminal(state.status)) return
-  const writer = journalWriter(c.storage, runId, state.nextSeq)
+  const writer = writerOf(c, runId, state)
   const why = state.status === 'running' || state.status === 'cancel_requested' ? 'cancelled; the engine running it had stopped' : 'cancelled by request'
   if (state.status !== 'cancel_requested') await transition(c, runId, writer, state, 'cancel_requested', { reason: 'cancelled by request' })
   await transition(c, runId, writer, state, 'cancelled', { reason: why })
@@ -354,7 +373,7 @@ async function note(c: Core, runId: string, level: 'warn' | 'error', message: st
   const ready = await c.active.get(runId)?.ready
   if (ready && !ready.writer.closed) return void (await ready.writer.write({ type: 'log', level, message }))
   const state = await stateOf(c, runId)
-  if (state.status !== undefined) await journalWriter(c.storage, runId, state.nextSeq).write({ type: 'log', level, message })
+  if (state.status !== undefined) await writerOf(c, runId, state).write({ type: 'log', level, message })
 }
 
 async function settled(c: Core, runId: string, signal?: AbortSignal): Promise<RunInfo | undefined> {

@@ -4,6 +4,8 @@ import { defineWorkspace, type Definitions } from '../define/registry.js'
 import { isTerminal, type RunStatus } from '../journal/records.js'
 import type { RunQueue } from '../queue/queue.js'
 import { createEngineCore, infoOf, type RunInfo } from './core.js'
+import type { IsolateOptions } from './isolate/isolate.js'
+import { assertInputWithin, journalLimits, type JournalLimits } from './limits.js'
 import type { Executor, WorkerOptions } from './executor.js'
 import type { LeaseHolder, LeaseOptions } from './lease.js'
 import { openLeaseExecutor } from './lease-executor.js'
@@ -29,8 +31,15 @@ export interface EngineOptions {
   role?: 'auto' | 'owner' | 'reader'
   /** Execute the runs found `queued` at start-up (`marbles serve`). Default false. */
   executeQueued?: boolean
-  /** How long a cancelled or timed-out run's body may take to settle before it is left behind. Default 2 000 ms. */
+  /** How long a cancelled or timed-out run's body may take to settle before it is stopped (`isolate`) or abandoned. Default 2 000 ms. */
   graceMs?: number
+  /**
+   * Run the workspace's bodies in worker threads (the `marbles` bin's `body-worker.js`): a body that
+   * ignores its cancellation or timeout is stopped after `graceMs`. Default: bodies run in this process.
+   */
+  isolate?: IsolateOptions
+  /** How much one run may journal (records, bytes). Default `JOURNAL_LIMITS`: 10 000 records, 16 MiB. */
+  journal?: Partial<JournalLimits>
   lease?: LeaseOptions
   /**
    * Dispatch through a job queue (pg-boss on PostgreSQL) instead of the lease: `dispatch` enqueues a
@@ -81,7 +90,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const { storage, kernel, queue } = options
   const definitions = options.definitions ?? defineWorkspace()
   const graceMs = options.graceMs ?? 2000
-  const core = createEngineCore({ storage, kernel, definitions, artifacts: options.artifacts ?? storage, graceMs })
+  const core = createEngineCore({ storage, kernel, definitions, artifacts: options.artifacts ?? storage, graceMs, journal: journalLimits(options.journal), ...(options.isolate && { isolate: options.isolate }) })
   const lease = queue ? undefined : await openLeaseExecutor(core, { role: options.role ?? 'auto', executeQueued: options.executeQueued ?? false, ...(options.lease && { lease: options.lease }) })
   const executor: Executor = lease ?? queueExecutor(core, queue!, graceMs)
   await lease?.start()
@@ -94,6 +103,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     async dispatch(name, input = {}) {
       if (core.closed) throw new FoundryError('UNAVAILABLE', 'The engine is closed')
       const def = options.definitions ? core.findRunnable(name) : undefined
+      assertInputWithin(input)
       const valid = def?.input ? validator(def.input).parse(input, `input of ${kindOf(def)} ${name}`) : input
       const runId = await core.create(name, valid)
       await executor.dispatch(runId, name)

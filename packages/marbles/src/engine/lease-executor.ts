@@ -1,7 +1,6 @@
 import { FoundryError } from '@foundry/kernel'
 import type { RunState } from '../journal/fold.js'
 import { isTerminal } from '../journal/records.js'
-import { journalWriter } from '../journal/writer.js'
 import { followControl, sendControl, type ControlRequest } from './control.js'
 import type { EngineCore } from './core.js'
 import { shutdownReason } from './errors.js'
@@ -143,7 +142,7 @@ async function reconcile(h: Holder): Promise<void> {
     const state = await core.stateOf(runId)
     if (state.status === undefined) continue
     if (!cached || cached.status !== state.status) await storage.put(RUNS, runId, recordOf(runId, state), { durability: 'relaxed' })
-    const writer = journalWriter(storage, runId, state.nextSeq)
+    const writer = core.writer(runId, state)
     if (state.status === 'running') {
       const interrupted = { name: 'Interrupted', message: `the engine running it stopped before it settled` }
       if (core.resumable(state.name)) {

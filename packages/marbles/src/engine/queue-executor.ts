@@ -1,7 +1,6 @@
 import { FoundryError } from '@foundry/kernel'
 import type { RunState } from '../journal/fold.js'
 import { isTerminal } from '../journal/records.js'
-import { journalWriter } from '../journal/writer.js'
 import type { JobPolicy, RunJob, RunQueue } from '../queue/queue.js'
 import type { EngineCore } from './core.js'
 import { claimLostReason } from './errors.js'
@@ -102,7 +101,7 @@ async function runJob(w: Worker, job: RunJob): Promise<void> {
  */
 async function settleAbandoned(w: Worker, runId: string, state: RunState, job: RunJob): Promise<string | undefined> {
   const { core } = w
-  const writer = journalWriter(core.storage, runId, state.nextSeq)
+  const writer = core.writer(runId, state)
   const why = job.previous ?? 'its worker stopped beating'
   if (state.status === 'cancel_requested') return void (await core.transition(runId, writer, state, 'cancelled', { reason: 'interrupted' }))
   if (state.status === 'queued' || state.status === 'suspended') {

@@ -20,6 +20,8 @@ export interface RunState {
   timers: Map<string, number>
   createdAt: number | undefined
   updatedAt: number | undefined
+  /** Bytes of the journal's records as stored (counted by `foldJournal`; 0 when folded from records). */
+  journalBytes: number
 }
 
 export function emptyState(): RunState {
@@ -38,6 +40,7 @@ export function emptyState(): RunState {
     timers: new Map(),
     createdAt: undefined,
     updatedAt: undefined,
+    journalBytes: 0,
   }
 }
 

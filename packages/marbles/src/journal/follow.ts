@@ -1,5 +1,9 @@
 import type { Storage } from '@foundry/kernel'
+import { applyRecord, emptyState, type RunState } from './fold.js'
 import { journalLog, parseRecord, type JournalRecord } from './records.js'
+
+/** Records read from a journal at once: reading and following a journal holds one page, never the whole of it. */
+export const JOURNAL_PAGE = 500
 
 export interface FollowOptions {
   /** Stops following (the next wait ends at once). */
@@ -29,7 +33,7 @@ export async function* followJournal(storage: Storage, runId: string, options: F
   const changes = logChanges(storage, log)
   try {
     while (!options.signal?.aborted) {
-      const page = await storage.readLog(log, cursor)
+      const page = await storage.readLog(log, cursor, { limit: JOURNAL_PAGE })
       cursor = page.cursor
       let fresh = false
       for (const entry of page.entries) {
@@ -80,7 +84,30 @@ export function logChanges(storage: Storage, log: string): { wait(ms: number, si
   }
 }
 
-/** Every record of a run's journal as it stands. */
+/**
+ * A run's state as its journal stands, read page by page (memory stays flat however long the
+ * journal is), with the journal's size in bytes.
+ */
+export async function foldJournal(storage: Storage, runId: string): Promise<RunState> {
+  const log = journalLog(runId)
+  const state = emptyState()
+  let expected = 0
+  for (let cursor = 0; ; ) {
+    const page = await storage.readLog(log, cursor, { limit: JOURNAL_PAGE })
+    for (const entry of page.entries) {
+      state.journalBytes += Buffer.byteLength(entry) + 1
+      const record = parseRecord(entry)
+      if (record && record.seq >= expected) {
+        applyRecord(state, record)
+        expected = record.seq + 1
+      }
+    }
+    if (page.entries.length < JOURNAL_PAGE || page.cursor === cursor) return state
+    cursor = page.cursor
+  }
+}
+
+/** Every record of a run's journal as it stands, in memory at once (tests, small journals): `foldJournal` reads flat. */
 export async function readJournal(storage: Storage, runId: string): Promise<JournalRecord[]> {
   const { entries } = await storage.readLog(journalLog(runId), 0)
   const records: JournalRecord[] = []

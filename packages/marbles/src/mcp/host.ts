@@ -1,9 +1,10 @@
 import { FoundryError, type JsonValue } from '@foundry/kernel'
+import { workspaceIsolation } from '../engine/isolate/workspace-isolation.js'
 import { kindOf } from '../define/brand.js'
 import type { Definitions, Runnable } from '../define/registry.js'
 import { agentRunnable, agentRunName, isAgentRun, prepareAgentRun, type AgentDispatch, type AgentHost, type AgentRunOutput } from '../agents/agent-run.js'
 import { createSessions } from '../agents/sessions.js'
-import { openEngine, type Engine, type RunInfo } from '../engine/engine.js'
+import { openEngine, type Engine, type EngineOptions, type RunInfo } from '../engine/engine.js'
 import { aiSdkHarness, dryRunModel, type ModelResolver } from '../harnesses/ai-sdk.js'
 import { createHarnesses } from '../harnesses/registry.js'
 import { openState, type MarblesState } from '../state.js'
@@ -24,6 +25,8 @@ export interface MarblesHostOptions {
   /** `--harness` values (see `createHarnesses`). */
   harness?: string[]
   dryRun?: boolean
+  /** How much one run may journal (`--journal-lines`, `--journal-bytes`). */
+  journal?: EngineOptions['journal']
   /** Between SIGTERM and SIGKILL of a harness child. */
   killGraceMs?: number
   resolveModel?: ModelResolver
@@ -71,7 +74,8 @@ export async function openHost(options: MarblesHostOptions): Promise<MarblesHost
     runnables.set(agentRunName(undefined), agentRunnable(agentRunName(undefined), agentHost) as Runnable)
     for (const id of workspace.definitions.agents.keys()) runnables.set(agentRunName(id), agentRunnable(agentRunName(id), agentHost) as Runnable)
     const definitions: Definitions = { ...workspace.definitions, runnables }
-    const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions, role: 'owner', graceMs: (options.killGraceMs ?? 2000) + 1000 })
+    const isolate = workspaceIsolation(workspace)
+    const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions, role: 'owner', ...(isolate && { isolate }), graceMs: (options.killGraceMs ?? 2000) + 1000, ...(options.journal && { journal: options.journal }) })
     return createHost(workspace, state, engine, agentHost)
   } catch (error) {
     await state.close().catch(() => {})

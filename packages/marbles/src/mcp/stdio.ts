@@ -1,5 +1,5 @@
 // One stdio lifecycle for both servers (@foundry/server): backpressure, message limits, closing on
-// stdin's end once every request read is answered.
+// stdin's end once every request read is answered (or after a grace period: the client is gone).
 import { FoundryStdioTransport, keepServing, retrying, serveUntilClosed, stderrLog } from '@foundry/server/stdio'
 import { parseHarnessFlags } from '../harnesses/flags.js'
 import { initializeResult } from './handshake.js'
@@ -36,5 +36,5 @@ export async function serveMarblesStdio(options: ServeMarblesStdioOptions): Prom
     const going = open.engine.active()
     if (going.length) log(`shutting down: cancelling ${going.length} run(s) still going (${going.join(', ')})`)
     await open.close().catch((error: unknown) => log(`closing the engine failed: ${(error as Error).message}`))
-  })
+  }, { log })
 }

@@ -1,5 +1,5 @@
 import type { Storage } from '@foundry/kernel'
-import { followJournal, readJournal } from '../journal/follow.js'
+import { foldJournal, followJournal } from '../journal/follow.js'
 import { journalLog, isTerminal, type JournalRecord, type RunStatus } from '../journal/records.js'
 import { RUNS } from '../engine/run-record.js'
 import { renderRecord } from './render.js'
@@ -74,7 +74,7 @@ async function followOne(storage: Storage, runId: string, options: WatchOptions,
       if (isTerminal(status)) break
       if (status === 'suspended') {
         // Suspended is a resting state: stop here unless more was journaled already (a resume).
-        if (!(await readJournal(storage, runId)).some((r) => r.seq > record.seq)) break
+        if ((await foldJournal(storage, runId)).nextSeq <= record.seq + 1) break
       }
     }
   } finally {

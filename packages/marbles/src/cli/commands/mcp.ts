@@ -1,6 +1,6 @@
 import { Command } from 'commander'
 import type { GlobalOptions } from '../context.js'
-import { fail } from '../context.js'
+import { fail, journalOption } from '../context.js'
 import type { MarblesHostOptions } from '../../mcp/host.js'
 import { findProjectRoot } from '@foundry/project/find'
 import { resolve } from 'node:path'
@@ -59,6 +59,7 @@ function hostOptions(root: string, global: GlobalOptions, harness: string[] | un
     ...(global.artifacts !== undefined && { artifacts: global.artifacts }),
     ...(harness && { harness }),
     ...(global.dryRun && { dryRun: true }),
+    ...journalOption(global),
     ...(process.env.MARBLES_KILL_GRACE_MS && { killGraceMs: Number(process.env.MARBLES_KILL_GRACE_MS) }),
   }
 }

@@ -1,6 +1,6 @@
 import { Command } from 'commander'
 import { isTerminal } from '../../journal/records.js'
-import { action, type CommandContext } from '../context.js'
+import { action, type CommandContext, journalOption } from '../context.js'
 import { EXIT } from '../../watch/watch.js'
 import { printOutcome } from './watch.js'
 
@@ -34,7 +34,7 @@ export function runCommand(): Command {
       const state = await ctx.state(true)
       const { openEngine } = await import('../../engine/engine.js')
       const queue = await state.queue()
-      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: options.detach ? 'reader' : 'auto', ...(queue && { queue }) })
+      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: options.detach ? 'reader' : 'auto', ...(queue && { queue }), ...journalOption(ctx.options) })
       try {
         const { runId } = await engine.dispatch(name, input)
         ctx.out(ctx.options.json ? JSON.stringify({ runId, name, status: 'queued', owner: engine.owner }) : runId)

@@ -1,5 +1,5 @@
 import { Command } from 'commander'
-import { action } from '../context.js'
+import { action, journalOption } from '../context.js'
 
 /** `marbles serve`: own the state, execute queued and dispatched runs, resume timers, tick schedules and poll monitors until SIGINT/SIGTERM. */
 export function serveCommand(): Command {
@@ -11,7 +11,7 @@ export function serveCommand(): Command {
       const [{ openEngine }, { startTriggers }] = await Promise.all([import('../../engine/engine.js'), import('../../triggers/serve.js')])
       // On PostgreSQL, serve is a worker (beside any others) that also ticks the schedules and polls the monitors.
       const queue = await state.queue(true)
-      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: 'owner', executeQueued: true, ...(queue && { queue }) })
+      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: 'owner', executeQueued: true, ...(queue && { queue }), ...journalOption(ctx.options) })
       if (queue) await engine.work()
       const d = workspace.definitions
       process.stderr.write(`marbles serve: ${state.where} · ${d.runnables.size} workflows and steps, ${d.schedules.size} schedules, ${d.monitors.size} monitors (pid ${process.pid})\n`)

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander'
-import { action } from '../context.js'
+import { action, journalOption } from '../context.js'
 
 interface WorkerCommandOptions {
   concurrency: number
@@ -29,7 +29,7 @@ export function workerCommand(): Command {
       if (!queue)
         throw new Error('marbles worker needs a job queue: put the project on PostgreSQL (storage { "kind": "postgres", "url": … } in .foundry/config.json), or set MARBLES_QUEUE_URL')
       const { openEngine } = await import('../../engine/engine.js')
-      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, queue })
+      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, queue, ...journalOption(ctx.options) })
       const names = options.workflow ?? [...workspace.definitions.runnables.keys()]
       try {
         await engine.work({ workflows: names, concurrency: options.concurrency, drainMs: options.drain })

@@ -4,7 +4,7 @@ import { openProject } from '@foundry/project'
 import fc from 'fast-check'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { fuzzMessages, fuzzServer, type FuzzMessage } from '@foundry/server/testing'
+import { encodeMessage as encode, fuzzMessages, fuzzServer, type FuzzMessage } from '@foundry/server/testing'
 import { BIN, cleanup, cli, tempDir } from './helpers.js'
 import { startHttp } from './http-helpers.js'
 import { rawExchange } from './raw-http.js'
@@ -100,10 +100,11 @@ for (const storage of ['fs', 'sqlite'] as const) {
  */
 const HTTP_RUNS = Number(process.env.FUZZ_HTTP_RUNS) || 25
 const SECRET = 'fuzz-secret-1'
+const anyId = fc.oneof(fc.integer(), fc.string({ maxLength: 20 }), fc.constant(null), fc.double(), fc.boolean())
 const hugeId = fc.oneof(anyId, fc.constantFrom(1e308, -1e308, 2 ** 64, Number.MAX_SAFE_INTEGER + 2, -0), fc.integer({ min: 10_000, max: 300_000 }).map((n) => '9'.repeat(n)))
 const body: fc.Arbitrary<Buffer> = fc.oneof(
-  message.map((m) => encode(defanged(m))),
-  fc.array(message, { minLength: 1, maxLength: 8 }).map((ms) => Buffer.from(`[${ms.map((m) => encode(defanged(m)).toString().trim() || 'null').join(',')}]`)),
+  messages.map((m) => encode(defanged(m))),
+  fc.array(messages, { minLength: 1, maxLength: 8 }).map((ms) => Buffer.from(`[${ms.map((m) => encode(defanged(m)).toString().trim() || 'null').join(',')}]`)),
   fc.record({ id: hugeId, method: fc.constantFrom('ping', 'tools/list', 'initialize') }).map(({ id, method }) => Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"${method}","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}`)),
   fc.constant(Buffer.alloc(0)),
 )

@@ -17,10 +17,20 @@ export interface GlobalOptions {
   journalBytes?: string
 }
 
-/** The engine's journal bounds from `--journal-lines` and `--journal-bytes` (openEngine checks them). */
+/**
+ * The engine's journal bounds from `--journal-lines` and `--journal-bytes`, checked here so that a bad
+ * flag stops a command (and `marbles mcp`, before it answers `initialize`) with one line; openEngine
+ * checks them again (`journalLimits`, the same rule: a whole number of at least 100).
+ */
 export function journalOption(options: GlobalOptions): { journal?: { lines?: number; bytes?: number } } {
-  if (options.journalLines === undefined && options.journalBytes === undefined) return {}
-  return { journal: { ...(options.journalLines !== undefined && { lines: Number(options.journalLines) }), ...(options.journalBytes !== undefined && { bytes: Number(options.journalBytes) }) } }
+  const journal: { lines?: number; bytes?: number } = {}
+  for (const [key, value] of [['lines', options.journalLines], ['bytes', options.journalBytes]] as const) {
+    if (value === undefined) continue
+    const n = Number(value)
+    if (!Number.isSafeInteger(n) || n < 100) throw new Error(`--journal-${key} must be a whole number of at least 100, got ${value}`)
+    journal[key] = n
+  }
+  return Object.keys(journal).length ? { journal } : {}
 }
 
 /** What a command's action receives: the options, and the workspace and state opened on demand (closed after). */

@@ -6,9 +6,9 @@ import { FactInputSchema, ForgetInputSchema } from '../schema/fact.js'
 import { SearchInputSchema, type SearchInput } from '../schema/inputs.js'
 import { validator } from '../schema/validate.js'
 import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
-import type { FactSet } from './fact-set.js'
+import type { WriteSet } from './catalog.js'
 import { createFactStore } from './fact-store.js'
-import { indexOfSet, indexSummary, type MemoryIndex } from './index-file.js'
+import { indexSummary, type MemoryIndex } from './index-file.js'
 import { factIdsOf, historyLine, historyOf, statusLine, type HistoryEntry } from './lookup.js'
 import { planWrite } from './plan-write.js'
 import { briefLines, droppedLine, keptHits, relevanceFloor } from './relevance-floor.js'
@@ -24,11 +24,11 @@ export function createMemory(ctx: PluginHost): MemoryService {
   const { storage, retriever, config } = ctx
   const store = createFactStore(ctx)
 
-  async function saveIndex(facts: FactSet, revision: string): Promise<MemoryIndex> {
-    const today = dayOf(ctx.now())
-    const index = indexOfSet(facts, config.indexTokenBudget, today)
+  /** INDEX.md rendered from the write section's catalog and saved, then the catalog saved as of `revision`. */
+  async function saveIndex(facts: WriteSet, revision: string): Promise<MemoryIndex> {
+    const index = await facts.index(config.indexTokenBudget, dayOf(ctx.now()))
     await storage.put('meta', INDEX_KEY, index.text)
-    await store.saveStats(facts, revision)
+    await store.wrote(revision, facts)
     return index
   }
 
@@ -37,11 +37,12 @@ export function createMemory(ctx: PluginHost): MemoryService {
    * full), the index as it should be and why it is stale. The fact is kept either way, so the
    * write succeeds with a warning rather than failing for data that was stored.
    */
-  async function saveIndexAfterWrite(facts: FactSet, revision: string): Promise<{ index: MemoryIndex; stale?: string }> {
+  async function saveIndexAfterWrite(facts: WriteSet, revision: string): Promise<{ index: MemoryIndex; stale?: string }> {
     try {
       return { index: await saveIndex(facts, revision) }
     } catch (error) {
-      return { index: indexOfSet(facts, config.indexTokenBudget, dayOf(ctx.now())), stale: (error as Error).message }
+      await store.wrote(revision, facts, false)
+      return { index: await facts.index(config.indexTokenBudget, dayOf(ctx.now())), stale: (error as Error).message }
     }
   }
 
@@ -75,7 +76,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
       await retriever.apply({ revision, upsert, remove })
       return
     }
-    const active = [...(await store.facts(revision)).values()].filter((f) => isActive(f, today))
+    const active = [...(await store.reader(revision)).values()].filter((f) => isActive(f, today))
     await retriever.apply({ revision, reset: true, upsert: active.map(toRetrievalDoc), remove: [] })
   }
 
@@ -84,27 +85,27 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const before = await retriever.revision()
     const outcome = await storage.exclusive(async () => {
       const revision = await store.revision()
-      const facts = await store.facts(revision, { inSection: true })
+      const facts = await store.facts(revision, { inputs: [input] })
       const plan = planWrite(input, facts, ctx.now())
       if (plan.action !== 'duplicate' && options?.author) plan.fact.author = options.author
-      if (plan.action === 'duplicate') return { plan, revision, after: revision, index: undefined, stale: undefined, facts }
+      if (plan.action === 'duplicate') {
+        const index = await facts.index(config.indexTokenBudget, dayOf(ctx.now()))
+        await store.kept(revision, facts)
+        return { plan, revision, after: revision, index, stale: undefined }
+      }
       // The new fact first, then the old one marked: a crash in between leaves the new fact naming
       // the old in `supersedes`, and every reader (the fact set, the retriever sync) repairs that.
       await storage.put('facts', plan.fact.id, plan.fact)
       if (plan.superseded) await storage.put('facts', plan.superseded.id, plan.superseded)
-      facts.set(plan.fact)
-      if (plan.superseded) facts.set(plan.superseded)
+      await facts.set(plan.fact)
+      if (plan.superseded) await facts.set(plan.superseded)
       for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)
       const after = await store.revision()
-      store.wrote(after, facts)
       const { index, stale } = await saveIndexAfterWrite(facts, after)
-      return { plan, revision, after, index, stale, facts }
+      return { plan, revision, after, index, stale }
     })
     const { plan } = outcome
-    if (plan.action === 'duplicate') {
-      const index = indexOfSet(outcome.facts, config.indexTokenBudget, dayOf(ctx.now()))
-      return result('duplicate', plan.existing.id, undefined, index, `exists: ${plan.existing.id} (identical fact, nothing written)`)
-    }
+    if (plan.action === 'duplicate') return result('duplicate', plan.existing.id, undefined, outcome.index, `exists: ${plan.existing.id} (identical fact, nothing written)`)
     // Keep the retriever in step when it was current before the write; otherwise the next search syncs it.
     if (before === outcome.revision)
       await retriever.apply({ revision: outcome.after, upsert: [toRetrievalDoc(plan.fact)], remove: plan.superseded ? [plan.superseded.id] : [] })
@@ -134,11 +135,10 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const ids = factIdsOf(query)
     if (!ids) return undefined
     const today = dayOf(ctx.now())
-    const current = store.current(revision)
     const hits: SearchHit[] = []
     const missing: string[] = []
     for (const id of ids) {
-      const fact = current?.get(id) ?? (await storage.get('facts', id))
+      const fact = await store.hit(id, revision)
       if (fact) hits.push({ fact, score: 0, relevance: 0 })
       else missing.push(id)
     }
@@ -195,8 +195,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
 
   /** Rebuild INDEX.md from a full read of storage (picks up facts edited by other means). */
   async function index(): Promise<IndexResult> {
-    const revision = await store.revision()
-    const built = await saveIndex(await store.facts(revision, { force: true }), revision)
+    const { built, revision } = await storage.exclusive(() => rebuildIndex({ force: true }))
     await syncRetriever(revision)
     const path = storage.locate('meta', INDEX_KEY)
     return { text: `Rebuilt ${path}\n${indexSummary(built)}.`, path, index: built }
@@ -206,8 +205,16 @@ export function createMemory(ctx: PluginHost): MemoryService {
   async function readIndex(): Promise<string> {
     const revision = await store.revision()
     const stored = await storage.get('meta', INDEX_KEY)
-    if (stored !== undefined && (await store.stats(revision))) return stored
-    return (await saveIndex(await store.facts(revision), revision)).text
+    if (stored !== undefined && (await store.indexCurrent(revision))) return stored
+    return (await storage.exclusive(() => rebuildIndex())).built.text
+  }
+
+  /** Inside the section: the catalog brought up to date (`force`: from a full read), its repairs stored, INDEX.md saved. */
+  async function rebuildIndex(options: { force?: boolean } = {}): Promise<{ built: MemoryIndex; revision: string }> {
+    const facts = await store.facts(await store.revision(), options)
+    for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)
+    const revision = await store.revision()
+    return { built: await saveIndex(facts, revision), revision }
   }
 
   const readFacts = async () => store.reader(await store.revision())
@@ -223,16 +230,16 @@ export function createMemory(ctx: PluginHost): MemoryService {
   }
 
   async function get(id: string): Promise<Fact> {
-    const fact = (await readFacts()).get(id)
+    const fact = await store.fact(id, await store.revision())
     if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${id}. ${ctx.hints.listFacts}`)
     return fact
   }
 
   async function history(id: string): Promise<HistoryResult> {
-    const facts = await readFacts()
-    const fact = facts.get(id)
+    const revision = await store.revision()
+    const fact = await store.fact(id, revision)
     if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${id}. ${ctx.hints.listFacts}`)
-    const chain = historyOf(fact, (other) => facts.get(other), dayOf(ctx.now()))
+    const chain = await historyOf(fact, (other) => store.read(other), dayOf(ctx.now()))
     return { text: chain.map(historyLine).join('\n'), id, chain }
   }
 
@@ -243,18 +250,17 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const before = await retriever.revision()
     const outcome = await storage.exclusive(async () => {
       const revision = await store.revision()
-      const facts = await store.facts(revision, { inSection: true })
-      const fact = facts.get(input.id)
+      const facts = await store.facts(revision)
+      const fact = await facts.fact(input.id)
       if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${input.id}. ${ctx.hints.listFacts}`)
       if (fact.status === 'superseded')
         throw new FoundryError('INVALID_INPUT', `${fact.id} is superseded${fact.supersededBy ? ` by ${fact.supersededBy}` : ''} and already out of the index and search; forget the active fact of its history instead`)
       if (fact.status === 'forgotten') throw new FoundryError('INVALID_INPUT', `${fact.id} is already forgotten${fact.forgottenReason ? ` (${fact.forgottenReason})` : ''}; nothing to do`)
       const forgotten: Fact = { ...fact, status: 'forgotten', forgotten: ctx.now().toISOString(), forgottenReason: why }
       await storage.put('facts', forgotten.id, forgotten)
-      facts.set(forgotten)
+      await facts.set(forgotten)
       for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)
       const after = await store.revision()
-      store.wrote(after, facts)
       const { index, stale } = await saveIndexAfterWrite(facts, after)
       return { fact: forgotten, revision, after, index, stale }
     })

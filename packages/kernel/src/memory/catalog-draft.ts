@@ -1,0 +1,258 @@
+import { FoundryError, isFoundryError } from '../errors.js'
+import type { Fact, FactType } from '../schema/fact.js'
+import type { Storage } from '../storage.js'
+import type { Validator } from '../schema/validate.js'
+import {
+  chunkOf,
+  HEAD_KEY,
+  headRecord,
+  INDEX_LIST_KEY,
+  indexEntryOf,
+  indexListRecord,
+  membersKey,
+  membersRecord,
+  shardOf,
+  termKey,
+  termsKey,
+  termShardRecord,
+  termsOf,
+  type CatalogHead,
+  type IndexList,
+  type MembersChunk,
+  type TermShard,
+} from './catalog-records.js'
+import { probeSubjects } from './fact-set.js'
+import { compareForIndex, factNumber, isActive, normalizeText } from './facts.js'
+import type { WriteCandidates } from './plan-write.js'
+
+/** Records as last read or written, by key: a record is reused while its stamp is the one the head names. */
+export type RecordCache = Map<string, { seq: number }>
+/** The most records a process keeps between operations. */
+const CACHE_MAX = 256
+
+/**
+ * One operation's working copy of the catalog: records are read on demand (each checked against
+ * the stamp the head names), changed in place, and written back by `save`.
+ */
+export interface CatalogDraft {
+  readonly head: CatalogHead
+  /** The facts revision the catalog described when the draft was opened ('' for a rebuild). */
+  readonly from: string
+  /** Read the shards of these terms (see `termsOf`). */
+  loadTerms(terms: string[]): Promise<void>
+  /** The ids listed under a loaded term. */
+  postings(term: string): string[]
+  /** A fact as stored (or as changed in this draft), read once; undefined when missing or unreadable. */
+  fact(id: string): Promise<Fact | undefined>
+  /** Take an active fact out (its terms, membership, count, expiry, index line); false when it was not active here. */
+  remove(id: string): Promise<boolean>
+  /**
+   * Record `fact` as stored now: its old version out, this one in when active, the highest id
+   * raised. A stale record met on the way marks the draft `broken` (not saved: the next open rebuilds).
+   */
+  set(fact: Fact): Promise<void>
+  /** A record the head names was found stale after the draft was opened. */
+  readonly broken: boolean
+  /** Put an active fact in that is not in yet (a rebuild), leaving the index list to `setList`. */
+  add(fact: Fact, listed?: boolean): Promise<void>
+  /** The facts fetched so far, for `WriteCandidates` (which is synchronous). */
+  readonly facts: Map<string, Fact>
+  readonly list: () => Promise<IndexList>
+  setList(list: IndexList): void
+  /** Write every changed record, then the head (durable) naming them; nothing when nothing changed. */
+  save(revision: string, indexDay?: string): Promise<void>
+}
+
+export function createDraft(storage: Storage, cache: RecordCache, stored: CatalogHead, read: (id: string) => Promise<Fact | undefined>): CatalogDraft {
+  const head: CatalogHead = structuredClone(stored)
+  const seq = head.seq + 1
+  const loaded = new Map<string, { seq: number }>()
+  const dirty = new Set<string>()
+  const facts = new Map<string, Fact>()
+  const unread = new Set<string>()
+  let broken = false
+
+  async function record<T extends { seq: number }>(key: string, stamp: number | undefined, check: Validator<T>, empty: () => T): Promise<T> {
+    const have = loaded.get(key) as T | undefined
+    if (have) return have
+    let value: T
+    const cached = cache.get(key) as T | undefined
+    if (stamp === undefined) value = empty()
+    else if (cached?.seq === stamp) value = structuredClone(cached)
+    else {
+      const text = await storage.get('meta', key)
+      const parsed = text === undefined ? undefined : parseOrUndefined(text)
+      if (!check.check(parsed) || parsed.seq !== stamp) throw new FoundryError('CORRUPT', `catalog record ${key} is not the one ${HEAD_KEY} names`)
+      value = parsed
+      remember(cache, key, structuredClone(value))
+    }
+    loaded.set(key, value)
+    return value
+  }
+  const shard = (b: number) => record<TermShard>(termsKey(b), head.terms[b], termShardRecord, () => ({ seq: 0, terms: {} }))
+  const chunk = (c: number) => record<MembersChunk>(membersKey(c), head.members[c], membersRecord, () => ({ seq: 0, members: {} }))
+  const list = () => record<IndexList>(INDEX_LIST_KEY, head.index, indexListRecord, () => ({ seq: 0, complete: true, entries: [] }))
+  const touch = (key: string) => dirty.add(key)
+
+  async function remove(id: string): Promise<boolean> {
+    const members = await chunk(chunkOf(id))
+    const shards = members.members[id]
+    if (!shards) return false
+    for (const b of shards) {
+      const s = await shard(b)
+      for (const [term, ids] of Object.entries(s.terms)) {
+        const at = ids.indexOf(id)
+        if (at < 0) continue
+        ids.splice(at, 1)
+        if (!ids.length) delete s.terms[term]
+      }
+      touch(termsKey(b))
+    }
+    delete members.members[id]
+    touch(membersKey(chunkOf(id)))
+    head.active--
+    delete head.expiring[id]
+    const index = await list()
+    const at = index.entries.findIndex((e) => e.id === id)
+    if (at >= 0) (index.entries.splice(at, 1), touch(INDEX_LIST_KEY))
+    return true
+  }
+
+  async function add(fact: Fact, listed = true): Promise<void> {
+    if (fact.status !== 'active') return
+    const shards = new Set<number>()
+    for (const term of termsOf(fact)) {
+      const b = shardOf(term)
+      const s = await shard(b)
+      const ids = (s.terms[term] ??= [])
+      if (!ids.includes(fact.id)) ids.push(fact.id)
+      shards.add(b)
+      touch(termsKey(b))
+    }
+    ;(await chunk(chunkOf(fact.id))).members[fact.id] = [...shards]
+    touch(membersKey(chunkOf(fact.id)))
+    head.active++
+    if (fact.expires !== undefined) head.expiring[fact.id] = fact.expires
+    if (!listed) return
+    const index = await list()
+    const entry = indexEntryOf(fact)
+    const last = index.entries[index.entries.length - 1]
+    if (!index.complete && (!last || compareForIndex(entry, last) > 0)) return // past the kept prefix
+    let at = index.entries.findIndex((e) => compareForIndex(entry, e) < 0)
+    if (at < 0) at = index.entries.length
+    index.entries.splice(at, 0, entry)
+    touch(INDEX_LIST_KEY)
+  }
+
+  return {
+    head,
+    from: stored.revision,
+    facts,
+    list,
+    async loadTerms(terms) {
+      for (const term of terms) await shard(shardOf(term))
+    },
+    postings(term) {
+      const s = loaded.get(termsKey(shardOf(term))) as TermShard | undefined
+      if (!s) throw new FoundryError('CORRUPT', 'catalog term read before its shard was loaded')
+      return s.terms[term] ?? []
+    },
+    async fact(id) {
+      if (facts.has(id)) return facts.get(id)
+      if (unread.has(id)) return undefined
+      const found = await read(id)
+      if (found) facts.set(id, found)
+      else unread.add(id)
+      return found
+    },
+    remove,
+    add,
+    get broken() {
+      return broken
+    },
+    async set(fact) {
+      try {
+        await remove(fact.id)
+        await add(fact)
+      } catch (error) {
+        if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
+        broken = true
+      }
+      facts.set(fact.id, fact)
+      unread.delete(fact.id)
+      head.maxNumber = Math.max(head.maxNumber, factNumber(fact.id))
+    },
+    setList(next) {
+      loaded.set(INDEX_LIST_KEY, next)
+      touch(INDEX_LIST_KEY)
+    },
+    async save(revision, indexDay = head.indexDay) {
+      if (broken) return void (await storage.delete('meta', HEAD_KEY))
+      if (!dirty.size && revision === stored.revision && indexDay === stored.indexDay && head.maxNumber === stored.maxNumber) return
+      for (const key of dirty) {
+        const value = loaded.get(key)!
+        value.seq = seq
+        await storage.put('meta', key, JSON.stringify(value), { durability: 'relaxed' })
+        remember(cache, key, structuredClone(value))
+        if (key === INDEX_LIST_KEY) head.index = seq
+        else if (key.startsWith('catalog/terms/')) head.terms[Number.parseInt(key.slice('catalog/terms/'.length), 16)] = seq
+        else head.members[Number(key.slice('catalog/members/'.length))] = seq
+      }
+      head.seq = seq
+      head.revision = revision
+      head.indexDay = indexDay
+      await storage.put('meta', HEAD_KEY, JSON.stringify(head))
+    },
+  }
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function remember(cache: RecordCache, key: string, value: { seq: number }) {
+  if (cache.size >= CACHE_MAX && !cache.has(key)) cache.delete(cache.keys().next().value!)
+  cache.set(key, value)
+}
+
+/** The head of a catalog read from storage, or undefined when missing, unreadable or of another format. */
+export async function readHead(storage: Storage): Promise<CatalogHead | undefined> {
+  const text = await storage.get('meta', HEAD_KEY).catch(() => undefined)
+  const parsed = text === undefined ? undefined : parseOrUndefined(text)
+  return headRecord.check(parsed) ? parsed : undefined
+}
+
+/**
+ * `WriteCandidates` over a draft whose shards for the write's terms, and the facts they list, are
+ * loaded (`prepareWrite`): what a fact set would answer, from the catalog.
+ */
+export function draftCandidates(draft: CatalogDraft): WriteCandidates {
+  const listed = (type: FactType, scope: string, term: string) =>
+    draft
+      .postings(termKey({ type, scope }, term))
+      .map((id) => draft.facts.get(id))
+      .filter((f): f is Fact => f !== undefined && f.type === type && f.scope === scope)
+  return {
+    get maxNumber() {
+      return draft.head.maxNumber
+    },
+    get: (id) => draft.facts.get(id),
+    findDuplicate(fact, today) {
+      const body = normalizeText(fact.body)
+      return listed(fact.type, fact.scope, `t${normalizeText(fact.title)}`).find((f) => isActive(f, today) && normalizeText(f.body) === body)
+    },
+    statementCandidates(type, scope, keys, today) {
+      const out = new Map<string, Fact>()
+      for (const k of keys) for (const f of listed(type, scope, `k${k}`)) if (isActive(f, today)) out.set(f.id, f)
+      return [...out.values()]
+    },
+    subjectCandidates(type, scope, tokens, today, limit = Infinity) {
+      const ids = probeSubjects([...tokens].map((t) => draft.postings(termKey({ type, scope }, `s${t}`))), limit)
+      return [...ids].map((id) => draft.facts.get(id)).filter((f): f is Fact => f !== undefined && f.type === type && f.scope === scope && isActive(f, today))
+    },
+  }
+}

@@ -1,0 +1,106 @@
+import { Type, type Static } from 'typebox'
+import { ConfidenceSchema, FactTypeSchema, type Fact } from '../schema/fact.js'
+import { validator } from '../schema/validate.js'
+import { factNumber, normalizeText, statementKeys, subjectTokens, titleTokens } from './facts.js'
+
+/*
+ * The write catalog's records, kept in the `meta` collection of every storage (see catalog.ts):
+ * - `catalog/head`: the facts revision the catalog describes, the highest id taken, the active
+ *   count, the expiring facts, and the stamp (write sequence) of every other record;
+ * - `catalog/terms/<shard>`: term → ids of the active facts holding it (title, subject token,
+ *   statement key, each within one type and scope), the term's shard being a hash of it;
+ * - `catalog/members/<chunk>`: every active fact by id (1 024 ids a chunk) with the term shards it
+ *   is listed in, so a fact changed by other means is taken out exactly;
+ * - `catalog/index`: the first facts in index order, enough for INDEX.md and a margin.
+ * A record whose stamp is not the one the head names is stale (a power loss took its last write):
+ * the catalog is then rebuilt from one full read.
+ */
+
+/** Bumped when the records change shape: a catalog of another format is rebuilt. */
+export const CATALOG_FORMAT = 1
+/** How many term shards: a write reads and rewrites the few its fact's terms fall in. */
+export const TERM_SHARDS = 1024
+/** Ids per members chunk (by fact number). */
+export const MEMBER_CHUNK = 1024
+
+export const HEAD_KEY = 'catalog/head'
+export const INDEX_LIST_KEY = 'catalog/index'
+export const termsKey = (shard: number) => `catalog/terms/${shard.toString(16).padStart(3, '0')}`
+export const membersKey = (chunk: number) => `catalog/members/${chunk}`
+export const chunkOf = (id: string) => Math.floor(factNumber(id) / MEMBER_CHUNK)
+
+export const CatalogHeadSchema = Type.Object({
+  format: Type.Literal(CATALOG_FORMAT),
+  /** The facts revision the catalog describes. */
+  revision: Type.String(),
+  /** Bumped by every commit; the stamp of the records it wrote. */
+  seq: Type.Integer({ minimum: 1 }),
+  /** The highest fact number taken, by a fact or by a record that cannot be read. */
+  maxNumber: Type.Integer({ minimum: 0 }),
+  /** Facts with status active (expired ones included). */
+  active: Type.Integer({ minimum: 0 }),
+  /** Active facts with an `expires`: id → date. */
+  expiring: Type.Record(Type.String(), Type.String()),
+  /** Term shard → the stamp of its last write (absent: never written, empty). */
+  terms: Type.Record(Type.String(), Type.Integer()),
+  /** Members chunk → the stamp of its last write. */
+  members: Type.Record(Type.String(), Type.Integer()),
+  /** The stamp of the index list. */
+  index: Type.Integer(),
+  /** The day INDEX.md was last rendered (its expired facts are those before it). */
+  indexDay: Type.String(),
+})
+export type CatalogHead = Static<typeof CatalogHeadSchema>
+
+export const TermShardSchema = Type.Object({ seq: Type.Integer(), terms: Type.Record(Type.String(), Type.Array(Type.String())) })
+export type TermShard = Static<typeof TermShardSchema>
+
+export const MembersChunkSchema = Type.Object({ seq: Type.Integer(), members: Type.Record(Type.String(), Type.Array(Type.Integer())) })
+export type MembersChunk = Static<typeof MembersChunkSchema>
+
+/** What INDEX.md shows of a fact. */
+export const IndexEntrySchema = Type.Object({
+  id: Type.String(),
+  type: FactTypeSchema,
+  confidence: ConfidenceSchema,
+  created: Type.String(),
+  title: Type.String(),
+  scope: Type.String(),
+  expires: Type.Optional(Type.String()),
+})
+export type IndexEntry = Static<typeof IndexEntrySchema>
+
+export const IndexListSchema = Type.Object({
+  seq: Type.Integer(),
+  /** Every active fact is in `entries` (else only a prefix of the order is). */
+  complete: Type.Boolean(),
+  entries: Type.Array(IndexEntrySchema),
+})
+export type IndexList = Static<typeof IndexListSchema>
+
+export const headRecord = validator(CatalogHeadSchema)
+export const termShardRecord = validator(TermShardSchema)
+export const membersRecord = validator(MembersChunkSchema)
+export const indexListRecord = validator(IndexListSchema)
+
+/** The terms a fact is found by, each within its type and scope: its normalized title (`t`), subject tokens (`s`) and statement keys (`k`). */
+export function termsOf(fact: Pick<Fact, 'type' | 'scope' | 'title'>): string[] {
+  const tokens = titleTokens(fact.title)
+  const local = [`t${normalizeText(fact.title)}`, ...[...subjectTokens(tokens)].map((t) => `s${t}`), ...statementKeys(tokens).map((k) => `k${k}`)]
+  return [...new Set(local)].map((term) => termKey(fact, term))
+}
+
+export const termKey = (fact: Pick<Fact, 'type' | 'scope'>, term: string) => `${fact.type}\u0000${fact.scope}\u0000${term}`
+
+/** FNV-1a of the term, mod `TERM_SHARDS`. */
+export function shardOf(term: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 0x01000193)
+  return (h >>> 0) % TERM_SHARDS
+}
+
+export const indexEntryOf = (f: Fact): IndexEntry => {
+  const entry: IndexEntry = { id: f.id, type: f.type, confidence: f.confidence, created: f.created, title: f.title, scope: f.scope }
+  if (f.expires !== undefined) entry.expires = f.expires
+  return entry
+}

@@ -25,8 +25,8 @@ import { probeSubjects } from './fact-set.js'
 import { compareForIndex, factNumber, isActive, normalizeText } from './facts.js'
 import type { WriteCandidates } from './plan-write.js'
 
-/** Records as last read or written, by key: a record is reused while its stamp is the one the head names. */
-export type RecordCache = Map<string, { seq: number }>
+/** Records as last read or written (their text), by key: a record is reused while its stamp is the one the head names. */
+export type RecordCache = Map<string, { seq: number; text: string }>
 /** The most records a process keeps between operations. */
 const CACHE_MAX = 256
 
@@ -64,7 +64,7 @@ export interface CatalogDraft {
 }
 
 export function createDraft(storage: Storage, cache: RecordCache, stored: CatalogHead, read: (id: string) => Promise<Fact | undefined>): CatalogDraft {
-  const head: CatalogHead = structuredClone(stored)
+  const head: CatalogHead = JSON.parse(JSON.stringify(stored)) as CatalogHead
   const seq = head.seq + 1
   const loaded = new Map<string, { seq: number }>()
   const dirty = new Set<string>()
@@ -76,15 +76,15 @@ export function createDraft(storage: Storage, cache: RecordCache, stored: Catalo
     const have = loaded.get(key) as T | undefined
     if (have) return have
     let value: T
-    const cached = cache.get(key) as T | undefined
+    const cached = cache.get(key)
     if (stamp === undefined) value = empty()
-    else if (cached?.seq === stamp) value = structuredClone(cached)
+    else if (cached?.seq === stamp) value = JSON.parse(cached.text) as T
     else {
       const text = await storage.get('meta', key)
       const parsed = text === undefined ? undefined : parseOrUndefined(text)
       if (!check.check(parsed) || parsed.seq !== stamp) throw new FoundryError('CORRUPT', `catalog record ${key} is not the one ${HEAD_KEY} names`)
       value = parsed
-      remember(cache, key, structuredClone(value))
+      remember(cache, key, stamp, text!)
     }
     loaded.set(key, value)
     return value
@@ -192,8 +192,9 @@ export function createDraft(storage: Storage, cache: RecordCache, stored: Catalo
       for (const key of dirty) {
         const value = loaded.get(key)!
         value.seq = seq
-        await storage.put('meta', key, JSON.stringify(value), { durability: 'relaxed' })
-        remember(cache, key, structuredClone(value))
+        const text = JSON.stringify(value)
+        await storage.put('meta', key, text, { durability: 'relaxed' })
+        remember(cache, key, seq, text)
         if (key === INDEX_LIST_KEY) head.index = seq
         else if (key.startsWith('catalog/terms/')) head.terms[Number.parseInt(key.slice('catalog/terms/'.length), 16)] = seq
         else head.members[Number(key.slice('catalog/members/'.length))] = seq
@@ -214,9 +215,9 @@ function parseOrUndefined(text: string): unknown {
   }
 }
 
-function remember(cache: RecordCache, key: string, value: { seq: number }) {
+function remember(cache: RecordCache, key: string, seq: number, text: string) {
   if (cache.size >= CACHE_MAX && !cache.has(key)) cache.delete(cache.keys().next().value!)
-  cache.set(key, value)
+  cache.set(key, { seq, text })
 }
 
 /** The head of a catalog read from storage, or undefined when missing, unreadable or of another format. */

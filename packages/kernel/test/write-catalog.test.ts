@@ -1,6 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, FoundryError, memoryStorage, type Fact, type Storage } from '../src/index.js'
+import { createKernel, FoundryError, memoryStorage, type Fact, type FactInput, type Storage } from '../src/index.js'
+import { createFactSet } from '../src/memory/fact-set.js'
+import { planWrite } from '../src/memory/plan-write.js'
 
 let t = Date.parse('2026-11-30T12:00:00Z')
 const now = () => new Date((t += 1000))
@@ -96,6 +98,35 @@ test('facts written by a process without the catalog are caught up: dedupe, supe
   const next = await k.memory.write(input('Cache TTL is 60 seconds'))
   assert.equal([next.id, next.supersedes], ['fact-0004', 'fact-0003'])
   assert.is(await k.memory.activeCount(), 3)
+})
+
+test('every write plans with the catalog what it plans with every fact read into a fact set', async () => {
+  const storage = memoryStorage()
+  const k = open(storage)
+  const subjects = ['API timeout', 'Cache TTL', 'Retry limit', 'Upload size', 'Session length', 'Pool size']
+  const units = ['seconds', 'minutes', 'MB', 'requests']
+  const seen = { duplicate: 0, supersedes: 0, similar: 0 }
+  let last = input('Logs are JSON lines')
+  for (let i = 0; i < 240; i++) {
+    const subject = subjects[i % subjects.length]!
+    const title = i % 5 === 4 ? `${subject} for service ${i % 7} is ${(i * 13) % 50} ${units[i % 4]}` : `${subject} is ${(i * 7) % 40} ${units[(i >> 2) % 4]}`
+    const raw = i % 13 === 12 ? last : input(title, { scope: i % 3 ? 'project' : 'module:gateway', ...(i % 11 === 0 && { body: 'Same body for all.' }) })
+    last = raw
+    const set = createFactSet(await storage.list('facts'))
+    const expected = planWrite(raw as FactInput, set, new Date(t + 1000))
+    const got = await k.memory.write(raw)
+    assert.is(got.action, expected.action, title)
+    if (expected.action === 'duplicate') (assert.is(got.id, expected.existing.id), seen.duplicate++)
+    else {
+      if (expected.superseded) seen.supersedes++
+      if (expected.similar.length) seen.similar++
+      assert.is(got.id, expected.fact.id, title)
+      assert.is(got.supersedes, expected.superseded?.id, title)
+      assert.equal((got.similar ?? []).map((s) => s.id), expected.similar.map((s) => s.fact.id), title)
+    }
+    if (i % 17 === 16) await k.memory.forget(got.id, 'retired').catch(() => {})
+  }
+  assert.ok(seen.duplicate && seen.supersedes && seen.similar, JSON.stringify(seen))
 })
 
 for (const [what, damage] of [

@@ -36,8 +36,6 @@ export interface FactSet {
   ordered(): Iterable<Fact>
   /** Active facts on `today`. */
   activeCount(today: string): number
-  /** The earliest `expires` among facts active on `today`, if any. */
-  nextExpiry(today: string): string | undefined
   /**
    * Facts this set holds as superseded although storage still has them active: a writer died
    * between storing a fact and marking the one it supersedes (the newer fact's `supersedes` wins).
@@ -246,14 +244,6 @@ export function createFactSet(initial: Iterable<Fact> = [], held: Iterable<strin
       const out = [...repairs.values()]
       repairs.clear()
       return out
-    },
-    nextExpiry(today) {
-      let next: string | undefined
-      for (const id of expiring) {
-        const expires = facts.get(id)!.expires!
-        if (expires >= today && (next === undefined || expires < next)) next = expires
-      }
-      return next
     },
   }
   // Bulk load: index everything, then sort each bucket once (inserting one by one would be quadratic).

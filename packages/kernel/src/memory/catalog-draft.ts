@@ -1,7 +1,6 @@
 import { FoundryError, isFoundryError } from '../errors.js'
 import type { Fact, FactType } from '../schema/fact.js'
 import type { Storage } from '../storage.js'
-import type { Validator } from '../schema/validate.js'
 import {
   chunkOf,
   HEAD_KEY,
@@ -19,6 +18,7 @@ import {
   type CatalogHead,
   type IndexList,
   type MembersChunk,
+  type RecordCheck,
   type TermShard,
 } from './catalog-records.js'
 import { probeSubjects } from './fact-set.js'
@@ -72,7 +72,7 @@ export function createDraft(storage: Storage, cache: RecordCache, stored: Catalo
   const unread = new Set<string>()
   let broken = false
 
-  async function record<T extends { seq: number }>(key: string, stamp: number | undefined, check: Validator<T>, empty: () => T): Promise<T> {
+  async function record<T extends { seq: number }>(key: string, stamp: number | undefined, check: RecordCheck<T>, empty: () => T): Promise<T> {
     const have = loaded.get(key) as T | undefined
     if (have) return have
     let value: T

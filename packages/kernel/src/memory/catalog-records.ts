@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox'
 import { ConfidenceSchema, FactTypeSchema, type Fact } from '../schema/fact.js'
-import { validator } from '../schema/validate.js'
 import { factNumber, normalizeText, statementKeys, subjectTokens, titleTokens } from './facts.js'
 
 /*
@@ -78,10 +77,45 @@ export const IndexListSchema = Type.Object({
 })
 export type IndexList = Static<typeof IndexListSchema>
 
-export const headRecord = validator(CatalogHeadSchema)
-export const termShardRecord = validator(TermShardSchema)
-export const membersRecord = validator(MembersChunkSchema)
-export const indexListRecord = validator(IndexListSchema)
+/*
+ * The records are checked by hand, not by compiled validators: compiling one costs a new process
+ * about 25 ms, more than the whole write it guards. A record failing its check reads as stale.
+ */
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isInt = (v: unknown): v is number => Number.isInteger(v)
+const valuesAre = (v: unknown, check: (x: unknown) => boolean) => isObject(v) && Object.values(v).every(check)
+const isStrings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string')
+
+/** A check of one record's shape: what the catalog reads from the `meta` collection. */
+export interface RecordCheck<T> {
+  check(value: unknown): value is T
+}
+
+export const headRecord: RecordCheck<CatalogHead> = {
+  check: (v): v is CatalogHead =>
+    isObject(v) &&
+    v.format === CATALOG_FORMAT &&
+    typeof v.revision === 'string' &&
+    isInt(v.seq) &&
+    isInt(v.maxNumber) &&
+    isInt(v.active) &&
+    valuesAre(v.expiring, (x) => typeof x === 'string') &&
+    valuesAre(v.terms, isInt) &&
+    valuesAre(v.members, isInt) &&
+    isInt(v.index) &&
+    typeof v.indexDay === 'string',
+}
+export const termShardRecord: RecordCheck<TermShard> = {
+  check: (v): v is TermShard => isObject(v) && isInt(v.seq) && valuesAre(v.terms, isStrings),
+}
+export const membersRecord: RecordCheck<MembersChunk> = {
+  check: (v): v is MembersChunk => isObject(v) && isInt(v.seq) && valuesAre(v.members, (x) => Array.isArray(x) && x.every(isInt)),
+}
+const isEntry = (e: unknown) =>
+  isObject(e) && ['id', 'type', 'confidence', 'created', 'title', 'scope'].every((k) => typeof e[k] === 'string') && (e.expires === undefined || typeof e.expires === 'string')
+export const indexListRecord: RecordCheck<IndexList> = {
+  check: (v): v is IndexList => isObject(v) && isInt(v.seq) && typeof v.complete === 'boolean' && Array.isArray(v.entries) && v.entries.every(isEntry),
+}
 
 /** The terms a fact is found by, each within its type and scope: its normalized title (`t`), subject tokens (`s`) and statement keys (`k`). */
 export function termsOf(fact: Pick<Fact, 'type' | 'scope' | 'title'>): string[] {

@@ -18,17 +18,12 @@ import {
   type CatalogHead,
   type IndexList,
   type MembersChunk,
-  type RecordCheck,
   type TermShard,
 } from './catalog-records.js'
+import { openRecords, parseOrUndefined, type RecordCache } from './catalog-store.js'
 import { probeSubjects } from './fact-set.js'
 import { compareForIndex, factNumber, isActive, normalizeText } from './facts.js'
 import type { WriteCandidates } from './plan-write.js'
-
-/** Records as last read or written (their text), by key: a record is reused while its stamp is the one the head names. */
-export type RecordCache = Map<string, { seq: number; text: string }>
-/** The most records a process keeps between operations. */
-const CACHE_MAX = 256
 
 /**
  * One operation's working copy of the catalog: records are read on demand (each checked against
@@ -65,34 +60,15 @@ export interface CatalogDraft {
 
 export function createDraft(storage: Storage, cache: RecordCache, stored: CatalogHead, read: (id: string) => Promise<Fact | undefined>): CatalogDraft {
   const head: CatalogHead = JSON.parse(JSON.stringify(stored)) as CatalogHead
-  const seq = head.seq + 1
-  const loaded = new Map<string, { seq: number }>()
-  const dirty = new Set<string>()
+  const records = openRecords(storage, cache, head)
+  const { record, loaded, touch } = records
   const facts = new Map<string, Fact>()
   const unread = new Set<string>()
   let broken = false
 
-  async function record<T extends { seq: number }>(key: string, stamp: number | undefined, check: RecordCheck<T>, empty: () => T): Promise<T> {
-    const have = loaded.get(key) as T | undefined
-    if (have) return have
-    let value: T
-    const cached = cache.get(key)
-    if (stamp === undefined) value = empty()
-    else if (cached?.seq === stamp) value = JSON.parse(cached.text) as T
-    else {
-      const text = await storage.get('meta', key)
-      const parsed = text === undefined ? undefined : parseOrUndefined(text)
-      if (!check.check(parsed) || parsed.seq !== stamp) throw new FoundryError('CORRUPT', `catalog record ${key} is not the one ${HEAD_KEY} names`)
-      value = parsed
-      remember(cache, key, stamp, text!)
-    }
-    loaded.set(key, value)
-    return value
-  }
   const shard = (b: number) => record<TermShard>(termsKey(b), head.terms[b], termShardRecord, () => ({ seq: 0, terms: {} }))
   const chunk = (c: number) => record<MembersChunk>(membersKey(c), head.members[c], membersRecord, () => ({ seq: 0, members: {} }))
   const list = () => record<IndexList>(INDEX_LIST_KEY, head.index, indexListRecord, () => ({ seq: 0, complete: true, entries: [] }))
-  const touch = (key: string) => dirty.add(key)
 
   async function remove(id: string): Promise<boolean> {
     const members = await chunk(chunkOf(id))
@@ -188,36 +164,13 @@ export function createDraft(storage: Storage, cache: RecordCache, stored: Catalo
     },
     async save(revision, indexDay = head.indexDay) {
       if (broken) return void (await storage.delete('meta', HEAD_KEY))
-      if (!dirty.size && revision === stored.revision && indexDay === stored.indexDay && head.maxNumber === stored.maxNumber) return
-      for (const key of dirty) {
-        const value = loaded.get(key)!
-        value.seq = seq
-        const text = JSON.stringify(value)
-        await storage.put('meta', key, text, { durability: 'relaxed' })
-        remember(cache, key, seq, text)
-        if (key === INDEX_LIST_KEY) head.index = seq
-        else if (key.startsWith('catalog/terms/')) head.terms[Number.parseInt(key.slice('catalog/terms/'.length), 16)] = seq
-        else head.members[Number(key.slice('catalog/members/'.length))] = seq
-      }
-      head.seq = seq
+      if (!records.dirty.size && revision === stored.revision && indexDay === stored.indexDay && head.maxNumber === stored.maxNumber) return
+      await records.save()
       head.revision = revision
       head.indexDay = indexDay
       await storage.put('meta', HEAD_KEY, JSON.stringify(head))
     },
   }
-}
-
-function parseOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
-
-function remember(cache: RecordCache, key: string, seq: number, text: string) {
-  if (cache.size >= CACHE_MAX && !cache.has(key)) cache.delete(cache.keys().next().value!)
-  cache.set(key, { seq, text })
 }
 
 /** The head of a catalog read from storage, or undefined when missing, unreadable or of another format. */

@@ -59,7 +59,9 @@ export interface CatalogDraft {
 }
 
 export function createDraft(storage: Storage, cache: RecordCache, stored: CatalogHead, read: (id: string) => Promise<Fact | undefined>): CatalogDraft {
-  const head: CatalogHead = JSON.parse(JSON.stringify(stored)) as CatalogHead
+  // The head as read is this draft's own (read anew by every open): changed in place.
+  const head = stored
+  const from = { revision: stored.revision, indexDay: stored.indexDay, maxNumber: stored.maxNumber }
   const records = openRecords(storage, cache, head)
   const { record, loaded, touch } = records
   const facts = new Map<string, Fact>()
@@ -122,7 +124,7 @@ export function createDraft(storage: Storage, cache: RecordCache, stored: Catalo
 
   return {
     head,
-    from: stored.revision,
+    from: from.revision,
     facts,
     list,
     async loadTerms(terms) {
@@ -164,7 +166,7 @@ export function createDraft(storage: Storage, cache: RecordCache, stored: Catalo
     },
     async save(revision, indexDay = head.indexDay) {
       if (broken) return void (await storage.delete('meta', HEAD_KEY))
-      if (!records.dirty.size && revision === stored.revision && indexDay === stored.indexDay && head.maxNumber === stored.maxNumber) return
+      if (!records.dirty.size && revision === from.revision && indexDay === from.indexDay && head.maxNumber === from.maxNumber) return
       await records.save()
       head.revision = revision
       head.indexDay = indexDay

@@ -8,7 +8,7 @@ import { factNumber, normalizeText, statementKeys, subjectTokens, titleTokens } 
  *   count, the expiring facts, and the stamp (write sequence) of every other record;
  * - `catalog/terms/<shard>`: term → ids of the active facts holding it (title, subject token,
  *   statement key, each within one type and scope), the term's shard being a hash of it;
- * - `catalog/members/<chunk>`: every active fact by id (1 024 ids a chunk) with the term shards it
+ * - `catalog/members/<chunk>`: every active fact by id (256 ids a chunk) with the term shards it
  *   is listed in, so a fact changed by other means is taken out exactly;
  * - `catalog/index`: the first facts in index order, enough for INDEX.md and a margin.
  * A record whose stamp is not the one the head names is stale (a power loss took its last write):
@@ -19,8 +19,8 @@ import { factNumber, normalizeText, statementKeys, subjectTokens, titleTokens } 
 export const CATALOG_FORMAT = 1
 /** How many term shards: a write reads and rewrites the few its fact's terms fall in. */
 export const TERM_SHARDS = 1024
-/** Ids per members chunk (by fact number). */
-export const MEMBER_CHUNK = 1024
+/** Ids per members chunk (by fact number): a write rewrites one or two. */
+export const MEMBER_CHUNK = 256
 
 export const HEAD_KEY = 'catalog/head'
 export const INDEX_LIST_KEY = 'catalog/index'

@@ -54,7 +54,7 @@ export interface CatalogDraft {
   readonly facts: Map<string, Fact>
   readonly list: () => Promise<IndexList>
   setList(list: IndexList): void
-  /** Write every changed record, then the head (durable) naming them; nothing when nothing changed. */
+  /** Write every changed record, then the head naming them (relaxed: see catalog-records.ts); nothing when nothing changed. */
   save(revision: string, indexDay?: string): Promise<void>
 }
 
@@ -170,7 +170,8 @@ export function createDraft(storage: Storage, cache: RecordCache, stored: Catalo
       await records.save()
       head.revision = revision
       head.indexDay = indexDay
-      await storage.put('meta', HEAD_KEY, JSON.stringify(head))
+      // Relaxed as well: a head or record lost to a power cut fails the stamp check, and the catalog is rebuilt.
+      await storage.put('meta', HEAD_KEY, JSON.stringify(head), { durability: 'relaxed' })
     },
   }
 }

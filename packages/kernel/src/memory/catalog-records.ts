@@ -11,7 +11,8 @@ import { factNumber, normalizeText, statementKeys, subjectTokens, titleTokens } 
  * - `catalog/members/<chunk>`: every active fact by id (256 ids a chunk) with the term shards it
  *   is listed in, so a fact changed by other means is taken out exactly;
  * - `catalog/index`: the first facts in index order, enough for INDEX.md and a margin.
- * A record whose stamp is not the one the head names is stale (a power loss took its last write):
+ * Every record is written with relaxed durability. A record whose stamp is not the one the head
+ * names is stale (a power cut took its last write, or the head's, or a writer died between them):
  * the catalog is then rebuilt from one full read.
  */
 

@@ -8,8 +8,8 @@ import { HEAD_KEY, INDEX_LIST_KEY, type CatalogHead, type RecordCheck } from './
  * garbage of every record it reads); changing one takes it out of the cache until it is saved.
  */
 export type RecordCache = Map<string, { seq: number; value: { seq: number } }>
-/** The most records a process keeps between operations. */
-const CACHE_MAX = 256
+/** The most records a process keeps between operations: the head's neighbours (index list, members) and the busiest shards; a shard at 100k facts is tens of kilobytes parsed. */
+const CACHE_MAX = 64
 
 /** The records one draft read or changed, and the write of the changed ones. */
 export interface DraftRecords {

@@ -100,7 +100,7 @@ export function createDraft(storage: Storage, cache: RecordCache, stored: Catalo
     if (fact.status !== 'active') return
     const shards = new Set<number>()
     for (const term of termsOf(fact)) {
-      const b = shardOf(term)
+      const b = shardOf(term, head.shards)
       const s = await shard(b)
       const ids = (s.terms[term] ??= [])
       if (!ids.includes(fact.id)) ids.push(fact.id)
@@ -128,10 +128,10 @@ export function createDraft(storage: Storage, cache: RecordCache, stored: Catalo
     facts,
     list,
     async loadTerms(terms) {
-      for (const term of terms) await shard(shardOf(term))
+      for (const term of terms) await shard(shardOf(term, head.shards))
     },
     postings(term) {
-      const s = loaded.get(termsKey(shardOf(term))) as TermShard | undefined
+      const s = loaded.get(termsKey(shardOf(term, head.shards))) as TermShard | undefined
       if (!s) throw new FoundryError('CORRUPT', 'catalog term read before its shard was loaded')
       return s.terms[term] ?? []
     },

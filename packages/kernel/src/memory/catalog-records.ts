@@ -18,8 +18,21 @@ import { factNumber, normalizeText, statementKeys, subjectTokens, titleTokens } 
 
 /** Bumped when the records change shape: a catalog of another format is rebuilt. */
 export const CATALOG_FORMAT = 1
-/** How many term shards: a write reads and rewrites the few its fact's terms fall in. */
+/**
+ * The most term shards: a write reads and rewrites the few its fact's terms fall in. A catalog is
+ * built with a power of two sized to its facts (`shardsFor`), and built again with more once it
+ * holds `SHARD_FACTS` active facts a shard.
+ */
 export const TERM_SHARDS = 1024
+/** Active facts a shard holds at most before the catalog is built again with twice as many. */
+export const SHARD_FACTS = 128
+
+/** The shard count for a catalog of `active` facts: a power of two from 16 to `TERM_SHARDS`, about 32 facts a shard. */
+export function shardsFor(active: number): number {
+  let n = 16
+  while (n < TERM_SHARDS && n * 32 < active) n *= 2
+  return n
+}
 /** Ids per members chunk (by fact number): a write rewrites one or two. */
 export const MEMBER_CHUNK = 256
 
@@ -33,6 +46,8 @@ export const CatalogHeadSchema = Type.Object({
   format: Type.Literal(CATALOG_FORMAT),
   /** The facts revision the catalog describes. */
   revision: Type.String(),
+  /** How many term shards (`shardsFor`): a term's shard is `shardOf(term, shards)`. */
+  shards: Type.Integer({ minimum: 1 }),
   /** Bumped by every commit; the stamp of the records it wrote. */
   seq: Type.Integer({ minimum: 1 }),
   /** The highest fact number taken, by a fact or by a record that cannot be read. */
@@ -98,6 +113,8 @@ export const headRecord: RecordCheck<CatalogHead> = {
     v.format === CATALOG_FORMAT &&
     typeof v.revision === 'string' &&
     isInt(v.seq) &&
+    isInt(v.shards) &&
+    (v.shards as number) >= 1 &&
     isInt(v.maxNumber) &&
     isInt(v.active) &&
     valuesAre(v.expiring, (x) => typeof x === 'string') &&
@@ -127,11 +144,11 @@ export function termsOf(fact: Pick<Fact, 'type' | 'scope' | 'title'>): string[] 
 
 export const termKey = (fact: Pick<Fact, 'type' | 'scope'>, term: string) => `${fact.type}\u0000${fact.scope}\u0000${term}`
 
-/** FNV-1a of the term, mod `TERM_SHARDS`. */
-export function shardOf(term: string): number {
+/** FNV-1a of the term, mod the catalog's shard count. */
+export function shardOf(term: string, shards: number): number {
   let h = 0x811c9dc5
   for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 0x01000193)
-  return (h >>> 0) % TERM_SHARDS
+  return (h >>> 0) % shards
 }
 
 export const indexEntryOf = (f: Fact): IndexEntry => {

@@ -3,7 +3,7 @@ import { FACT_ID_PATTERN, type Fact, type FactInput } from '../schema/fact.js'
 import type { Storage } from '../storage.js'
 import { createDraft, draftCandidates, readHead, type CatalogDraft } from './catalog-draft.js'
 import type { RecordCache } from './catalog-store.js'
-import { CATALOG_FORMAT, termKey, termsOf, type CatalogHead } from './catalog-records.js'
+import { CATALOG_FORMAT, SHARD_FACTS, shardsFor, TERM_SHARDS, termKey, termsOf, type CatalogHead } from './catalog-records.js'
 import { probeSubjects, type FactSet } from './fact-set.js'
 import { factNumber, SIMILAR_SCAN, subjectTokens, titleTokens } from './facts.js'
 import type { MemoryIndex } from './index-file.js'
@@ -62,7 +62,8 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
 
   async function open(revision: string, options: { force?: boolean } = {}): Promise<WriteSet> {
     const head = options.force ? undefined : await readHead(storage)
-    if (head) {
+    // Grown past its shards: built again with more (amortized: each doubling of the facts reads them once).
+    if (head && (head.shards >= TERM_SHARDS || head.active <= head.shards * SHARD_FACTS)) {
       try {
         const draft = createDraft(storage, cache, head, read)
         if (head.revision === revision) return writeSet(draft, [])
@@ -112,7 +113,8 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
   async function rebuild(): Promise<WriteSet> {
     cache.clear()
     const all = await readAll()
-    const head: CatalogHead = { format: CATALOG_FORMAT, revision: '', seq: Date.now(), maxNumber: all.maxNumber, active: 0, expiring: {}, terms: {}, members: {}, index: 0, indexDay: '' }
+    const shards = shardsFor(all.activeCount(today()))
+    const head: CatalogHead = { format: CATALOG_FORMAT, revision: '', seq: Date.now(), shards, maxNumber: all.maxNumber, active: 0, expiring: {}, terms: {}, members: {}, index: 0, indexDay: '' }
     const draft = createDraft(storage, cache, head, read)
     const ordered = [...all.ordered()]
     for (const fact of ordered) await draft.add(fact, false)

@@ -151,6 +151,22 @@ for (const [what, damage] of [
   })
 }
 
+test('a catalog built small is built again with more shards once the memory has grown', async () => {
+  const base = memoryStorage()
+  await open(base).memory.write(input('Logs are JSON lines'))
+  const shards = async () => (JSON.parse((await base.get('meta', 'catalog/head'))!) as { shards: number }).shards
+  assert.is(await shards(), 16)
+  for (const [i, title] of titles(2100).entries()) await base.put('facts', fact(i + 2, title).id, fact(i + 2, title))
+  const { storage, counts } = counting(base)
+  const k = open(storage)
+  assert.is((await k.memory.write(input('Service 7 port is 8007'))).action, 'duplicate', 'caught up: 2 101 facts in 16 shards')
+  assert.is(counts.lists, 0)
+  assert.is((await k.memory.write(input('Tabs are two spaces'))).id, 'fact-2102')
+  assert.is(counts.lists, 1, 'past 128 facts a shard: built again, once')
+  assert.is(await shards(), 128)
+  assert.is((await k.memory.write(input('Service 9 port is 8009'))).id, 'fact-0011', 'a duplicate found in the new shards')
+})
+
 test('a crash between the two writes of a supersede is repaired by the next process', async () => {
   const storage = memoryStorage()
   await open(storage).memory.write(input('API timeout is 30 seconds'))

@@ -15,6 +15,7 @@ import { kernelSuite } from './suites/kernel.js'
 import { marblesSuite } from './suites/marbles.js'
 import { marblesPostgresSuite } from './suites/marbles-postgres.js'
 import { mcpSuite } from './suites/mcp.js'
+import { openSuite } from './suites/open.js'
 import { retrievalSuite } from './suites/retrieval.js'
 import { peersSuite } from './suites/peers.js'
 import { postgresSuite } from './suites/postgres.js'
@@ -22,9 +23,9 @@ import { postgresRetrievalSuite } from './suites/postgres-retrieval.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, coldSuite, ingestSuite, marblesSuite, marblesPostgresSuite, peersSuite, batchSuite]
-/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch). */
-const OPT_IN = new Set(['peers', 'batch'])
+const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, coldSuite, ingestSuite, marblesSuite, marblesPostgresSuite, peersSuite, batchSuite, openSuite]
+/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch, and `open`: minutes, 100k facts twice). */
+const OPT_IN = new Set(['peers', 'batch', 'open'])
 
 const { values } = parseArgs({
   // `pnpm bench -- --quick` forwards the `--` itself.

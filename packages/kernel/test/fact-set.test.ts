@@ -47,11 +47,5 @@ test('activeCount discounts facts past their expiry', () => {
   assert.is(set.activeCount('2026-06-02'), 1)
 })
 
-test('nextExpiry is the earliest expiry among facts still active', () => {
-  const set = createFactSet([make(1, { expires: '2026-06-01' }), make(2, { expires: '2026-03-01' }), make(3, { expires: '2026-01-01', status: 'superseded' })])
-  assert.is(set.nextExpiry('2026-02-01'), '2026-03-01')
-  assert.is(set.nextExpiry('2026-03-02'), '2026-06-01')
-  assert.is(set.nextExpiry('2026-07-01'), undefined)
-})
 
 test.run()

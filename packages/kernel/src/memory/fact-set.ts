@@ -36,8 +36,6 @@ export interface FactSet {
   ordered(): Iterable<Fact>
   /** Active facts on `today`. */
   activeCount(today: string): number
-  /** The earliest `expires` among facts active on `today`, if any. */
-  nextExpiry(today: string): string | undefined
   /**
    * Facts this set holds as superseded although storage still has them active: a writer died
    * between storing a fact and marking the one it supersedes (the newer fact's `supersedes` wins).
@@ -47,6 +45,21 @@ export interface FactSet {
 }
 
 const FACT_ID = new RegExp(FACT_ID_PATTERN)
+
+/**
+ * The ids `subjectCandidates` returns, given the postings of a title's subject tokens in the title's
+ * order: the `probeCount` rarest postings, rarest first (equal sizes keep the title's order),
+ * stopping before one that would bring the total over `limit`.
+ */
+export function probeSubjects(postings: readonly (readonly string[])[], limit: number): Set<string> {
+  const probed = postings.map((ids, i) => ({ ids, i })).sort((x, y) => x.ids.length - y.ids.length || x.i - y.i).slice(0, probeCount(postings.length))
+  const ids = new Set<string>()
+  for (const { ids: posting } of probed) {
+    if (ids.size + posting.length > limit) break
+    for (const id of posting) ids.add(id)
+  }
+  return ids
+}
 
 /** Oldest first within a (type, confidence) bucket; the index reads each bucket backwards. */
 const olderFirst = (a: Fact, b: Fact) => (a.created < b.created ? -1 : a.created > b.created ? 1 : factNumber(a.id) - factNumber(b.id))
@@ -216,14 +229,7 @@ export function createFactSet(initial: Iterable<Fact> = [], held: Iterable<strin
     },
     subjectCandidates(type, scope, tokens, today, limit = Infinity) {
       const { byToken } = indexed(type, scope)
-      const postings = [...tokens].map((t) => byToken.get(t) ?? new Set<string>())
-      // The rarest first (stable: equal sizes keep the title's order).
-      const probed = postings.map((ids, i) => ({ ids, i })).sort((x, y) => x.ids.size - y.ids.size || x.i - y.i).slice(0, probeCount(tokens.size))
-      const ids = new Set<string>()
-      for (const { ids: posting } of probed) {
-        if (ids.size + posting.size > limit) break
-        for (const id of posting) ids.add(id)
-      }
+      const ids = probeSubjects([...tokens].map((t) => [...(byToken.get(t) ?? [])]), limit)
       return [...ids].map((id) => facts.get(id)!).filter((f) => isActive(f, today))
     },
     *ordered() {
@@ -238,14 +244,6 @@ export function createFactSet(initial: Iterable<Fact> = [], held: Iterable<strin
       const out = [...repairs.values()]
       repairs.clear()
       return out
-    },
-    nextExpiry(today) {
-      let next: string | undefined
-      for (const id of expiring) {
-        const expires = facts.get(id)!.expires!
-        if (expires >= today && (next === undefined || expires < next)) next = expires
-      }
-      return next
     },
   }
   // Bulk load: index everything, then sort each bucket once (inserting one by one would be quadratic).

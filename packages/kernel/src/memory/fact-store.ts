@@ -1,23 +1,14 @@
 import { isFoundryError } from '../errors.js'
 import type { PluginHost } from '../plugin.js'
-import type { Fact } from '../schema/fact.js'
+import type { Fact, FactInput } from '../schema/fact.js'
 import type { StorageProblem } from '../storage.js'
+import { readHead } from './catalog-draft.js'
+import type { CatalogHead } from './catalog-records.js'
+import { createCatalog, type WriteSet } from './catalog.js'
 import { createFactSet, type FactSet } from './fact-set.js'
 import { dayOf, factNumber } from './facts.js'
 import { indexChecksum } from './index-file.js'
-
-/** Beside INDEX.md: the figures a short-lived process needs without reading every fact. */
-export const STATS_KEY = 'memory-stats'
-
-interface MemoryStats {
-  /** The facts revision these figures describe. */
-  revision: string
-  active: number
-  /** The earliest `expires` among active facts: the figures hold until that day has passed. */
-  nextExpiry?: string
-  /** The checksum of the INDEX.md text written with these figures (`indexChecksum`), when one was. */
-  index?: string
-}
+import { activeOn } from './index-list.js'
 
 /** What list, get and history read: every fact by id. */
 export interface FactReader {
@@ -25,30 +16,33 @@ export interface FactReader {
   values(): Iterable<Fact>
 }
 
+/** The most facts kept for search hits at one revision. */
+const HITS_MAX = 1000
+
 /**
- * The stored facts, seen through caches that are checked against the storage's facts revision. An
- * operation reads the revision once (`revision()`) and hands it to every call it makes, so one
- * operation sees one state and asks the storage once.
+ * The stored facts, without holding them: the write path works on the persisted write catalog
+ * (catalog.ts), counts come from its head, and readers read storage. An operation reads the facts
+ * revision once (`revision()`) and hands it to every call it makes.
  */
 export interface FactStore {
   /** The facts revision now: read once per operation. */
   revision(): Promise<string>
   /**
-   * The write path's fact set as of `revision` (`force`: a full read whatever the cache). One refresh
-   * runs at a time; the others wait for it and check again, so concurrent operations in one process
-   * never apply changes to the set side by side. `inSection`: the caller holds the storage's write
-   * section, where a refresh started outside may be waiting for that very section (SQLite holds
-   * readers back while a section is open): it then reads a set of its own instead of waiting, and
-   * installs it with `wrote`.
+   * Inside the storage's exclusive section only: the write catalog as of `revision`, with what a
+   * write of each of `inputs` asks loaded (`force`: rebuilt from a full read).
    */
-  facts(revision: string, options?: { force?: boolean; inSection?: boolean }): Promise<FactSet>
-  /** After a write inside the exclusive section: the set now describes `revision`. */
-  wrote(revision: string, facts: FactSet): void
-  /** A write inside the section failed after changing the set (it may hold facts never stored): drop it, so the next operation reads storage. */
-  discard(): void
-  /** The fact set when it describes `revision`, else undefined. */
-  current(revision: string): FactSet | undefined
-  /** A search hit's fact as of `revision`: from the current set, the facts fetched at this revision, or storage. */
+  facts(revision: string, options?: { force?: boolean; inputs?: FactInput[] }): Promise<WriteSet>
+  /**
+   * After the section's writes: the catalog saved as of `revision` (a cache: never fails the write).
+   * `indexText`: the INDEX.md text just saved from this set (its checksum goes in the head written
+   * after it); omitted when INDEX.md was not rewritten, which leaves it stale.
+   */
+  wrote(revision: string, facts: WriteSet, indexText?: string): Promise<void>
+  /** After a section that wrote no fact: the catalog saved only if it had to catch up or be rebuilt (INDEX.md then stale). */
+  kept(revision: string, facts: WriteSet): Promise<void>
+  /** A batch failed after it began changing `facts` (its draft may hold facts never stored): the draft is dropped, never saved, and nothing of it is reused. */
+  discard(facts: WriteSet): void
+  /** A search hit's fact as of `revision`: the facts fetched at this revision, or storage. */
   hit(id: string, revision: string): Promise<Fact | undefined>
   /**
    * One fact from storage, or undefined. A record that cannot be read (CORRUPT) reads as missing and
@@ -56,29 +50,27 @@ export interface FactStore {
    */
   read(id: string, broken?: () => void): Promise<Fact | undefined>
   /**
-   * Every fact as a reader sees it (list, get, history): the fact set when current, else one read of
-   * storage with the set's repair applied (an active fact a newer one names in `supersedes` reads as
-   * superseded by it), without the structures only a write needs.
+   * Every fact as a reader sees it (list): one read of storage with the catalog's repair applied (an
+   * active fact a newer one names in `supersedes` reads as superseded by it).
    */
   reader(revision: string): Promise<FactReader>
-  /** Active facts as of `revision`: the set when current, else the stored figures, else a full read. */
+  /** One fact as of `revision` (get, history), with the catalog brought up to date first so crash repairs are stored. */
+  fact(id: string, revision: string): Promise<Fact | undefined>
+  /** Active facts as of `revision`: the catalog's head, brought up to date when it is behind. */
   activeCount(revision: string): Promise<number>
-  /** The stored figures, when they describe `revision` and no expiry has passed since. */
-  stats(revision: string): Promise<MemoryStats | undefined>
-  /** Store the figures of `facts` at `revision`, naming the INDEX.md text written with them (a cache: relaxed durability). */
-  saveStats(facts: FactSet, revision: string, indexText?: string): Promise<void>
+  /**
+   * Whether `text` (INDEX.md as stored) is the index last saved with the catalog and still describes
+   * `revision` today: a head naming the revision, the text's checksum, no listed fact expired since.
+   */
+  indexCurrent(revision: string, text: string): Promise<boolean>
 }
 
 export function createFactStore(ctx: PluginHost): FactStore {
   const { storage } = ctx
-  let cache: { revision: string; facts: FactSet } | undefined
-  /** The one refresh of `cache` in flight. */
-  let loading: Promise<FactSet> | undefined
-  /** Facts fetched for search hits while the revision stays the same (a server searches often, rarely loads all). */
+  /** Facts fetched for search hits while the revision stays the same. */
   let fetched: { revision: string; facts: Map<string, Fact> } = { revision: '', facts: new Map() }
-  /** Every fact as last read for a reader while no fact set was current. */
-  let lastRead: { revision: string; facts: Map<string, Fact> } | undefined
-  let counted: { revision: string; day: string; active: number } | undefined
+  /** The catalog head last seen: reused while it names the revision an operation reads. */
+  let lastHead: CatalogHead | undefined
   /** Problems already reported, as `key message`: each once per process, however often it is met. */
   const reported = new Set<string>()
 
@@ -99,47 +91,6 @@ export function createFactStore(ctx: PluginHost): FactStore {
     }
   }
 
-  async function facts(revision: string, options: { force?: boolean; inSection?: boolean } = {}): Promise<FactSet> {
-    const force = options.force === true
-    for (;;) {
-      if (!force && cache?.revision === revision) return cache.facts
-      if (loading) {
-        if (options.inSection) return readAll() // never wait inside the section for a refresh that may wait for it
-        await loading.catch(() => {})
-        continue // another refresh finished: check it against our revision
-      }
-      const refresh = (loading = refreshFacts(revision, force))
-      try {
-        return await refresh
-      } finally {
-        if (loading === refresh) loading = undefined
-      }
-    }
-  }
-
-  async function refreshFacts(revision: string, force: boolean): Promise<FactSet> {
-    if (!force && cache && storage.changes) {
-      const keys = await storage.changes('facts', cache.revision)
-      if (keys) {
-        const set = cache.facts
-        for (const key of new Set(keys)) {
-          let broken = false
-          const fact = await read(key, () => (broken = true))
-          if (fact) set.set(fact)
-          else set.delete(key)
-          if (broken) set.hold(key) // a record that cannot be read keeps its id: never overwritten
-        }
-        cache = { revision, facts: set }
-        return set
-      }
-    }
-    cache = { revision, facts: await readAll() }
-    // Having read everything, leave the figures for the next short-lived process (facts imported or
-    // written by other means have none yet). Only a cache: a read-only store must not fail the read.
-    if (!(await stats(revision))) await saveStats(cache.facts, revision).catch(() => {})
-    return cache.facts
-  }
-
   /** Every fact read into a new set; a record that cannot be read keeps its id (held), never to be overwritten. */
   async function readAll(): Promise<FactSet> {
     const held: string[] = []
@@ -147,17 +98,55 @@ export function createFactStore(ctx: PluginHost): FactStore {
     return createFactSet(list, held)
   }
 
+  const today = () => dayOf(ctx.now())
+  const catalog = createCatalog({ storage, read, readAll, budget: ctx.config.indexTokenBudget, today })
+
+  async function facts(revision: string, options: { force?: boolean; inputs?: FactInput[] } = {}): Promise<WriteSet> {
+    try {
+      const set = await catalog.open(revision, options)
+      for (const input of options.inputs ?? []) await set.prepare(input)
+      return set
+    } catch (error) {
+      if (options.force || !isFoundryError(error) || error.code !== 'CORRUPT') throw error
+      return facts(revision, { ...options, force: true }) // a record the head names was stale: rebuilt
+    }
+  }
+
+  async function wrote(revision: string, set: WriteSet, indexText?: string): Promise<void> {
+    await catalog.commit(set, revision, indexText === undefined ? undefined : { day: today(), sum: indexChecksum(indexText) })
+    lastHead = set.draft.head.revision === revision ? set.draft.head : undefined
+  }
+
+  /** The head naming `revision`, else the catalog brought up to date in a section of its own (its repairs stored). */
+  async function head(revision: string): Promise<CatalogHead> {
+    if (lastHead?.revision === revision) return lastHead
+    const stored = await readHead(storage)
+    if (stored?.revision === revision) return (lastHead = stored)
+    const refresh = async () => {
+      const now = await storage.revision('facts')
+      const set = await catalog.open(now)
+      for (const repaired of set.takeRepairs()) await storage.put('facts', repaired.id, repaired)
+      const after = await storage.revision('facts')
+      await set.index(ctx.config.indexTokenBudget, today()) // the list checked (drained: read again) before it is saved
+      await wrote(after, set) // INDEX.md is left to readIndex, which sees it stale
+      return set.draft.head
+    }
+    try {
+      return await storage.exclusive(refresh)
+    } catch {
+      // A store this process may not write (read-only, the section busy): the count as of now, not saved.
+      return (await catalog.open(await storage.revision('facts'))).draft.head
+    }
+  }
+
   async function hit(id: string, revision: string): Promise<Fact | undefined> {
-    const set = cache?.revision === revision ? cache.facts : undefined
-    if (fetched.revision !== revision) fetched = { revision, facts: new Map() }
-    let fact = set?.get(id) ?? fetched.facts.get(id)
+    if (fetched.revision !== revision || fetched.facts.size >= HITS_MAX) fetched = { revision, facts: new Map() }
+    let fact = fetched.facts.get(id)
     if (!fact && (fact = await read(id))) fetched.facts.set(id, fact)
     return fact
   }
 
-  async function reader(revision: string): Promise<FactReader> {
-    if (cache?.revision === revision) return cache.facts
-    if (lastRead?.revision === revision) return lastRead.facts
+  async function reader(_revision: string): Promise<FactReader> {
     const stored = await storage.list('facts', { onProblem: report })
     const claims = new Map<string, string>()
     for (const fact of stored) if (fact.supersedes !== undefined && factNumber(fact.supersedes) < factNumber(fact.id)) claims.set(fact.supersedes, fact.id)
@@ -166,57 +155,34 @@ export function createFactStore(ctx: PluginHost): FactStore {
       const claimant = fact.status === 'active' ? claims.get(fact.id) : undefined
       all.set(fact.id, claimant === undefined ? fact : { ...fact, status: 'superseded', supersededBy: claimant })
     }
-    lastRead = { revision, facts: all }
     return all
   }
 
-  async function stats(revision: string): Promise<MemoryStats | undefined> {
-    try {
-      const stored = JSON.parse((await storage.get('meta', STATS_KEY)) ?? 'null') as MemoryStats | null
-      if (!stored || stored.revision !== revision) return undefined
-      return stored.nextExpiry === undefined || dayOf(ctx.now()) <= stored.nextExpiry ? stored : undefined
-    } catch {
-      return undefined
-    }
-  }
-
-  async function saveStats(set: FactSet, revision: string, indexText?: string): Promise<void> {
-    const today = dayOf(ctx.now())
-    const figures: MemoryStats = { revision, active: set.activeCount(today) }
-    const nextExpiry = set.nextExpiry(today)
-    if (nextExpiry) figures.nextExpiry = nextExpiry
-    if (indexText !== undefined) figures.index = indexChecksum(indexText)
-    await storage.put('meta', STATS_KEY, JSON.stringify(figures), { durability: 'relaxed' })
-  }
-
-  async function activeCount(revision: string, again = true): Promise<number> {
-    const today = dayOf(ctx.now())
-    if (cache?.revision === revision) return cache.facts.activeCount(today)
-    if (counted?.revision === revision && counted.day === today) return counted.active
-    const stored = await stats(revision)
-    if (!stored && again) {
-      // The facts moved on since the operation read the revision (a write landed meanwhile): the
-      // count as of now is as good, and its figures are stored; a full read is the last resort
-      // (outside the write section it would wait for a writer that may be waiting for it).
-      const now = await storage.revision('facts')
-      if (now !== revision) return activeCount(now, false)
-    }
-    const active = stored?.active ?? (await facts(revision)).activeCount(today)
-    counted = { revision, day: today, active }
-    return active
+  async function indexCurrent(revision: string, text: string): Promise<boolean> {
+    const stored = lastHead?.revision === revision ? lastHead : await readHead(storage)
+    if (stored?.revision !== revision || !stored.indexDay || stored.indexSum !== indexChecksum(text)) return false
+    // Stale once a fact listed on that day has expired since.
+    const day = today()
+    return Object.values(stored.expiring).every((date) => date < stored.indexDay || date >= day)
   }
 
   return {
     revision: () => storage.revision('facts'),
     facts,
-    wrote: (revision, set) => void (cache = { revision, facts: set }),
-    discard: () => void (cache = undefined),
-    current: (revision) => (cache?.revision === revision ? cache.facts : undefined),
+    wrote,
+    kept: (revision, set) => (set.draft.from === revision ? Promise.resolve() : wrote(revision, set)),
+    discard(set) {
+      catalog.discard(set)
+      lastHead = undefined
+    },
     hit,
     read,
     reader,
-    activeCount,
-    stats,
-    saveStats,
+    async fact(id, revision) {
+      await head(revision)
+      return read(id)
+    },
+    activeCount: async (revision) => activeOn(await head(revision), today()),
+    indexCurrent,
   }
 }

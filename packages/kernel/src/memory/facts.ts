@@ -28,7 +28,7 @@ const TYPE_RANK = new Map(FACT_TYPES.map((t, i) => [t, i]))
 const CONFIDENCE_RANK = new Map(CONFIDENCES.map((c, i) => [c, i]))
 
 /** The index order: type (as listed in FACT_TYPES), then confidence (high first), then newest first. */
-export function compareForIndex(a: Fact, b: Fact): number {
+export function compareForIndex(a: Pick<Fact, 'type' | 'confidence' | 'created' | 'id'>, b: Pick<Fact, 'type' | 'confidence' | 'created' | 'id'>): number {
   return (
     TYPE_RANK.get(a.type)! - TYPE_RANK.get(b.type)! ||
     CONFIDENCE_RANK.get(a.confidence)! - CONFIDENCE_RANK.get(b.confidence)! ||

@@ -1,7 +1,7 @@
 import type { Fact } from '../schema/fact.js'
 import { estimateTokens } from '../tokens.js'
 import { createFactSet, type FactSet } from './fact-set.js'
-import { isActive, quoteFactText } from './facts.js'
+import { quoteFactText } from './facts.js'
 
 export interface MemoryIndex {
   /** The markdown of `memory/INDEX.md`. */
@@ -27,19 +27,35 @@ export function buildIndex(facts: readonly Fact[], budget: number, today: string
 
 /** `buildIndex` over the memory's own fact set (no copy). */
 export function indexOfSet(set: FactSet, budget: number, today: string): MemoryIndex {
-  const total = set.activeCount(today)
+  const { exhausted: _exhausted, ...index } = renderIndex(set.ordered(), set.activeCount(today), budget, today)
+  return index
+}
+
+/** What a line of the index shows: an active fact (those past `expires` are skipped). */
+export type IndexLine = Pick<Fact, 'id' | 'type' | 'confidence' | 'title' | 'scope' | 'expires'>
+
+/**
+ * The index of `total` active facts from the first of them in index order (`ordered`, which may
+ * hold expired ones, skipped). `exhausted`: every one given was listed, so a longer prefix of the
+ * order could have listed more.
+ */
+export function renderIndex(ordered: Iterable<IndexLine>, total: number, budget: number, today: string): MemoryIndex & { exhausted: boolean } {
   const reserve = footer(total) // the longest footer this index could need
   let text = HEADER
   let listed = 0
   let group: string | undefined
-  for (const fact of set.ordered()) {
-    if (!isActive(fact, today)) continue
+  let exhausted = true
+  for (const fact of ordered) {
+    if (fact.expires !== undefined && fact.expires < today) continue
     const heading = fact.type !== group ? `\n## ${fact.type}\n` : ''
     const scope = fact.scope === 'project' ? '' : ` · ${fact.scope}`
     // A title cannot close a frame the index is shown in (`quoteFactText`); an ordinary one is unchanged.
     const line = `${heading}- ${fact.id} · ${fact.confidence} · ${quoteFactText(fact.title)}${scope}\n`
     const more = listed + 1 < total
-    if (estimateTokens(text + line + (more ? reserve : '')) > budget) break
+    if (estimateTokens(text + line + (more ? reserve : '')) > budget) {
+      exhausted = false
+      break
+    }
     text += line
     listed++
     group = fact.type
@@ -47,7 +63,7 @@ export function indexOfSet(set: FactSet, budget: number, today: string): MemoryI
   const omitted = total - listed
   if (listed === 0 && omitted === 0) text += '\nNo facts yet. Store one with memory_write.\n'
   if (omitted > 0) text += footer(omitted)
-  return { text, listed, total, omitted, tokens: estimateTokens(text), budget }
+  return { text, listed, total, omitted, tokens: estimateTokens(text), budget, exhausted }
 }
 
 /** `13/16 facts listed, ~1980 tokens, 3 omitted` */
@@ -56,8 +72,8 @@ export function indexSummary(index: MemoryIndex): string {
 }
 
 /**
- * A short fingerprint of an INDEX.md text (FNV-1a, 32 bits, and the length): the stats written
- * after the index name it, so an index a power cut rolled back (both are relaxed) is not trusted.
+ * A short fingerprint of an INDEX.md text (FNV-1a, 32 bits, and the length): the catalog head
+ * written after the index names it, so an index a power cut rolled back (both are relaxed) is not trusted.
  */
 export function indexChecksum(text: string): string {
   let hash = 0x811c9dc5

@@ -54,18 +54,18 @@ export interface HistoryEntry {
  * `supersededBy`. A link to a fact that does not exist, or back to one already in the chain (a
  * hand-edited file), ends that side.
  */
-export function historyOf(start: Fact, get: (id: string) => Fact | undefined, today: string): HistoryEntry[] {
+export async function historyOf(start: Fact, get: (id: string) => Promise<Fact | undefined>, today: string): Promise<HistoryEntry[]> {
   const seen = new Set([start.id])
   const older: Fact[] = []
   for (let f = start; f.supersedes !== undefined; ) {
-    const prev = get(f.supersedes)
+    const prev = await get(f.supersedes)
     if (!prev || seen.has(prev.id)) break
     seen.add(prev.id)
     older.unshift((f = prev))
   }
   const newer: Fact[] = []
   for (let f = start; f.supersededBy !== undefined; ) {
-    const next = get(f.supersededBy)
+    const next = await get(f.supersededBy)
     if (!next || seen.has(next.id)) break
     seen.add(next.id)
     newer.push((f = next))

@@ -6,9 +6,9 @@ import { FactInputSchema, ForgetInputSchema } from '../schema/fact.js'
 import { SearchInputSchema, type SearchInput } from '../schema/inputs.js'
 import { validator } from '../schema/validate.js'
 import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
-import type { FactSet } from './fact-set.js'
+import type { WriteSet } from './catalog.js'
 import { createFactStore } from './fact-store.js'
-import { indexChecksum, indexOfSet, indexSummary, type MemoryIndex } from './index-file.js'
+import { indexSummary, type MemoryIndex } from './index-file.js'
 import { factIdsOf, historyLine, historyOf, statusLine, type HistoryEntry } from './lookup.js'
 import { batchInputs, atPosition } from './write-batch.js'
 import { planWrite, type WritePlan } from './plan-write.js'
@@ -25,13 +25,16 @@ export function createMemory(ctx: PluginHost): MemoryService {
   const { storage, retriever, config } = ctx
   const store = createFactStore(ctx)
 
-  async function saveIndex(facts: FactSet, revision: string): Promise<MemoryIndex> {
-    const today = dayOf(ctx.now())
-    const index = indexOfSet(facts, config.indexTokenBudget, today)
-    // Derived from the facts, so relaxed: a power cut may roll it back, and the stats written after it
-    // name its text, so `readIndex` rebuilds an index they do not describe.
+  /**
+   * INDEX.md rendered from the write section's catalog and saved, then the catalog saved as of
+   * `revision`. INDEX.md is derived from the facts, so relaxed: a power cut may roll it back, and the
+   * catalog head written after it names its text's checksum, so `readIndex` rebuilds an index the
+   * head does not describe.
+   */
+  async function saveIndex(facts: WriteSet, revision: string): Promise<MemoryIndex> {
+    const index = await facts.index(config.indexTokenBudget, dayOf(ctx.now()))
     await storage.put('meta', INDEX_KEY, index.text, { durability: 'relaxed' })
-    await store.saveStats(facts, revision, index.text)
+    await store.wrote(revision, facts, index.text)
     return index
   }
 
@@ -40,11 +43,12 @@ export function createMemory(ctx: PluginHost): MemoryService {
    * full), the index as it should be and why it is stale. The fact is kept either way, so the
    * write succeeds with a warning rather than failing for data that was stored.
    */
-  async function saveIndexAfterWrite(facts: FactSet, revision: string): Promise<{ index: MemoryIndex; stale?: string }> {
+  async function saveIndexAfterWrite(facts: WriteSet, revision: string): Promise<{ index: MemoryIndex; stale?: string }> {
     try {
       return { index: await saveIndex(facts, revision) }
     } catch (error) {
-      return { index: indexOfSet(facts, config.indexTokenBudget, dayOf(ctx.now())), stale: (error as Error).message }
+      await store.wrote(revision, facts)
+      return { index: await facts.index(config.indexTokenBudget, dayOf(ctx.now())), stale: (error as Error).message }
     }
   }
 
@@ -78,7 +82,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
       await retriever.apply({ revision, upsert, remove })
       return
     }
-    const active = [...(await store.facts(revision)).values()].filter((f) => isActive(f, today))
+    const active = [...(await store.reader(revision)).values()].filter((f) => isActive(f, today))
     await retriever.apply({ revision, reset: true, upsert: active.map(toRetrievalDoc), remove: [] })
   }
 
@@ -87,24 +91,27 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const before = await retriever.revision()
     const outcome = await storage.exclusive(async () => {
       const revision = await store.revision()
-      const facts = await store.facts(revision, { inSection: true })
+      const facts = await store.facts(revision, { inputs: [input] })
       const plan = planWrite(input, facts, ctx.now())
       if (plan.action !== 'duplicate' && options?.author) plan.fact.author = options.author
-      if (plan.action === 'duplicate') return { plan, revision, after: revision, index: undefined, stale: undefined, facts }
+      if (plan.action === 'duplicate') {
+        const index = await facts.index(config.indexTokenBudget, dayOf(ctx.now()))
+        await store.kept(revision, facts)
+        return { plan, revision, after: revision, index, stale: undefined }
+      }
       // The new fact first, then the old one marked: a crash in between leaves the new fact naming
       // the old in `supersedes`, and every reader (the fact set, the retriever sync) repairs that.
       await storage.put('facts', plan.fact.id, plan.fact)
       if (plan.superseded) await storage.put('facts', plan.superseded.id, plan.superseded)
-      facts.set(plan.fact)
-      if (plan.superseded) facts.set(plan.superseded)
+      await facts.set(plan.fact)
+      if (plan.superseded) await facts.set(plan.superseded)
       for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)
       const after = await store.revision()
-      store.wrote(after, facts)
       const { index, stale } = await saveIndexAfterWrite(facts, after)
-      return { plan, revision, after, index, stale, facts }
+      return { plan, revision, after, index, stale }
     })
     const { plan } = outcome
-    if (plan.action === 'duplicate') return writeResult(plan, indexOfSet(outcome.facts, config.indexTokenBudget, dayOf(ctx.now())))
+    if (plan.action === 'duplicate') return writeResult(plan, outcome.index)
     // Keep the retriever in step when it was current before the write; otherwise the next search syncs it.
     if (before === outcome.revision)
       await retriever.apply({ revision: outcome.after, upsert: [toRetrievalDoc(plan.fact)], remove: plan.superseded ? [plan.superseded.id] : [] })
@@ -122,37 +129,44 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const before = await retriever.revision()
     const outcome = await storage.exclusive(async () => {
       const revision = await store.revision()
-      const facts = await store.facts(revision, { inSection: true })
+      // Every fact's candidates loaded up front, where a stale catalog is still rebuilt from a full read.
+      const facts = await store.facts(revision, { inputs })
       const plans: WritePlan[] = []
       const created: Fact[] = []
       const marked = new Map<string, Fact>()
       try {
+        // Each fact as a single write would plan it: its candidates loaded (the batch's earlier facts
+        // among them), planned against the catalog, then recorded there.
         for (const [i, input] of inputs.entries()) {
+          await facts.prepare(input)
           const plan = atPosition(i, () => planWrite(input, facts, ctx.now()))
           plans.push(plan)
           if (plan.action === 'duplicate') continue
           if (options?.author) plan.fact.author = options.author
           created.push(plan.fact)
-          facts.set(plan.fact)
+          await facts.set(plan.fact)
           if (plan.superseded) {
-            facts.set(plan.superseded)
+            await facts.set(plan.superseded)
             marked.set(plan.superseded.id, plan.superseded)
           }
         }
-        if (!created.length) return { plans, revision, after: revision, facts, created, marked, index: undefined, stale: undefined }
+        if (!created.length) {
+          const index = await facts.index(config.indexTokenBudget, dayOf(ctx.now()))
+          await store.kept(revision, facts)
+          return { plans, revision, after: revision, created, marked, index, stale: undefined }
+        }
         await storage.putMany('facts', created.map((fact) => ({ key: fact.id, value: fact })))
         const second = [...marked.values(), ...facts.takeRepairs()]
         if (second.length) await storage.putMany('facts', second.map((fact) => ({ key: fact.id, value: fact })))
       } catch (error) {
-        store.discard() // the set may hold facts that were never stored
+        store.discard(facts) // the draft may hold facts that were never stored
         throw error
       }
       const after = await store.revision()
-      store.wrote(after, facts)
       const { index, stale } = await saveIndexAfterWrite(facts, after)
-      return { plans, revision, after, facts, created, marked, index, stale }
+      return { plans, revision, after, created, marked, index, stale }
     })
-    const index = outcome.index ?? indexOfSet(outcome.facts, config.indexTokenBudget, dayOf(ctx.now()))
+    const { index } = outcome
     if (outcome.created.length && before === outcome.revision) {
       const upsert = outcome.created.filter((fact) => !outcome.marked.has(fact.id)).map(toRetrievalDoc)
       await retriever.apply({ revision: outcome.after, upsert, remove: [...outcome.marked.keys()] })
@@ -193,11 +207,10 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const ids = factIdsOf(query)
     if (!ids) return undefined
     const today = dayOf(ctx.now())
-    const current = store.current(revision)
     const hits: SearchHit[] = []
     const missing: string[] = []
     for (const id of ids) {
-      const fact = current?.get(id) ?? (await storage.get('facts', id))
+      const fact = await store.hit(id, revision)
       if (fact) hits.push({ fact, score: 0, relevance: 0 })
       else missing.push(id)
     }
@@ -254,8 +267,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
 
   /** Rebuild INDEX.md from a full read of storage (picks up facts edited by other means). */
   async function index(): Promise<IndexResult> {
-    const revision = await store.revision()
-    const built = await saveIndex(await store.facts(revision, { force: true }), revision)
+    const { built, revision } = await storage.exclusive(() => rebuildIndex({ force: true }))
     await syncRetriever(revision)
     const path = storage.locate('meta', INDEX_KEY)
     return { text: `Rebuilt ${path}\n${indexSummary(built)}.`, path, index: built }
@@ -265,8 +277,16 @@ export function createMemory(ctx: PluginHost): MemoryService {
   async function readIndex(): Promise<string> {
     const revision = await store.revision()
     const stored = await storage.get('meta', INDEX_KEY)
-    if (stored !== undefined && (await store.stats(revision))?.index === indexChecksum(stored)) return stored
-    return (await saveIndex(await store.facts(revision), revision)).text
+    if (stored !== undefined && (await store.indexCurrent(revision, stored))) return stored
+    return (await storage.exclusive(() => rebuildIndex())).built.text
+  }
+
+  /** Inside the section: the catalog brought up to date (`force`: from a full read), its repairs stored, INDEX.md saved. */
+  async function rebuildIndex(options: { force?: boolean } = {}): Promise<{ built: MemoryIndex; revision: string }> {
+    const facts = await store.facts(await store.revision(), options)
+    for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)
+    const revision = await store.revision()
+    return { built: await saveIndex(facts, revision), revision }
   }
 
   const readFacts = async () => store.reader(await store.revision())
@@ -282,16 +302,16 @@ export function createMemory(ctx: PluginHost): MemoryService {
   }
 
   async function get(id: string): Promise<Fact> {
-    const fact = (await readFacts()).get(id)
+    const fact = await store.fact(id, await store.revision())
     if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${id}. ${ctx.hints.listFacts}`)
     return fact
   }
 
   async function history(id: string): Promise<HistoryResult> {
-    const facts = await readFacts()
-    const fact = facts.get(id)
+    const revision = await store.revision()
+    const fact = await store.fact(id, revision)
     if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${id}. ${ctx.hints.listFacts}`)
-    const chain = historyOf(fact, (other) => facts.get(other), dayOf(ctx.now()))
+    const chain = await historyOf(fact, (other) => store.read(other), dayOf(ctx.now()))
     return { text: chain.map(historyLine).join('\n'), id, chain }
   }
 
@@ -302,18 +322,17 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const before = await retriever.revision()
     const outcome = await storage.exclusive(async () => {
       const revision = await store.revision()
-      const facts = await store.facts(revision, { inSection: true })
-      const fact = facts.get(input.id)
+      const facts = await store.facts(revision)
+      const fact = await facts.fact(input.id)
       if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${input.id}. ${ctx.hints.listFacts}`)
       if (fact.status === 'superseded')
         throw new FoundryError('INVALID_INPUT', `${fact.id} is superseded${fact.supersededBy ? ` by ${fact.supersededBy}` : ''} and already out of the index and search; forget the active fact of its history instead`)
       if (fact.status === 'forgotten') throw new FoundryError('INVALID_INPUT', `${fact.id} is already forgotten${fact.forgottenReason ? ` (${fact.forgottenReason})` : ''}; nothing to do`)
       const forgotten: Fact = { ...fact, status: 'forgotten', forgotten: ctx.now().toISOString(), forgottenReason: why }
       await storage.put('facts', forgotten.id, forgotten)
-      facts.set(forgotten)
+      await facts.set(forgotten)
       for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)
       const after = await store.revision()
-      store.wrote(after, facts)
       const { index, stale } = await saveIndexAfterWrite(facts, after)
       return { fact: forgotten, revision, after, index, stale }
     })

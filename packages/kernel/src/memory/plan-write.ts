@@ -3,6 +3,9 @@ import { BODY_MAX_WORDS, FACT_NUMBER_MAX, type Fact, type FactInput } from '../s
 import type { FactSet } from './fact-set.js'
 import { dayOf, factId, factNumber, relateTitles, SIMILAR_OVERLAP, SIMILAR_SCAN, statementKeys, subjectTokens, titleOverlap, titleTokens, wordCount } from './facts.js'
 
+/** What a write asks of the stored facts: a fact set answers it, and so does the write catalog (catalog.ts). */
+export type WriteCandidates = Pick<FactSet, 'maxNumber' | 'get' | 'findDuplicate' | 'statementCandidates' | 'subjectCandidates'>
+
 /** A close fact the write left active, and why (briefly). */
 export interface SimilarFact {
   fact: Fact
@@ -31,7 +34,7 @@ const HOW = sentenceStart('how to apply')
  * Decide what a `memory_write` does, given every stored fact (superseded ones included, so ids are
  * never reused). Pure: the caller runs it inside the storage's exclusive section and applies it.
  */
-export function planWrite(input: FactInput, stored: FactSet, now: Date): WritePlan {
+export function planWrite(input: FactInput, stored: WriteCandidates, now: Date): WritePlan {
   const today = dayOf(now)
   const { title, body } = checkFactInput(input, today)
   const type = input.type

@@ -1,0 +1,233 @@
+import { FoundryError, isFoundryError } from '../errors.js'
+import type { Fact, FactType } from '../schema/fact.js'
+import type { Storage } from '../storage.js'
+import {
+  chunkOf,
+  HEAD_KEY,
+  headRecord,
+  INDEX_LIST_KEY,
+  indexEntryOf,
+  indexListRecord,
+  membersKey,
+  membersRecord,
+  shardOf,
+  termKey,
+  termsKey,
+  termShardRecord,
+  termsOf,
+  type CatalogHead,
+  type IndexList,
+  type MembersChunk,
+  type TermShard,
+} from './catalog-records.js'
+import { openRecords, parseOrUndefined, type RecordCache } from './catalog-store.js'
+import { probeSubjects } from './fact-set.js'
+import { compareForIndex, factNumber, isActive, normalizeText } from './facts.js'
+import type { WriteCandidates } from './plan-write.js'
+
+/**
+ * One operation's working copy of the catalog: records are read on demand (each checked against
+ * the stamp the head names), changed in place, and written back by `save`.
+ */
+export interface CatalogDraft {
+  readonly head: CatalogHead
+  /** The facts revision the catalog described when the draft was opened ('' for a rebuild). */
+  readonly from: string
+  /** Read the shards of these terms (see `termsOf`). */
+  loadTerms(terms: string[]): Promise<void>
+  /** The ids listed under a loaded term. */
+  postings(term: string): string[]
+  /** A fact as stored (or as changed in this draft), read once; undefined when missing or unreadable. */
+  fact(id: string): Promise<Fact | undefined>
+  /** Take an active fact out (its terms, membership, count, expiry, index line); false when it was not active here. */
+  remove(id: string): Promise<boolean>
+  /**
+   * Record `fact` as stored now: its old version out, this one in when active, the highest id
+   * raised. A stale record met on the way marks the draft `broken` (not saved: the next open rebuilds).
+   */
+  set(fact: Fact): Promise<void>
+  /** A record the head names was found stale after the draft was opened. */
+  readonly broken: boolean
+  /** Put an active fact in that is not in yet (a rebuild), leaving the index list to `setList`. */
+  add(fact: Fact, listed?: boolean): Promise<void>
+  /** The facts fetched so far, for `WriteCandidates` (which is synchronous). */
+  readonly facts: Map<string, Fact>
+  readonly list: () => Promise<IndexList>
+  setList(list: IndexList): void
+  /**
+   * Write every changed record, then the head naming them (relaxed: see catalog-records.ts); nothing
+   * when nothing changed. `index`: the INDEX.md saved with this draft (default: the head's as read).
+   */
+  save(revision: string, index?: IndexStamp): Promise<void>
+  /** The draft's writes failed: it is never saved (`save` does nothing). */
+  discard(): void
+}
+
+/** The INDEX.md a head describes: the day it was rendered and its text's checksum (`indexChecksum`); '' for none. */
+export interface IndexStamp {
+  day: string
+  sum: string
+}
+
+export function createDraft(storage: Storage, cache: RecordCache, stored: CatalogHead, read: (id: string) => Promise<Fact | undefined>): CatalogDraft {
+  // The head as read is this draft's own (read anew by every open): changed in place.
+  const head = stored
+  const from = { revision: stored.revision, indexDay: stored.indexDay, indexSum: stored.indexSum, maxNumber: stored.maxNumber }
+  const records = openRecords(storage, cache, head)
+  const { record, loaded, touch } = records
+  const facts = new Map<string, Fact>()
+  const unread = new Set<string>()
+  let broken = false
+  let discarded = false
+
+  const shard = (b: number) => record<TermShard>(termsKey(b), head.terms[b], termShardRecord, () => ({ seq: 0, terms: {} }))
+  const chunk = (c: number) => record<MembersChunk>(membersKey(c), head.members[c], membersRecord, () => ({ seq: 0, members: {} }))
+  const list = () => record<IndexList>(INDEX_LIST_KEY, head.index, indexListRecord, () => ({ seq: 0, complete: true, entries: [] }))
+
+  async function remove(id: string): Promise<boolean> {
+    const members = await chunk(chunkOf(id))
+    const shards = members.members[id]
+    if (!shards) return false
+    for (const b of shards) {
+      const s = await shard(b)
+      for (const [term, ids] of Object.entries(s.terms)) {
+        const at = ids.indexOf(id)
+        if (at < 0) continue
+        ids.splice(at, 1)
+        if (!ids.length) delete s.terms[term]
+      }
+      touch(termsKey(b))
+    }
+    delete members.members[id]
+    touch(membersKey(chunkOf(id)))
+    head.active--
+    delete head.expiring[id]
+    const index = await list()
+    const at = index.entries.findIndex((e) => e.id === id)
+    if (at >= 0) (index.entries.splice(at, 1), touch(INDEX_LIST_KEY))
+    return true
+  }
+
+  async function add(fact: Fact, listed = true): Promise<void> {
+    if (fact.status !== 'active') return
+    const shards = new Set<number>()
+    for (const term of termsOf(fact)) {
+      const b = shardOf(term, head.shards)
+      const s = await shard(b)
+      const ids = (s.terms[term] ??= [])
+      if (!ids.includes(fact.id)) ids.push(fact.id)
+      shards.add(b)
+      touch(termsKey(b))
+    }
+    ;(await chunk(chunkOf(fact.id))).members[fact.id] = [...shards]
+    touch(membersKey(chunkOf(fact.id)))
+    head.active++
+    if (fact.expires !== undefined) head.expiring[fact.id] = fact.expires
+    if (!listed) return
+    const index = await list()
+    const entry = indexEntryOf(fact)
+    const last = index.entries[index.entries.length - 1]
+    if (!index.complete && (!last || compareForIndex(entry, last) > 0)) return // past the kept prefix
+    let at = index.entries.findIndex((e) => compareForIndex(entry, e) < 0)
+    if (at < 0) at = index.entries.length
+    index.entries.splice(at, 0, entry)
+    touch(INDEX_LIST_KEY)
+  }
+
+  return {
+    head,
+    from: from.revision,
+    facts,
+    list,
+    async loadTerms(terms) {
+      for (const term of terms) await shard(shardOf(term, head.shards))
+    },
+    postings(term) {
+      const s = loaded.get(termsKey(shardOf(term, head.shards))) as TermShard | undefined
+      if (!s) throw new FoundryError('CORRUPT', 'catalog term read before its shard was loaded')
+      return s.terms[term] ?? []
+    },
+    async fact(id) {
+      if (facts.has(id)) return facts.get(id)
+      if (unread.has(id)) return undefined
+      const found = await read(id)
+      if (found) facts.set(id, found)
+      else unread.add(id)
+      return found
+    },
+    remove,
+    add,
+    get broken() {
+      return broken
+    },
+    async set(fact) {
+      try {
+        await remove(fact.id)
+        await add(fact)
+      } catch (error) {
+        if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
+        broken = true
+      }
+      facts.set(fact.id, fact)
+      unread.delete(fact.id)
+      head.maxNumber = Math.max(head.maxNumber, factNumber(fact.id))
+    },
+    discard() {
+      discarded = true
+    },
+    setList(next) {
+      loaded.set(INDEX_LIST_KEY, next)
+      touch(INDEX_LIST_KEY)
+    },
+    async save(revision, index = { day: head.indexDay, sum: head.indexSum }) {
+      if (discarded) return
+      if (broken) return void (await storage.delete('meta', HEAD_KEY))
+      const same = revision === from.revision && index.day === from.indexDay && index.sum === from.indexSum
+      if (!records.dirty.size && same && head.maxNumber === from.maxNumber) return
+      await records.save()
+      head.revision = revision
+      head.indexDay = index.day
+      head.indexSum = index.sum
+      // Relaxed as well: a head or record lost to a power cut fails the stamp check, and the catalog is rebuilt.
+      await storage.put('meta', HEAD_KEY, JSON.stringify(head), { durability: 'relaxed' })
+    },
+  }
+}
+
+/** The head of a catalog read from storage, or undefined when missing, unreadable or of another format. */
+export async function readHead(storage: Storage): Promise<CatalogHead | undefined> {
+  const text = await storage.get('meta', HEAD_KEY).catch(() => undefined)
+  const parsed = text === undefined ? undefined : parseOrUndefined(text)
+  return headRecord.check(parsed) ? parsed : undefined
+}
+
+/**
+ * `WriteCandidates` over a draft whose shards for the write's terms, and the facts they list, are
+ * loaded (`prepareWrite`): what a fact set would answer, from the catalog.
+ */
+export function draftCandidates(draft: CatalogDraft): WriteCandidates {
+  const listed = (type: FactType, scope: string, term: string) =>
+    draft
+      .postings(termKey({ type, scope }, term))
+      .map((id) => draft.facts.get(id))
+      .filter((f): f is Fact => f !== undefined && f.type === type && f.scope === scope)
+  return {
+    get maxNumber() {
+      return draft.head.maxNumber
+    },
+    get: (id) => draft.facts.get(id),
+    findDuplicate(fact, today) {
+      const body = normalizeText(fact.body)
+      return listed(fact.type, fact.scope, `t${normalizeText(fact.title)}`).find((f) => isActive(f, today) && normalizeText(f.body) === body)
+    },
+    statementCandidates(type, scope, keys, today) {
+      const out = new Map<string, Fact>()
+      for (const k of keys) for (const f of listed(type, scope, `k${k}`)) if (isActive(f, today)) out.set(f.id, f)
+      return [...out.values()]
+    },
+    subjectCandidates(type, scope, tokens, today, limit = Infinity) {
+      const ids = probeSubjects([...tokens].map((t) => draft.postings(termKey({ type, scope }, `s${t}`))), limit)
+      return [...ids].map((id) => draft.facts.get(id)).filter((f): f is Fact => f !== undefined && f.type === type && f.scope === scope && isActive(f, today))
+    },
+  }
+}

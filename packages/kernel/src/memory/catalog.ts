@@ -1,0 +1,191 @@
+import { FoundryError, isFoundryError } from '../errors.js'
+import { FACT_ID_PATTERN, type Fact, type FactInput } from '../schema/fact.js'
+import type { Storage } from '../storage.js'
+import { createDraft, draftCandidates, readHead, type CatalogDraft, type IndexStamp } from './catalog-draft.js'
+import type { RecordCache } from './catalog-store.js'
+import { CATALOG_FORMAT, SHARD_FACTS, shardsFor, TERM_SHARDS, termKey, termsOf, type CatalogHead } from './catalog-records.js'
+import { probeSubjects, type FactSet } from './fact-set.js'
+import { factNumber, SIMILAR_SCAN, subjectTokens, titleTokens } from './facts.js'
+import type { MemoryIndex } from './index-file.js'
+import { indexListOf, indexOfDraft } from './index-list.js'
+import type { WriteCandidates } from './plan-write.js'
+
+const FACT_ID = new RegExp(FACT_ID_PATTERN)
+
+/**
+ * What a write section works on: the catalog as of the section's facts revision. Load a write's
+ * candidates (`prepare`), plan with it (`planWrite`), store, record what was stored (`set`), store
+ * the repairs it found, then render the index and save (`FactCatalog.commit`).
+ */
+export interface WriteSet extends WriteCandidates {
+  /** Read what a write of `input` asks: its terms' shards, the facts they list, the fact it `supersedes`. */
+  prepare(input: FactInput): Promise<void>
+  /** One fact, read once (for forget). */
+  fact(id: string): Promise<Fact | undefined>
+  /** Record a fact just stored. */
+  set(fact: Fact): Promise<void>
+  /**
+   * Facts found active in storage although a newer fact names them in `supersedes` (a writer died
+   * between its two puts), already marked superseded here: the caller stores them. Each once.
+   */
+  takeRepairs(): Fact[]
+  /** INDEX.md as of this set. */
+  index(budget: number, today: string): Promise<MemoryIndex>
+  readonly draft: CatalogDraft
+}
+
+/** The write catalog of one storage (records in catalog-records.ts); one per process. */
+export interface FactCatalog {
+  /**
+   * Inside the exclusive section: the catalog as of `revision`, from its head when that names the
+   * revision, caught up through `storage.changes` when it names an older one, else (or with
+   * `force`, or when a record is stale or unreadable) rebuilt from one full read.
+   */
+  open(revision: string, options?: { force?: boolean }): Promise<WriteSet>
+  /**
+   * Save the set as of `revision` (after its writes). `index`: the day and checksum of the INDEX.md
+   * just saved from it; omitted, INDEX.md is marked stale. A cache: a failure is swallowed, and the
+   * next `open` catches up.
+   */
+  commit(set: WriteSet, revision: string, index?: IndexStamp): Promise<void>
+  /** Drop a set whose writes failed: never saved, and none of its records reused. */
+  discard(set: WriteSet): void
+}
+
+export interface CatalogOptions {
+  storage: Storage
+  /** One fact from storage; undefined when missing, and when unreadable (then `broken` is called). */
+  read(id: string, broken?: () => void): Promise<Fact | undefined>
+  /** Every fact, those that cannot be read held (a full read). */
+  readAll(): Promise<FactSet>
+  /** INDEX.md's budget in tokens: how much of the index order the catalog keeps. */
+  budget: number
+  today(): string
+}
+
+export function createCatalog({ storage, read, readAll, budget, today }: CatalogOptions): FactCatalog {
+  const cache: RecordCache = new Map()
+
+  async function open(revision: string, options: { force?: boolean } = {}): Promise<WriteSet> {
+    const head = options.force ? undefined : await readHead(storage)
+    // Grown past its shards: built again with more (amortized: each doubling of the facts reads them once).
+    if (head && (head.shards >= TERM_SHARDS || head.active <= head.shards * SHARD_FACTS)) {
+      try {
+        const draft = createDraft(storage, cache, head, read)
+        if (head.revision === revision) return writeSet(draft, [])
+        const repairs = await catchUp(draft)
+        if (repairs && !draft.broken) return writeSet(draft, repairs)
+      } catch (error) {
+        if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
+      }
+    }
+    return rebuild()
+  }
+
+  /** The changes since the head's revision applied to the draft; the repairs they call for, or undefined when the storage cannot say what changed. */
+  async function catchUp(draft: CatalogDraft): Promise<Fact[] | undefined> {
+    const keys = storage.changes ? await storage.changes('facts', draft.head.revision) : undefined
+    if (!keys) return undefined
+    const changed: Fact[] = []
+    let recount = false
+    for (const key of new Set(keys)) {
+      let broken = false
+      const fact = await read(key, () => (broken = true))
+      if (fact) {
+        await draft.set(fact)
+        changed.push(fact)
+        continue
+      }
+      await draft.remove(key)
+      if (!FACT_ID.test(key)) continue
+      if (broken) draft.head.maxNumber = Math.max(draft.head.maxNumber, factNumber(key)) // held: never given out
+      else if (factNumber(key) >= draft.head.maxNumber) recount = true
+    }
+    if (recount) draft.head.maxNumber = Math.max(0, ...(await storage.keys('facts')).filter((k) => FACT_ID.test(k)).map(factNumber))
+    // A newer fact's `supersedes` wins over an older fact still active (a writer died between its two puts).
+    const repairs: Fact[] = []
+    for (const fact of changed) {
+      if (fact.supersedes === undefined || factNumber(fact.supersedes) >= factNumber(fact.id)) continue
+      const old = await draft.fact(fact.supersedes)
+      if (old?.status !== 'active') continue
+      const repaired: Fact = { ...old, status: 'superseded', supersededBy: fact.id }
+      await draft.set(repaired)
+      repairs.push(repaired)
+    }
+    return repairs
+  }
+
+  /** The slow path: every fact read once, the whole catalog written anew at the next commit. */
+  async function rebuild(): Promise<WriteSet> {
+    cache.clear()
+    const all = await readAll()
+    const shards = shardsFor(all.activeCount(today()))
+    const head: CatalogHead = { format: CATALOG_FORMAT, revision: '', seq: Date.now(), shards, maxNumber: all.maxNumber, active: 0, expiring: {}, terms: {}, members: {}, index: 0, indexDay: '', indexSum: '' }
+    const draft = createDraft(storage, cache, head, read)
+    const ordered = [...all.ordered()]
+    for (const fact of ordered) await draft.add(fact, false)
+    draft.setList(indexListOf(ordered, all.activeCount(today()), budget, today()))
+    return writeSet(draft, all.takeRepairs())
+  }
+
+  /** Every active fact in index order, read from storage (the index list's slow path). */
+  async function activeInOrder(): Promise<Fact[]> {
+    return [...(await readAll()).ordered()]
+  }
+
+  function writeSet(draft: CatalogDraft, repairs: Fact[]): WriteSet {
+    const candidates = draftCandidates(draft)
+    return {
+      draft,
+      get maxNumber() {
+        return candidates.maxNumber
+      },
+      get: candidates.get,
+      findDuplicate: candidates.findDuplicate,
+      statementCandidates: candidates.statementCandidates,
+      subjectCandidates: candidates.subjectCandidates,
+      prepare: async (input) => {
+        try {
+          await prepare(draft, input)
+        } catch (error) {
+          if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
+          throw new FoundryError('CORRUPT', `the write catalog is stale (${error.message}); it is rebuilt on open`)
+        }
+      },
+      fact: (id) => draft.fact(id),
+      set: (fact) => draft.set(fact),
+      takeRepairs: () => repairs.splice(0),
+      index: (tokens, day) => indexOfDraft(draft, tokens, day, activeInOrder),
+    }
+  }
+
+  return {
+    open,
+    async commit(set, revision, index) {
+      try {
+        await set.draft.save(revision, index ?? { day: '', sum: '' })
+      } catch {
+        cache.clear() // a cache: the next open catches up from the head that stands
+      }
+    },
+    discard(set) {
+      set.draft.discard()
+      cache.clear() // the draft changed records in place: none is trusted again without a read
+    },
+  }
+}
+
+/** Load the shards of the write's terms and the facts `planWrite` will ask for (see `draftCandidates`). */
+async function prepare(draft: CatalogDraft, input: FactInput): Promise<void> {
+  const fact = { type: input.type, scope: input.scope ?? 'project', title: input.title.trim().replace(/\s+/g, ' ') }
+  await draft.loadTerms(termsOf(fact))
+  const ids = new Set<string>()
+  for (const term of termsOf(fact)) {
+    const local = term.slice(term.lastIndexOf('\u0000') + 1)
+    if (local.startsWith('t') || local.startsWith('k')) for (const id of draft.postings(term)) ids.add(id)
+  }
+  const tokens = [...subjectTokens(titleTokens(fact.title))]
+  for (const id of probeSubjects(tokens.map((t) => draft.postings(termKey(fact, `s${t}`))), SIMILAR_SCAN)) ids.add(id)
+  if (input.supersedes !== undefined) ids.add(input.supersedes)
+  for (const id of ids) await draft.fact(id)
+}

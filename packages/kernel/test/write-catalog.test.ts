@@ -1,0 +1,211 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { createKernel, FoundryError, memoryStorage, type Fact, type FactInput, type Storage } from '../src/index.js'
+import { createFactSet } from '../src/memory/fact-set.js'
+import { planWrite } from '../src/memory/plan-write.js'
+
+let t = Date.parse('2026-11-30T12:00:00Z')
+const now = () => new Date((t += 1000))
+const open = (storage: Storage) => createKernel({ storage, now, onProblem: () => {} })
+
+const fact = (n: number, title: string, extra: Partial<Fact> = {}): Fact => ({
+  id: `fact-${String(n).padStart(4, '0')}`,
+  title,
+  body: `Body of ${title}.`,
+  type: 'convention',
+  scope: 'project',
+  tags: [],
+  confidence: 'medium',
+  source: 'conversation',
+  created: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString(),
+  status: 'active',
+  ...extra,
+})
+const input = (title: string, extra: Record<string, unknown> = {}) => ({ title, body: `Body of ${title}.`, type: 'convention', ...extra })
+
+/** A storage that counts full reads of the facts. */
+function counting(storage: Storage) {
+  const counts = { lists: 0 }
+  const wrapped: Storage = {
+    ...storage,
+    list: (collection, options) => {
+      if (collection === 'facts') counts.lists++
+      return storage.list(collection, options)
+    },
+  }
+  return { storage: wrapped, counts }
+}
+
+/** A storage on which the fact records `broken` exist but cannot be read (a broken file). */
+function withBroken(storage: Storage, broken: Set<string>): Storage {
+  const corrupt = (key: string) => new FoundryError('CORRUPT', `${key} cannot be read`)
+  return {
+    ...storage,
+    get: (async (collection: string, key: string) => {
+      if (collection === 'facts' && broken.has(key)) throw corrupt(key)
+      return storage.get(collection as 'facts', key)
+    }) as Storage['get'],
+    list: (async (collection: string, options?: Parameters<Storage['list']>[1]) => {
+      const all = await storage.list(collection as 'facts', options)
+      if (collection !== 'facts') return all
+      for (const key of broken) options?.onProblem?.({ collection: 'facts', key, location: key, message: 'cannot be read' })
+      return all.filter((f) => !broken.has(f.id))
+    }) as Storage['list'],
+  }
+}
+
+const titles = (n: number) => Array.from({ length: n }, (_, i) => `Service ${i} port is ${8000 + i}`)
+
+test('a new process writes at 3 000 facts without reading every fact, and finds its candidates', async () => {
+  const base = memoryStorage()
+  for (const [i, title] of titles(3000).entries()) await base.put('facts', fact(i + 1, title).id, fact(i + 1, title))
+  await open(base).memory.write(input('Logs are JSON lines')) // the first process builds the catalog (one full read)
+
+  const { storage, counts } = counting(base)
+  const k = open(storage)
+  const same = await k.memory.write(input('Service 17 port is 8017'))
+  assert.is(same.action, 'duplicate')
+  assert.is(same.id, 'fact-0018')
+  const moved = await k.memory.write(input('Service 42 port is 9042'))
+  assert.is(moved.id, 'fact-3002', 'the next id after the highest')
+  assert.is(moved.supersedes, 'fact-0043', 'the same statement with a new value')
+  assert.is(await k.memory.activeCount(), 3001)
+  assert.match(await k.memory.readIndex(), /fact-3002/)
+  assert.is(counts.lists, 0, 'no full read of the facts')
+})
+
+test('the catalog kept write by write says what a full rebuild says', async () => {
+  const storage = memoryStorage()
+  const k = open(storage)
+  for (const [i, title] of titles(120).entries()) await k.memory.write(input(title, { confidence: (['high', 'medium', 'low'] as const)[i % 3] }))
+  for (let i = 0; i < 120; i += 7) await k.memory.write(input(`Service ${i} port is ${7000 + i}`))
+  await k.memory.forget('fact-0005', 'retired')
+  const kept = await k.memory.readIndex()
+  const active = (await k.memory.list()).length
+  assert.is(await k.memory.activeCount(), active)
+  const rebuilt = await open(storage).memory.index()
+  assert.is(rebuilt.index.text, kept, 'INDEX.md is the same')
+  assert.is(rebuilt.index.total, active)
+})
+
+test('facts written by a process without the catalog are caught up: dedupe, supersede and ids see them', async () => {
+  const storage = memoryStorage()
+  await open(storage).memory.write(input('Logs are JSON lines'))
+  await storage.put('facts', 'fact-0002', fact(2, 'Retries are capped at 3'))
+  await storage.put('facts', 'fact-0003', fact(3, 'Cache TTL is 30 seconds'))
+  const k = open(storage)
+  assert.is((await k.memory.write(input('Retries are capped at 3'))).action, 'duplicate')
+  const next = await k.memory.write(input('Cache TTL is 60 seconds'))
+  assert.equal([next.id, next.supersedes], ['fact-0004', 'fact-0003'])
+  assert.is(await k.memory.activeCount(), 3)
+})
+
+test('every write plans with the catalog what it plans with every fact read into a fact set', async () => {
+  const storage = memoryStorage()
+  const k = open(storage)
+  const subjects = ['API timeout', 'Cache TTL', 'Retry limit', 'Upload size', 'Session length', 'Pool size']
+  const units = ['seconds', 'minutes', 'MB', 'requests']
+  const seen = { duplicate: 0, supersedes: 0, similar: 0 }
+  let last = input('Logs are JSON lines')
+  for (let i = 0; i < 240; i++) {
+    const subject = subjects[i % subjects.length]!
+    const title = i % 5 === 4 ? `${subject} for service ${i % 7} is ${(i * 13) % 50} ${units[i % 4]}` : `${subject} is ${(i * 7) % 40} ${units[(i >> 2) % 4]}`
+    const raw = i % 13 === 12 ? last : input(title, { scope: i % 3 ? 'project' : 'module:gateway', ...(i % 11 === 0 && { body: 'Same body for all.' }) })
+    last = raw
+    const set = createFactSet(await storage.list('facts'))
+    const expected = planWrite(raw as FactInput, set, new Date(t + 1000))
+    const got = await k.memory.write(raw)
+    assert.is(got.action, expected.action, title)
+    if (expected.action === 'duplicate') (assert.is(got.id, expected.existing.id), seen.duplicate++)
+    else {
+      if (expected.superseded) seen.supersedes++
+      if (expected.similar.length) seen.similar++
+      assert.is(got.id, expected.fact.id, title)
+      assert.is(got.supersedes, expected.superseded?.id, title)
+      assert.equal((got.similar ?? []).map((s) => s.id), expected.similar.map((s) => s.fact.id), title)
+    }
+    if (i % 17 === 16) await k.memory.forget(got.id, 'retired').catch(() => {})
+  }
+  assert.ok(seen.duplicate && seen.supersedes && seen.similar, JSON.stringify(seen))
+})
+
+for (const [what, damage] of [
+  ['deleted head', (s: Storage) => s.delete('meta', 'catalog/head')],
+  ['corrupt head', (s: Storage) => s.put('meta', 'catalog/head', '{"format":1,')],
+  ['deleted term shard', async (s: Storage) => Promise.all((await s.keys('meta', 'catalog/terms/')).map((key) => s.delete('meta', key)))],
+  ['corrupt term shard', async (s: Storage) => Promise.all((await s.keys('meta', 'catalog/terms/')).map((key) => s.put('meta', key, 'not json')))],
+  ['stale members chunk', async (s: Storage) => Promise.all((await s.keys('meta', 'catalog/members/')).map((key) => s.put('meta', key, '{"seq":1,"members":{}}')))],
+] as const) {
+  test(`a ${what} is rebuilt from one full read`, async () => {
+    const base = memoryStorage()
+    const first = open(base)
+    for (const title of titles(5)) await first.memory.write(input(title))
+    await damage(base)
+    const { storage, counts } = counting(base)
+    const k = open(storage)
+    assert.is((await k.memory.write(input('Service 3 port is 8003'))).id, 'fact-0004', 'a duplicate found')
+    const next = await k.memory.write(input('Service 2 port is 9002'))
+    assert.equal([next.id, next.supersedes], ['fact-0006', 'fact-0003'])
+    assert.is(await k.memory.activeCount(), 5)
+    assert.is(counts.lists, 1, 'rebuilt once, then kept')
+  })
+}
+
+test('a catalog built small is built again with more shards once the memory has grown', async () => {
+  const base = memoryStorage()
+  await open(base).memory.write(input('Logs are JSON lines'))
+  const shards = async () => (JSON.parse((await base.get('meta', 'catalog/head'))!) as { shards: number }).shards
+  assert.is(await shards(), 16)
+  for (const [i, title] of titles(2100).entries()) await base.put('facts', fact(i + 2, title).id, fact(i + 2, title))
+  const { storage, counts } = counting(base)
+  const k = open(storage)
+  assert.is((await k.memory.write(input('Service 7 port is 8007'))).action, 'duplicate', 'caught up: 2 101 facts in 16 shards')
+  assert.is(counts.lists, 0)
+  assert.is((await k.memory.write(input('Tabs are two spaces'))).id, 'fact-2102')
+  assert.is(counts.lists, 1, 'past 128 facts a shard: built again, once')
+  assert.is(await shards(), 128)
+  assert.is((await k.memory.write(input('Service 9 port is 8009'))).id, 'fact-0011', 'a duplicate found in the new shards')
+})
+
+test('a crash between the two writes of a supersede is repaired by the next process', async () => {
+  const storage = memoryStorage()
+  await open(storage).memory.write(input('API timeout is 30 seconds'))
+  // A writer that died after storing its fact and before marking the one it supersedes.
+  await storage.put('facts', 'fact-0002', fact(2, 'API timeout is 60 seconds', { supersedes: 'fact-0001' }))
+  const k = open(storage)
+  await k.memory.write(input('Logs are JSON lines'))
+  assert.equal((await storage.get('facts', 'fact-0001'))?.status, 'superseded')
+  assert.equal((await storage.get('facts', 'fact-0001'))?.supersededBy, 'fact-0002')
+  assert.is(await k.memory.activeCount(), 2)
+  assert.not.match(await k.memory.readIndex(), /fact-0001/)
+})
+
+test('a crash repair is seen by get and the count before any write', async () => {
+  const storage = memoryStorage()
+  await open(storage).memory.write(input('API timeout is 30 seconds'))
+  await storage.put('facts', 'fact-0002', fact(2, 'API timeout is 60 seconds', { supersedes: 'fact-0001' }))
+  const k = open(storage)
+  assert.is(await k.memory.activeCount(), 1)
+  assert.is((await k.memory.get('fact-0001')).status, 'superseded')
+})
+
+test('ids stay gapless and a record that cannot be read keeps its id, in a rebuild and in a catch-up', async () => {
+  const base = memoryStorage()
+  const first = open(base)
+  for (const title of titles(4)) await first.memory.write(input(title))
+  const broken = new Set(['fact-0004'])
+  await base.delete('meta', 'catalog/head') // rebuilt: fact-0004 is held
+  const k = open(withBroken(base, broken))
+  assert.is((await k.memory.write(input('Logs are JSON lines'))).id, 'fact-0005')
+  assert.is((await base.get('facts', 'fact-0004'))?.title, 'Service 3 port is 8003', 'never overwritten')
+  // Caught up: a record another process wrote, unreadable here.
+  await base.put('facts', 'fact-0006', fact(6, 'Written elsewhere'))
+  broken.add('fact-0006')
+  assert.is((await k.memory.write(input('Tabs are two spaces'))).id, 'fact-0007')
+  assert.is((await base.get('facts', 'fact-0006'))?.title, 'Written elsewhere')
+  // A deleted highest fact frees its id, as before (gapless).
+  await base.delete('facts', 'fact-0007')
+  assert.is((await k.memory.write(input('Commits are signed'))).id, 'fact-0007')
+})
+
+test.run()

@@ -1,12 +1,17 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
 import { errorMessage } from '@foundry/kernel'
+import { locateProject } from '@foundry/project'
+import { claimLocalToken, isLoopback, localTokenPath } from '@foundry/server'
+import { projectTokens } from './auth.js'
 import { serveConsole } from './serve.js'
 
 const USAGE = `foundry-console [--root DIR] [--host 127.0.0.1] [--port 7413] [--token SECRET]
 
 Serve Foundry's web console for the project at --root (default: found from here, like git).
---token SECRET  lets the console edit and forget facts with that secret (besides team tokens).`
+--token SECRET  lets the console edit and forget facts with that secret (besides team tokens).
+Without team tokens, on loopback, the console requires the user's local token (its file is named at
+start; the address printed at a terminal carries it), so no other local user browses.`
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -16,8 +21,13 @@ async function main(): Promise<void> {
   if (values.help) return void console.log(USAGE)
   const port = values.port === undefined ? undefined : Number(values.port)
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new Error(`--port: a number from 0 to 65535, got ${values.port}`)
-  const server = await serveConsole({ ...(values.root && { root: values.root }), ...(values.host && { host: values.host }), ...(port !== undefined && { port }), ...(values.token && { token: values.token }) })
+  const root = locateProject({ ...(values.root !== undefined && { root: values.root }), cwd: process.cwd() })
+  // Without team tokens the console is the user's alone: it requires the user's local token (as foundry ui does).
+  const local = projectTokens(root).size === 0 && isLoopback(values.host ?? '127.0.0.1') ? await claimLocalToken(localTokenPath()) : undefined
+  const server = await serveConsole({ root, ...(values.host && { host: values.host }), ...(port !== undefined && { port }), ...(values.token && { token: values.token }), ...(local && { tokens: local.store }) })
   console.log(`Foundry console: ${server.url}`)
+  // The secret is shown only to a person at a terminal, in the one URL to open; a log gets where it is.
+  if (local) console.log(process.stdout.isTTY ? `Foundry console: open ${server.url}#token=${local.secret}` : `Foundry console: enter the local token from ${local.file}`)
   const stop = () => void server.close().then(() => process.exit(0))
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)

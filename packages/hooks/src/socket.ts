@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto'
-import { statSync } from 'node:fs'
 import { lstat } from 'node:fs/promises'
 import { connect } from 'node:net'
-import { tmpdir } from 'node:os'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
+import { currentUid, privateRuntimeDir } from '@foundry/server/runtime'
 import { EXIT_ERROR, EXIT_OK } from './io.js'
 import type { HookName } from './names.js'
+
+export { currentUid, localTokenPath } from '@foundry/server/runtime'
 
 /**
  * The hook socket protocol, version 1. A long-running process that already holds the project open
@@ -49,29 +50,11 @@ export interface HookAnswer {
 }
 
 /**
- * The user's private folder for hook sockets (see the address above). Reads XDG_RUNTIME_DIR and, through
- * `tmpdir()`, TMPDIR from `process.env` on every call: tests point them at scratch folders.
+ * The user's private folder for hook sockets (see the address above): `@foundry/server`'s private
+ * runtime folder, which also holds the local token of loopback HTTP servers (`localTokenPath()`).
  */
 export function hookSocketDir(): string {
-  const runtime = process.env.XDG_RUNTIME_DIR
-  if (runtime && isAbsolute(runtime)) {
-    try {
-      const stats = statSync(runtime)
-      if (stats.isDirectory() && stats.uid === currentUid()) return join(runtime, 'foundry')
-    } catch {
-      // missing or unreadable: the temporary folder then
-    }
-  }
-  return join(tmpdir(), `foundry-${currentUid()}`)
-}
-
-/**
- * Where the user's local token for loopback team servers lives: `http.token` in the same private
- * folder (`foundry mcp --http` without team tokens writes it, mode 0600, and requires it; local
- * clients such as `foundry-hook` with a loopback `FOUNDRY_URL` read it).
- */
-export function localTokenPath(): string {
-  return join(hookSocketDir(), 'http.token')
+  return privateRuntimeDir()
 }
 
 /** Where the hook server of the project at `root` listens. */
@@ -106,11 +89,6 @@ async function isPrivateSocket(path: string): Promise<boolean> {
   } catch {
     return false
   }
-}
-
-/** This process's uid; -1 (owning nothing) where there is none. */
-export function currentUid(): number {
-  return process.getuid?.() ?? -1
 }
 
 /** Ask the project's hook server to run `hook`; `undefined` when no server of this user answers (run it yourself). */

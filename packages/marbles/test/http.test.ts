@@ -1,7 +1,8 @@
 // `marbles mcp --http`: the built bin on a loopback port, the SDK's own StreamableHTTPClientTransport.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { request } from 'node:http'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -12,12 +13,16 @@ import { AGENTS, BIN, FAKE_BIN, HERE, newProject, until } from './helpers.js'
 
 const TOKENS = 'rita:read:read-secret-1,rex:run:run-secret-2'
 const children: ChildProcess[] = []
+const runtimes: string[] = []
 
+/** The bin with `--http` on a free port; its per-user runtime folder (XDG_RUNTIME_DIR) is a private one of the test's. */
 async function serve(root: string, env: Record<string, string> = {}) {
+  const runtimeDir = mkdtempSync(join(tmpdir(), 'marbles-runtime-'))
+  runtimes.push(runtimeDir)
   const child = spawn(process.execPath, [BIN, '--root', root, '--source', AGENTS, 'mcp', '--http', '--port', '0'], {
     cwd: HERE,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PATH: `${FAKE_BIN}:${process.env.PATH}`, MARBLES_KILL_GRACE_MS: '400', ...env },
+    env: { ...process.env, PATH: `${FAKE_BIN}:${process.env.PATH}`, MARBLES_KILL_GRACE_MS: '400', FOUNDRY_TOKENS: '', XDG_RUNTIME_DIR: runtimeDir, ...env },
   })
   children.push(child)
   let stderr = ''
@@ -25,7 +30,10 @@ async function serve(root: string, env: Record<string, string> = {}) {
   child.stdout!.on('data', () => {})
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const url = await until(() => /serving MCP over HTTP at (\S+)/.exec(stderr)?.[1], 20_000, `the URL (stderr: ${stderr})`)
-  return { url, child, exited, stderr: () => stderr }
+  const tokenFile = join(runtimeDir, 'foundry', 'http.token')
+  /** The local token the server wrote (a server without team tokens requires it), or undefined. */
+  const localToken = () => (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined)
+  return { url, child, exited, stderr: () => stderr, tokenFile, localToken }
 }
 
 async function client(url: string, token?: string) {
@@ -38,8 +46,48 @@ async function client(url: string, token?: string) {
   return { client: c, call }
 }
 
-test.after.each(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL')
+test.after.each(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode !== null) continue
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGKILL')
+    await exited
+  }
+  for (const dir of runtimes.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** One raw POST (node:http): the status and the body. */
+function rawPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  const target = new URL(url)
+  return new Promise((resolve, reject) => {
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let text = ''
+      res.on('data', (d: Buffer) => (text += d.toString()))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+    })
+    req.on('error', reject)
+    req.end(JSON.stringify(body))
+  })
+}
+
+const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }
+
+test('no team token: a request without the local token gets 401; the token file is mode 0600 and named, never shown, at start', async () => {
+  const root = await newProject('fs')
+  const server = await serve(root)
+  assert.is(statSync(server.tokenFile).mode & 0o777, 0o600)
+  assert.is(statSync(join(server.tokenFile, '..')).mode & 0o777, 0o700)
+  const secret = server.localToken()!
+  assert.match(secret, /^fdl_[A-Za-z0-9_-]{32}$/)
+  const refused = await rawPost(server.url, INITIALIZE)
+  assert.is(refused.status, 401)
+  assert.match(refused.body, `the local token in ${server.tokenFile}`)
+  assert.is((await rawPost(server.url, INITIALIZE, { authorization: 'Bearer fdl_not-the-token' })).status, 401)
+  assert.match(server.stderr(), `(the local token in ${server.tokenFile})`)
+  assert.not.match(server.stderr(), secret)
+  const c = await client(server.url, secret)
+  assert.equal((await c.client.listTools()).tools.map((t) => t.name), ['list_config', 'dispatch_workflow', 'dispatch_agent', 'get_run', 'cancel_run'])
+  await c.client.close()
 })
 
 test('several clients at once; roles per tool (read: list_config, get_run; run: dispatch, cancel); tools/list filtered; 401 without a token; events name the token', async () => {
@@ -78,7 +126,9 @@ test('several clients at once; roles per tool (read: list_config, get_run; run: 
 
 test('a non-loopback address without a token is refused at start-up; a bad Host gets 403', async () => {
   const root = await newProject('fs')
-  const child = spawn(process.execPath, [BIN, '--root', root, '--source', AGENTS, 'mcp', '--http', '--host', '0.0.0.0', '--port', '0'], { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FOUNDRY_TOKENS: '' } })
+  const runtimeDir = mkdtempSync(join(tmpdir(), 'marbles-runtime-'))
+  runtimes.push(runtimeDir)
+  const child = spawn(process.execPath, [BIN, '--root', root, '--source', AGENTS, 'mcp', '--http', '--host', '0.0.0.0', '--port', '0'], { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FOUNDRY_TOKENS: '', XDG_RUNTIME_DIR: runtimeDir } })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
@@ -101,7 +151,7 @@ test('a non-loopback address without a token is refused at start-up; a bad Host 
 test('SIGTERM with a run in flight: the server stops taking requests, cancels the run as part 1 reconciles, closes the engine, exits 0', async () => {
   const root = await newProject('fs')
   const server = await serve(root)
-  const c = await client(server.url)
+  const c = await client(server.url, server.localToken())
   const ack = await c.call('dispatch_workflow', { name: 'waits' })
   await until(async () => (await c.call('get_run', { runId: ack.data.runId })).data.status === 'running', 10_000, 'running')
   const pending = c.call('get_run', { runId: ack.data.runId })

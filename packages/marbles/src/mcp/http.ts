@@ -1,4 +1,4 @@
-import { loadTokens, serveHttpUntilStopped, type HttpListenOptions } from '@foundry/server'
+import { claimLocalToken, isLoopback, loadTokens, serveHttpUntilStopped, type HttpListenOptions, type LocalToken } from '@foundry/server'
 import { keepServing, stderrLog } from '@foundry/server/stdio'
 import { openHost, type MarblesHostOptions } from './host.js'
 import { createMarblesServer } from './server.js'
@@ -8,13 +8,21 @@ export type ServeMarblesHttpOptions = MarblesHostOptions &
   HttpListenOptions & {
     /** Send `console.log` and friends to stderr (process-wide: for a bin). Default false. */
     console?: boolean
+    /**
+     * Where the user's local token lives (the bin passes `localTokenPath()`, in the per-user private
+     * runtime folder). Given, a loopback server without team tokens requires it (`claimLocalToken`);
+     * without it, such a server lets every local client in.
+     */
+    localToken?: string
   }
 
 /**
  * `marbles mcp --http`: the five tools over Streamable HTTP for many clients at once, one engine
  * behind them, the same lifecycle and tokens as `foundry mcp --http` (`.foundry/tokens.json` under
  * the root, or `FOUNDRY_TOKENS`): list_config and get_run need read, dispatch and cancel need run.
- * Each tool call is one `mcp.tool_call` event naming the token. SIGINT/SIGTERM: no new requests,
+ * Each tool call is one `mcp.tool_call` event naming the token. Without team tokens, on loopback and
+ * given `localToken`, every client needs the user's local token (the start-up line names its file,
+ * never the secret). SIGINT/SIGTERM: no new requests,
  * calls in flight finished (up to the deadline), then the runs still going are cancelled (part 1's
  * reconciliation) and the engine and the state closed.
  */
@@ -22,10 +30,13 @@ export async function serveMarblesHttp(options: ServeMarblesHttpOptions): Promis
   const log = options.log ?? stderrLog('marbles')
   keepServing(log, { console: options.console ?? false })
   const tokens = loadTokens(options.root)
+  const local: LocalToken | undefined =
+    tokens.size === 0 && options.localToken && isLoopback(options.host ?? '127.0.0.1') ? await claimLocalToken(options.localToken) : undefined
   const host = await openHost(options)
   await serveHttpUntilStopped(options, {
     name: 'marbles',
     tokens,
+    ...(local && { localToken: local }),
     log,
     tools: TOOLS,
     session: () => createMarblesServer(host, log),

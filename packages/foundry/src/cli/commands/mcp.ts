@@ -19,7 +19,7 @@ export function mcpCommand(): Command {
             import('@foundry/mcp'),
             import('../../hook-route.js'),
             import('../../console-route.js'),
-            import('@foundry/hooks'),
+            import('@foundry/server/runtime'),
           ])
           const port = options.port === undefined ? 7411 : Number(options.port)
           if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, got ${options.port}`)

@@ -11,11 +11,10 @@ export function uiCommand(): Command {
       action(async (ctx, options: { port?: string; host?: string }, command: Command) => {
         const port = options.port === undefined ? 7413 : Number(options.port)
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, got ${options.port}`)
-        const [{ locateProject }, { serveConsole, projectTokens }, { claimLocalToken, isLoopback }, { localTokenPath }] = await Promise.all([
+        const [{ locateProject }, { serveConsole, projectTokens }, { claimLocalToken, isLoopback, localTokenPath }] = await Promise.all([
           import('@foundry/project'),
           import('@foundry/console'),
           import('@foundry/server'),
-          import('@foundry/hooks'),
         ])
         const given = command.optsWithGlobals<{ root?: string }>().root
         const root = locateProject({ ...(given !== undefined && { root: given }), cwd: process.cwd() })

@@ -13,7 +13,7 @@ export function mcpCommand(): Command {
   return new Command('mcp')
     .description('Serve the MCP tools list_config, dispatch_workflow, dispatch_agent, get_run and cancel_run over stdio (stdout carries MCP only)')
     .option('--harness <provider[=command]>', 'offer only this provider (repeatable), or set a CLI harness executable: claude-code=/path/to/claude', (value: string, all: string[] = []) => [...all, value])
-    .option('--http', 'serve over Streamable HTTP instead, many clients at once (team mode; tokens from foundry token create or FOUNDRY_TOKENS)')
+    .option('--http', 'serve over Streamable HTTP instead, many clients at once (team mode; tokens from foundry token create or FOUNDRY_TOKENS; without them, the local token the server names at start)')
     .option('--host <address>', 'with --http: the address to bind (default 127.0.0.1; any other needs a token)')
     .option('--port <n>', 'with --http: the port (default 7412; 0 picks a free one)')
     .option('--allow-host <name>', 'with --http: another Host name clients may use (repeatable)', (value: string, all: string[] = []) => [...all, value])
@@ -36,10 +36,11 @@ async function serveHttp(root: string, global: GlobalOptions, options: { harness
   try {
     const port = options.port === undefined ? 7412 : Number(options.port)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, got ${options.port}`)
-    const { serveMarblesHttp } = await import('../../mcp/http.js')
+    const [{ serveMarblesHttp }, { localTokenPath }] = await Promise.all([import('../../mcp/http.js'), import('@foundry/server/runtime')])
     await serveMarblesHttp({
       ...hostOptions(root, global, options.harness),
       console: true,
+      localToken: localTokenPath(),
       port,
       ...(options.host && { host: options.host }),
       ...(options.allowHost && { hostnames: options.allowHost }),

@@ -1,37 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, isFoundryError, memoryStorage, type Fact, type Storage } from '../src/index.js'
+import { isFoundryError, memoryStorage, type Storage } from '../src/index.js'
+import { counting, fact, input, open } from './catalog-helpers.js'
 
-let t = Date.parse('2026-11-30T12:00:00Z')
-const now = () => new Date((t += 1000))
-const open = (storage: Storage) => createKernel({ storage, now, onProblem: () => {} })
-
-const fact = (n: number, title: string): Fact => ({
-  id: `fact-${String(n).padStart(4, '0')}`,
-  title,
-  body: `Body of ${title}.`,
-  type: 'convention',
-  scope: 'project',
-  tags: [],
-  confidence: 'medium',
-  source: 'conversation',
-  created: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString(),
-  status: 'active',
-})
-const input = (title: string, extra: Record<string, unknown> = {}) => ({ title, body: `Body of ${title}.`, type: 'convention', ...extra })
-
-/** A storage that counts full reads of the facts. */
-function counting(storage: Storage) {
-  const counts = { lists: 0 }
-  const wrapped: Storage = {
-    ...storage,
-    list: (collection, options) => {
-      if (collection === 'facts') counts.lists++
-      return storage.list(collection, options)
-    },
-  }
-  return { storage: wrapped, counts }
-}
 
 test("a new process's first batch writes at 3 000 facts without reading every fact", async () => {
   const base = memoryStorage()

@@ -1,40 +1,9 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, FoundryError, memoryStorage, type Fact, type FactInput, type Storage } from '../src/index.js'
+import { FoundryError, memoryStorage, type Fact, type FactInput, type Storage } from '../src/index.js'
 import { createFactSet } from '../src/memory/fact-set.js'
 import { planWrite } from '../src/memory/plan-write.js'
-
-let t = Date.parse('2026-11-30T12:00:00Z')
-const now = () => new Date((t += 1000))
-const open = (storage: Storage) => createKernel({ storage, now, onProblem: () => {} })
-
-const fact = (n: number, title: string, extra: Partial<Fact> = {}): Fact => ({
-  id: `fact-${String(n).padStart(4, '0')}`,
-  title,
-  body: `Body of ${title}.`,
-  type: 'convention',
-  scope: 'project',
-  tags: [],
-  confidence: 'medium',
-  source: 'conversation',
-  created: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString(),
-  status: 'active',
-  ...extra,
-})
-const input = (title: string, extra: Record<string, unknown> = {}) => ({ title, body: `Body of ${title}.`, type: 'convention', ...extra })
-
-/** A storage that counts full reads of the facts. */
-function counting(storage: Storage) {
-  const counts = { lists: 0 }
-  const wrapped: Storage = {
-    ...storage,
-    list: (collection, options) => {
-      if (collection === 'facts') counts.lists++
-      return storage.list(collection, options)
-    },
-  }
-  return { storage: wrapped, counts }
-}
+import { counting, fact, input, nextNow, open } from './catalog-helpers.js'
 
 /** A storage on which the fact records `broken` exist but cannot be read (a broken file). */
 function withBroken(storage: Storage, broken: Set<string>): Storage {
@@ -113,7 +82,7 @@ test('every write plans with the catalog what it plans with every fact read into
     const raw = i % 13 === 12 ? last : input(title, { scope: i % 3 ? 'project' : 'module:gateway', ...(i % 11 === 0 && { body: 'Same body for all.' }) })
     last = raw
     const set = createFactSet(await storage.list('facts'))
-    const expected = planWrite(raw as FactInput, set, new Date(t + 1000))
+    const expected = planWrite(raw as FactInput, set, nextNow())
     const got = await k.memory.write(raw)
     assert.is(got.action, expected.action, title)
     if (expected.action === 'duplicate') (assert.is(got.id, expected.existing.id), seen.duplicate++)

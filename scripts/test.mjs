@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Every gate after the build, once: the typecheck, the exports check, every package's uvu tests and
+// Every gate after the build, once: the typecheck, the lint, the exports and declarations checks, every package's uvu tests and
 // every example. Jobs run in a small pool (2 workers, FOUNDRY_TEST_JOBS to change), each one's output
 // kept and printed whole when it ends. The last line is the totals: `N passed, N failed`; exit
 // non-zero on any failure. `node scripts/test.mjs <package|example …>` runs those tests only.
@@ -13,6 +13,7 @@ import { join } from 'node:path'
 const root = new URL('..', import.meta.url).pathname
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith('-'))
 const uvu = join(root, 'node_modules', 'uvu', 'bin.js')
+const biome = join(root, 'node_modules', '@biomejs', 'biome', 'bin', 'biome')
 const pnpm = join(root, 'node_modules', '.bin', 'pnpm')
 const workers = Math.max(1, Number(process.env.FOUNDRY_TEST_JOBS) || Math.min(2, availableParallelism()))
 const started = Date.now()
@@ -56,8 +57,12 @@ const gates = only.length
   ? []
   : [
       { title: 'typecheck', gate: true, start: () => run(pnpm, ['-r', '--no-bail', '--workspace-concurrency=1', '--filter', './packages/*', 'run', 'typecheck'], root) },
+      // Lint and format in one pass (Biome, biome.json): `npx biome check --write` fixes most of what it reports.
+      { title: 'lint', gate: true, start: () => run(process.execPath, [biome, 'ci', '--reporter=summary'], root) },
       { title: 'exports', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'check-exports.mjs')], root) },
       { title: 'boundaries', gate: true, start: boundaries },
+      // The built .d.ts files type-check as a user's project imports them (skipLibCheck off).
+      { title: 'declarations', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'check-types.mjs')], root) },
       // Every public name is reviewed: a change to a package's surface must come with its api/ report.
       { title: 'api report', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'api-report.mjs'), '--check'], root) },
       // docs/CONFIG.md is generated from the schemas: a key added without regenerating it fails here.

@@ -1,6 +1,6 @@
 import type { Kernel } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
-import { claimLocalToken, isLoopback, loadTokens, serveHttpUntilStopped, type HttpListenOptions, type HttpServeOptions, type LocalToken, type TokenStore } from '@foundry/server'
+import { claimLocalToken, isLoopback, serveHttpUntilStopped, tokenBook, type HttpListenOptions, type HttpServeOptions, type LocalToken, type TokenStore } from '@foundry/server'
 import { keepServing, stderrLog } from '@foundry/server/stdio'
 import { projectOpener, type BesideService } from '../project-opener.js'
 import { createServer } from '../server.js'
@@ -39,10 +39,11 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
   keepServing(log, { console: options.console ?? false })
   const project = projectOpener(options.open, { ...(options.beside && { beside: options.beside }), log })
   const opened = await project.open()
-  let team: TokenStore
+  let team: TokenStore & { close(): void }
   let local: LocalToken | undefined
   try {
-    team = loadTokens(opened.root)
+    // The project's tokens, followed while serving: one created or revoked elsewhere counts within a second.
+    team = await tokenBook(opened).open()
     if (team.size === 0 && options.localToken && isLoopback(options.host ?? '127.0.0.1')) local = await claimLocalToken(options.localToken)
   } catch (error) {
     await project.close()
@@ -66,7 +67,7 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
     onCall: (call) => void opened.kernel.record('mcp.tool_call', { ...call }),
     ...(options.route && { route: options.route(opened) }),
     ...(options.publicRoute && { publicRoute: options.publicRoute(opened, tokens) }),
-    release: () => project.close(),
+    release: () => (team.close(), project.close()),
   })
 }
 

@@ -137,8 +137,15 @@ async function measureTeam(ctx: BenchContext, url: string, shape: Shape): Promis
     }
     ctx.report({ suite: 'team', figure: `${label}: acknowledged writes missing afterwards`, value: `${lost.length} of ${acked.length}`, target: '0', met: lost.length === 0 })
     ctx.report({ suite: 'team', figure: `${label}: gaps in fact ids (fact-0001 … fact-${String(numbers.at(-1) ?? 0).padStart(4, '0')})`, value: String(gaps), target: '0', met: gaps === 0 })
-    const lag = latency(lags)
-    ctx.report({ suite: 'team', figure: `${label}: a write on one server found by another server's memory_search, lag p50 / p99 (${lags.length} probes)`, value: `${ms(lag.p50)} / ${ms(lag.p99)} ms`, target: '≤ 500 ms', met: lag.p99 <= 500 })
+    const [visible, answered] = [latency(lags.visible), latency(lags.answered)]
+    ctx.report({
+      suite: 'team',
+      figure: `${label}: a write on one server visible to another server's memory_search, from the write's answer to the first search that found it, p50 / p99 (${visible.n} probes)`,
+      value: `${ms(visible.p50)} / ${ms(visible.p99)} ms`,
+      baseline: `to that search's answer ${ms(answered.p50)} / ${ms(answered.p99)} ms`,
+      target: '≤ 500 ms',
+      met: visible.p99 <= 500,
+    })
     ctx.report({
       suite: 'team',
       figure: `${label}, after the load: a revoked token refused by every server, from \`foundry token revoke\` returning to 401 everywhere`,
@@ -153,11 +160,13 @@ async function measureTeam(ctx: BenchContext, url: string, shape: Shape): Promis
 }
 
 /**
- * While the load runs: a probe fact written through one server (rotating), then the lag until every
- * other server's memory_search finds it (polled every 10 ms from the write's acknowledgement).
+ * While the load runs: a probe fact written through one server (rotating), then every other server's
+ * memory_search polled (back to back, 10 ms apart) from the write's acknowledgement until it finds the
+ * fact. `visible`: from the acknowledgement to the start of the first search that found it (from then
+ * on that server answers with it: its index is current); `answered`: to that search's answer.
  */
-async function visibilityProbes(probes: McpClient[], until: number): Promise<number[]> {
-  const lags: number[] = []
+async function visibilityProbes(probes: McpClient[], until: number): Promise<{ visible: number[]; answered: number[] }> {
+  const lags = { visible: [] as number[], answered: [] as number[] }
   for (let n = 0; performance.now() < until; n++) {
     const word = `probe${n}q${Math.random().toString(36).slice(2, 8)}`
     const from = n % probes.length
@@ -169,9 +178,13 @@ async function visibilityProbes(probes: McpClient[], until: number): Promise<num
       probes.map(async (client, k) => {
         if (k === from) return
         for (;;) {
+          const asked = performance.now()
           const found = await client.callTool({ name: 'memory_search', arguments: { query: word } })
-          if (found.content?.some((c) => c.text?.includes(id))) return void lags.push(performance.now() - acked)
-          if (performance.now() - acked > 30_000) return void lags.push(Number.POSITIVE_INFINITY)
+          if (found.content?.some((c) => c.text?.includes(id))) {
+            lags.visible.push(Math.max(0, asked - acked))
+            return void lags.answered.push(performance.now() - acked)
+          }
+          if (performance.now() - acked > 30_000) return void (lags.visible.push(Number.POSITIVE_INFINITY), lags.answered.push(Number.POSITIVE_INFINITY))
           await new Promise((resolve) => setTimeout(resolve, 10))
         }
       }),

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
@@ -46,6 +47,18 @@ async function team(server: TestDatabase, count: number) {
   return { env, roots, token, serve }
 }
 
+/** `foundry ui --port 0` in `root`: its URL once it prints it (at most 20 s). */
+async function startUi(root: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'ui', '--port', '0'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } })
+  let stderr = ''
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  await eventually(`foundry ui prints its address (${stderr})`, async () => /foundry console: (\S+)/.test(stderr) || child.exitCode !== null)
+  const url = /foundry console: (\S+)/.exec(stderr)?.[1]
+  if (!url) throw new Error(`foundry ui did not start: ${stderr}`)
+  return { url, stop: () => (child.kill('SIGTERM'), exited) }
+}
+
 const status = async (server: HttpProcess, secret: string) => (await rawPost(server.url, INITIALIZE, { authorization: `Bearer ${secret}` })).status
 
 test('a token created in one folder is the whole team\'s; revoked in another, every running server answers 401 (no restart)', async ({ server }) => {
@@ -58,15 +71,19 @@ test('a token created in one folder is the whole team\'s; revoked in another, ev
     ['alice@team', 'bob'],
   )
   const servers = await serve()
+  const ui = await startUi(roots[1]!, env)
   let client: Client | undefined
   try {
     for (const s of servers) assert.is(await status(s, alice), 200, s.stderr())
+    const facts = (secret?: string) => fetch(`${ui.url}api/facts`, secret ? { headers: { authorization: `Bearer ${secret}` } } : {}).then((r) => r.status)
+    assert.equal([await facts(), await facts(alice)], [401, 200], 'foundry ui requires the database\'s tokens')
     client = await httpClient(servers[1]!.url, alice) // a session opened before the revocation
     assert.not.ok((await call(client, 'memory_search', { query: 'anything' })).isError)
 
     const revoked = token(roots[1]!, 'revoke', 'alice@team')
     assert.equal([revoked.name, revoked.revoked], ['alice@team', true])
     await eventually('every server refuses the revoked token', async () => (await Promise.all(servers.map((s) => status(s, alice)))).every((code) => code === 401))
+    await eventually('foundry ui refuses it too', async () => (await facts(alice)) === 401)
     let error: unknown
     await client.callTool({ name: 'memory_search', arguments: { query: 'anything' } }).catch((e: unknown) => (error = e))
     assert.match(String(error), /401|Unauthorized/, 'the open session is refused too')
@@ -77,7 +94,7 @@ test('a token created in one folder is the whole team\'s; revoked in another, ev
     assert.match(again.stderr, /^error: token alice@team: there is no token of that name in postgres:\/\/[^\n]*; foundry token list shows the names\n$/)
   } finally {
     await client?.close().catch(() => undefined)
-    await Promise.all(servers.map((s) => s.stop()))
+    await Promise.all([...servers.map((s) => s.stop()), ui.stop()])
   }
 })
 

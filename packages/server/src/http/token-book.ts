@@ -17,7 +17,8 @@ export interface TokenBook {
   revoke(name: string): Promise<TokenRecord>
   /**
    * The tokens a team server accepts (these and `FOUNDRY_TOKENS`'), kept current while it runs: a
-   * token created or revoked elsewhere is accepted or refused within a second. `close` stops following.
+   * token created or revoked elsewhere is accepted or refused within a second (by a server that started
+   * with team tokens: one without them requires the local token until restarted). `close` stops following.
    */
   open(): Promise<TokenStore & { close(): void }>
 }

@@ -31,11 +31,19 @@ interface Build {
   hook: string
   foundry: string
   marbles: string
+  /**
+   * The build's own temporary folder (`TMPDIR` of its processes), where its bins keep their V8 code
+   * cache: the cache holds one build at a time, so two builds (or another checkout's runs) sharing
+   * one folder would evict each other's and every run would compile, as no user's machine does.
+   */
+  tmp: string
 }
 
-function build(label: string, root: string): Build {
+function build(label: string, root: string, scratch: string): Build {
   const bin = (pkg: string, name: string) => join(root, 'packages', pkg, 'dist', 'bin', name)
-  return { label, hook: bin('hooks', 'foundry-hook.js'), foundry: bin('foundry', 'foundry.js'), marbles: bin('marbles', 'marbles.js') }
+  const tmp = join(scratch, `cold-tmp-${label.replace(/\W+/g, '-')}`)
+  mkdirSync(tmp, { recursive: true })
+  return { label, hook: bin('hooks', 'foundry-hook.js'), foundry: bin('foundry', 'foundry.js'), marbles: bin('marbles', 'marbles.js'), tmp }
 }
 
 /**
@@ -49,7 +57,7 @@ export const coldSuite: Suite = {
   about:
     'new processes vs bare node, interleaved, wall and CPU time: foundry-hook prompt-context (own process) at 1k and 10k facts, `foundry list` and `foundry search` at 1k and 10k, the first answer of a new `foundry mcp` session after initialize vs ai-devkit on the same records, `foundry mcp` and `marbles mcp` spawn + initialize; --before DIR measures an earlier build beside this one',
   async run(ctx) {
-    const builds = [...(ctx.before ? [build('before', ctx.before)] : []), build(ctx.before ? 'after' : 'this build', REPO)]
+    const builds = [...(ctx.before ? [build('before', ctx.before, ctx.scratch)] : []), build(ctx.before ? 'after' : 'this build', REPO, ctx.scratch)]
     for (const b of builds) for (const bin of [b.hook, b.foundry, b.marbles]) if (!existsSync(bin)) throw new Error(`${bin} is not built: run npm run setup in ${b.label === 'before' ? ctx.before : REPO}`)
     const runs = ctx.quick ? 5 : 15
     const sizes = ctx.quick ? [1000] : [1000, 10_000]
@@ -57,9 +65,9 @@ export const coldSuite: Suite = {
       const { root, about } = await seeded(ctx, size)
       const prompt = JSON.stringify({ session_id: 'bench', transcript_path: join(root, 't.jsonl'), cwd: root, hook_event_name: 'UserPromptSubmit', prompt: `Why did we decide this: ${about}?` })
       const rows: Row[] = [
-        { figure: `foundry-hook prompt-context @${size / 1000}k facts (own process)`, target: 1.5, run: (b) => command(b.hook, ['prompt-context'], root, prompt, 'additionalContext') },
-        { figure: `foundry list @${size / 1000}k facts (new process)`, target: 2, run: (b) => command(b.foundry, ['list'], root, undefined, 'fact-0042') },
-        { figure: `foundry search @${size / 1000}k facts (new process)`, target: 2, run: (b) => command(b.foundry, ['search', about], root, undefined, 'fact-0042') },
+        { figure: `foundry-hook prompt-context @${size / 1000}k facts (own process)`, target: 1.5, run: (b) => command(b, b.hook, ['prompt-context'], root, prompt, 'additionalContext') },
+        { figure: `foundry list @${size / 1000}k facts (new process)`, target: 2, run: (b) => command(b, b.foundry, ['list'], root, undefined, 'fact-0042') },
+        { figure: `foundry search @${size / 1000}k facts (new process)`, target: 2, run: (b) => command(b, b.foundry, ['search', about], root, undefined, 'fact-0042') },
       ]
       await measure(ctx, rows, builds, runs)
       await firstAnswers(ctx, root, size, about, builds, runs)
@@ -207,9 +215,10 @@ async function seeded(ctx: BenchContext, size: number): Promise<{ root: string; 
   return { root, about }
 }
 
-function command(bin: string, args: string[], cwd: string, input: string | undefined, expect: string): Sample {
+function command(b: Build, bin: string, args: string[], cwd: string, input: string | undefined, expect: string): Sample {
   const t = performance.now()
-  const run = spawnSync(process.execPath, ['-r', CPU_AT_EXIT, bin, ...args], { cwd, input, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, FOUNDRY_HOOK_SERVER: 'off' } })
+  const env = { ...process.env, FOUNDRY_HOOK_SERVER: 'off', TMPDIR: b.tmp }
+  const run = spawnSync(process.execPath, ['-r', CPU_AT_EXIT, bin, ...args], { cwd, input, encoding: 'utf8', maxBuffer: 1 << 28, env })
   const elapsed = performance.now() - t
   if (run.status !== 0 || !run.stdout.includes(expect)) throw new Error(`${bin} ${args.join(' ')} exited ${run.status} without "${expect}": ${run.stderr.slice(0, 500)}`)
   return { wall: elapsed, cpu: cpuOf(run.stderr) }

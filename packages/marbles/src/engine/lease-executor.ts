@@ -7,6 +7,8 @@ import { shutdownReason } from './errors.js'
 import type { Executor } from './executor.js'
 import { acquireLease, leaseHolder, type Lease, type LeaseHolder, type LeaseOptions } from './lease.js'
 import { recordOf, RUNS } from './run-record.js'
+import { createRunSlots, type RunSlots } from './run-slots.js'
+import { admit, hasLimits, release } from './admission.js'
 
 export interface LeaseExecutorOptions {
   /**
@@ -16,6 +18,8 @@ export interface LeaseExecutorOptions {
   role: 'auto' | 'owner' | 'reader'
   /** Execute the runs found `queued` when taking the lease. */
   executeQueued: boolean
+  /** Runs the holder executes at once; the others wait their turn, in order. Default `DEFAULT_CONCURRENCY`. */
+  concurrency?: number
   lease?: LeaseOptions
 }
 
@@ -33,6 +37,7 @@ interface Holder {
   lease: Lease | undefined
   wakes: Map<string, ReturnType<typeof setTimeout>>
   executeQueued: boolean
+  slots: RunSlots
 }
 
 /** Take the state's lease (or join as a reader); `start()` then reconciles what a dead owner left and follows requests. */
@@ -47,7 +52,7 @@ export async function openLeaseExecutor(core: EngineCore, options: LeaseExecutor
       if (options.role === 'owner') throw new FoundryError('CONFLICT', `Another engine owns this state (pid ${holder.pid} on ${holder.host}, since ${new Date(holder.startedAt).toISOString()}): stop it, or use it`)
     } else lease = got
   } else holder = await leaseHolder(storage, options.lease?.ttlMs)
-  const h: Holder = { core, lease, wakes: new Map(), executeQueued: options.executeQueued }
+  const h: Holder = { core, lease, wakes: new Map(), executeQueued: options.executeQueued, slots: createRunSlots(options.concurrency) }
   const stop = new AbortController()
 
   return {
@@ -82,6 +87,7 @@ export async function openLeaseExecutor(core: EngineCore, options: LeaseExecutor
     },
     async close() {
       stop.abort()
+      h.slots.clear()
       for (const timer of h.wakes.values()) clearTimeout(timer)
       h.wakes.clear()
       await core.shutdown(shutdownReason())
@@ -95,18 +101,32 @@ function clearWake(h: Holder, runId: string): void {
   h.wakes.delete(runId)
 }
 
-/** Execute the run here (the holder only); a run that suspends gets a wake-up timer. */
-function execute(h: Holder, runId: string): Promise<void> {
-  if (!h.lease || h.core.closed) return Promise.resolve()
-  if (!h.core.active().includes(runId)) clearWake(h, runId)
-  return h.core.execute(runId, { suspended: (id, _name, _key, until) => scheduleWake(h, id, until) })
+/** Execute the run here (the holder only) once a slot is free; a run that suspends gets a wake-up timer. */
+function execute(h: Holder, runId: string): void {
+  if (!h.lease || h.core.closed || h.core.active().includes(runId)) return
+  h.slots.admit(runId, async () => {
+    clearWake(h, runId)
+    const run = () => h.core.execute(runId, { suspended: (id, _name, _key, until) => scheduleWake(h, id, until) })
+    if (!hasLimits(h.core.definitions)) return run()
+    // A workflow with concurrency or rate limits: admitted across processes first, else asked again later.
+    const state = await h.core.stateOf(runId)
+    if (state.status !== 'queued' && state.status !== 'suspended') return run()
+    const def = h.core.definitions.runnables.get(state.name ?? '')
+    const verdict = await admit(h.core.storage, def, runId, state)
+    if (!verdict.admitted) return scheduleWake(h, runId, verdict.retryAt)
+    try {
+      await run()
+    } finally {
+      await release(h.core.storage, def, runId, state).catch(() => {}) // a slot left behind is freed once the run is seen settled
+    }
+  })
 }
 
 function scheduleWake(h: Holder, runId: string, at: number): void {
   if (h.core.closed || !h.lease) return
   clearTimeout(h.wakes.get(runId))
   const wait = Math.min(Math.max(0, at - Date.now()), 2_147_483_647)
-  const timer = setTimeout(() => (h.wakes.delete(runId), Date.now() >= at ? void execute(h, runId) : scheduleWake(h, runId, at)), wait)
+  const timer = setTimeout(() => (h.wakes.delete(runId), Date.now() >= at ? execute(h, runId) : scheduleWake(h, runId, at)), wait)
   timer.unref()
   h.wakes.set(runId, timer)
 }
@@ -119,7 +139,7 @@ async function cancelHere(h: Holder, runId: string, state: RunState): Promise<vo
 
 /** A request from a reader on the control log: a dispatch executes in the background; a cancellation resolves once done. */
 async function onRequest(h: Holder, request: ControlRequest): Promise<void> {
-  if (request.type === 'dispatch') return void execute(h, request.runId)
+  if (request.type === 'dispatch') return execute(h, request.runId)
   if (!(await h.core.cancelActive(request.runId))) await cancelHere(h, request.runId, await h.core.stateOf(request.runId))
 }
 
@@ -135,6 +155,7 @@ async function reconcile(h: Holder): Promise<void> {
   const { core } = h
   const { storage } = core
   const ids = new Set(await storage.keys(RUNS))
+  const queued: Array<{ runId: string; createdAt: number }> = []
   for (const log of await storage.logs('marbles/run-')) ids.add(log.slice('marbles/'.length))
   for (const runId of ids) {
     const cached = await storage.get(RUNS, runId)
@@ -148,10 +169,12 @@ async function reconcile(h: Holder): Promise<void> {
       if (core.resumable(state.name)) {
         const linked = await core.create(state.name!, state.input, runId)
         await core.transition(runId, writer, state, 'failed', { reason: 'interrupted', error: interrupted, resumedBy: linked })
-        void execute(h, linked)
+        execute(h, linked)
       } else await core.transition(runId, writer, state, 'failed', { reason: 'interrupted', error: interrupted })
     } else if (state.status === 'cancel_requested') await core.transition(runId, writer, state, 'cancelled', { reason: 'interrupted' })
     else if (state.status === 'suspended') scheduleWake(h, runId, state.wakeAt ?? Date.now())
-    else if (state.status === 'queued' && h.executeQueued) void execute(h, runId)
+    else if (state.status === 'queued' && h.executeQueued) queued.push({ runId, createdAt: state.createdAt ?? 0 })
   }
+  // Queued runs start in the order they were dispatched (ids are random).
+  for (const { runId } of queued.sort((a, b) => a.createdAt - b.createdAt)) execute(h, runId)
 }

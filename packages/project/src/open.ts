@@ -44,6 +44,8 @@ export interface Project extends ProjectContext {
   storage: Storage
   /** Where a job queue can live beside the storage (its descriptor's `queueUrl`: PostgreSQL's database); absent when it cannot. */
   queueUrl?: string
+  /** config.json's `marbles` keys, as written: Marbles checks them. */
+  marbles: Record<string, unknown>
   /** Persist what the retriever deferred and release the storage. Idempotent. */
   close(): Promise<void>
 }
@@ -89,6 +91,7 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
     adapters: { storage: storage.choice, retrieval: retrieval.choice },
     storage: store,
     ...(queueUrl && { queueUrl }),
+    marbles: file.marbles,
     kernel,
     close: () => (closing ??= kernel.close()),
   }

@@ -31,18 +31,18 @@ export async function searchRuns(storage: Storage, filter: RunFilter = {}): Prom
     .slice(0, limit)
 }
 
-const AGE_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
+const AGE_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
 
-/** An age such as `30d`, `12h`, `2w` or `45m` in milliseconds; INVALID_INPUT naming `field` otherwise. */
+/** An age such as `30d`, `12h`, `2w`, `45m` or `0s` in milliseconds; INVALID_INPUT naming `field` otherwise. */
 export function parseAge(text: string, field: string): number {
-  const match = /^(\d+)(m|h|d|w)$/.exec(text.trim())
-  if (!match || Number(match[1]) < 1) throw new FoundryError('INVALID_INPUT', `${field} must be an age like 30d, 12h, 2w or 45m; got "${text}"`)
+  const match = /^(\d+)(s|m|h|d|w)$/.exec(text.trim())
+  if (!match) throw new FoundryError('INVALID_INPUT', `${field} must be an age like 30d, 12h, 2w or 45m; got "${text}"`)
   return Number(match[1]) * AGE_UNITS[match[2]!]!
 }
 
 /** `--since`: an age (`2h`: the last two hours) or a date (`2026-11-30`, ISO 8601), as epoch ms. */
 export function parseSince(text: string, now = Date.now()): number {
-  if (/^\d+[mhdw]$/.test(text.trim())) return now - parseAge(text, '--since')
+  if (/^\d+[smhdw]$/.test(text.trim())) return now - parseAge(text, '--since')
   const at = Date.parse(text)
   if (Number.isNaN(at)) throw new FoundryError('INVALID_INPUT', `--since must be an age like 2h or 7d, or a date like 2026-11-30; got "${text}"`)
   return at

@@ -32,7 +32,7 @@ export function runsCommand(): Command {
       const engine = await openEngine({ storage: state.storage, kernel: state.kernel, role: 'reader' })
       const runs = await engine.runs(filter)
       if (ctx.options.json) ctx.out(JSON.stringify({ runs }))
-      else if (!runs.length) ctx.out(`No runs in ${state.where}${options.status || options.workflow || options.since ? ' match' : ''}.`)
+      else if (!runs.length) ctx.out(`No runs in ${state.where}${options.status || options.workflow || options.since ? ' match these filters' : ''}.`)
       else
         for (const run of runs)
           ctx.out(`${run.id}  ${run.name}  ${run.status}  ${new Date(run.createdAt).toISOString()}${run.reason ? `  (${run.reason})` : ''}${run.error ? `  ${run.error.name}: ${run.error.message}` : ''}`)

@@ -46,6 +46,8 @@ export interface Project extends ProjectContext {
   queueUrl?: string
   /** config.json's `marbles` keys, as written: Marbles checks them. */
   marbles: Record<string, unknown>
+  /** The storage is reached by several machines (its descriptor's `networked`): team data, such as tokens, lives in it. */
+  networked?: boolean
   /** Persist what the retriever deferred and release the storage. Idempotent. */
   close(): Promise<void>
 }
@@ -92,6 +94,7 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
     storage: store,
     ...(queueUrl && { queueUrl }),
     marbles: file.marbles,
+    ...(storage.descriptor.networked && { networked: true }),
     kernel,
     close: () => (closing ??= kernel.close()),
   }

@@ -6,6 +6,7 @@ import type { RunQueue } from '../queue/queue.js'
 import { createEngineCore, infoOf, type RunInfo } from './core.js'
 import { assertIdempotencyKey, dispatchOnce } from './idempotency.js'
 import { searchRuns, type RunFilter } from './run-search.js'
+import { newRunId } from './ids.js'
 import type { IsolateOptions } from './isolate/isolate.js'
 import { assertInputWithin, journalLimits, type JournalLimits } from './limits.js'
 import type { Executor, WorkerOptions } from './executor.js'
@@ -30,11 +31,13 @@ export interface EngineOptions {
   /**
    * `auto` (default): own the state when no live process does, else join as a reader.
    * `owner`: throw CONFLICT when another process owns it. `reader`: never own it.
+   * `local`: never own it, and execute this engine's own dispatches here, beside any other engines
+   * on the state (each run under its run lease): what `marbles mcp` opens, one per connection.
    */
-  role?: 'auto' | 'owner' | 'reader'
+  role?: 'auto' | 'owner' | 'reader' | 'local'
   /** Execute the runs found `queued` at start-up (`marbles serve`). Default false. */
   executeQueued?: boolean
-  /** The lease holder executes this many runs at once; the others wait their turn, in order. Default 8. (With a queue: `work({ concurrency })`.) */
+  /** The lease holder (or a `local` engine) executes this many runs at once; the others wait their turn, in order. Default 8. (With a queue: `work({ concurrency })`.) */
   concurrency?: number
   /** How long a cancelled or timed-out run's body may take to settle before it is stopped (`isolate`) or abandoned. Default 2 000 ms. */
   graceMs?: number
@@ -121,7 +124,11 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
       assertInputWithin(input)
       if (idempotencyKey !== undefined) assertIdempotencyKey(idempotencyKey)
       const valid = def?.input ? validator(def.input).parse(input, `input of ${kindOf(def)} ${name}`) : input
-      const create = () => core.create(name, valid)
+      // Reserved outside the key's exclusive section (a reservation takes one of its own); a reservation
+      // a known key leaves unused names no run, and ends with this engine.
+      const reserved = newRunId()
+      await executor.reserve?.(reserved)
+      const create = () => core.create(name, valid, undefined, reserved)
       const { runId, created } = idempotencyKey === undefined ? { runId: await create(), created: true } : await dispatchOnce(storage, name, idempotencyKey, create)
       if (!created) return { runId, name, status: (await core.get(runId))?.status ?? 'queued', deduplicated: true }
       await executor.dispatch(runId, name)

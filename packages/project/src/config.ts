@@ -25,6 +25,8 @@ export interface ProjectConfig {
   retrieval: AdapterChoice
   /** `adapters`: modules registering more adapters, as written (paths are relative to the project root). */
   adapters: string[]
+  /** `marbles`: Marbles' own keys, as written (Marbles checks them with its schema). Default `{}`. */
+  marbles: Record<string, unknown>
   /** Every other key, resolved by the kernel (defaults, then the profile, then the file). */
   config: Config
   /** True when the file uses the old shape (`"storage": "sqlite"`, `"retrieval": "fts"`, `"sqlite": { "path" }`). */
@@ -61,6 +63,7 @@ export function parseProjectConfig(text: string | undefined, file: string): Proj
       storage: { kind: DEFAULT_STORAGE, options: {} },
       retrieval: { kind: DEFAULT_RETRIEVAL, options: {} },
       adapters: [],
+      marbles: {},
       config: resolveConfig(undefined, file),
       legacy: false,
       normalized: {},
@@ -73,7 +76,9 @@ export function parseProjectConfig(text: string | undefined, file: string): Proj
     throw new FoundryError('INVALID_INPUT', `Invalid ${file}: not JSON (${(error as Error).message})`, { cause: error })
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new FoundryError('INVALID_INPUT', `Invalid ${file}: must be a JSON object ({ "storage": { "kind": "fs" } })`)
-  const { storage, retrieval, sqlite, adapters, ...kernelKeys } = raw as Record<string, unknown>
+  const { storage, retrieval, sqlite, adapters, marbles = {}, ...kernelKeys } = raw as Record<string, unknown>
+  if (typeof marbles !== 'object' || marbles === null || Array.isArray(marbles))
+    throw new FoundryError('INVALID_INPUT', `Invalid ${file}: marbles must be an object ({ "concurrency": 8, "retention": "30d" })`)
   const config = resolveConfig(kernelKeys, file)
   const chosenStorage = choice(storage, 'storage', DEFAULT_STORAGE, file)
   const chosenRetrieval = choice(retrieval, 'retrieval', DEFAULT_RETRIEVAL, file)
@@ -96,6 +101,7 @@ export function parseProjectConfig(text: string | undefined, file: string): Proj
     storage: chosenStorage,
     retrieval: chosenRetrieval,
     adapters: adapterList(adapters, file),
+    marbles: marbles as Record<string, unknown>,
     config,
     legacy: typeof storage === 'string' || typeof retrieval === 'string' || sqlite !== undefined,
     normalized,

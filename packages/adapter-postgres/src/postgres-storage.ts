@@ -2,7 +2,7 @@ import { createStorage, encodeRecord, EVENTS_LOG, readRecordRow, readRecordRows,
 import { type Storage } from '@foundry/kernel'
 import { FoundryError } from '@foundry/kernel'
 import pg from 'pg'
-import { createConnection, type Statement } from './connection.js'
+import { createConnection, type SectionState, type Statement } from './connection.js'
 import { translate } from './errors.js'
 import { migrate } from './migrate.js'
 import { createListener } from './notify.js'
@@ -57,6 +57,12 @@ const putSql = (relaxed: boolean) => `
   ),
   ${BUMP}
   SELECT n, token, log_base, pg_notify('${CHANGE_CHANNEL}', 'c:' || $1)${relaxedTail(relaxed)} FROM bump`
+
+/** The records of one collection under any of the keys `$2`. */
+const GET_MANY = 'SELECT key, value FROM foundry_records WHERE collection = $1 AND key = ANY($2::text[])'
+
+/** A put inside a section whose revision token (`$4`) was drawn when the section began. */
+const PUT_WITH_TOKEN = putSql(false).replace("nextval('foundry_revision_token')", '$4::bigint')
 
 const deleteSql = (relaxed: boolean) => `
   WITH gone AS (DELETE FROM foundry_records WHERE collection = $1 AND key = $2 RETURNING 1),
@@ -165,7 +171,34 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
   async function afterBump(c: string, row: { n: string; log_base: string } | undefined): Promise<void> {
     if (!row || Number(row.n) - Number(row.log_base) <= 2 * logSize) return
     const base = Number(row.n) - logSize
-    await query({ text: 'WITH trimmed AS (DELETE FROM foundry_changes WHERE collection = $1 AND n <= $2) UPDATE foundry_revisions SET log_base = $2 WHERE collection = $1 AND log_base < $2', values: [c, base] })
+    await connection.defer(
+      { text: 'WITH trimmed AS (DELETE FROM foundry_changes WHERE collection = $1 AND n <= $2) UPDATE foundry_revisions SET log_base = $2 WHERE collection = $1 AND log_base < $2', values: [c, base] },
+      () => undefined,
+    )
+  }
+
+  /**
+   * A put inside a section, deferred: it travels with the section's next statement or its COMMIT (see
+   * `Connection.defer`). When the section holds the collection's revision row (it read it, or wrote
+   * the collection), the write takes a token the section drew and its revision is known before it
+   * runs, so the section's `revision()` after it needs no round trip; the rows it returns are checked
+   * against it.
+   */
+  async function putInSection(state: SectionState, c: string, key: string, text: string): Promise<void> {
+    state.prefetched.delete(`${c}/${key}`)
+    connection.wrote(`c:${c}`)
+    const held = REVISION.exec(state.revisions.get(c) ?? '')
+    const drawn = held ? state.tokens.shift() : undefined
+    const predicted = held && drawn !== undefined ? `${Number(held[1]) + 1}.${drawn}` : undefined
+    if (predicted) state.revisions.set(c, predicted)
+    const statement = drawn === undefined ? { text: putSql(false), values: [c, key, text] } : { text: PUT_WITH_TOKEN, values: [c, key, text, drawn] }
+    await connection.defer<RevisionRow>(statement, (rows) => {
+      const row = rows[0]
+      if (predicted === undefined) {
+        if (row) state.revisions.set(c, token(row))
+      } else if (token(row) !== predicted) throw new FoundryError('CONFLICT', `${where}: the revision of ${c} moved under the write section (expected ${predicted}, found ${token(row)})`)
+      afterBump(c, row).catch(() => undefined) // housekeeping: a trim that fails is due again at the next write
+    })
   }
 
   /** Events keep their table, one row each. Telemetry: never worth waiting for the WAL flush outside a section. */
@@ -192,6 +225,9 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
       if (state?.prefetched.has(memo)) {
         text = state.prefetched.get(memo)
         state.prefetched.delete(memo)
+      } else if (state) {
+        // Gathered: the gets a section makes at once (a write's candidate facts) travel as one statement.
+        text = await connection.gather(`get:${c}`, key, (keys) => ({ text: GET_MANY, values: [c, keys] }))
       } else {
         const { rows } = await query<{ value: string }>({ name: 'foundry_get', text: 'SELECT value FROM foundry_records WHERE collection = $1 AND key = $2', values: [c, key] })
         text = rows[0]?.value
@@ -221,6 +257,8 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
 
     async put<C extends CollectionName>(c: C, key: string, value: RecordOf<C>, options?: WriteOptions) {
       const text = encodeRecord(c, value)
+      const state = connection.sectionState()
+      if (state) return putInSection(state, c, key, text)
       const slow = relaxed(options)
       const { rows } = await query<RevisionRow>({ name: slow ? 'foundry_put_relaxed' : 'foundry_put', text: putSql(slow), values: [c, key, text] })
       wrote(c, key, rows[0])

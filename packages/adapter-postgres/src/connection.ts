@@ -66,6 +66,8 @@ export interface SectionState {
   prefetched: Map<string, string | null>
   /** Collection → revision token after the section's last write to it (its revision row is locked by that write until the commit). */
   revisions: Map<string, string>
+  /** Records read in this section so far (outside `prefetched`): the first is read ahead by the next section (see `readAhead`). */
+  reads: number
   /** Unused revision tokens from the sequence: a write to a collection whose revision row the section holds takes one and knows its revision before it runs. */
   tokens: string[]
 }
@@ -87,10 +89,10 @@ export interface Connection {
    */
   defer<R extends pg.QueryResultRow>(statement: Statement, then: (rows: R[]) => void): Promise<void>
   /**
-   * Inside a section: the value under `key`, read with every other key of `group` asked for in the
-   * same turn of the event loop, by one statement (`read(keys)`, rows `{ key, value }`; a key without
-   * a row reads as null). A writer that asks for many records at once (`Promise.all`) pays one
-   * round trip, not one each.
+   * The value under `key`, read with every other key of `group` asked for in the same turn of the
+   * event loop, by one statement (`read(keys)`, rows `{ key, value }`; a key without a row reads as
+   * null); inside a section, in the section's order. A caller that asks for many records at once
+   * (`Promise.all`: a write's candidate facts, a search's hits) pays one round trip, not one each.
    */
   gather(group: string, key: string, read: (keys: string[]) => Statement): Promise<string | null>
   inSection(): boolean
@@ -110,6 +112,8 @@ export interface ConnectionOptions {
   poolSize: number
   /** Called after each committed write, with what it wrote. */
   afterWrite(what: string): void
+  /** Reads worth sending with a section's BEGIN, the section likely to make them next; each one's rows go to its `then`. */
+  readAhead?(): Array<{ statement: Statement; then(rows: pg.QueryResultRow[], state: SectionState): void }>
 }
 
 export function createConnection(options: ConnectionOptions): Connection {
@@ -130,6 +134,8 @@ export function createConnection(options: ConnectionOptions): Connection {
   const context = new AsyncLocalStorage<Section>()
   let queue: Promise<unknown> = Promise.resolve()
   let closed = false
+  /** Reads gathered outside any section (see `gather`). */
+  const loose = new Map<string, Map<string, Waiter[]>>()
 
   const section = () => {
     const s = context.getStore()
@@ -149,14 +155,16 @@ export function createConnection(options: ConnectionOptions): Connection {
    * trip. Each deferred write's rows go to its `then`; the statements' results are returned.
    */
   async function send(s: Section, statements: Statement[]): Promise<pg.QueryResult[]> {
-    const before = [...(s.begun ? [] : BEGIN), ...s.pending.map((d) => d.text)]
+    const opening = !s.begun
+    const ahead = opening ? (options.readAhead?.() ?? []) : []
+    const before = [...(opening ? [...BEGIN, ...ahead.map((a) => inline(a.statement))] : []), ...s.pending.map((d) => d.text)]
     if (!before.length && statements.length === 1) return [await s.client.query(statements[0]!)]
     const pending = s.pending.splice(0)
-    const opening = !s.begun
     s.begun = true
     const results = (await s.client.query([...before, ...statements.map(inline)].join(';\n'))) as unknown as pg.QueryResult[]
     if (opening) s.state.tokens.push(...results[BEGIN.length - 1]!.rows.map((r) => r.token as string))
-    const offset = opening ? BEGIN.length : 0
+    ahead.forEach((a, i) => a.then(results[BEGIN.length + i]!.rows, s.state))
+    const offset = opening ? BEGIN.length + ahead.length : 0
     pending.forEach((d, i) => d.then(results[offset + i]!.rows))
     return results.slice(before.length)
   }
@@ -192,7 +200,7 @@ export function createConnection(options: ConnectionOptions): Connection {
     } catch (error) {
       throw fail(error)
     }
-    const state: SectionState = { prefetched: new Map(), revisions: new Map(), tokens: [] }
+    const state: SectionState = { prefetched: new Map(), revisions: new Map(), reads: 0, tokens: [] }
     const s: Section = { client, open: true, begun: false, pending: [], gathering: new Map(), touched: new Set(), tail: Promise.resolve(), state }
     try {
       const value = await context.run(s, fn)
@@ -236,25 +244,27 @@ export function createConnection(options: ConnectionOptions): Connection {
     },
 
     async gather(group, key, read) {
+      if (closed) throw new FoundryError('UNAVAILABLE', `postgresStorage for ${where} is closed`)
       const s = section()
-      if (!s) throw new FoundryError('UNSUPPORTED', 'gather is for reads inside a section')
-      let batch = s.gathering.get(group)
+      const gathering = s ? s.gathering : loose
+      let batch = gathering.get(group)
       if (!batch) {
         const mine = new Map<string, Waiter[]>()
-        s.gathering.set(group, (batch = mine))
-        // In the section's order: the batch closes when its turn comes, a turn of the event loop later at least.
-        void serial(s, async () => {
+        gathering.set(group, (batch = mine))
+        // The batch closes a turn of the event loop later at least (inside a section, when its turn comes).
+        const flush = async () => {
           await new Promise((resolve) => setImmediate(resolve))
-          if (s.gathering.get(group) === mine) s.gathering.delete(group)
+          if (gathering.get(group) === mine) gathering.delete(group)
           const keys = [...mine.keys()]
           try {
-            const [result] = await send(s, [read(keys)])
-            const found = new Map(result!.rows.map((r) => [r.key as string, r.value as string]))
+            const result = s ? (await send(s, [read(keys)]))[0]! : await pool.query(read(keys))
+            const found = new Map(result.rows.map((r) => [r.key as string, r.value as string]))
             for (const k of keys) for (const w of mine.get(k)!) w.resolve(found.get(k) ?? null)
           } catch (error) {
             for (const k of keys) for (const w of mine.get(k)!) w.reject(fail(error))
           }
-        })
+        }
+        void (s ? serial(s, flush) : flush())
       }
       const waiting = batch
       return new Promise<string | null>((resolve, reject) => {

@@ -129,12 +129,21 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
       } else if ('collection' in change) invalidate(change.collection)
     },
   })
+  // The first record the last section read (the kernel's write sections begin with the write
+  // catalog's head): read by the next section with its BEGIN, under the lock, so it costs no round trip.
+  let ahead: { c: string; key: string } | undefined
   const connection = createConnection({
     url,
     timeout,
     poolSize: options.poolSize ?? 4,
     afterWrite: (what) => {
       if (what.startsWith('c:')) invalidate(what.slice(2))
+    },
+    readAhead: () => {
+      const read = ahead
+      if (!read) return []
+      const statement = { text: 'SELECT value FROM foundry_records WHERE collection = $1 AND key = $2', values: [read.c, read.key] }
+      return [{ statement, then: (rows, state) => void state.prefetched.set(`${read.c}/${read.key}`, (rows[0]?.value as string | undefined) ?? null) }]
     },
   })
   const { where } = connection
@@ -222,15 +231,13 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
       const state = connection.sectionState()
       const memo = `${c}/${key}`
       let text: string | null | undefined
+      if (state && state.reads++ === 0) ahead = { c, key }
       if (state?.prefetched.has(memo)) {
         text = state.prefetched.get(memo)
         state.prefetched.delete(memo)
-      } else if (state) {
-        // Gathered: the gets a section makes at once (a write's candidate facts) travel as one statement.
-        text = await connection.gather(`get:${c}`, key, (keys) => ({ text: GET_MANY, values: [c, keys] }))
       } else {
-        const { rows } = await query<{ value: string }>({ name: 'foundry_get', text: 'SELECT value FROM foundry_records WHERE collection = $1 AND key = $2', values: [c, key] })
-        text = rows[0]?.value
+        // Gathered: the gets made at once (a write's candidate facts, a search's hits) travel as one statement.
+        text = await connection.gather(`get:${c}`, key, (keys) => ({ name: 'foundry_get_many', text: GET_MANY, values: [c, keys] }))
       }
       if (text === null || text === undefined) return undefined
       return readRecordRow(c, text, locate(c, key))

@@ -210,15 +210,35 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
     })
   }
 
-  /** Events keep their table, one row each. Telemetry: never worth waiting for the WAL flush outside a section. */
+  /**
+   * Events keep their table, one row each. Telemetry: never worth waiting for outside a section. There
+   * an append returns at once, and the events queued meanwhile go in one relaxed statement after the
+   * one in flight; `readEvents` and `close` wait for them. Inside a section they are the section's.
+   */
+  let queuedEvents: string[] = []
+  let eventsWritten: Promise<void> = Promise.resolve()
+  async function writeQueuedEvents(): Promise<void> {
+    const batch = queuedEvents
+    queuedEvents = []
+    await query({
+      name: 'foundry_events_relaxed',
+      text: `WITH added AS (INSERT INTO foundry_events (event) SELECT e FROM unnest($1::text[]) WITH ORDINALITY AS t(e, o) ORDER BY o) SELECT 1${relaxedTail(true)}`,
+      values: [batch],
+    }).catch(() => undefined) // telemetry never fails its caller
+  }
   async function appendEvents(texts: readonly string[]): Promise<number> {
-    const slow = !connection.inSection()
-    for (const text of texts)
-      await query({ name: slow ? 'foundry_event_relaxed' : 'foundry_event', text: `WITH added AS (INSERT INTO foundry_events (event) VALUES ($1)) SELECT 1${relaxedTail(slow)}`, values: [text] })
+    if (connection.inSection()) {
+      for (const text of texts) await query({ name: 'foundry_event', text: 'INSERT INTO foundry_events (event) VALUES ($1)', values: [text] })
+      return 0
+    }
+    if (!texts.length) return 0
+    if (!queuedEvents.length) eventsWritten = eventsWritten.then(writeQueuedEvents)
+    queuedEvents.push(...texts)
     return 0
   }
   /** Every event, whole (the kernel reads the events log from 0 only). */
   async function readEvents() {
+    await eventsWritten
     const { rows } = await query<{ event: string }>({ name: 'foundry_events', text: 'SELECT event FROM foundry_events ORDER BY seq' })
     return { entries: rows.map((r) => r.event), cursor: rows.length }
   }
@@ -389,6 +409,7 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
     locate,
 
     async close() {
+      await eventsWritten
       await listener.close()
       await connection.close()
     },

@@ -20,13 +20,14 @@ import { retrievalSuite } from './suites/retrieval.js'
 import { peersSuite } from './suites/peers.js'
 import { postgresSuite } from './suites/postgres.js'
 import { postgresRetrievalSuite } from './suites/postgres-retrieval.js'
+import { postgresScaleSuite } from './suites/postgres-scale.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 import { teamSuite } from './suites/team.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, coldSuite, ingestSuite, marblesSuite, marblesPostgresSuite, peersSuite, batchSuite, openSuite, teamSuite]
-/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch, `open`: minutes, 100k facts twice, and `team`: a minute of load on several servers). */
-const OPT_IN = new Set(['peers', 'batch', 'open', 'team'])
+const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, postgresScaleSuite, mcpSuite, hooksSuite, coldSuite, ingestSuite, marblesSuite, marblesPostgresSuite, peersSuite, batchSuite, openSuite, teamSuite]
+/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch, `open` and `postgres-scale`: minutes, 100k facts twice, and `team`: a minute of load on several servers). */
+const OPT_IN = new Set(['peers', 'batch', 'open', 'postgres-scale', 'team'])
 
 const { values } = parseArgs({
   // `pnpm bench -- --quick` forwards the `--` itself.

@@ -15,6 +15,14 @@ export interface WorkflowOptions<S extends TSchema, O> {
    * linked run that replays its finished steps; default `false` marks it failed (interrupted).
    */
   resumable?: boolean
+  /**
+   * The workflow's version, recorded with each run. A run resumed (a timer, a signal, a linked run)
+   * or re-run by code declaring another version is refused (failed, `VersionMismatch`), so a renamed
+   * step never runs its side effects twice. Change it when steps are renamed, added or reordered.
+   */
+  version?: string | number
+  /** Earlier versions whose runs this code may resume: their journals replay the same steps. */
+  compatible?: ReadonlyArray<string | number>
   run(ctx: RunContext, input: Static<S>): Promise<O> | O
 }
 
@@ -25,6 +33,8 @@ export interface WorkflowDefinition<I = unknown, O = unknown> {
   readonly input: TSchema | undefined
   readonly timeoutMs: number | undefined
   readonly resumable: boolean
+  readonly version: string | undefined
+  readonly compatible: readonly string[]
   run(ctx: RunContext, input: I): Promise<O> | O
 }
 
@@ -57,6 +67,8 @@ export function workflow<S extends TSchema, O>(options: WorkflowOptions<S, O>): 
     input: options.input,
     timeoutMs: options.timeoutMs,
     resumable: options.resumable ?? false,
+    version: options.version === undefined ? undefined : String(options.version),
+    compatible: (options.compatible ?? []).map(String),
     run: options.run,
   }
 }

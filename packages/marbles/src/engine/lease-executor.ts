@@ -57,6 +57,10 @@ export async function openLeaseExecutor(core: EngineCore, options: LeaseExecutor
       if (lease) setImmediate(() => void execute(h, runId))
       else await sendControl(storage, { type: 'dispatch', runId })
     },
+    async wake(runId) {
+      if (lease) setImmediate(() => void wakeHere(h, runId))
+      else await sendControl(storage, { type: 'dispatch', runId })
+    },
     async cancel(runId, state) {
       if (lease) return cancelHere(h, runId, state)
       if (await leaseHolder(storage, options.lease?.ttlMs)) return sendControl(storage, { type: 'cancel', runId })
@@ -102,8 +106,15 @@ function execute(h: Holder, runId: string): Promise<void> {
   return h.core.execute(runId, { suspended: (id, _name, _key, until) => scheduleWake(h, id, until) })
 }
 
-function scheduleWake(h: Holder, runId: string, at: number): void {
-  if (h.core.closed || !h.lease) return
+/** Execute a run woken by its signal; one still settling here (its suspension in flight) is executed again once it has. */
+async function wakeHere(h: Holder, runId: string): Promise<void> {
+  const settling = h.core.active().includes(runId)
+  await execute(h, runId)
+  if (settling) await execute(h, runId)
+}
+
+function scheduleWake(h: Holder, runId: string, at: number | undefined): void {
+  if (h.core.closed || !h.lease || at === undefined) return
   clearTimeout(h.wakes.get(runId))
   const wait = Math.min(Math.max(0, at - Date.now()), 2_147_483_647)
   const timer = setTimeout(() => (h.wakes.delete(runId), Date.now() >= at ? void execute(h, runId) : scheduleWake(h, runId, at)), wait)
@@ -119,7 +130,7 @@ async function cancelHere(h: Holder, runId: string, state: RunState): Promise<vo
 
 /** A request from a reader on the control log: a dispatch executes in the background; a cancellation resolves once done. */
 async function onRequest(h: Holder, request: ControlRequest): Promise<void> {
-  if (request.type === 'dispatch') return void execute(h, request.runId)
+  if (request.type === 'dispatch') return void wakeHere(h, request.runId)
   if (!(await h.core.cancelActive(request.runId))) await cancelHere(h, request.runId, await h.core.stateOf(request.runId))
 }
 
@@ -151,7 +162,10 @@ async function reconcile(h: Holder): Promise<void> {
         void execute(h, linked)
       } else await core.transition(runId, writer, state, 'failed', { reason: 'interrupted', error: interrupted })
     } else if (state.status === 'cancel_requested') await core.transition(runId, writer, state, 'cancelled', { reason: 'interrupted' })
-    else if (state.status === 'suspended') scheduleWake(h, runId, state.wakeAt ?? Date.now())
+    else if (state.status === 'suspended' && state.waitFor) {
+      void execute(h, runId) // a signal sent while no engine ran it starts it now; else it waits on
+      scheduleWake(h, runId, state.waitFor.until)
+    } else if (state.status === 'suspended') scheduleWake(h, runId, state.wakeAt ?? Date.now())
     else if (state.status === 'queued' && h.executeQueued) void execute(h, runId)
   }
 }

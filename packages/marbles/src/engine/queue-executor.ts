@@ -26,6 +26,7 @@ export function queueExecutor(core: EngineCore, queue: RunQueue, graceMs: number
   let sweeper: ReturnType<typeof setInterval> | undefined
   return {
     dispatch: (runId, name) => enqueueRun(w, runId, name, 'start'),
+    wake: (runId, name, key) => enqueueRun(w, runId, name, key),
     async cancel(runId) {
       // A worker holding the job sees its signal abort and settles the run; a run no worker holds yet is settled here.
       const entry = await storage.get(JOBS, runId)
@@ -90,7 +91,7 @@ async function runJob(w: Worker, job: RunJob): Promise<void> {
     runId = linked
   }
   // Executed under its job; a run that suspends gets a job that wakes it.
-  await w.core.execute(runId, { claim: job, suspended: (id, name, key, until) => enqueueRun(w, id, name, key, id, until) })
+  await w.core.execute(runId, { claim: job, suspended: (id, name, key, until) => (until === undefined ? undefined : enqueueRun(w, id, name, key, id, until)) })
 }
 
 /**

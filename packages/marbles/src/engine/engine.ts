@@ -124,7 +124,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     },
     async signal(runId, name, data) {
       if (core.closed) throw new FoundryError('UNAVAILABLE', 'The engine is closed')
-      assertInputWithin(data ?? null)
+      assertInputWithin(data ?? null, 'data', 'the run keeps waiting')
       const state = await core.stateOf(runId)
       await sendSignal(storage, runId, state, name, data)
       await executor.wake(runId, state.name ?? '?', `signal-${state.nextSeq}`)

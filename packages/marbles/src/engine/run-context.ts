@@ -1,4 +1,5 @@
 import { validator, type JsonValue, type Kernel } from '@foundry/kernel'
+import type { Static, TSchema } from 'typebox'
 import { kindOf } from '../define/brand.js'
 import type { RunContext, RunLogger, StepContext, StepOptions, WaitOptions } from '../define/context.js'
 import { backoff, resolveRetry } from '../define/retry.js'
@@ -110,7 +111,7 @@ export function createRunContext(options: RunContextOptions): RunContext {
       signal.throwIfAborted()
       if (now() < until) throw new Suspend(until)
     },
-    async waitFor(signalName: string, waitOptions: WaitOptions = {}) {
+    async waitFor<S extends TSchema>(signalName: string, waitOptions: WaitOptions<S> = {}): Promise<Static<S>> {
       const id = occurrence(waitCalls, signalName)
       let came = state.signals.get(id)
       const earlier = came ? undefined : options.inherited?.signals?.get(id)
@@ -119,7 +120,7 @@ export function createRunContext(options: RunContextOptions): RunContext {
         state.signals.set(id, (came = earlier))
       }
       if (came?.timedOut) throw waitTimeout(id, waitOptions.timeoutMs ?? 0)
-      if (came) return came.data as never
+      if (came) return came.data as Static<S> // checked against the schema when it was sent
       let wait = state.waits.get(id)
       if (!wait) {
         const until = waitOptions.timeoutMs !== undefined ? now() + Math.max(0, waitOptions.timeoutMs) : undefined

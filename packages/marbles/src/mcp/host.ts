@@ -219,10 +219,10 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
 
 export { isAgentRun }
 
-/** Send a signal, then wait (5 s at most) until the run has taken it: what follows reads it resumed. */
+/** Send a signal, then wait (30 s at most: the engine behind this host owns the state, so it takes it) until the run has taken it: what follows reads it resumed. */
 export async function signalAndWait(engine: Engine, state: MarblesState, runId: string, name: string, data: unknown): Promise<RunInfo> {
   const { nextSeq } = await foldJournal(state.storage, runId)
   await engine.signal(runId, name, data)
-  for await (const record of followJournal(state.storage, runId, { signal: AbortSignal.timeout(5000) })) if (record.seq >= nextSeq) break
+  for await (const record of followJournal(state.storage, runId, { signal: AbortSignal.timeout(30_000) })) if (record.seq >= nextSeq) break
   return (await engine.get(runId))!
 }

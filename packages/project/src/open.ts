@@ -44,6 +44,8 @@ export interface Project extends ProjectContext {
   storage: Storage
   /** Where a job queue can live beside the storage (its descriptor's `queueUrl`: PostgreSQL's database); absent when it cannot. */
   queueUrl?: string
+  /** The storage is reached by several machines (its descriptor's `networked`): team data, such as tokens, lives in it. */
+  networked?: boolean
   /** Persist what the retriever deferred and release the storage. Idempotent. */
   close(): Promise<void>
 }
@@ -89,6 +91,7 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
     adapters: { storage: storage.choice, retrieval: retrieval.choice },
     storage: store,
     ...(queueUrl && { queueUrl }),
+    ...(storage.descriptor.networked && { networked: true }),
     kernel,
     close: () => (closing ??= kernel.close()),
   }

@@ -7,7 +7,7 @@ import { translate } from './errors.js'
 import { migrate } from './migrate.js'
 import { createListener } from './notify.js'
 import { redactUrl } from './url.js'
-import { STORAGE_COMPONENT, STORAGE_MIGRATIONS } from './schema.js'
+import { CHANGE_CHANNEL, STORAGE_COMPONENT, STORAGE_MIGRATIONS } from './schema.js'
 import { appendSql, deleteSql, GET_MANY, PUT_WITH_TOKEN, putSql, relaxedTail } from './storage-sql.js'
 
 export interface PostgresStorageOptions {

@@ -133,7 +133,7 @@ export async function prepareAgentRun(host: AgentHost, dispatch: AgentDispatch):
 
 /** The engine's runnable for agent runs named `name`: it runs `runAgent`. */
 export function agentRunnable(name: string, host: AgentHost): WorkflowDefinition<AgentRunInput, AgentRunOutput> {
-  return { [KIND]: 'workflow', name, description: 'an agent run', input: undefined, timeoutMs: undefined, resumable: false, run: (ctx, input) => runAgent(ctx, input, host) }
+  return { [KIND]: 'workflow', name, description: 'an agent run', input: undefined, timeoutMs: undefined, resumable: false, version: undefined, compatible: [], run: (ctx, input) => runAgent(ctx, input, host) }
 }
 
 /**

@@ -20,6 +20,14 @@ export interface WorkflowOptions<S extends TSchema, O> {
   concurrency?: ConcurrencyOptions<Static<S>>
   /** At most `limit` starts per key in any `periodMs`, across every process serving the state. */
   rateLimit?: RateLimitOptions<Static<S>>
+  /**
+   * The workflow's version, recorded with each run. A run resumed (a timer, a signal, a linked run)
+   * or re-run by code declaring another version is refused (failed, `VersionMismatch`), so a renamed
+   * step never runs its side effects twice. Change it when steps are renamed, added or reordered.
+   */
+  version?: string | number
+  /** Earlier versions whose runs this code may resume: their journals replay the same steps. */
+  compatible?: ReadonlyArray<string | number>
   run(ctx: RunContext, input: Static<S>): Promise<O> | O
 }
 
@@ -32,6 +40,8 @@ export interface WorkflowDefinition<I = unknown, O = unknown> {
   readonly resumable: boolean
   /** Its concurrency and rate limits; a run held back by one stays `queued` with the reason. Absent: none. */
   readonly limits?: RunLimits
+  readonly version: string | undefined
+  readonly compatible: readonly string[]
   run(ctx: RunContext, input: I): Promise<O> | O
 }
 
@@ -65,6 +75,8 @@ export function workflow<S extends TSchema, O>(options: WorkflowOptions<S, O>): 
     timeoutMs: options.timeoutMs,
     resumable: options.resumable ?? false,
     limits: runLimits(options.name, options.concurrency, options.rateLimit),
+    version: options.version === undefined ? undefined : String(options.version),
+    compatible: (options.compatible ?? []).map(String),
     run: options.run,
   }
 }

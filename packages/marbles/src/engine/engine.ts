@@ -13,6 +13,8 @@ import type { Executor, WorkerOptions } from './executor.js'
 import type { LeaseHolder, LeaseOptions } from './lease.js'
 import { openLeaseExecutor } from './lease-executor.js'
 import { queueExecutor } from './queue-executor.js'
+import { planRerun } from './rerun.js'
+import { sendSignal } from './signals.js'
 import type { RunRecord } from './run-record.js'
 
 export type { RunInfo } from './core.js'
@@ -84,6 +86,17 @@ export interface Engine {
   get(runId: string): Promise<RunInfo | undefined>
   /** Recent runs from the runs index, newest first (20 unless `limit` says), narrowed by status, workflow and creation time. */
   runs(filter?: RunFilter): Promise<RunRecord[]>
+  /**
+   * Send the signal a suspended run waits for (`ctx.waitFor(name)`): checked against the wait's schema
+   * (INVALID_INPUT; the run keeps waiting), refused (CONFLICT) when the run waits for no such signal;
+   * then the run resumes in the engine owning the state. Returns the run as it was when the signal went.
+   */
+  signal(runId: string, name: string, data?: unknown): Promise<RunInfo>
+  /**
+   * A new run of an ended run's workflow and input (`rerunOf` links them): the steps that ended before
+   * `from` (default: the first failed step) are replayed from the old journal, and it executes from there.
+   */
+  rerun(runId: string, options?: { from?: string }): Promise<DispatchResult>
   /** Request cancellation (`cancel_requested`, then `cancelled`); undefined for an unknown id. */
   cancel(runId: string): Promise<RunInfo | undefined>
   /** Resolves once the run is terminal or suspended (polling its journal with back-off). */
@@ -133,6 +146,23 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
       if (!created) return { runId, name, status: (await core.get(runId))?.status ?? 'queued', deduplicated: true }
       await executor.dispatch(runId, name)
       return { runId, name, status: 'queued' }
+    },
+    async signal(runId, name, data) {
+      if (core.closed) throw new FoundryError('UNAVAILABLE', 'The engine is closed')
+      assertInputWithin(data ?? null, 'data', 'the run keeps waiting')
+      const state = await core.stateOf(runId)
+      await sendSignal(storage, runId, state, name, data)
+      await executor.wake(runId, state.name ?? '?', `signal-${state.nextSeq}`)
+      return infoOf(runId, state)!
+    },
+    async rerun(runId, { from } = {}) {
+      if (core.closed) throw new FoundryError('UNAVAILABLE', 'The engine is closed')
+      const plan = await planRerun(storage, definitions, runId, from)
+      const id = newRunId()
+      await executor.reserve?.(id)
+      await core.create(plan.name, plan.input, undefined, id, plan.fields)
+      await executor.dispatch(id, plan.name)
+      return { runId: id, name: plan.name, status: 'queued' }
     },
     get: core.get,
     runs: (filter) => searchRuns(storage, filter),

@@ -75,6 +75,11 @@ export async function openLeaseExecutor(core: EngineCore, options: LeaseExecutor
       if (lease || h.local) setImmediate(() => void execute(h, runId))
       else await sendControl(storage, { type: 'dispatch', runId })
     },
+    async wake(runId) {
+      // Here unless another live engine holds the run (waiting on its deadline there): then that one wakes it.
+      if (h.runs.holds(runId) || ((lease || h.local) && !(await h.runs.heldElsewhere(runId)))) setImmediate(() => void wakeHere(h, runId))
+      else await sendControl(storage, { type: 'dispatch', runId })
+    },
     async cancel(runId, state) {
       if (h.runs.holds(runId)) return cancelHere(h, runId, state)
       if (await h.runs.heldElsewhere(runId)) return sendControl(storage, { type: 'cancel', runId })
@@ -154,8 +159,14 @@ async function admitted(h: Holder, runId: string): Promise<void> {
   }
 }
 
-function scheduleWake(h: Holder, runId: string, at: number): void {
-  if (h.core.closed || (!h.lease && !h.local)) return
+/** Execute a run woken by its signal; one still settling here (its suspension in flight) is executed again once it has. */
+async function wakeHere(h: Holder, runId: string): Promise<void> {
+  if (h.core.active().includes(runId)) await h.core.settled(runId)
+  execute(h, runId)
+}
+
+function scheduleWake(h: Holder, runId: string, at: number | undefined): void {
+  if (h.core.closed || (!h.lease && !h.local) || at === undefined) return
   clearTimeout(h.wakes.get(runId))
   const wait = Math.min(Math.max(0, at - Date.now()), 2_147_483_647)
   const timer = setTimeout(() => (h.wakes.delete(runId), Date.now() >= at ? execute(h, runId) : scheduleWake(h, runId, at)), wait)
@@ -177,7 +188,8 @@ async function cancelHere(h: Holder, runId: string, state: RunState): Promise<vo
  */
 async function onRequest(h: Holder, request: ControlRequest): Promise<void> {
   const { runId } = request
-  if (request.type === 'dispatch') return void (h.lease && execute(h, runId))
+  // A dispatch (or a signal's wake-up) is the owner's to execute, or the holder's of a run waiting here on a deadline.
+  if (request.type === 'dispatch') return void ((h.lease || h.runs.holds(runId)) && wakeHere(h, runId))
   if (await h.core.cancelActive(runId)) return
   if (h.runs.holds(runId) || (h.lease && !(await h.runs.heldElsewhere(runId)))) await cancelHere(h, runId, await h.core.stateOf(runId))
 }
@@ -231,7 +243,11 @@ async function reconcileRun(h: Holder, runId: string, cached: RunRecord | undefi
       void execute(h, linked)
     } else await core.transition(runId, writer, state, 'failed', { reason: 'interrupted', error: interrupted })
   } else if (state.status === 'cancel_requested') await core.transition(runId, writer, state, 'cancelled', { reason: 'interrupted' })
-  else if (state.status === 'suspended') return scheduleWake(h, runId, state.wakeAt ?? Date.now()), true
+  else if (state.status === 'suspended' && state.waitFor) {
+    // A signal sent while no engine ran it starts it now; else it waits on (held here only for its deadline: execute releases it otherwise).
+    scheduleWake(h, runId, state.waitFor.until)
+    return void execute(h, runId), true
+  } else if (state.status === 'suspended') return scheduleWake(h, runId, state.wakeAt ?? Date.now()), true
   else if (state.status === 'queued' && h.executeQueued) return void execute(h, runId), true
   return false
 }

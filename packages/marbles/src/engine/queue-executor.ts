@@ -27,6 +27,7 @@ export function queueExecutor(core: EngineCore, queue: RunQueue, graceMs: number
   let sweeper: ReturnType<typeof setInterval> | undefined
   return {
     dispatch: (runId, name) => enqueueRun(w, runId, name, 'start'),
+    wake: (runId, name, key) => enqueueRun(w, runId, name, key),
     async cancel(runId) {
       // A worker holding the job sees its signal abort and settles the run; a run no worker holds yet is settled here.
       const entry = await storage.get(JOBS, runId)
@@ -91,7 +92,7 @@ async function runJob(w: Worker, job: RunJob): Promise<void> {
     runId = linked
   }
   // Executed under its job; a run that suspends gets a job that wakes it.
-  const run = (id: string) => w.core.execute(id, { claim: job, suspended: (sid, name, key, until) => enqueueRun(w, sid, name, key, sid, until) })
+  const run = (id: string) => w.core.execute(id, { claim: job, suspended: (sid, name, key, until) => (until === undefined ? undefined : enqueueRun(w, sid, name, key, sid, until)) })
   if (!hasLimits(w.core.definitions)) return run(runId)
   // A workflow with concurrency or rate limits: admitted across workers first, else a new job asks again later.
   const current = await w.core.stateOf(runId)

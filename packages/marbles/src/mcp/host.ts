@@ -12,7 +12,7 @@ import { loadWorkspace, type Workspace } from '../workspace/load.js'
 import { resolveFoundryBin } from './foundry-bin.js'
 import type { DispatchResultOut, ListConfigResult, McpStatus, RunResultOut } from './schemas.js'
 import type { RunStatus } from '../journal/records.js'
-import { readJournal } from '../journal/follow.js'
+import { foldJournal, followJournal, readJournal } from '../journal/follow.js'
 
 /** `get_run` returns at most this many characters of an answer or an output's JSON a call (~2 000 tokens). */
 export const PAGE_CHARS = 8000
@@ -46,11 +46,14 @@ export interface MarblesHost {
   dispatchAgent(dispatch: AgentDispatch, idempotencyKey?: string): Promise<DispatchResultOut>
   getRun(runId: string, cursor?: number): Promise<RunResultOut>
   cancelRun(runId: string): Promise<RunResultOut>
+  /** Send the signal a run this host launched waits for; the run as it stands once it took it. */
+  signalRun(runId: string, name: string, data: unknown): Promise<RunResultOut>
   /** Cancel the runs still going, close the engine and the state. */
   close(): Promise<void>
 }
 
-export const mcpStatus = (status: RunStatus): McpStatus => (status === 'complete' ? 'completed' : status === 'cancel_requested' ? 'running' : status)
+export const mcpStatus = (status: RunStatus, waiting?: unknown): McpStatus =>
+  status === 'complete' ? 'completed' : status === 'cancel_requested' ? 'running' : status === 'suspended' && waiting ? 'waiting' : status
 
 /**
  * Open what `marbles mcp` serves: the workspace (source, environment, modules: a failure throws one
@@ -125,8 +128,10 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
       runId,
       kind,
       name: info.name,
-      status: mcpStatus(info.status),
+      status: mcpStatus(info.status, info.waitFor),
       ...(info.status === 'cancel_requested' && { cancelRequested: true }),
+      ...(info.status === 'suspended' && info.waitFor && { waitingFor: { signal: info.waitFor.signal, ...(info.waitFor.until !== undefined && { until: info.waitFor.until }) } }),
+      ...(info.rerunOf && { rerunOf: info.rerunOf }),
       createdAt: info.createdAt,
       updatedAt: info.updatedAt,
       ...(info.reason && { reason: info.reason }),
@@ -203,6 +208,11 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
       return { runId, kind: 'agent', name, status: mcpStatus(status), session: input.session }
     },
     getRun: describe,
+    async signalRun(runId, name, data) {
+      await known(runId)
+      await signalAndWait(engine, state, runId, name, data)
+      return describe(runId)
+    },
     async cancelRun(runId) {
       await known(runId)
       await engine.cancel(runId)
@@ -216,3 +226,11 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
 }
 
 export { isAgentRun }
+
+/** Send a signal, then wait (30 s at most: the engine behind this host owns the state, so it takes it) until the run has taken it: what follows reads it resumed. */
+export async function signalAndWait(engine: Engine, state: MarblesState, runId: string, name: string, data: unknown): Promise<RunInfo> {
+  const { nextSeq } = await foldJournal(state.storage, runId)
+  await engine.signal(runId, name, data)
+  for await (const record of followJournal(state.storage, runId, { signal: AbortSignal.timeout(30_000) })) if (record.seq >= nextSeq) break
+  return (await engine.get(runId))!
+}

@@ -2,6 +2,7 @@ import { claimLocalToken, isLoopback, serveHttpUntilStopped, tokenBook, type Htt
 import { keepServing, stderrLog } from '@foundry/server/stdio'
 import { openHost, type MarblesHostOptions } from './host.js'
 import { createMarblesServer } from './server.js'
+import { signalRoute } from './signal-route.js'
 import { TOOLS } from './tools.js'
 
 export type ServeMarblesHttpOptions = MarblesHostOptions &
@@ -46,6 +47,7 @@ export async function serveMarblesHttp(options: ServeMarblesHttpOptions): Promis
     ...(local && { localToken: local }),
     log,
     tools: TOOLS,
+    route: signalRoute(host),
     session: () => createMarblesServer(host, log),
     onCall: (call) => void host.state.kernel.record('mcp.tool_call', { ...call }),
     async release(stopped) {

@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox'
 import { RUN_ID_PATTERN } from '../engine/ids.js'
 
-/** Statuses as MCP spells them (seed 003): the engine's `complete` is `completed`. */
-export const McpStatusSchema = Type.Enum(['queued', 'running', 'suspended', 'completed', 'failed', 'cancelled'])
+/** Statuses as MCP spells them: the engine's `complete` is `completed`; `waiting` is suspended on `ctx.waitFor`. */
+export const McpStatusSchema = Type.Enum(['queued', 'running', 'suspended', 'waiting', 'completed', 'failed', 'cancelled'])
 export type McpStatus = Static<typeof McpStatusSchema>
 
 const RUN_ID = Type.String({ pattern: RUN_ID_PATTERN.source, description: 'A run id a dispatch returned' })
@@ -51,6 +51,14 @@ export const DispatchAgentInput = Type.Object(
 )
 
 export const RunIdInput = Type.Object({ runId: RUN_ID }, { additionalProperties: false })
+export const SignalRunInput = Type.Object(
+  {
+    runId: RUN_ID,
+    name: Type.String({ minLength: 1, description: 'The signal the run is waiting for' }),
+    data: Type.Optional(Type.Unknown({ description: "JSON matching the wait's schema" })),
+  },
+  { additionalProperties: false },
+)
 export const GetRunInput = Type.Object(
   { runId: RUN_ID, cursor: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'nextCursor of the previous page' })) },
   { additionalProperties: false },
@@ -81,6 +89,8 @@ export const RunOutput = Type.Object({
   name: Type.String(),
   status: McpStatusSchema,
   cancelRequested: Type.Optional(Type.Boolean()),
+  waitingFor: Type.Optional(Type.Object({ signal: Type.String(), until: Type.Optional(Type.Integer({ description: 'Deadline, epoch ms' })) })),
+  rerunOf: Type.Optional(Type.String()),
   createdAt: Type.Integer(),
   updatedAt: Type.Integer(),
   reason: Type.Optional(Type.String()),

@@ -4,7 +4,7 @@ import { journalLog, isTerminal, type JournalRecord, type RunStatus } from '../j
 import { RUNS } from '../engine/run-record.js'
 import { runExecutor } from '../engine/run-lease.js'
 import type { LeaseHolder } from '../engine/lease.js'
-import { renderRecord } from './render.js'
+import { renderRecord, waitingLine } from './render.js'
 
 /** `marbles watch` exit codes: a run whose engine died before it settled (`orphaned`) exits as a failed one. */
 export const EXIT = { complete: 0, failed: 1, cancelled: 2, suspended: 3, unknown: 4, orphaned: 1, interrupted: 130 } as const
@@ -123,7 +123,8 @@ async function followOne(storage: Storage, runId: string, options: WatchOptions,
   if (options.signal?.aborted && !(status && (isTerminal(status) || status === 'suspended'))) return 'interrupted'
   if (!options.json) {
     if (output?.type === 'result') write(`result: ${output.artifact ? output.artifact : JSON.stringify(output.output ?? null)}`)
-    write(`run ${runId} ${status}${last?.type === 'status' && last.error ? `: ${last.error.name}: ${last.error.message}` : ''}`)
+    const waiting = last?.type === 'status' && last.waitFor ? ` (${waitingLine(last.waitFor)})` : ''
+    write(`run ${runId} ${status}${last?.type === 'status' && last.error ? `: ${last.error.name}: ${last.error.message}` : ''}${waiting}`)
   }
   if (last?.type === 'status' && last.status === 'failed' && last.resumedBy && options.followLinks !== false) {
     if (!options.json) write(`following ${last.resumedBy}, which resumes it`)

@@ -3,6 +3,7 @@ import { isTerminal } from '../../journal/records.js'
 import { action, type CommandContext, journalOption } from '../context.js'
 import { EXIT } from '../../watch/watch.js'
 import { printOutcome } from './watch.js'
+import { drain } from '../await-run.js'
 
 interface RunOptions {
   input?: string
@@ -64,9 +65,4 @@ export function runCommand(): Command {
         await engine.close()
       }
     }))
-}
-
-/** Runs other processes handed this engine while it ran: let them settle before the lease goes. */
-async function drain(engine: { active(): string[]; settled(id: string): Promise<unknown> }): Promise<void> {
-  for (let ids = engine.active(); ids.length; ids = engine.active()) await Promise.all(ids.map((id) => engine.settled(id)))
 }

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander'
 import { action } from '../context.js'
+import { waitingLine } from '../../watch/render.js'
 
 interface RunsOptions {
   limit: number
@@ -35,7 +36,7 @@ export function runsCommand(): Command {
       else if (!runs.length) ctx.out(`No runs in ${state.where}${options.status || options.workflow || options.since ? ' match these filters' : ''}.`)
       else
         for (const run of runs)
-          ctx.out(`${run.id}  ${run.name}  ${run.status}  ${new Date(run.createdAt).toISOString()}${run.reason ? `  (${run.reason})` : ''}${run.error ? `  ${run.error.name}: ${run.error.message}` : ''}`)
+          ctx.out(`${run.id}  ${run.name}  ${run.waitFor ? 'waiting' : run.status}  ${new Date(run.createdAt).toISOString()}${run.waitFor ? `  (${waitingLine(run.waitFor)})` : ''}${run.rerunOf ? `  (re-runs ${run.rerunOf})` : ''}${run.reason ? `  (${run.reason})` : ''}${run.error ? `  ${run.error.name}: ${run.error.message}` : ''}`)
       await engine.close()
     }))
 }

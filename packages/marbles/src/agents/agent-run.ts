@@ -166,6 +166,7 @@ export async function runAgent(ctx: RunContext, input: AgentRunInput, host: Agen
     void ctx.kernel.record('marbles.usage', data)
     ctx.log.info(`usage: ${usage.inputTokens} input + ${usage.outputTokens} output tokens${usage.costUsd !== undefined ? `, $${usage.costUsd.toFixed(4)}` : ''}`)
   }
+  if (input.compaction !== undefined && !harness.compaction) ctx.log.info(`compaction: the ${harness.name} harness has no compaction setting; its own default applies`)
   let result = undefined as AgentResult | undefined
   try {
     // The step journals the run's usage, not its answer: the answer goes through the firewall below.

@@ -9,4 +9,7 @@ export const INSTRUCTIONS =
 
 export const SERVER_INFO = { name: 'marbles', title: 'Marbles', version: pkg.version }
 
-export const initializeResult = initializeAnswer({ info: SERVER_INFO, capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+/** As the Server declares them: tools, and tasks for the two dispatches (`TASKS_CAPABILITY` of @foundry/server). */
+export const CAPABILITIES = { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+
+export const initializeResult = initializeAnswer({ info: SERVER_INFO, capabilities: CAPABILITIES, instructions: INSTRUCTIONS })

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { createKernel, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
-import { openProject, openTarget, type OpenedTarget, type Project } from '@foundry/project'
+import { openProject, openTarget, tracesUrl, type OpenedTarget, type Project } from '@foundry/project'
 import { findProjectRoot } from '@foundry/project/find'
 import type { RunQueue } from './queue/queue.js'
 
@@ -20,6 +20,7 @@ export interface StateOptions {
 
 /** Where an engine keeps its runs, its journals and its artifacts, and the kernel its workflows get. */
 export interface MarblesState {
+  /** Runs and journals; when tracing is configured, its journal writes also become spans (telemetry/tracing.ts). */
   storage: Storage
   artifacts: Storage
   kernel: Kernel
@@ -58,10 +59,18 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
       target = await openTarget(options.state)
       opened.unshift(target.storage)
     }
-    const storage = target?.storage ?? project!.storage
+    let storage = target?.storage ?? project!.storage
     const artifacts = options.artifacts !== undefined ? (await openTarget(options.artifacts)).storage : storage
     if (options.artifacts !== undefined) opened.unshift(artifacts)
     const kernel = project?.kernel ?? createKernel({ storage })
+    // Tracing, when configured (config.json's `tracing`, OTEL_EXPORTER_OTLP_*): the journal's writes become spans.
+    const traces = project ? project.tracesUrl : tracesUrl()
+    if (traces) {
+      const { traceRuns } = await import('./telemetry/tracing.js')
+      const tracing = traceRuns(storage, traces)
+      storage = tracing.storage
+      opened.unshift({ close: tracing.close })
+    }
     const root = project?.root ?? cwd
     // Where the job queue lives: MARBLES_QUEUE_URL, else beside the state when its storage can host one, else none (the lease engine).
     const url = process.env.MARBLES_QUEUE_URL || (target ? target.queueUrl : project?.queueUrl)

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { FoundryError, resolveConfig, type Config } from '@foundry/kernel'
 import { CONFIG_FILE } from './find.js'
+import { tracingOf, type TracingConfig } from './tracing.js'
 
 /** An adapter as config.json names it: `{ "kind": "sqlite", "path": "data/memory.db" }` read as `{ kind, options }`. */
 export interface AdapterChoice {
@@ -25,6 +26,8 @@ export interface ProjectConfig {
   retrieval: AdapterChoice
   /** `adapters`: modules registering more adapters, as written (paths are relative to the project root). */
   adapters: string[]
+  /** `tracing`: where Marbles sends its spans; `{}` when absent. */
+  tracing: TracingConfig
   /** Every other key, resolved by the kernel (defaults, then the profile, then the file). */
   config: Config
   /** True when the file uses the old shape (`"storage": "sqlite"`, `"retrieval": "fts"`, `"sqlite": { "path" }`). */
@@ -61,6 +64,7 @@ export function parseProjectConfig(text: string | undefined, file: string): Proj
       storage: { kind: DEFAULT_STORAGE, options: {} },
       retrieval: { kind: DEFAULT_RETRIEVAL, options: {} },
       adapters: [],
+      tracing: {},
       config: resolveConfig(undefined, file),
       legacy: false,
       normalized: {},
@@ -73,7 +77,7 @@ export function parseProjectConfig(text: string | undefined, file: string): Proj
     throw new FoundryError('INVALID_INPUT', `Invalid ${file}: not JSON (${(error as Error).message})`, { cause: error })
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new FoundryError('INVALID_INPUT', `Invalid ${file}: must be a JSON object ({ "storage": { "kind": "fs" } })`)
-  const { storage, retrieval, sqlite, adapters, ...kernelKeys } = raw as Record<string, unknown>
+  const { storage, retrieval, sqlite, adapters, tracing, ...kernelKeys } = raw as Record<string, unknown>
   const config = resolveConfig(kernelKeys, file)
   const chosenStorage = choice(storage, 'storage', DEFAULT_STORAGE, file)
   const chosenRetrieval = choice(retrieval, 'retrieval', DEFAULT_RETRIEVAL, file)
@@ -96,6 +100,7 @@ export function parseProjectConfig(text: string | undefined, file: string): Proj
     storage: chosenStorage,
     retrieval: chosenRetrieval,
     adapters: adapterList(adapters, file),
+    tracing: tracingOf(tracing, file),
     config,
     legacy: typeof storage === 'string' || typeof retrieval === 'string' || sqlite !== undefined,
     normalized,

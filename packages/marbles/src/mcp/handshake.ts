@@ -1,4 +1,4 @@
-import { initializeAnswer } from '@foundry/server/stdio'
+import { initializeAnswer, TASKS_CAPABILITY } from '@foundry/server/stdio'
 import pkg from '../../package.json' with { type: 'json' }
 
 // What `marbles mcp` answers to `initialize`, apart from the SDK: the stdio server answers it before the
@@ -9,7 +9,5 @@ export const INSTRUCTIONS =
 
 export const SERVER_INFO = { name: 'marbles', title: 'Marbles', version: pkg.version }
 
-/** As the Server declares them: tools, and tasks for the two dispatches (`TASKS_CAPABILITY` of @foundry/server). */
-export const CAPABILITIES = { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
-
-export const initializeResult = initializeAnswer({ info: SERVER_INFO, capabilities: CAPABILITIES, instructions: INSTRUCTIONS })
+/** As the Server declares them (server.ts): tools, and tasks for the two dispatches. */
+export const initializeResult = initializeAnswer({ info: SERVER_INFO, capabilities: { tools: {}, tasks: TASKS_CAPABILITY }, instructions: INSTRUCTIONS })

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { createKernel, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
+import { createKernel, FoundryError, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
 import { openProject, openTarget, tracesUrl, type OpenedTarget, type Project } from '@foundry/project'
 import { findProjectRoot } from '@foundry/project/find'
 import type { RunQueue } from './queue/queue.js'
@@ -38,6 +38,9 @@ export interface MarblesState {
   close(): Promise<void>
 }
 
+/** The OpenTelemetry packages tracing needs (optional peers of this package). */
+const OTEL_SDK = ['@opentelemetry/sdk-trace@3', '@opentelemetry/resources@3', '@opentelemetry/exporter-trace-otlp-http@0.301']
+
 /** Open the state the CLI's options name. Opens the project (through `@foundry/project`) unless `--state` alone suffices. */
 export async function openState(options: StateOptions): Promise<MarblesState> {
   const cwd = options.cwd ?? process.cwd()
@@ -66,7 +69,10 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
     // Tracing, when configured (config.json's `tracing`, OTEL_EXPORTER_OTLP_*): the journal's writes become spans.
     const traces = project ? project.tracesUrl : tracesUrl()
     if (traces) {
-      const { traceRuns } = await import('./telemetry/tracing.js')
+      const { traceRuns } = await import('./telemetry/tracing.js').catch((error: unknown) => {
+        // The SDK is an optional peer (it declares Node 22): installing it is what turns tracing on.
+        throw new FoundryError('UNSUPPORTED', `tracing is configured (${traces}) but the OpenTelemetry SDK is not installed: npm i ${OTEL_SDK.join(' ')}, or remove the tracing setting`, { cause: error })
+      })
       const tracing = traceRuns(storage, traces)
       storage = tracing.storage
       opened.unshift({ close: tracing.close })

@@ -14,7 +14,10 @@ export const VARLOCK_SCHEMA_FILE = '.env.schema'
  */
 export async function loadVarlockEnv(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<Record<string, unknown>> {
   const schema = join(dir, VARLOCK_SCHEMA_FILE)
-  const { internal } = await import('varlock')
+  const { internal } = await import('varlock').catch((error: unknown) => {
+    // Bundled into the marbles bin; an optional peer of the library (it declares Node 22).
+    throw new FoundryError('UNSUPPORTED', `${schema} needs Varlock to load: npm i varlock@1`, { cause: error })
+  })
   // No git calls (`checkGitIgnored`) and no resolver cache on disk: a start-up reads the files and the environment only.
   const graph = await internal.loadEnvGraph({ basePath: dir, checkGitIgnored: false, skipCache: true, overrideValues: setVariables(env) })
   for (const source of graph.sortedDataSources) {

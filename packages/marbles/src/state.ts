@@ -28,6 +28,8 @@ export interface MarblesState {
   root: string
   /** What the state is, for messages. */
   where: string
+  /** Where the project's team tokens live (`tokenBook`): its token file, or its storage when that is networked. */
+  tokenSite: { root: string; storage: Storage; networked?: boolean }
   /**
    * The job queue runs are dispatched through, when the state is on PostgreSQL (the project's storage
    * `{ kind: "postgres" }`, `--state postgres://…`) or `MARBLES_QUEUE_URL` names a server: pg-boss,
@@ -48,7 +50,7 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
     const storage = memoryStorage()
     const kernel = createKernel({ storage })
     const root = options.root ? resolve(options.root) : (findProjectRoot(cwd) ?? cwd)
-    return { storage, artifacts: storage, kernel, root, where: 'memory (--dry-run: nothing is saved)', queue: async () => undefined, close: () => kernel.close() }
+    return { storage, artifacts: storage, kernel, root, where: 'memory (--dry-run: nothing is saved)', tokenSite: { root, storage }, queue: async () => undefined, close: () => kernel.close() }
   }
   const opened: Array<{ close?(): Promise<void> }> = []
   try {
@@ -87,6 +89,7 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
       kernel,
       root,
       where: target ? (target.path ?? `the ${target.title} state`) : `the project at ${root}`,
+      tokenSite: project ? { root, storage: project.storage, ...(project.networked && { networked: true }) } : { root, storage },
       queue(supervise = false) {
         if (!url) return Promise.resolve(undefined)
         if (!queue) {

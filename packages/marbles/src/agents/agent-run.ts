@@ -152,6 +152,16 @@ export function agentRunnable(name: string, host: AgentHost): WorkflowDefinition
  * firewall (`handOff`). `timeoutMs` aborts the harness and fails the run with a TimeoutError.
  */
 export async function runAgent(ctx: RunContext, input: AgentRunInput, host: AgentHost): Promise<AgentRunOutput> {
+  try {
+    return await runHarness(ctx, input, host)
+  } finally {
+    // Free the session once the run's work is done, before its outcome is journaled: a client that
+    // reads `completed` can continue the conversation at once.
+    host.sessions.release(input.session.id, ctx.runId)
+  }
+}
+
+async function runHarness(ctx: RunContext, input: AgentRunInput, host: AgentHost): Promise<AgentRunOutput> {
   const harness = host.dryRun ?? host.harnesses.get(input.provider)
   if (!harness) throw new Error(`provider "${input.provider}" is not offered by this server`)
   const index = await ctx.kernel.memory.readIndex().catch(() => '')

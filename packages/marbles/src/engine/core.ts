@@ -75,8 +75,8 @@ export interface EngineCore {
   writer(runId: string, state: RunState): JournalWriter
   /** Journal the move (CONFLICT when the state machine forbids it), then the record, then the event. */
   transition(runId: string, writer: JournalWriter, state: RunState, to: RunStatus, fields?: StatusFields): Promise<void>
-  /** A new run, journaled `queued`; `resumes` links it to the run it resumes. Returns its id. */
-  create(name: string, input: unknown, resumes?: string): Promise<string>
+  /** A new run, journaled `queued`; `resumes` links it to the run it resumes; `runId` a fresh id chosen before. Returns its id. */
+  create(name: string, input: unknown, resumes?: string, runId?: string): Promise<string>
   /** The declared workflow or step; NOT_FOUND naming the known ones. */
   findRunnable(name: string): Runnable
   /** Whether `name` is a workflow declared `resumable`. */
@@ -136,7 +136,7 @@ export function createEngineCore(options: CoreOptions): EngineCore {
     stateOf: (runId) => stateOf(c, runId),
     writer: (runId, state) => writerOf(c, runId, state),
     transition: (runId, writer, state, to, fields) => transition(c, runId, writer, state, to, fields),
-    create: (name, input, resumes) => create(c, name, input, resumes),
+    create: (name, input, resumes, runId) => create(c, name, input, resumes, runId),
     findRunnable: (name) => findRunnable(c.definitions, name),
     resumable: (name) => resumable(c.definitions, name),
     execute: (runId, executeOptions) => execute(c, runId, executeOptions),
@@ -205,8 +205,7 @@ async function transition(c: Core, runId: string, writer: JournalWriter, state: 
   notify(c)
 }
 
-async function create(c: Core, name: string, input: unknown, resumes?: string): Promise<string> {
-  const runId = newRunId()
+async function create(c: Core, name: string, input: unknown, resumes?: string, runId = newRunId()): Promise<string> {
   const state = foldRecords([])
   await transition(c, runId, writerOf(c, runId, state), state, 'queued', { name, input: (input ?? {}) as JsonValue, ...(resumes && { resumes }) })
   return runId

@@ -4,6 +4,7 @@ import { defineWorkspace, type Definitions } from '../define/registry.js'
 import { isTerminal, type RunStatus } from '../journal/records.js'
 import type { RunQueue } from '../queue/queue.js'
 import { createEngineCore, infoOf, type RunInfo } from './core.js'
+import { newRunId } from './ids.js'
 import type { IsolateOptions } from './isolate/isolate.js'
 import { assertInputWithin, journalLimits, type JournalLimits } from './limits.js'
 import type { Executor, WorkerOptions } from './executor.js'
@@ -27,8 +28,10 @@ export interface EngineOptions {
   /**
    * `auto` (default): own the state when no live process does, else join as a reader.
    * `owner`: throw CONFLICT when another process owns it. `reader`: never own it.
+   * `local`: never own it, and execute this engine's own dispatches here, beside any other engines
+   * on the state (each run under its run lease): what `marbles mcp` opens, one per connection.
    */
-  role?: 'auto' | 'owner' | 'reader'
+  role?: 'auto' | 'owner' | 'reader' | 'local'
   /** Execute the runs found `queued` at start-up (`marbles serve`). Default false. */
   executeQueued?: boolean
   /** How long a cancelled or timed-out run's body may take to settle before it is stopped (`isolate`) or abandoned. Default 2 000 ms. */
@@ -105,7 +108,9 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
       const def = options.definitions ? core.findRunnable(name) : undefined
       assertInputWithin(input)
       const valid = def?.input ? validator(def.input).parse(input, `input of ${kindOf(def)} ${name}`) : input
-      const runId = await core.create(name, valid)
+      const runId = newRunId()
+      await executor.reserve?.(runId)
+      await core.create(name, valid, undefined, runId)
       await executor.dispatch(runId, name)
       return { runId, name, status: 'queued' }
     },

@@ -6,6 +6,8 @@ import type { RunState } from '../journal/fold.js'
  * (`queue-executor.ts`: PostgreSQL). The engine core journals; an executor decides where it runs.
  */
 export interface Executor {
+  /** A run about to be created under `runId`: claim it first where this engine executes its own dispatches. */
+  reserve?(runId: string): Promise<void>
   /** A run just journaled `queued`: have it executed (here, by the lease holder, or by a worker taking its job). */
   dispatch(runId: string, name: string): Promise<void>
   /** Cancel a run that does not execute in this process, whose journal said `state` (not terminal). */

@@ -34,7 +34,7 @@ export interface MarblesHostOptions {
   defaultProvider?: string
 }
 
-/** What the five tools call: one workspace, one engine owning its state, the harnesses, the runs this host launched. */
+/** What the five tools call: one workspace, one engine executing this host's launches, the harnesses, the runs this host launched. */
 export interface MarblesHost {
   workspace: Workspace
   state: MarblesState
@@ -52,7 +52,8 @@ export const mcpStatus = (status: RunStatus): McpStatus => (status === 'complete
 
 /**
  * Open what `marbles mcp` serves: the workspace (source, environment, modules: a failure throws one
- * line naming the file or variable), the state, an engine owning it (no schedule loop), the harnesses.
+ * line naming the file or variable), the state, an engine of its own beside any others on the state
+ * (`local`: it executes this host's launches; no schedule loop), the harnesses.
  */
 export async function openHost(options: MarblesHostOptions): Promise<MarblesHost> {
   const harnesses = createHarnesses({ ...(options.harness && { flags: options.harness }), ...(options.killGraceMs !== undefined && { graceMs: options.killGraceMs }), ...(options.resolveModel && { resolveModel: options.resolveModel }) })
@@ -75,7 +76,7 @@ export async function openHost(options: MarblesHostOptions): Promise<MarblesHost
     for (const id of workspace.definitions.agents.keys()) runnables.set(agentRunName(id), agentRunnable(agentRunName(id), agentHost) as Runnable)
     const definitions: Definitions = { ...workspace.definitions, runnables }
     const isolate = workspaceIsolation(workspace)
-    const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions, role: 'owner', ...(isolate && { isolate }), graceMs: (options.killGraceMs ?? 2000) + 1000, ...(options.journal && { journal: options.journal }) })
+    const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions, role: 'local', ...(isolate && { isolate }), graceMs: (options.killGraceMs ?? 2000) + 1000, ...(options.journal && { journal: options.journal }) })
     return createHost(workspace, state, engine, agentHost)
   } catch (error) {
     await state.close().catch(() => {})

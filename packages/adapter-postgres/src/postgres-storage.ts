@@ -327,6 +327,17 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
 
     logEnd,
 
+    async deleteLog(log) {
+      const { rows } = await query<{ n: string }>({
+        name: 'foundry_delete_log',
+        text: `WITH gone AS (DELETE FROM foundry_logs WHERE name = $1 RETURNING 1), ended AS (DELETE FROM foundry_log_ends WHERE name = $1)
+               SELECT count(*) AS n, pg_notify('${CHANGE_CHANNEL}', 'l:' || $1) FROM gone`,
+        values: [log],
+      })
+      connection.wrote(`l:${log}`)
+      return Number(rows[0]!.n) > 0
+    },
+
     async logs(prefix) {
       const { rows } = await query<{ name: string }>({
         name: 'foundry_logs',

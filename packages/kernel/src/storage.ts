@@ -114,6 +114,11 @@ export interface Storage {
   logEnd(log: string): Promise<number>
   /** The names of the logs holding entries, sorted, optionally only those starting with `prefix`. */
   logs(prefix?: string): Promise<string[]>
+  /**
+   * Remove the named log and every entry of it (retention); false when it held none. Afterwards it
+   * reads as missing (end 0). Absent when the driver cannot delete logs.
+   */
+  deleteLog?(log: string): Promise<boolean>
 
   /** Be told when the store changes, by this process or another (LISTEN/NOTIFY, file watching…). Returns the unsubscribe function. Absent: poll `revision()` / `logEnd()`. */
   onChange?(listener: (change: StorageChange) => void): () => void

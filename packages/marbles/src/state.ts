@@ -1,7 +1,8 @@
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { createKernel, FoundryError, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
 import { openProject, openTarget, tracesUrl, type OpenedTarget, type Project } from '@foundry/project'
 import { findProjectRoot } from '@foundry/project/find'
+import { resolveMarblesConfig } from './marbles-config.js'
 import type { RunQueue } from './queue/queue.js'
 
 export interface StateOptions {
@@ -28,6 +29,10 @@ export interface MarblesState {
   root: string
   /** What the state is, for messages. */
   where: string
+  /** config.json's `marbles.concurrency`: runs the lease holder executes at once. */
+  concurrency?: number
+  /** config.json's `marbles.retention`, in ms: finished runs older than this are pruned. */
+  retentionMs?: number
   /** Where the project's team tokens live (`tokenBook`): its token file, or its storage when that is networked. */
   tokenSite: { root: string; storage: Storage; networked?: boolean }
   /**
@@ -79,6 +84,7 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
       storage = tracing.storage
       opened.unshift({ close: tracing.close })
     }
+    const settings = project ? resolveMarblesConfig(project.marbles, join(project.dataDir, 'config.json')) : {}
     const root = project?.root ?? cwd
     // Where the job queue lives: MARBLES_QUEUE_URL, else beside the state when its storage can host one, else none (the lease engine).
     const url = process.env.MARBLES_QUEUE_URL || (target ? target.queueUrl : project?.queueUrl)
@@ -89,6 +95,7 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
       kernel,
       root,
       where: target ? (target.path ?? `the ${target.title} state`) : `the project at ${root}`,
+      ...settings,
       tokenSite: project ? { root, storage: project.storage, ...(project.networked && { networked: true }) } : { root, storage },
       queue(supervise = false) {
         if (!url) return Promise.resolve(undefined)

@@ -47,6 +47,8 @@ export interface Project extends ProjectContext {
   queueUrl?: string
   /** Where run spans go (OTLP/HTTP traces URL: config.json's `tracing`, else the standard OTEL_EXPORTER_OTLP_* variables); absent: tracing off. */
   tracesUrl?: string
+  /** config.json's `marbles` keys, as written: Marbles checks them. */
+  marbles: Record<string, unknown>
   /** The storage is reached by several machines (its descriptor's `networked`): team data, such as tokens, lives in it. */
   networked?: boolean
   /** Persist what the retriever deferred and release the storage. Idempotent. */
@@ -96,6 +98,7 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
     storage: store,
     ...(queueUrl && { queueUrl }),
     ...(traces && { tracesUrl: traces }),
+    marbles: file.marbles,
     ...(storage.descriptor.networked && { networked: true }),
     kernel,
     close: () => (closing ??= kernel.close()),

@@ -301,6 +301,21 @@ export function createMemory(ctx: PluginHost): MemoryService {
       .sort((a, b) => factNumber(a.id) - factNumber(b.id))
   }
 
+  async function page(options: FactListOptions & { limit: number }): Promise<{ facts: Fact[]; total: number }> {
+    const { limit, ...filter } = options
+    const ids = (filter.status ?? 'active') === 'active' && !filter.type ? await store.activeIds(await store.revision()) : undefined
+    if (!ids) {
+      const facts = await list(filter)
+      return { facts: facts.slice(0, limit), total: facts.length }
+    }
+    const facts: Fact[] = []
+    for (const id of ids.slice(0, limit)) {
+      const fact = await store.read(id)
+      if (fact) facts.push(fact)
+    }
+    return { facts, total: ids.length }
+  }
+
   async function get(id: string): Promise<Fact> {
     const fact = await store.fact(id, await store.revision())
     if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${id}. ${ctx.hints.listFacts}`)
@@ -349,7 +364,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
 
   const activeCount = async () => store.activeCount(await store.revision())
 
-  return { write, writeMany, search, index, readIndex, list, get, history, forget, activeCount, warm }
+  return { write, writeMany, search, index, readIndex, list, page, get, history, forget, activeCount, warm }
 }
 
 /** The memory service as a kernel plugin: every operation records its duration and outcome. */
@@ -363,6 +378,7 @@ export const memoryPlugin = definePlugin({
     index: { kind: 'memory_index', data: (r) => ({ listed: r.index.listed, total: r.index.total }) },
     readIndex: 'memory_read_index',
     list: { kind: 'memory_list', data: (r) => ({ facts: r.length }) },
+    page: { kind: 'memory_list', data: (r) => ({ facts: r.facts.length, total: r.total }) },
     get: 'memory_get',
     history: { kind: 'memory_history', data: (r) => ({ id: r.id, facts: r.chain.length }) },
     forget: { kind: 'memory_forget', data: (r) => ({ id: r.id }) },

@@ -2,6 +2,7 @@ import type { Static, TSchema } from 'typebox'
 import { checkName, KIND } from './brand.js'
 import type { RunContext, StepContext } from './context.js'
 import { resolveRetry, type RetryPolicy } from './retry.js'
+import { runLimits, type ConcurrencyOptions, type RateLimitOptions, type RunLimits } from './run-limits.js'
 
 export interface WorkflowOptions<S extends TSchema, O> {
   name: string
@@ -15,6 +16,10 @@ export interface WorkflowOptions<S extends TSchema, O> {
    * linked run that replays its finished steps; default `false` marks it failed (interrupted).
    */
   resumable?: boolean
+  /** At most `limit` runs at once per key (from the input), across every process serving the state. */
+  concurrency?: ConcurrencyOptions<Static<S>>
+  /** At most `limit` starts per key in any `periodMs`, across every process serving the state. */
+  rateLimit?: RateLimitOptions<Static<S>>
   run(ctx: RunContext, input: Static<S>): Promise<O> | O
 }
 
@@ -25,6 +30,8 @@ export interface WorkflowDefinition<I = unknown, O = unknown> {
   readonly input: TSchema | undefined
   readonly timeoutMs: number | undefined
   readonly resumable: boolean
+  /** Its concurrency and rate limits; a run held back by one stays `queued` with the reason. Absent: none. */
+  readonly limits?: RunLimits
   run(ctx: RunContext, input: I): Promise<O> | O
 }
 
@@ -57,6 +64,7 @@ export function workflow<S extends TSchema, O>(options: WorkflowOptions<S, O>): 
     input: options.input,
     timeoutMs: options.timeoutMs,
     resumable: options.resumable ?? false,
+    limits: runLimits(options.name, options.concurrency, options.rateLimit),
     run: options.run,
   }
 }

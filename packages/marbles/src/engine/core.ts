@@ -91,8 +91,6 @@ export interface EngineCore {
   note(runId: string, level: 'warn' | 'error', message: string): Promise<void>
   /** The run as its journal says, or undefined for an unknown id. */
   get(runId: string): Promise<RunInfo | undefined>
-  /** Recent runs from `marbles.runs`, newest first. */
-  runs(limit: number): Promise<RunRecord[]>
   /** Resolves once the run is terminal, or suspended and not executing here. */
   settled(runId: string, signal?: AbortSignal): Promise<RunInfo | undefined>
   /** Runs executing in this process. */
@@ -144,10 +142,6 @@ export function createEngineCore(options: CoreOptions): EngineCore {
     cancelActive: (runId) => cancelActive(c, runId),
     note: (runId, level, message) => note(c, runId, level, message),
     get: async (runId) => infoOf(runId, await stateOf(c, runId)),
-    async runs(limit) {
-      const records = await c.storage.list(RUNS)
-      return records.sort((a, b) => b.createdAt - a.createdAt).slice(0, limit)
-    },
     settled: (runId, signal) => settled(c, runId, signal),
     active: () => [...c.active.keys()],
     abortAll: (reason) => abortAll(c, reason),

@@ -8,6 +8,8 @@ import type { Executor } from './executor.js'
 import { acquireLease, leaseHolder, type Lease, type LeaseHolder, type LeaseOptions } from './lease.js'
 import { recordOf, RUNS, type RunRecord } from './run-record.js'
 import { RUN_LEASES, runLeases, type RunLeases } from './run-lease.js'
+import { createRunSlots, type RunSlots } from './run-slots.js'
+import { admit, hasLimits, release } from './admission.js'
 
 export interface LeaseExecutorOptions {
   /**
@@ -18,6 +20,8 @@ export interface LeaseExecutorOptions {
   role: 'auto' | 'owner' | 'reader' | 'local'
   /** Execute the runs found `queued` when taking the lease. */
   executeQueued: boolean
+  /** Runs this engine executes at once; the others wait their turn, in order. Default `DEFAULT_CONCURRENCY`. */
+  concurrency?: number
   lease?: LeaseOptions
 }
 
@@ -43,6 +47,7 @@ interface Holder {
   runs: RunLeases
   wakes: Map<string, ReturnType<typeof setTimeout>>
   executeQueued: boolean
+  slots: RunSlots
 }
 
 /** Take the state's lease (or join as a reader); `start()` then reconciles what a dead owner left and follows requests. */
@@ -57,7 +62,7 @@ export async function openLeaseExecutor(core: EngineCore, options: LeaseExecutor
       if (options.role === 'owner') throw new FoundryError('CONFLICT', `Another engine owns this state (pid ${holder.pid} on ${holder.host}, since ${new Date(holder.startedAt).toISOString()}): stop it, or use it`)
     } else lease = got
   } else holder = await leaseHolder(storage, options.lease?.ttlMs)
-  const h: Holder = { core, lease, local: options.role === 'local', runs: runLeases(storage, options.lease), wakes: new Map(), executeQueued: options.executeQueued }
+  const h: Holder = { core, lease, local: options.role === 'local', runs: runLeases(storage, options.lease), wakes: new Map(), executeQueued: options.executeQueued, slots: createRunSlots(options.concurrency) }
   const stop = new AbortController()
 
   return {
@@ -97,6 +102,7 @@ export async function openLeaseExecutor(core: EngineCore, options: LeaseExecutor
     },
     async close() {
       stop.abort()
+      h.slots.clear()
       for (const timer of h.wakes.values()) clearTimeout(timer)
       h.wakes.clear()
       await core.shutdown(shutdownReason())
@@ -111,15 +117,40 @@ function clearWake(h: Holder, runId: string): void {
   h.wakes.delete(runId)
 }
 
-/** Execute the run here under its run lease (none when another live process holds it); a run that suspends keeps it, with a wake-up timer. */
-async function execute(h: Holder, runId: string): Promise<void> {
-  if ((!h.lease && !h.local) || h.core.closed) return
-  if (!(await h.runs.claim(runId).catch(() => false))) return
+/** Execute the run here once a slot is free (see `executeNow`). */
+function execute(h: Holder, runId: string): void {
+  if ((!h.lease && !h.local) || h.core.closed || h.core.active().includes(runId)) return
+  h.slots.admit(runId, () => executeNow(h, runId))
+}
+
+/**
+ * Execute the run under its run lease (none when another live process holds it), once its workflow's
+ * limits admit it (else it keeps its run lease and asks again on a timer); a run that suspends keeps
+ * it, with a wake-up timer.
+ */
+async function executeNow(h: Holder, runId: string): Promise<void> {
+  if (h.core.closed || !(await h.runs.claim(runId).catch(() => false))) return
   try {
     if (!h.core.active().includes(runId)) clearWake(h, runId)
-    await h.core.execute(runId, { suspended: (id, _name, _key, until) => scheduleWake(h, id, until) })
+    await admitted(h, runId)
   } finally {
     if (!h.wakes.has(runId) && !h.core.active().includes(runId)) await h.runs.release(runId).catch(() => {})
+  }
+}
+
+/** A workflow with concurrency or rate limits is admitted across processes first, else asked again when its hold may end. */
+async function admitted(h: Holder, runId: string): Promise<void> {
+  const run = () => h.core.execute(runId, { suspended: (id, _name, _key, until) => scheduleWake(h, id, until) })
+  if (!hasLimits(h.core.definitions)) return run()
+  const state = await h.core.stateOf(runId)
+  if (state.status !== 'queued' && state.status !== 'suspended') return run()
+  const def = h.core.definitions.runnables.get(state.name ?? '')
+  const verdict = await admit(h.core.storage, def, runId, state)
+  if (!verdict.admitted) return scheduleWake(h, runId, verdict.retryAt)
+  try {
+    await run()
+  } finally {
+    await release(h.core.storage, def, runId, state).catch(() => {}) // a slot left behind is freed once the run is seen settled
   }
 }
 
@@ -127,7 +158,7 @@ function scheduleWake(h: Holder, runId: string, at: number): void {
   if (h.core.closed || (!h.lease && !h.local)) return
   clearTimeout(h.wakes.get(runId))
   const wait = Math.min(Math.max(0, at - Date.now()), 2_147_483_647)
-  const timer = setTimeout(() => (h.wakes.delete(runId), Date.now() >= at ? void execute(h, runId) : scheduleWake(h, runId, at)), wait)
+  const timer = setTimeout(() => (h.wakes.delete(runId), Date.now() >= at ? execute(h, runId) : scheduleWake(h, runId, at)), wait)
   timer.unref()
   h.wakes.set(runId, timer)
 }
@@ -168,8 +199,11 @@ async function reconcile(h: Holder): Promise<void> {
   const { storage } = core
   const ids = new Set(await storage.keys(RUNS))
   for (const log of await storage.logs('marbles/run-')) ids.add(log.slice('marbles/'.length))
-  for (const runId of ids) {
-    const cached = await storage.get(RUNS, runId)
+  const found: Array<{ runId: string; cached: RunRecord | undefined }> = []
+  for (const runId of ids) found.push({ runId, cached: await storage.get(RUNS, runId) })
+  // Oldest first: queued runs start in the order they were dispatched (ids are random).
+  found.sort((a, b) => (a.cached?.createdAt ?? 0) - (b.cached?.createdAt ?? 0))
+  for (const { runId, cached } of found) {
     if (cached && isTerminal(cached.status)) continue
     if (!h.lease && !(await storage.get(RUN_LEASES, runId))) continue
     if (!(await h.runs.claim(runId))) continue

@@ -2,7 +2,7 @@ import { FoundryError, type JsonValue } from '@foundry/kernel'
 import { workspaceIsolation } from '../engine/isolate/workspace-isolation.js'
 import { kindOf } from '../define/brand.js'
 import type { Definitions, Runnable } from '../define/registry.js'
-import { agentRunnable, agentRunName, isAgentRun, prepareAgentRun, type AgentDispatch, type AgentHost, type AgentRunOutput } from '../agents/agent-run.js'
+import { agentRunnable, agentRunName, isAgentRun, prepareAgentRun, type AgentDispatch, type AgentHost, type AgentRunInput, type AgentRunOutput } from '../agents/agent-run.js'
 import { createSessions } from '../agents/sessions.js'
 import { openEngine, type Engine, type EngineOptions, type RunInfo } from '../engine/engine.js'
 import { aiSdkHarness, dryRunModel, type ModelResolver } from '../harnesses/ai-sdk.js'
@@ -12,6 +12,7 @@ import { loadWorkspace, type Workspace } from '../workspace/load.js'
 import { resolveFoundryBin } from './foundry-bin.js'
 import type { DispatchResultOut, ListConfigResult, McpStatus, RunResultOut } from './schemas.js'
 import type { RunStatus } from '../journal/records.js'
+import { readJournal } from '../journal/follow.js'
 
 /** `get_run` returns at most this many characters of an answer or an output's JSON a call (~2 000 tokens). */
 export const PAGE_CHARS = 8000
@@ -40,8 +41,9 @@ export interface MarblesHost {
   state: MarblesState
   engine: Engine
   listConfig(): ListConfigResult
-  dispatchWorkflow(name: string, input: unknown): Promise<DispatchResultOut>
-  dispatchAgent(dispatch: AgentDispatch): Promise<DispatchResultOut>
+  /** `idempotencyKey`: the run an earlier dispatch with that key made (24 h), as it stands. */
+  dispatchWorkflow(name: string, input: unknown, idempotencyKey?: string): Promise<DispatchResultOut>
+  dispatchAgent(dispatch: AgentDispatch, idempotencyKey?: string): Promise<DispatchResultOut>
   getRun(runId: string, cursor?: number): Promise<RunResultOut>
   cancelRun(runId: string): Promise<RunResultOut>
   /** Cancel the runs still going, close the engine and the state. */
@@ -76,7 +78,7 @@ export async function openHost(options: MarblesHostOptions): Promise<MarblesHost
     for (const id of workspace.definitions.agents.keys()) runnables.set(agentRunName(id), agentRunnable(agentRunName(id), agentHost) as Runnable)
     const definitions: Definitions = { ...workspace.definitions, runnables }
     const isolate = workspaceIsolation(workspace)
-    const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions, role: 'local', ...(isolate && { isolate }), graceMs: (options.killGraceMs ?? 2000) + 1000, ...(options.journal && { journal: options.journal }) })
+    const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions, role: 'local', ...(state.concurrency !== undefined && { concurrency: state.concurrency }), ...(isolate && { isolate }), graceMs: (options.killGraceMs ?? 2000) + 1000, ...(options.journal && { journal: options.journal }) })
     return createHost(workspace, state, engine, agentHost)
   } catch (error) {
     await state.close().catch(() => {})
@@ -172,21 +174,27 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
         compaction: Object.fromEntries([...agents.harnesses].map(([name, harness]) => [name, harness.compaction ?? 'none'])),
       }
     },
-    async dispatchWorkflow(name, input) {
+    async dispatchWorkflow(name, input, idempotencyKey) {
       const def = ws.runnables.get(name)
       if (!def) {
         const names = [...ws.runnables.keys()].sort()
         throw new FoundryError('NOT_FOUND', `name: no workflow or step "${name}"${names.length ? `; known: ${names.join(', ')}` : ' (the workspace declares none)'}`)
       }
-      const { runId, status } = await engine.dispatch(name, input ?? {})
+      const { runId, status } = await engine.dispatch(name, input ?? {}, idempotencyKey === undefined ? {} : { idempotencyKey })
       const kind = kindOf(def) as 'workflow' | 'step'
       launched.set(runId, kind)
       return { runId, kind, name, status: mcpStatus(status) }
     },
-    async dispatchAgent(dispatch) {
+    async dispatchAgent(dispatch, idempotencyKey) {
       const input = await prepareAgentRun(agents, dispatch)
       const name = agentRunName(input.agent)
-      const { runId, status } = await engine.dispatch(name, input as unknown as JsonValue)
+      const { runId, status, deduplicated } = await engine.dispatch(name, input as unknown as JsonValue, idempotencyKey === undefined ? {} : { idempotencyKey })
+      if (deduplicated) {
+        launched.set(runId, 'agent')
+        const first = (await readJournal(state.storage, runId))[0]
+        const session = first?.type === 'status' ? (first.input as unknown as AgentRunInput | undefined)?.session : undefined
+        return { runId, kind: 'agent', name, status: mcpStatus(status), ...(session && { session }) }
+      }
       if (!agents.sessions.claim(input.session.id, runId)) {
         await engine.cancel(runId)
         throw new FoundryError('CONFLICT', `session: ${input.session.id} is in use by run ${agents.sessions.user(input.session.id)}; wait for that run to finish`)

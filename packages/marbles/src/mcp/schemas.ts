@@ -11,6 +11,7 @@ const Session = Type.Object(
   { additionalProperties: false, description: 'A session reference from an earlier agent run, to continue its conversation' },
 )
 const Kind = Type.Enum(['workflow', 'step', 'agent'])
+const IdempotencyKey = Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Same key within 24 h: the same run, no second one' }))
 const Error = Type.Object({ name: Type.String(), message: Type.String() })
 const Usage = Type.Object({
   inputTokens: Type.Integer(),
@@ -26,6 +27,7 @@ export const DispatchWorkflowInput = Type.Object(
   {
     name: Type.String({ minLength: 1, description: 'A workflow or step name from list_config' }),
     input: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The input, matching the definition's input schema" })),
+    idempotencyKey: IdempotencyKey,
   },
   { additionalProperties: false },
 )
@@ -43,6 +45,7 @@ export const DispatchAgentInput = Type.Object(
     compaction: Type.Optional(Type.Boolean({ description: 'Auto-compaction on/off where the provider has a setting (list_config)' })),
     session: Type.Optional(Session),
     contract: Type.Optional(Type.String({ minLength: 1, description: 'An output contract (review.v1, finding.v1, or the project’s): the answer must be JSON valid against it' })),
+    idempotencyKey: IdempotencyKey,
   },
   { additionalProperties: false },
 )

@@ -35,7 +35,7 @@ export const TOOLS: readonly MarblesTool[] = [
     input: DispatchWorkflowInput,
     output: DispatchOutput,
     annotations: { openWorldHint: true },
-    call: (host, input) => answer(host.dispatchWorkflow(input.name, input.input ?? {})),
+    call: (host, input) => answer(host.dispatchWorkflow(input.name, input.input ?? {}, input.idempotencyKey)),
   }),
   tool({
     name: 'dispatch_agent',
@@ -46,7 +46,7 @@ export const TOOLS: readonly MarblesTool[] = [
     input: DispatchAgentInput,
     output: DispatchOutput,
     annotations: { openWorldHint: true },
-    call: (host, input) => answer(host.dispatchAgent(input as unknown as AgentDispatch)),
+    call: (host, { idempotencyKey, ...input }) => answer(host.dispatchAgent(input as unknown as AgentDispatch, idempotencyKey)),
   }),
   tool({
     name: 'get_run',

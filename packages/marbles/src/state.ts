@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path'
-import { createKernel, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
-import { openProject, openTarget, type OpenedTarget, type Project } from '@foundry/project'
+import { createKernel, FoundryError, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
+import { openProject, openTarget, tracesUrl, type OpenedTarget, type Project } from '@foundry/project'
 import { findProjectRoot } from '@foundry/project/find'
 import { resolveMarblesConfig } from './marbles-config.js'
 import type { RunQueue } from './queue/queue.js'
@@ -21,6 +21,7 @@ export interface StateOptions {
 
 /** Where an engine keeps its runs, its journals and its artifacts, and the kernel its workflows get. */
 export interface MarblesState {
+  /** Runs and journals; when tracing is configured, its journal writes also become spans (telemetry/tracing.ts). */
   storage: Storage
   artifacts: Storage
   kernel: Kernel
@@ -44,6 +45,9 @@ export interface MarblesState {
   close(): Promise<void>
 }
 
+/** The OpenTelemetry packages tracing needs (optional peers of this package). */
+const OTEL_SDK = ['@opentelemetry/sdk-trace@3', '@opentelemetry/resources@3', '@opentelemetry/exporter-trace-otlp-http@0.301']
+
 /** Open the state the CLI's options name. Opens the project (through `@foundry/project`) unless `--state` alone suffices. */
 export async function openState(options: StateOptions): Promise<MarblesState> {
   const cwd = options.cwd ?? process.cwd()
@@ -65,10 +69,21 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
       target = await openTarget(options.state)
       opened.unshift(target.storage)
     }
-    const storage = target?.storage ?? project!.storage
+    let storage = target?.storage ?? project!.storage
     const artifacts = options.artifacts !== undefined ? (await openTarget(options.artifacts)).storage : storage
     if (options.artifacts !== undefined) opened.unshift(artifacts)
     const kernel = project?.kernel ?? createKernel({ storage })
+    // Tracing, when configured (config.json's `tracing`, OTEL_EXPORTER_OTLP_*): the journal's writes become spans.
+    const traces = project ? project.tracesUrl : tracesUrl()
+    if (traces) {
+      const { traceRuns } = await import('./telemetry/tracing.js').catch((error: unknown) => {
+        // The SDK is an optional peer (it declares Node 22): installing it is what turns tracing on.
+        throw new FoundryError('UNSUPPORTED', `tracing is configured (${traces}) but the OpenTelemetry SDK is not installed: npm i ${OTEL_SDK.join(' ')}, or remove the tracing setting`, { cause: error })
+      })
+      const tracing = traceRuns(storage, traces)
+      storage = tracing.storage
+      opened.unshift({ close: tracing.close })
+    }
     const settings = project ? resolveMarblesConfig(project.marbles, join(project.dataDir, 'config.json')) : {}
     const root = project?.root ?? cwd
     // Where the job queue lives: MARBLES_QUEUE_URL, else beside the state when its storage can host one, else none (the lease engine).

@@ -3,6 +3,7 @@
 // is listed here; the stdio transport and the process lifecycle are on `@foundry/server/stdio`.
 export type { ToolRow, ToolResult } from '@foundry/kernel/tools'
 export { createToolServer } from './tool-server.js'
+export type { ToolTasks } from './tool-tasks.js'
 export { publishTools } from './publish-tools.js'
 export type { HttpServeOptions } from './http/serve.js'
 export { isLoopback } from './http/serve.js'

@@ -176,6 +176,7 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
         schedules: [...ws.schedules.values()].map((s) => ({ name: s.name, workflow: s.workflow, when: s.when })),
         monitors: [...ws.monitors.values()].map((m) => ({ name: m.name, workflow: m.workflow, everyMs: m.everyMs })),
         providers: [...agents.harnesses.keys()],
+        compaction: Object.fromEntries([...agents.harnesses].map(([name, harness]) => [name, harness.compaction ?? 'none'])),
       }
     },
     async dispatchWorkflow(name, input, idempotencyKey) {

@@ -42,7 +42,7 @@ export const DispatchAgentInput = Type.Object(
     cwd: Type.Optional(Type.String({ minLength: 1, description: 'Working folder, relative to the workspace root and inside it' })),
     maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: 'Model/tool step limit (claude-code: at most 100; codex and pi reject it)' })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
-    compaction: Type.Optional(Type.Boolean()),
+    compaction: Type.Optional(Type.Boolean({ description: 'Auto-compaction on/off where the provider has a setting (list_config)' })),
     session: Type.Optional(Session),
     contract: Type.Optional(Type.String({ minLength: 1, description: 'An output contract (review.v1, finding.v1, or the project’s): the answer must be JSON valid against it' })),
     idempotencyKey: IdempotencyKey,
@@ -73,6 +73,7 @@ export const ListConfigOutput = Type.Object({
   schedules: Type.Array(Type.Object({ name: Type.String(), workflow: Type.String(), when: Type.String() })),
   monitors: Type.Array(Type.Object({ name: Type.String(), workflow: Type.String(), everyMs: Type.Integer() })),
   providers: Type.Array(Type.String(), { description: 'Harnesses this server offers' }),
+  compaction: Type.Record(Type.String(), Type.String(), { description: "Per provider, the setting a dispatch's compaction goes to, or 'none' (ignored)" }),
 })
 
 export const DispatchOutput = Type.Object({

@@ -128,7 +128,7 @@ flow('validate: exit 0 when valid, 1 with the violations on stdout when not; std
   const missing = cli(['validate', 'finding.v1', 'missing.json'], { cwd: root })
   assert.is(missing.stderr, 'error: Cannot read missing.json: ENOENT\n')
   const unknown = cli(['validate', 'nope.v1', 'finding.json'], { cwd: root })
-  assert.is(unknown.stderr, 'error: Unknown contract "nope.v1". Available: finding.v1, handoff.v1, review.v1.\n')
+  assert.is(unknown.stderr, 'error: Unknown contract "nope.v1". Available: facts.proposal.v1, finding.v1, handoff.v1, review.v1.\n')
 })
 
 flow('blackboard write and read', ({ root }) => {

@@ -127,7 +127,7 @@ handshake('a tool that throws is an error result "<tool> failed: <message>"', as
   const unknown = await call(conn.client, 'runbook_get', { slug: 'deploy' })
   assert.is(unknown.text, 'runbook_get failed: Unknown runbook "deploy". Available: none.')
   const contract = await call(conn.client, 'contract_validate', { schema: 'nope.v1', data: {} })
-  assert.is(contract.text, 'contract_validate failed: Unknown contract "nope.v1". Available: finding.v1, handoff.v1, review.v1.')
+  assert.is(contract.text, 'contract_validate failed: Unknown contract "nope.v1". Available: facts.proposal.v1, finding.v1, handoff.v1, review.v1.')
   assert.is(conn.stderr(), '', 'user errors are not diagnostics')
 })
 

@@ -66,6 +66,17 @@ export const ConfigFileSchema = Type.Object(
       ),
     ),
     enforcement: Type.Optional(Type.Enum([...ENFORCEMENT_LEVELS], { description: 'off turns the context firewall off (subagent returns pass whatever their size); warn and gate block a return over 3x the handoff budget once' })),
+    capture: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean({ description: 'At PreCompact and SessionEnd, a detached memory.distill run proposes the facts the session established for review. Default false' })),
+          provider: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'The Marbles harness the distill run uses. Default claude-code' })),
+          model: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Its model: the cheap tier. Default haiku' })),
+          maxChars: Type.Optional(Type.Integer({ minimum: 1000, maximum: 1_000_000, description: 'The most transcript characters one run reads (the newest). Default 60000' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     review: Type.Optional(
       Type.Object(
         {
@@ -95,6 +106,8 @@ export interface Config {
   memoryRetrieval: { maxFacts: number; minRelevance: number; minRelevanceRatio: number; wholeFacts: number }
   promptContext: { maxFacts: number; minScore: number; minPromptLength: number }
   enforcement: Enforcement
+  /** Capture from sessions: off unless `enabled`. */
+  capture: { enabled: boolean; provider: string; model: string; maxChars: number }
   /** Which proposals skip the review queue: none when `types` is empty (the default). */
   review: { autoAccept: { types: FactType[]; minConfidence: Confidence } }
 }
@@ -106,6 +119,7 @@ export const DEFAULT_CONFIG: Config = {
   memoryRetrieval: { maxFacts: 8, minRelevance: MIN_RELEVANCE, minRelevanceRatio: MIN_RELEVANCE_RATIO, wholeFacts: WHOLE_FACTS },
   promptContext: { maxFacts: 5, minScore: 3, minPromptLength: 12 },
   enforcement: 'gate',
+  capture: { enabled: false, provider: 'claude-code', model: 'haiku', maxChars: 60_000 },
   review: { autoAccept: { types: [], minConfidence: 'high' } },
 }
 
@@ -153,6 +167,7 @@ function merge(base: Config, over: ConfigFile, profile = base.profile): Config {
     memoryRetrieval: { ...base.memoryRetrieval, ...defined(over.memoryRetrieval) },
     promptContext: { ...base.promptContext, ...defined(over.promptContext) },
     enforcement: over.enforcement ?? base.enforcement,
+    capture: { ...base.capture, ...defined(over.capture) },
     review: over.review?.autoAccept ? { autoAccept: { types: [...over.review.autoAccept.types], minConfidence: over.review.autoAccept.minConfidence ?? 'high' } } : base.review,
   }
 }

@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process'
-import { appendFileSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'uvu'
@@ -10,6 +10,7 @@ import { cleanup, cli, tempDir } from './helpers.js'
 /** The `foundry-hook` bin @foundry/cli installs; the fake `claude` the Marbles tests use (Claude Code's stream-json format). */
 const HOOK = fileURLToPath(new URL('../bin/foundry-hook.js', import.meta.url))
 const FAKE_CLI = fileURLToPath(new URL('../../marbles/test/fixtures/bin', import.meta.url))
+const MARBLES = fileURLToPath(new URL('../node_modules/@foundry/marbles/dist/bin/marbles.js', import.meta.url))
 const SESSION = '5b7c1f0e-2a44-4e2b-9d1c-3f2a9c8e7d10'
 
 const proposals = [
@@ -106,6 +107,44 @@ test('capture: PreCompact starts a detached distill run whose proposals wait for
   assert.equal(runs.map((r) => r.status).sort(), ['complete', 'failed'])
   const all = JSON.parse(cli(['review', '--status', 'all', '--json'], { cwd: root }).stdout).proposals as unknown[]
   assert.is(all.length, 3, 'nothing queued by the failed run')
+})
+
+test('a distill run killed while its agent works leaves nothing written; the next capture proposes each fact once', async () => {
+  const root = tempDir()
+  assert.is(cli(['init'], { cwd: root }).code, 0)
+  writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify({ storage: { kind: 'fs' }, capture: { enabled: true } }))
+  const transcript = join(root, 'session.jsonl')
+  writeFileSync(transcript, exchange(root, 0, 'We settled the money rules. [delay-ms:15000]', { facts: proposals }))
+  const env = { ...process.env, PATH: `${FAKE_CLI}${delimiter}${process.env.PATH}` }
+  const child = spawn(process.execPath, [MARBLES, '--root', root, 'distill', transcript, '--session', SESSION], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const runId = await new Promise<string>((resolve, reject) => {
+    child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()))
+    child.once('exit', (code) => reject(new Error(`marbles distill exited ${code} before starting its run`)))
+  })
+  // Killed once the agent is at work (the fake claude has announced itself in the run's journal).
+  await until(
+    'the agent to start',
+    async () => {
+      const project = await openProject({ root })
+      try {
+        return (await project.storage.readLog(`marbles/${runId}`, 0)).entries.join('\n')
+      } finally {
+        await project.close()
+      }
+    },
+    (journal) => journal.includes('fake-claude argv'),
+  )
+  child.kill('SIGKILL')
+  await new Promise((resolve) => child.once('exit', resolve))
+  assert.is(JSON.parse(cli(['review', '--status', 'all', '--json'], { cwd: root }).stdout).proposals.length, 0, 'nothing queued')
+  assert.not.ok(existsSync(join(root, '.foundry', 'data', 'marbles.capture')), 'no cursor moved')
+
+  writeFileSync(transcript, exchange(root, 0, 'We settled the money rules.', { facts: proposals }))
+  const again = spawnSync(process.execPath, [MARBLES, '--root', root, 'distill', transcript, '--session', SESSION], { cwd: root, env, encoding: 'utf8' })
+  assert.is(again.status, 0, again.stderr)
+  assert.is(JSON.parse(cli(['review', '--json'], { cwd: root }).stdout).proposals.length, 3)
+  const runs = await distillRuns(root)
+  assert.equal(runs.map((r) => r.status).sort(), ['complete', 'failed'], 'the killed run is settled as failed (interrupted)')
 })
 
 test('capture is opt-in: without capture.enabled the hooks start no run', async () => {

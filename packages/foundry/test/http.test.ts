@@ -7,7 +7,7 @@ import { BIN, cleanup, cli, tempProject } from './helpers.js'
 import { httpClient, INITIALIZE, rawPost, startHttp, type HttpProcess } from './http-helpers.js'
 
 const READ_TOOLS = ['blackboard_read', 'contract_validate', 'memory_search', 'runbook_get', 'runbook_list', 'token_report']
-const WRITE_TOOLS = ['blackboard_write', 'memory_forget', 'memory_index', 'memory_write']
+const WRITE_TOOLS = ['blackboard_write', 'memory_forget', 'memory_index', 'memory_review', 'memory_write']
 const running: HttpProcess[] = []
 const serve = async (root: string, args: string[] = [], env: Record<string, string | undefined> = {}) => {
   const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root, ...args], { FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_TOKENS: undefined, ...env })

@@ -1,5 +1,6 @@
 import type { FoundryEvent } from './schema/event.js'
 import type { Fact } from './schema/fact.js'
+import type { Proposal } from './schema/proposal.js'
 import type { Artifact, Contract, Runbook } from './schema/records.js'
 
 /** A JSON value: what an open collection holds. */
@@ -22,6 +23,8 @@ export interface Collections {
   contracts: Contract
   artifacts: Artifact
   meta: string
+  /** The review queue (`kernel.review`): proposed facts, kept apart from `facts`. */
+  'memory.proposals': Proposal
 }
 /** The kernel's own collections. */
 export type KernelCollection = 'facts' | 'runbooks' | 'contracts' | 'artifacts' | 'meta'

@@ -1,6 +1,7 @@
 import { Command } from 'commander'
 import pkg from '../../package.json' with { type: 'json' }
 import { cancelCommand } from './commands/cancel.js'
+import { distillCommand } from './commands/distill.js'
 import { listCommand } from './commands/list.js'
 import { pruneCommand } from './commands/prune.js'
 import { mcpCommand } from './commands/mcp.js'
@@ -14,7 +15,7 @@ import { workerCommand } from './commands/worker.js'
 import { fail } from './context.js'
 
 /** Every `marbles` command, in the order `--help` lists them. */
-export const COMMANDS: Array<() => Command> = [runCommand, watchCommand, runsCommand, pruneCommand, cancelCommand, signalCommand, rerunCommand, listCommand, serveCommand, workerCommand, mcpCommand]
+export const COMMANDS: Array<() => Command> = [runCommand, watchCommand, runsCommand, pruneCommand, cancelCommand, signalCommand, rerunCommand, listCommand, serveCommand, workerCommand, mcpCommand, distillCommand]
 
 /** The `marbles` program: the global options, then every command. */
 export function createProgram(commands = COMMANDS): Command {

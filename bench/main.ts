@@ -1,4 +1,4 @@
-// `pnpm bench [--data DIR] [--quick] [--only a,b] [--peers] [--before DIR]`: run the suites and print the figures table.
+// `pnpm bench [--data DIR] [--quick] [--only a,b] [--peers] [--before DIR] [--servers N --clients M --seconds S]`: run the suites and print the figures table.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -20,12 +20,14 @@ import { retrievalSuite } from './suites/retrieval.js'
 import { peersSuite } from './suites/peers.js'
 import { postgresSuite } from './suites/postgres.js'
 import { postgresRetrievalSuite } from './suites/postgres-retrieval.js'
+import { postgresScaleSuite } from './suites/postgres-scale.js'
 import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
+import { teamSuite } from './suites/team.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, mcpSuite, hooksSuite, coldSuite, ingestSuite, marblesSuite, marblesPostgresSuite, peersSuite, batchSuite, openSuite]
-/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch, and `open`: minutes, 100k facts twice). */
-const OPT_IN = new Set(['peers', 'batch', 'open'])
+const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, postgresScaleSuite, mcpSuite, hooksSuite, coldSuite, ingestSuite, marblesSuite, marblesPostgresSuite, peersSuite, batchSuite, openSuite, teamSuite]
+/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch, `open` and `postgres-scale`: minutes, 100k facts twice, and `team`: a minute of load on several servers). */
+const OPT_IN = new Set(['peers', 'batch', 'open', 'postgres-scale', 'team'])
 
 const { values } = parseArgs({
   // `pnpm bench -- --quick` forwards the `--` itself.
@@ -36,11 +38,15 @@ const { values } = parseArgs({
     only: { type: 'string' },
     peers: { type: 'boolean', default: false },
     before: { type: 'string' },
+    servers: { type: 'string' },
+    clients: { type: 'string' },
+    seconds: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 })
 if (values.help) {
-  console.log(`Usage: pnpm bench [--data DIR] [--quick] [--only ${SUITES.map((s) => s.name).join(',')}] [--peers] [--before DIR]\n`)
+  console.log(`Usage: pnpm bench [--data DIR] [--quick] [--only ${SUITES.map((s) => s.name).join(',')}] [--peers] [--before DIR] [--servers N] [--clients M] [--seconds S]\n`)
+  console.log('  --servers, --clients, --seconds shape the team suite (default 3 × 16 × 60 s)\n')
   for (const s of SUITES) console.log(`  ${s.name.padEnd(10)} ${s.about}`)
   process.exit(0)
 }
@@ -51,12 +57,26 @@ if (unknown.length) {
   process.exit(2)
 }
 
+/** `--servers 3`: a positive whole number, or exit 2 naming the flag. */
+function count(flag: 'servers' | 'clients' | 'seconds'): number | undefined {
+  const text = values[flag]
+  if (text === undefined) return undefined
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`--${flag} must be a whole number of at least 1, got ${JSON.stringify(text)}`)
+    process.exit(2)
+  }
+  return n
+}
+const team = { servers: count('servers'), clients: count('clients'), seconds: count('seconds') }
+
 const figures: Figure[] = []
 const scratch = mkdtempSync(join(tmpdir(), 'foundry-bench-'))
 const ctx: BenchContext = {
   data: resolve(values.data!),
   quick: values.quick!,
   ...(values.before && { before: resolve(values.before) }),
+  team: Object.fromEntries(Object.entries(team).filter(([, v]) => v !== undefined)),
   scratch,
   report: (f) => (figures.push(f), console.error(`  ${f.suite}: ${f.figure} = ${f.value}`)),
   log: (line) => console.error(line),

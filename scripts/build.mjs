@@ -106,7 +106,9 @@ function build(name, slots) {
     const ok = await Promise.all(entry.deps.map((dep) => build(dep, slots)))
     if (ok.includes(false)) return false
     const hash = hashOf([...files(join(entry.path, 'src')), ...files(join(entry.path, 'bin')), ...OWN.map((f) => join(entry.path, f)), ...SHARED], entry.deps.map((dep) => builds.get(dep)))
-    const finish = () => (builds.set(name, hashOf(files(join(entry.path, 'dist'), true))), true)
+    // A build's hash covers its dependencies' too: a bin that bundles adapter-fs is rebuilt when adapter-fs changes,
+    // even if the packages between them build the same output.
+    const finish = () => (builds.set(name, hashOf(files(join(entry.path, 'dist'), true), entry.deps.map((dep) => builds.get(dep)))), true)
     if (!force && readStamp(entry.dir) === hash && outputsPresent(entry)) return finish()
     await slots.take()
     const start = Date.now()

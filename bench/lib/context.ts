@@ -9,6 +9,8 @@ export interface BenchContext {
   quick: boolean
   /** `--before DIR`: a checkout of an earlier build (`npm run setup` done) that suites comparing builds measure beside this one. */
   before?: string
+  /** `--servers`, `--clients`, `--seconds`: the team suite's shape, when given. */
+  team?: { servers?: number; clients?: number; seconds?: number }
   /** A scratch folder for stores, removed afterwards. */
   scratch: string
   report(figure: Figure): void

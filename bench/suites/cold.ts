@@ -1,27 +1,27 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fsStorage } from '@foundry/adapter-fs'
 import { createKernel } from '@foundry/kernel'
 import { initProject } from '@foundry/project'
 import type { BenchContext, Suite } from '../lib/context.js'
-import { seedFacts } from '../lib/corpus.js'
+import { seedFacts, syntheticFacts } from '../lib/corpus.js'
 import { ms } from '../lib/measure.js'
+import { aiDevkit, capped, type PeerClient } from '../lib/peers-systems.js'
 
-/** What this suite uses of the SDK's `Client`. */
-interface McpClient {
-  connect(transport: unknown): Promise<void>
-  close(): Promise<void>
-}
+/** What this suite uses of the SDK's `Client`: what the peers suite uses. */
+type McpClient = PeerClient
 const fromCli = createRequire(createRequire(import.meta.url).resolve('@foundry/cli/package.json'))
 const { Client } = fromCli('@modelcontextprotocol/sdk/client/index.js') as { Client: new (info: { name: string; version: string }) => McpClient }
 const { StdioClientTransport, getDefaultEnvironment } = fromCli('@modelcontextprotocol/sdk/client/stdio.js') as {
-  StdioClientTransport: new (options: { command: string; args: string[]; env: Record<string, string>; stderr: 'ignore' }) => unknown
+  StdioClientTransport: new (options: { command: string; args: string[]; env: Record<string, string>; cwd?: string; stderr: 'ignore' }) => unknown
   getDefaultEnvironment(): Record<string, string>
 }
 
 const REPO = new URL('../../', import.meta.url).pathname
+/** Preloaded into every command row's process and bare node's: its CPU time on stderr at exit. */
+const CPU_AT_EXIT = new URL('../lib/cpu-at-exit.cjs', import.meta.url).pathname
 /** A workspace that declares an agent (the marbles tests' fixture). */
 const AGENTS = join(REPO, 'packages', 'marbles', 'test', 'fixtures', 'agents')
 
@@ -31,11 +31,19 @@ interface Build {
   hook: string
   foundry: string
   marbles: string
+  /**
+   * The build's own temporary folder (`TMPDIR` of its processes), where its bins keep their V8 code
+   * cache: the cache holds one build at a time, so two builds (or another checkout's runs) sharing
+   * one folder would evict each other's and every run would compile, as no user's machine does.
+   */
+  tmp: string
 }
 
-function build(label: string, root: string): Build {
+function build(label: string, root: string, scratch: string): Build {
   const bin = (pkg: string, name: string) => join(root, 'packages', pkg, 'dist', 'bin', name)
-  return { label, hook: bin('hooks', 'foundry-hook.js'), foundry: bin('foundry', 'foundry.js'), marbles: bin('marbles', 'marbles.js') }
+  const tmp = join(scratch, `cold-tmp-${label.replace(/\W+/g, '-')}`)
+  mkdirSync(tmp, { recursive: true })
+  return { label, hook: bin('hooks', 'foundry-hook.js'), foundry: bin('foundry', 'foundry.js'), marbles: bin('marbles', 'marbles.js'), tmp }
 }
 
 /**
@@ -47,9 +55,9 @@ function build(label: string, root: string): Build {
 export const coldSuite: Suite = {
   name: 'cold',
   about:
-    'new processes vs bare node, interleaved: foundry-hook prompt-context (own process) at 1k and 10k facts, `foundry list` and `foundry search` at 1k and 10k, `foundry mcp` and `marbles mcp` spawn + initialize; --before DIR measures an earlier build beside this one',
+    'new processes vs bare node, interleaved, wall and CPU time: foundry-hook prompt-context (own process) at 1k and 10k facts, `foundry list` and `foundry search` at 1k and 10k, the first answer of a new `foundry mcp` session after initialize vs ai-devkit on the same records, `foundry mcp` and `marbles mcp` spawn + initialize; --before DIR measures an earlier build beside this one',
   async run(ctx) {
-    const builds = [...(ctx.before ? [build('before', ctx.before)] : []), build(ctx.before ? 'after' : 'this build', REPO)]
+    const builds = [...(ctx.before ? [build('before', ctx.before, ctx.scratch)] : []), build(ctx.before ? 'after' : 'this build', REPO, ctx.scratch)]
     for (const b of builds) for (const bin of [b.hook, b.foundry, b.marbles]) if (!existsSync(bin)) throw new Error(`${bin} is not built: run npm run setup in ${b.label === 'before' ? ctx.before : REPO}`)
     const runs = ctx.quick ? 5 : 15
     const sizes = ctx.quick ? [1000] : [1000, 10_000]
@@ -57,11 +65,12 @@ export const coldSuite: Suite = {
       const { root, about } = await seeded(ctx, size)
       const prompt = JSON.stringify({ session_id: 'bench', transcript_path: join(root, 't.jsonl'), cwd: root, hook_event_name: 'UserPromptSubmit', prompt: `Why did we decide this: ${about}?` })
       const rows: Row[] = [
-        { figure: `foundry-hook prompt-context @${size / 1000}k facts (own process)`, target: 1.5, run: (b) => command(b.hook, ['prompt-context'], root, prompt, 'additionalContext') },
-        { figure: `foundry list @${size / 1000}k facts (new process)`, target: 2, run: (b) => command(b.foundry, ['list'], root, undefined, 'fact-0042') },
-        { figure: `foundry search @${size / 1000}k facts (new process)`, target: 2, run: (b) => command(b.foundry, ['search', about], root, undefined, 'fact-0042') },
+        { figure: `foundry-hook prompt-context @${size / 1000}k facts (own process)`, target: 1.5, run: (b) => command(b, b.hook, ['prompt-context'], root, prompt, 'additionalContext') },
+        { figure: `foundry list @${size / 1000}k facts (new process)`, target: 2, run: (b) => command(b, b.foundry, ['list'], root, undefined, 'fact-0042') },
+        { figure: `foundry search @${size / 1000}k facts (new process)`, target: 2, run: (b) => command(b, b.foundry, ['search', about], root, undefined, 'fact-0042') },
       ]
       await measure(ctx, rows, builds, runs)
+      await firstAnswers(ctx, root, size, about, builds, runs)
     }
     const empty = join(ctx.scratch, 'cold-servers')
     await initProject({ root: empty, storage: 'fs' })
@@ -77,48 +86,121 @@ interface Row {
   figure: string
   /** The target ratio to bare node. */
   target: number
-  /** One run on a build: its wall time in ms. */
-  run(build: Build): Promise<number> | number
+  /** One run on a build: its wall time in ms, and the process's CPU time when measured. */
+  run(build: Build): Promise<Sample> | Sample
 }
 
-/** Bare `node` run to its end, as the command rows run their processes (spawnSync). */
-function bareSync(): number {
+/** One run: wall time to the end (or to the answer), and CPU time (user + system) of the whole process. */
+interface Sample {
+  wall: number
+  cpu?: number
+}
+
+/** Bare `node` run to its end, as the command rows run their processes (spawnSync), with the same preload. */
+function bareSync(): Sample {
   const t = performance.now()
-  spawnSync(process.execPath, ['-e', ''])
-  return performance.now() - t
+  const run = spawnSync(process.execPath, ['-r', CPU_AT_EXIT, '-e', ''], { encoding: 'utf8' })
+  return { wall: performance.now() - t, cpu: cpuOf(run.stderr) }
+}
+
+/** The CPU time `cpu-at-exit.cjs` printed last on stderr. */
+function cpuOf(stderr: string): number | undefined {
+  const found = /foundry-bench-cpu ([\d.]+)\s*$/.exec(stderr)
+  return found ? Number(found[1]) : undefined
 }
 
 /** Bare `node` spawned and awaited, as the SDK client spawns a server (the marbles suite's baseline). */
-async function bareSpawned(): Promise<number> {
+async function bareSpawned(): Promise<Sample> {
   const t = performance.now()
   const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore', env: getDefaultEnvironment() })
   await new Promise((resolve) => child.once('exit', resolve))
-  return performance.now() - t
+  return { wall: performance.now() - t }
 }
 
-async function measure(ctx: BenchContext, rows: Row[], builds: Build[], runs: number, bareRun: () => number | Promise<number> = bareSync): Promise<void> {
+async function measure(ctx: BenchContext, rows: Row[], builds: Build[], runs: number, bareRun: () => Sample | Promise<Sample> = bareSync): Promise<void> {
   // One untimed run of each: the first run of a build writes its compile cache, as a user's first call does.
   for (const row of rows) for (const b of builds) await row.run(b)
-  const bare: number[] = []
-  const times = rows.map(() => builds.map(() => [] as number[]))
+  const bare: Sample[] = []
+  const samples = rows.map(() => builds.map(() => [] as Sample[]))
   for (let i = 0; i < runs; i++) {
     bare.push(await bareRun())
-    for (const [r, row] of rows.entries()) for (const [k, b] of builds.entries()) times[r]![k]!.push(await row.run(b))
+    for (const [r, row] of rows.entries()) for (const [k, b] of builds.entries()) samples[r]![k]!.push(await row.run(b))
   }
-  const baseline = median(bare)
-  for (const [r, row] of rows.entries()) {
-    const [before, after] = builds.length === 2 ? times[r]!.map(median) : [undefined, median(times[r]![0]!)]
-    const ratio = after! / baseline
-    ctx.report({
-      suite: 'cold',
-      figure: `${row.figure}, median wall time`,
-      value: `${before === undefined ? '' : `${ms(before)} ms (${(before / baseline).toFixed(2)}×) → `}${ms(after!)} ms`,
-      baseline: `bare node ${ms(baseline)} ms`,
-      ratio,
-      target: `≤ ${row.target}× bare node`,
-      met: ratio <= row.target,
-    })
+  for (const what of ['wall', 'cpu'] as const) {
+    const of = (list: Sample[]) => list.map((s) => s[what]).filter((v): v is number => v !== undefined)
+    if (of(bare).length < bare.length) continue // this baseline has no CPU time: wall only
+    const baseline = median(of(bare))
+    for (const [r, row] of rows.entries()) {
+      const [before, after] = builds.length === 2 ? samples[r]!.map((list) => median(of(list))) : [undefined, median(of(samples[r]![0]!))]
+      const ratio = after! / baseline
+      ctx.report({
+        suite: 'cold',
+        figure: `${row.figure}, median ${what === 'wall' ? 'wall' : 'CPU'} time`,
+        value: `${before === undefined ? '' : `${ms(before)} ms (${(before / baseline).toFixed(2)}×) → `}${ms(after!)} ms`,
+        baseline: `bare node ${ms(baseline)} ms`,
+        ratio,
+        target: `≤ ${row.target}× bare node`,
+        met: ratio <= row.target,
+      })
+    }
   }
+}
+
+/**
+ * A new `foundry mcp` session on the seeded project (each build), and a new ai-devkit session on
+ * the same records (seeded once through its own tool, 8 at a time): spawn, initialize, then the time
+ * to the answer of one search, the session's first question. Sessions interleaved round by round.
+ */
+async function firstAnswers(ctx: BenchContext, root: string, size: number, about: string, builds: Build[], runs: number): Promise<void> {
+  const env = getDefaultEnvironment()
+  const devkit = aiDevkit(env)
+  const home = join(ctx.scratch, `cold-ai-devkit-${size}`)
+  mkdirSync(home, { recursive: true })
+  const seeding = await session(devkit.launch(home))
+  const t = performance.now()
+  // Its titles are kept unique (each pass over the corpus has its own scope in Foundry).
+  const records = syntheticFacts(ctx, size).map((f) => ({ title: f.scope && f.scope !== 'project' ? `${f.title} (${f.scope})` : f.title, body: f.body, type: 'domain' as const }))
+  let refused = 0
+  await capped(records, 8, async (record) => void ((await devkit.write(seeding, record)) && refused++))
+  await seeding.close()
+  ctx.log(`  cold: ai-devkit seeded with ${size - refused} of ${size} records in ${ms(performance.now() - t)} ms`)
+  const sessions: Array<{ label: string; start(): Promise<McpClient>; ask(client: McpClient): Promise<unknown> }> = [
+    ...builds.map((b) => ({
+      label: `foundry mcp (${b.label})`,
+      start: () => session({ command: process.execPath, args: [b.foundry, '--root', root, 'mcp'], env }),
+      ask: (client: McpClient) => client.callTool({ name: 'memory_search', arguments: { query: about } }),
+    })),
+    { label: 'ai-devkit', start: () => session(devkit.launch(home)), ask: (client: McpClient) => devkit.search(client, about) },
+  ]
+  const times = sessions.map(() => [] as number[])
+  for (let i = 0; i <= runs; i++) {
+    for (const [k, s] of sessions.entries()) {
+      const client = await s.start()
+      const asked = performance.now()
+      await s.ask(client)
+      if (i > 0) times[k]!.push(performance.now() - asked) // the first round writes caches, as a first use does
+      await client.close()
+    }
+  }
+  const peer = median(times[sessions.length - 1]!)
+  const ours = median(times[sessions.length - 2]!)
+  const before = builds.length === 2 ? median(times[0]!) : undefined
+  ctx.report({
+    suite: 'cold',
+    figure: `first answer of a new \`foundry mcp\` session after initialize @${size / 1000}k facts (memory_search), median`,
+    value: `${before === undefined ? '' : `${ms(before)} ms → `}${ms(ours)} ms`,
+    baseline: `ai-devkit ${ms(peer)} ms (same records, same run)`,
+    ratio: ours / peer,
+    target: '≤ 20 ms, ahead of ai-devkit',
+    met: ours <= 20 && ours <= peer,
+  })
+}
+
+/** A connected SDK client on a server spawned as `launch` says. */
+async function session(launch: { command: string; args: string[]; env: Record<string, string>; cwd?: string }): Promise<McpClient> {
+  const client = new Client({ name: 'cold-bench', version: '1.0.0' })
+  await client.connect(new StdioClientTransport({ command: launch.command, args: launch.args, env: launch.env, ...(launch.cwd && { cwd: launch.cwd }), stderr: 'ignore' }))
+  return client
 }
 
 /** A project of `size` facts on the folder storage, indexed as any write through the kernel leaves it. */
@@ -133,21 +215,21 @@ async function seeded(ctx: BenchContext, size: number): Promise<{ root: string; 
   return { root, about }
 }
 
-function command(bin: string, args: string[], cwd: string, input: string | undefined, expect: string): number {
+function command(b: Build, bin: string, args: string[], cwd: string, input: string | undefined, expect: string): Sample {
   const t = performance.now()
-  const run = spawnSync(process.execPath, [bin, ...args], { cwd, input, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, FOUNDRY_HOOK_SERVER: 'off' } })
+  const env = { ...process.env, FOUNDRY_HOOK_SERVER: 'off', TMPDIR: b.tmp }
+  const run = spawnSync(process.execPath, ['-r', CPU_AT_EXIT, bin, ...args], { cwd, input, encoding: 'utf8', maxBuffer: 1 << 28, env })
   const elapsed = performance.now() - t
   if (run.status !== 0 || !run.stdout.includes(expect)) throw new Error(`${bin} ${args.join(' ')} exited ${run.status} without "${expect}": ${run.stderr.slice(0, 500)}`)
-  return elapsed
+  return { wall: elapsed, cpu: cpuOf(run.stderr) }
 }
 
-async function initialize(bin: string, args: string[]): Promise<number> {
+async function initialize(bin: string, args: string[]): Promise<Sample> {
   const t = performance.now()
-  const client = new Client({ name: 'cold-bench', version: '1.0.0' })
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, ...args], env: getDefaultEnvironment(), stderr: 'ignore' }))
+  const client = await session({ command: process.execPath, args: [bin, ...args], env: getDefaultEnvironment() })
   const elapsed = performance.now() - t
   await client.close()
-  return elapsed
+  return { wall: elapsed }
 }
 
 function median(values: number[]): number {

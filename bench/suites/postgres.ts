@@ -36,7 +36,7 @@ const retrieverName = (kind: Kind) => (kind === 'postgres' ? 'postgresRetriever'
  * per 10 000 rows (then one put through the storage, so its revision moves), SQLite in one
  * transaction, the folder layout without fsync.
  */
-async function seed(ctx: BenchContext, target: Target, n: number): Promise<number> {
+export async function seed(ctx: BenchContext, target: Target, n: number): Promise<number> {
   const t = performance.now()
   if (target.kind === 'postgres') {
     await (await postgresStorage({ url: target.at })).close?.() // creates the tables
@@ -112,7 +112,7 @@ async function measureAll(ctx: BenchContext, targets: Target[], n: number): Prom
 }
 
 /** `processes` writer processes × `count` memory writes each, started together: writes a second over the wall time. */
-async function throughput(target: Target, processes: number, count: number, run: number): Promise<number> {
+export async function throughput(target: Target, processes: number, count: number, run: number): Promise<number> {
   const children = Array.from({ length: processes }, (_, k) =>
     spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'postgres-writer.ts'), target.kind, target.at, String(k), String(count), String(run)], { stdio: ['pipe', 'pipe', 'pipe'] }),
   )

@@ -31,7 +31,7 @@ try {
 
   const { tools } = await client.listTools()
   show('tools/list', tools.map((t) => t.name).join(', '))
-  check(tools.length === 10, 'ten tools (the seed\'s nine and memory_forget)')
+  check(tools.length === 11, 'eleven tools (the seed\'s nine, memory_forget and memory_review)')
 
   const call = async (name, args = {}) => {
     const result = await client.callTool({ name, arguments: args })

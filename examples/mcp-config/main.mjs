@@ -28,7 +28,7 @@ try {
   assert.equal(client.getServerVersion()?.name, 'foundry')
   assert.match(client.getInstructions() ?? '', /^Foundry memory and contracts\./)
   const { tools } = await client.listTools()
-  assert.equal(tools.length, 10) // the seed's nine and memory_forget
+  assert.equal(tools.length, 11) // the seed's nine, memory_forget and memory_review
   const result = await client.callTool({ name: 'memory_index', arguments: {} })
   assert.equal(result.isError, undefined)
   assert.ok(existsSync(join(root, '.foundry', 'memory', 'INDEX.md')), 'the server wrote to the project root')

@@ -296,6 +296,16 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
       return real === undefined ? 0 : endOf(real)
     },
 
+    async deleteLog(name) {
+      const real = guard.existing(layout.log(name))
+      if (real === undefined) return false
+      const held = endOf(real) > 0
+      await unlink(real).catch((error: unknown) => {
+        if (!isMissing(error)) throw error
+      })
+      return held
+    },
+
     async logs(prefix) {
       return scanLogs(prefix, layout, guard)
         .filter((log) => endOf(log.real ?? guard.existing(log.path) ?? log.path) > 0)

@@ -3,6 +3,7 @@ import { FoundryError } from '@foundry/kernel'
 import pg from 'pg'
 import { EXCLUSIVE_LOCK, LOCK_CLASS } from './schema.js'
 import { translate } from './errors.js'
+import { inline } from './inline.js'
 import { redactUrl } from './url.js'
 
 /** A statement: named ones are prepared once per connection. */
@@ -12,15 +13,49 @@ export interface Statement {
   values?: unknown[]
 }
 
+/** A write sent later, with its rows handed to `then` once it ran. */
+interface Deferred {
+  text: string
+  then(rows: pg.QueryResultRow[]): void
+}
+
+/** A read waiting for its batch. */
+interface Waiter {
+  resolve(value: string | null): void
+  reject(error: unknown): void
+}
+
 interface Section {
   client: pg.PoolClient
   open: boolean
+  /** Whether BEGIN and the lock went out (with the section's first statement that needs an answer). */
+  begun: boolean
+  /** Writes waiting for the section's next statement, or its COMMIT, to travel with. */
+  pending: Deferred[]
+  /** Reads gathered this turn of the event loop, by group (see `Connection.gather`). */
+  gathering: Map<string, Map<string, Waiter[]>>
   /** What the section wrote: told to `afterWrite` once it commits. */
   touched: Set<string>
   /** The section's statements run one after another on its connection (pg 9 refuses overlapping queries on one client). */
   tail: Promise<unknown>
   state: SectionState
 }
+
+/** Revision tokens taken from the sequence when a section begins, for the writes it predicts (see `SectionState.tokens`). */
+const TOKENS = 16
+/** The lock in the two-integer form. */
+const LOCK = `pg_advisory_xact_lock(${LOCK_CLASS}, ${EXCLUSIVE_LOCK})`
+/**
+ * A section's first round trip, before its first statement: the transaction, committed without
+ * waiting for the WAL flush (the wait comes after the lock is released, see `exclusive`), the lock,
+ * and a few revision tokens.
+ */
+const BEGIN = [
+  'BEGIN',
+  'SET LOCAL synchronous_commit = off',
+  `SELECT ${LOCK}`,
+  `SELECT nextval('foundry_revision_token')::text AS token FROM generate_series(1, ${TOKENS})`,
+]
 
 /**
  * What a section learnt that saves it round trips while it holds the lock (see postgresStorage):
@@ -31,6 +66,10 @@ export interface SectionState {
   prefetched: Map<string, string | null>
   /** Collection → revision token after the section's last write to it (its revision row is locked by that write until the commit). */
   revisions: Map<string, string>
+  /** Records read in this section so far (outside `prefetched`): the first is read ahead by the next section (see `readAhead`). */
+  reads: number
+  /** Unused revision tokens from the sequence: a write to a collection whose revision row the section holds takes one and knows its revision before it runs. */
+  tokens: string[]
 }
 
 /**
@@ -43,6 +82,19 @@ export interface Connection {
   /** The URL with its password redacted, for messages. */
   readonly where: string
   query<R extends pg.QueryResultRow>(statement: Statement): Promise<pg.QueryResult<R>>
+  /**
+   * A write whose rows the caller can take later (`then`). Outside a section it runs at once. Inside,
+   * it travels with the section's next statement or its COMMIT, so a section's writes cost no round
+   * trip of their own; a failure then fails that statement, and the section rolls back.
+   */
+  defer<R extends pg.QueryResultRow>(statement: Statement, then: (rows: R[]) => void): Promise<void>
+  /**
+   * The value under `key`, read with every other key of `group` asked for in the same turn of the
+   * event loop, by one statement (`read(keys)`, rows `{ key, value }`; a key without a row reads as
+   * null); inside a section, in the section's order. A caller that asks for many records at once
+   * (`Promise.all`: a write's candidate facts, a search's hits) pays one round trip, not one each.
+   */
+  gather(group: string, key: string, read: (keys: string[]) => Statement): Promise<string | null>
   inSection(): boolean
   /** The current section's state, or undefined outside a section. */
   sectionState(): SectionState | undefined
@@ -60,6 +112,8 @@ export interface ConnectionOptions {
   poolSize: number
   /** Called after each committed write, with what it wrote. */
   afterWrite(what: string): void
+  /** Reads worth sending with a section's BEGIN, the section likely to make them next; each one's rows go to its `then`. */
+  readAhead?(): Array<{ statement: Statement; then(rows: pg.QueryResultRow[], state: SectionState): void }>
 }
 
 export function createConnection(options: ConnectionOptions): Connection {
@@ -80,6 +134,8 @@ export function createConnection(options: ConnectionOptions): Connection {
   const context = new AsyncLocalStorage<Section>()
   let queue: Promise<unknown> = Promise.resolve()
   let closed = false
+  /** Reads gathered outside any section (see `gather`). */
+  const loose = new Map<string, Map<string, Waiter[]>>()
 
   const section = () => {
     const s = context.getStore()
@@ -93,6 +149,80 @@ export function createConnection(options: ConnectionOptions): Connection {
     return run
   }
 
+  /**
+   * Send `statements` on the section's connection with what must go before them: BEGIN and the lock
+   * when the section has not begun, then the deferred writes; one simple-protocol query, so one round
+   * trip. Each deferred write's rows go to its `then`; the statements' results are returned.
+   */
+  async function send(s: Section, statements: Statement[]): Promise<pg.QueryResult[]> {
+    const opening = !s.begun
+    const ahead = opening ? (options.readAhead?.() ?? []) : []
+    const before = [...(opening ? [...BEGIN, ...ahead.map((a) => inline(a.statement))] : []), ...s.pending.map((d) => d.text)]
+    if (!before.length && statements.length === 1) return [await s.client.query(statements[0]!)]
+    const pending = s.pending.splice(0)
+    s.begun = true
+    const results = (await s.client.query([...before, ...statements.map(inline)].join(';\n'))) as unknown as pg.QueryResult[]
+    if (opening) s.state.tokens.push(...results[BEGIN.length - 1]!.rows.map((r) => r.token as string))
+    ahead.forEach((a, i) => a.then(results[BEGIN.length + i]!.rows, s.state))
+    const offset = opening ? BEGIN.length + ahead.length : 0
+    pending.forEach((d, i) => d.then(results[offset + i]!.rows))
+    return results.slice(before.length)
+  }
+
+  /** Run `task` on the section's connection after its earlier statements. */
+  function serial<T>(s: Section, task: () => Promise<T>): Promise<T> {
+    const run = s.tail.then(task)
+    s.tail = run.catch(() => undefined)
+    return run
+  }
+
+  /**
+   * End the section: its deferred writes and COMMIT in one round trip (a section that sent nothing
+   * still waits for the lock, once). Returns whether the transaction wrote anything.
+   */
+  async function commit(s: Section): Promise<boolean> {
+    if (!s.begun && !s.pending.length) {
+      await s.client.query(`SELECT ${LOCK}`)
+      return false
+    }
+    const [found] = await send(s, [{ text: 'SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote' }, { text: 'COMMIT' }])
+    return found!.rows[0]!.wrote === true
+  }
+
+  /**
+   * One section, in this process's turn: `fn` in the section's context, then the commit. Resolves with
+   * the connection still checked out (the caller waits for durability on it, then releases it).
+   */
+  async function run<T>(fn: () => Promise<T>): Promise<{ value: T; client: pg.PoolClient; wrote: boolean }> {
+    let client: pg.PoolClient
+    try {
+      client = await pool.connect()
+    } catch (error) {
+      throw fail(error)
+    }
+    const state: SectionState = { prefetched: new Map(), revisions: new Map(), reads: 0, tokens: [] }
+    const s: Section = { client, open: true, begun: false, pending: [], gathering: new Map(), touched: new Set(), tail: Promise.resolve(), state }
+    try {
+      const value = await context.run(s, fn)
+      s.open = false
+      await s.tail
+      const wrote = await commit(s)
+      for (const what of s.touched) options.afterWrite(what)
+      return { value, client, wrote }
+    } catch (error) {
+      s.open = false
+      let broken: Error | undefined
+      try {
+        await s.tail
+        if (s.begun) await client.query('ROLLBACK')
+      } catch (rollback) {
+        broken = rollback as Error // the connection is gone: do not return it to the pool
+      }
+      client.release(broken)
+      throw fail(error)
+    }
+  }
+
   return {
     where,
 
@@ -101,12 +231,47 @@ export function createConnection(options: ConnectionOptions): Connection {
       const s = section()
       try {
         if (!s) return await pool.query<R>(statement)
-        const run = s.tail.then(() => s.client.query<R>(statement))
-        s.tail = run.catch(() => undefined)
-        return await run
+        return (await serial(s, () => send(s, [statement])))[0] as pg.QueryResult<R>
       } catch (error) {
         throw fail(error)
       }
+    },
+
+    async defer<R extends pg.QueryResultRow>(statement: Statement, then: (rows: R[]) => void) {
+      const s = section()
+      if (!s) return then((await this.query<R>(statement)).rows)
+      await serial(s, async () => void s.pending.push({ text: inline(statement), then: then as Deferred['then'] }))
+    },
+
+    async gather(group, key, read) {
+      if (closed) throw new FoundryError('UNAVAILABLE', `postgresStorage for ${where} is closed`)
+      const s = section()
+      const gathering = s ? s.gathering : loose
+      let batch = gathering.get(group)
+      if (!batch) {
+        const mine = new Map<string, Waiter[]>()
+        gathering.set(group, (batch = mine))
+        // The batch closes a turn of the event loop later at least (inside a section, when its turn comes).
+        const flush = async () => {
+          await new Promise((resolve) => setImmediate(resolve))
+          if (gathering.get(group) === mine) gathering.delete(group)
+          const keys = [...mine.keys()]
+          try {
+            const result = s ? (await send(s, [read(keys)]))[0]! : await pool.query(read(keys))
+            const found = new Map(result.rows.map((r) => [r.key as string, r.value as string]))
+            for (const k of keys) for (const w of mine.get(k)!) w.resolve(found.get(k) ?? null)
+          } catch (error) {
+            for (const k of keys) for (const w of mine.get(k)!) w.reject(fail(error))
+          }
+        }
+        void (s ? serial(s, flush) : flush())
+      }
+      const waiting = batch
+      return new Promise<string | null>((resolve, reject) => {
+        const list = waiting.get(key)
+        if (list) list.push({ resolve, reject })
+        else waiting.set(key, [{ resolve, reject }])
+      })
     },
 
     inSection: () => section() !== undefined,
@@ -118,41 +283,24 @@ export function createConnection(options: ConnectionOptions): Connection {
       else options.afterWrite(what)
     },
 
-    exclusive<T>(fn: () => Promise<T>): Promise<T> {
-      if (section()) return Promise.reject(new FoundryError('UNSUPPORTED', `exclusive sections on ${where} do not nest: call the storage directly inside the section`))
-      if (closed) return Promise.reject(new FoundryError('UNAVAILABLE', `postgresStorage for ${where} is closed`))
-      return enqueue(async () => {
-        let client: pg.PoolClient
-        try {
-          client = await pool.connect()
-        } catch (error) {
-          throw fail(error)
-        }
-        const s: Section = { client, open: true, touched: new Set(), tail: Promise.resolve(), state: { prefetched: new Map(), revisions: new Map() } }
-        let broken: Error | undefined
-        try {
-          // One round trip: the lock is waited for (up to lock_timeout), then held until COMMIT or ROLLBACK.
-          await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${LOCK_CLASS}, ${EXCLUSIVE_LOCK})`)
-          const value = await context.run(s, fn)
-          s.open = false
-          await s.tail
-          await client.query('COMMIT')
-          for (const what of s.touched) options.afterWrite(what)
-          return value
-        } catch (error) {
-          s.open = false
-          try {
-            await s.tail
-            await client.query('ROLLBACK')
-          } catch (rollback) {
-            broken = rollback as Error // the connection is gone: do not return it to the pool
-          }
-          throw fail(error)
-        } finally {
-          s.open = false
-          client.release(broken)
-        }
-      })
+    async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+      if (section()) throw new FoundryError('UNSUPPORTED', `exclusive sections on ${where} do not nest: call the storage directly inside the section`)
+      if (closed) throw new FoundryError('UNAVAILABLE', `postgresStorage for ${where} is closed`)
+      const { value, client, wrote } = await enqueue(() => run(fn))
+      // The commit did not wait for the WAL flush, so the lock was free for the next section at once.
+      // Durability is waited for here, outside the lock: a transaction that takes an id commits
+      // synchronously, flushing the WAL up to its own commit record, so up to the section's (WAL is one
+      // sequence). Writers flushing at once share one flush: the group commit PostgreSQL does itself.
+      let broken: Error | undefined
+      try {
+        if (wrote) await client.query('SELECT pg_current_xact_id()')
+        return value
+      } catch (error) {
+        broken = error as Error
+        throw fail(error)
+      } finally {
+        client.release(broken)
+      }
     },
 
     async close() {

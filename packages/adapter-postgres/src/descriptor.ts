@@ -42,6 +42,8 @@ export const postgresDescriptor = defineStorage({
       ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
     }),
   doctor: (options: PostgresDescriptorOptions, site) => inspectDatabase(databaseUrl(options, site)),
+  // Servers on several machines share the database: the team's tokens live in it.
+  networked: true,
   // A job queue (pg-boss) keeps its tables in the same database.
   queueUrl: (options: PostgresDescriptorOptions, site) => databaseUrl(options, site),
 })

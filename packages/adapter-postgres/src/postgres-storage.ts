@@ -2,12 +2,13 @@ import { createStorage, encodeRecord, EVENTS_LOG, readRecordRow, readRecordRows,
 import { type Storage } from '@foundry/kernel'
 import { FoundryError } from '@foundry/kernel'
 import pg from 'pg'
-import { createConnection, type Statement } from './connection.js'
+import { createConnection, type SectionState, type Statement } from './connection.js'
 import { translate } from './errors.js'
 import { migrate } from './migrate.js'
 import { createListener } from './notify.js'
 import { redactUrl } from './url.js'
 import { CHANGE_CHANNEL, STORAGE_COMPONENT, STORAGE_MIGRATIONS } from './schema.js'
+import { appendSql, deleteSql, GET_MANY, PUT_WITH_TOKEN, putSql, relaxedTail } from './storage-sql.js'
 
 export interface PostgresStorageOptions {
   /** The connection URL (`postgres://user:password@host:5432/db`). Never printed: messages show it with the password redacted. */
@@ -37,43 +38,6 @@ const upTo = (prefix: string) => `${prefix}\u{10FFFF}`
 const REVISION = /^(\d+)\.(\d+)$/
 const token = (row: RevisionRow | undefined) => (row ? `${row.n}.${row.token}` : '0')
 
-// Each write is one statement, so one round trip and its own transaction outside a section: the
-// record, the collection's revision and change log, and the notification (delivered at commit).
-// A relaxed write outside a section also turns synchronous_commit off for its own transaction.
-const relaxedTail = (relaxed: boolean) => (relaxed ? `, set_config('synchronous_commit', 'off', true)` : '')
-
-const BUMP = `
-  bump AS (
-    INSERT INTO foundry_revisions (collection, n, token, log_base) VALUES ($1, 1, nextval('foundry_revision_token'), 0)
-    ON CONFLICT (collection) DO UPDATE SET n = foundry_revisions.n + 1, token = EXCLUDED.token
-    RETURNING n, token, log_base
-  ),
-  logged AS (INSERT INTO foundry_changes (collection, n, key, token) SELECT $1, n, $2, token FROM bump)`
-
-const putSql = (relaxed: boolean) => `
-  WITH put AS (
-    INSERT INTO foundry_records (collection, key, value) VALUES ($1, $2, $3)
-    ON CONFLICT (collection, key) DO UPDATE SET value = EXCLUDED.value
-  ),
-  ${BUMP}
-  SELECT n, token, log_base, pg_notify('${CHANGE_CHANNEL}', 'c:' || $1)${relaxedTail(relaxed)} FROM bump`
-
-const deleteSql = (relaxed: boolean) => `
-  WITH gone AS (DELETE FROM foundry_records WHERE collection = $1 AND key = $2 RETURNING 1),
-  ${BUMP.replace("VALUES ($1, 1, nextval('foundry_revision_token'), 0)", "SELECT $1, 1, nextval('foundry_revision_token'), 0 WHERE EXISTS (SELECT 1 FROM gone)")}
-  SELECT n, token, log_base, pg_notify('${CHANGE_CHANNEL}', 'c:' || $1)${relaxedTail(relaxed)} FROM bump`
-
-const appendSql = (relaxed: boolean) => `
-  WITH bump AS (
-    INSERT INTO foundry_log_ends (name, seq) VALUES ($1, $3)
-    ON CONFLICT (name) DO UPDATE SET seq = foundry_log_ends.seq + $3
-    RETURNING seq
-  ),
-  added AS (
-    INSERT INTO foundry_logs (name, seq, entry)
-    SELECT $1, bump.seq - $3 + e.ord, e.entry FROM bump, unnest($2::text[]) WITH ORDINALITY AS e(entry, ord)
-  )
-  SELECT seq, pg_notify('${CHANGE_CHANNEL}', 'l:' || $1)${relaxedTail(relaxed)} FROM bump`
 
 /**
  * Storage in PostgreSQL (`pg`), shared by many processes on many machines: every collection, the
@@ -123,12 +87,21 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
       } else if ('collection' in change) invalidate(change.collection)
     },
   })
+  // The first record the last section read (the kernel's write sections begin with the write
+  // catalog's head): read by the next section with its BEGIN, under the lock, so it costs no round trip.
+  let ahead: { c: string; key: string } | undefined
   const connection = createConnection({
     url,
     timeout,
     poolSize: options.poolSize ?? 4,
     afterWrite: (what) => {
       if (what.startsWith('c:')) invalidate(what.slice(2))
+    },
+    readAhead: () => {
+      const read = ahead
+      if (!read) return []
+      const statement = { text: 'SELECT value FROM foundry_records WHERE collection = $1 AND key = $2', values: [read.c, read.key] }
+      return [{ statement, then: (rows, state) => void state.prefetched.set(`${read.c}/${read.key}`, (rows[0]?.value as string | undefined) ?? null) }]
     },
   })
   const { where } = connection
@@ -165,18 +138,65 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
   async function afterBump(c: string, row: { n: string; log_base: string } | undefined): Promise<void> {
     if (!row || Number(row.n) - Number(row.log_base) <= 2 * logSize) return
     const base = Number(row.n) - logSize
-    await query({ text: 'WITH trimmed AS (DELETE FROM foundry_changes WHERE collection = $1 AND n <= $2) UPDATE foundry_revisions SET log_base = $2 WHERE collection = $1 AND log_base < $2', values: [c, base] })
+    await connection.defer(
+      { text: 'WITH trimmed AS (DELETE FROM foundry_changes WHERE collection = $1 AND n <= $2) UPDATE foundry_revisions SET log_base = $2 WHERE collection = $1 AND log_base < $2', values: [c, base] },
+      () => undefined,
+    )
   }
 
-  /** Events keep their table, one row each. Telemetry: never worth waiting for the WAL flush outside a section. */
+  /**
+   * A put inside a section, deferred: it travels with the section's next statement or its COMMIT (see
+   * `Connection.defer`). When the section holds the collection's revision row (it read it, or wrote
+   * the collection), the write takes a token the section drew and its revision is known before it
+   * runs, so the section's `revision()` after it needs no round trip; the rows it returns are checked
+   * against it.
+   */
+  async function putInSection(state: SectionState, c: string, key: string, text: string): Promise<void> {
+    state.prefetched.delete(`${c}/${key}`)
+    connection.wrote(`c:${c}`)
+    const held = REVISION.exec(state.revisions.get(c) ?? '')
+    const drawn = held ? state.tokens.shift() : undefined
+    const predicted = held && drawn !== undefined ? `${Number(held[1]) + 1}.${drawn}` : undefined
+    if (predicted) state.revisions.set(c, predicted)
+    const statement = drawn === undefined ? { text: putSql(false), values: [c, key, text] } : { text: PUT_WITH_TOKEN, values: [c, key, text, drawn] }
+    await connection.defer<RevisionRow>(statement, (rows) => {
+      const row = rows[0]
+      if (predicted === undefined) {
+        if (row) state.revisions.set(c, token(row))
+      } else if (token(row) !== predicted) throw new FoundryError('CONFLICT', `${where}: the revision of ${c} moved under the write section (expected ${predicted}, found ${token(row)})`)
+      afterBump(c, row).catch(() => undefined) // housekeeping: a trim that fails is due again at the next write
+    })
+  }
+
+  /**
+   * Events keep their table, one row each. Telemetry: never worth waiting for outside a section. There
+   * an append returns at once, and the events queued meanwhile go in one relaxed statement after the
+   * one in flight; `readEvents` and `close` wait for them. Inside a section they are the section's.
+   */
+  let queuedEvents: string[] = []
+  let eventsWritten: Promise<void> = Promise.resolve()
+  async function writeQueuedEvents(): Promise<void> {
+    const batch = queuedEvents
+    queuedEvents = []
+    await query({
+      name: 'foundry_events_relaxed',
+      text: `WITH added AS (INSERT INTO foundry_events (event) SELECT e FROM unnest($1::text[]) WITH ORDINALITY AS t(e, o) ORDER BY o) SELECT 1${relaxedTail(true)}`,
+      values: [batch],
+    }).catch(() => undefined) // telemetry never fails its caller
+  }
   async function appendEvents(texts: readonly string[]): Promise<number> {
-    const slow = !connection.inSection()
-    for (const text of texts)
-      await query({ name: slow ? 'foundry_event_relaxed' : 'foundry_event', text: `WITH added AS (INSERT INTO foundry_events (event) VALUES ($1)) SELECT 1${relaxedTail(slow)}`, values: [text] })
+    if (connection.inSection()) {
+      for (const text of texts) await query({ name: 'foundry_event', text: 'INSERT INTO foundry_events (event) VALUES ($1)', values: [text] })
+      return 0
+    }
+    if (!texts.length) return 0
+    if (!queuedEvents.length) eventsWritten = eventsWritten.then(writeQueuedEvents)
+    queuedEvents.push(...texts)
     return 0
   }
   /** Every event, whole (the kernel reads the events log from 0 only). */
   async function readEvents() {
+    await eventsWritten
     const { rows } = await query<{ event: string }>({ name: 'foundry_events', text: 'SELECT event FROM foundry_events ORDER BY seq' })
     return { entries: rows.map((r) => r.event), cursor: rows.length }
   }
@@ -189,12 +209,13 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
       const state = connection.sectionState()
       const memo = `${c}/${key}`
       let text: string | null | undefined
+      if (state && state.reads++ === 0) ahead = { c, key }
       if (state?.prefetched.has(memo)) {
         text = state.prefetched.get(memo)
         state.prefetched.delete(memo)
       } else {
-        const { rows } = await query<{ value: string }>({ name: 'foundry_get', text: 'SELECT value FROM foundry_records WHERE collection = $1 AND key = $2', values: [c, key] })
-        text = rows[0]?.value
+        // Gathered: the gets made at once (a write's candidate facts, a search's hits) travel as one statement.
+        text = await connection.gather(`get:${c}`, key, (keys) => ({ name: 'foundry_get_many', text: GET_MANY, values: [c, keys] }))
       }
       if (text === null || text === undefined) return undefined
       return readRecordRow(c, text, locate(c, key))
@@ -221,6 +242,8 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
 
     async put<C extends CollectionName>(c: C, key: string, value: RecordOf<C>, options?: WriteOptions) {
       const text = encodeRecord(c, value)
+      const state = connection.sectionState()
+      if (state) return putInSection(state, c, key, text)
       const slow = relaxed(options)
       const { rows } = await query<RevisionRow>({ name: slow ? 'foundry_put_relaxed' : 'foundry_put', text: putSql(slow), values: [c, key, text] })
       wrote(c, key, rows[0])
@@ -327,6 +350,17 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
 
     logEnd,
 
+    async deleteLog(log) {
+      const { rows } = await query<{ n: string }>({
+        name: 'foundry_delete_log',
+        text: `WITH gone AS (DELETE FROM foundry_logs WHERE name = $1 RETURNING 1), ended AS (DELETE FROM foundry_log_ends WHERE name = $1)
+               SELECT count(*) AS n, pg_notify('${CHANGE_CHANNEL}', 'l:' || $1) FROM gone`,
+        values: [log],
+      })
+      connection.wrote(`l:${log}`)
+      return Number(rows[0]!.n) > 0
+    },
+
     async logs(prefix) {
       const { rows } = await query<{ name: string }>({
         name: 'foundry_logs',
@@ -344,6 +378,7 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
     locate,
 
     async close() {
+      await eventsWritten
       await listener.close()
       await connection.close()
     },

@@ -83,6 +83,7 @@ export function sqliteDriver(options: SqliteStorageOptions): StorageDriver {
     events: db.prepare<[], string>('SELECT event FROM events ORDER BY seq').pluck(),
     logEnd: db.prepare<[string], number>('SELECT coalesce(max(seq), 0) FROM logs WHERE name = ?').pluck(),
     logAppend: db.prepare<[string, number, string]>('INSERT INTO logs (name, seq, entry) VALUES (?, ?, ?)'),
+    logDelete: db.prepare<[string]>('DELETE FROM logs WHERE name = ?'),
     // LIMIT -1: no limit.
     logRead: db.prepare<[string, number, number], { seq: number; entry: string }>('SELECT seq, entry FROM logs WHERE name = ? AND seq > ? ORDER BY seq LIMIT ?'),
     logs: db
@@ -222,6 +223,10 @@ export function sqliteDriver(options: SqliteStorageOptions): StorageDriver {
 
     async logs(prefix) {
       return connection.read(() => sql.logs.all({ from: prefix, to: upTo(prefix) }))
+    },
+
+    async deleteLog(log) {
+      return connection.write(() => sql.logDelete.run(log).changes > 0, durable())
     },
 
     locate,

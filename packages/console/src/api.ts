@@ -4,6 +4,7 @@ import { doctorProject, type Project } from '@foundry/project'
 import type { ConsolePrincipal, ConsoleRole } from './auth.js'
 import { editFact, factPage, findFacts, forgetFact } from './facts.js'
 import { readJson } from './http.js'
+import { acceptProposal, editProposal, proposalId, rejectProposal, reviewQueue } from './review.js'
 import { openEventStream, type ChangeFeed } from './live.js'
 import { getRun, journalLog, listRuns, readJournal, RUNS, runId } from './runs.js'
 import type { HealthAnswer, IndexAnswer, SessionAnswer, TokensAnswer } from './wire.js'
@@ -45,6 +46,10 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: /^facts\/([^/]+)$/, role: 'read', call: (ctx) => factPage(ctx.project, factId(param(ctx))) },
   { method: 'POST', path: /^facts\/([^/]+)\/forget$/, role: 'write', call: async (ctx) => forgetFact(ctx.project, factId(param(ctx)), await readJson(ctx.req)) },
   { method: 'POST', path: /^facts\/([^/]+)\/edit$/, role: 'write', call: async (ctx) => editFact(ctx.project, factId(param(ctx)), await readJson(ctx.req), ctx.principal.name) },
+  { method: 'GET', path: /^review$/, role: 'read', call: (ctx) => reviewQueue(ctx.project) },
+  { method: 'POST', path: /^review\/([^/]+)\/accept$/, role: 'write', call: (ctx) => acceptProposal(ctx.project, proposalId(param(ctx))) },
+  { method: 'POST', path: /^review\/([^/]+)\/reject$/, role: 'write', call: async (ctx) => rejectProposal(ctx.project, proposalId(param(ctx)), await readJson(ctx.req)) },
+  { method: 'POST', path: /^review\/([^/]+)\/edit$/, role: 'write', call: async (ctx) => editProposal(ctx.project, proposalId(param(ctx)), await readJson(ctx.req)) },
   {
     method: 'GET',
     path: /^index$/,
@@ -108,11 +113,11 @@ async function health(project: Project): Promise<HealthAnswer> {
   }
 }
 
-/** `facts` and `runs` events, each time those collections change, until the page goes away. */
+/** `facts` events (facts or proposals changed) and `runs` events, each time those collections change, until the page goes away. */
 async function streamChanges(ctx: RouteContext): Promise<void> {
   const stream = openEventStream(ctx.res)
   const off = ctx.feed.subscribe((change) => {
-    if ('collection' in change && (change.collection === 'facts' || change.collection === RUNS)) stream.send(change.collection === RUNS ? 'runs' : 'facts', {})
+    if ('collection' in change && (change.collection === 'facts' || change.collection === 'memory.proposals' || change.collection === RUNS)) stream.send(change.collection === RUNS ? 'runs' : 'facts', {})
   })
   await stream.closed
   off()

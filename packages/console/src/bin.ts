@@ -2,8 +2,7 @@
 import { parseArgs } from 'node:util'
 import { errorMessage } from '@foundry/kernel'
 import { locateProject } from '@foundry/project'
-import { claimLocalToken, isLoopback, localTokenPath } from '@foundry/server'
-import { projectTokens } from './auth.js'
+import { localTokenPath } from '@foundry/server'
 import { serveConsole } from './serve.js'
 
 const USAGE = `foundry-console [--root DIR] [--host 127.0.0.1] [--port 7413] [--token SECRET]
@@ -23,8 +22,8 @@ async function main(): Promise<void> {
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new Error(`--port: a number from 0 to 65535, got ${values.port}`)
   const root = locateProject({ ...(values.root !== undefined && { root: values.root }), cwd: process.cwd() })
   // Without team tokens the console is the user's alone: it requires the user's local token (as foundry ui does).
-  const local = projectTokens(root).size === 0 && isLoopback(values.host ?? '127.0.0.1') ? await claimLocalToken(localTokenPath()) : undefined
-  const server = await serveConsole({ root, ...(values.host && { host: values.host }), ...(port !== undefined && { port }), ...(values.token && { token: values.token }), ...(local && { tokens: local.store }) })
+  const server = await serveConsole({ root, ...(values.host && { host: values.host }), ...(port !== undefined && { port }), ...(values.token && { token: values.token }), localToken: localTokenPath() })
+  const { local } = server
   console.log(`Foundry console: ${server.url}`)
   // The secret is shown only to a person at a terminal, in the one URL to open; a log gets where it is.
   if (local) console.log(process.stdout.isTTY ? `Foundry console: open ${server.url}#token=${local.secret}` : `Foundry console: enter the local token from ${local.file}`)

@@ -2,4 +2,4 @@
 // the page and a JSON/SSE API over the project's own kernel and storage, and a server around it.
 export { createConsoleHandler, type ConsoleHandler } from './handler.js'
 export { serveConsole } from './serve.js'
-export { projectTokens, type TokenVerifier } from './auth.js'
+export type { TokenVerifier } from './auth.js'

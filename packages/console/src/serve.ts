@@ -2,7 +2,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { FoundryError, safeTelemetry, type Storage } from '@foundry/kernel'
 import { openProject } from '@foundry/project'
-import { projectTokens, type TokenVerifier } from './auth.js'
+import { claimLocalToken, tokenBook, type LocalToken } from '@foundry/server'
+import type { TokenVerifier } from './auth.js'
 import { isLoopback } from './guard.js'
 import { createConsoleHandler } from './handler.js'
 
@@ -20,6 +21,11 @@ export interface ServeConsoleOptions {
    * local user browses). Default: the project's team tokens; none means loopback clients browse freely.
    */
   tokens?: TokenVerifier
+  /**
+   * Where the user's local token lives (`localTokenPath()`): without `tokens`, on loopback, and when
+   * the project has no team tokens, the console requires it (claimed at start, returned as `local`).
+   */
+  localToken?: string
   /** Host names besides loopback ones that browsers may use to reach the console. */
   hostnames?: string[]
   log?: (line: string) => void
@@ -29,6 +35,8 @@ export interface ConsoleServer {
   /** `http://host:port/`. */
   url: string
   port: number
+  /** The local token the console requires, when `localToken` was given and the project has no team tokens. */
+  local?: LocalToken
   /** Stop listening, end the live streams and close the project. Idempotent. */
   close(): Promise<void>
 }
@@ -46,10 +54,15 @@ export async function serveConsole(options: ServeConsoleOptions = {}): Promise<C
   const telemetry = safeTelemetry({ record: async (event) => void (RECORDED.has(event.kind) && (await storage?.appendEvent(event))) })
   const project = await openProject({ ...(options.root && { root: options.root }), kernel: { telemetry } })
   storage = project.storage
+  // The project's team tokens (its file, or its database), followed while serving: a revocation counts within a second.
+  let team: Awaited<ReturnType<ReturnType<typeof tokenBook>['open']>> | undefined
   try {
-    if (!isLoopback(host) && projectTokens(project.root).size === 0)
+    team = await tokenBook(project).open()
+    if (!isLoopback(host) && team.size === 0)
       throw new FoundryError('INVALID_INPUT', `--host ${host} is not a loopback address and the project has no team tokens: create one with foundry token create --role read --name <who>, or bind to 127.0.0.1`)
-    const handler = createConsoleHandler({ project, ...(options.token && { token: options.token }), ...(options.tokens && { tokens: options.tokens }), ...(options.hostnames && { hostnames: options.hostnames }), ...(options.log && { log: options.log }) })
+    const local = !options.tokens && team.size === 0 && options.localToken ? await claimLocalToken(options.localToken) : undefined
+    const tokens = options.tokens ?? local?.store ?? team
+    const handler = createConsoleHandler({ project, tokens, ...(options.token && { token: options.token }), ...(options.hostnames && { hostnames: options.hostnames }), ...(options.log && { log: options.log }) })
     const server = createServer(handler)
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) =>
@@ -62,8 +75,10 @@ export async function serveConsole(options: ServeConsoleOptions = {}): Promise<C
     return {
       url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/`,
       port,
+      ...(local && { local }),
       close: () =>
         (closing ??= (async () => {
+          team?.close()
           handler.close()
           server.closeAllConnections()
           await new Promise<void>((resolve) => server.close(() => resolve()))
@@ -71,6 +86,7 @@ export async function serveConsole(options: ServeConsoleOptions = {}): Promise<C
         })()),
     }
   } catch (error) {
+    team?.close()
     await project.close()
     throw error
   }

@@ -1,6 +1,6 @@
 // What the console's API answers, declared once for the server that sends it and the page that
 // reads it (the front end imports these as types only).
-import type { Fact, Kernel, Runbook, stateOf } from '@foundry/kernel'
+import type { Fact, Kernel, Proposal, Runbook, stateOf } from '@foundry/kernel'
 import type { DoctorFinding, StorageFlags } from '@foundry/kernel/adapter'
 
 // The kernel's results as its services return them.
@@ -48,6 +48,20 @@ export interface FactAnswer {
 export interface EditAnswer {
   id: string
   action: 'created' | 'duplicate'
+  supersedes?: string
+  text: string
+}
+
+/** `GET api/review`: the proposed facts waiting for review, oldest first. */
+export interface ReviewAnswer {
+  proposals: Proposal[]
+}
+
+/** `POST api/review/<id>/accept`, `…/reject`, `…/edit`: what was done; accept adds the fact written (or the identical one). */
+export interface ReviewDecisionAnswer {
+  proposal: string
+  id?: string
+  action?: 'created' | 'duplicate'
   supersedes?: string
   text: string
 }

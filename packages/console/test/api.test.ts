@@ -147,6 +147,39 @@ test('with team tokens: no token is refused, a read token browses but may not wr
   assert.match(unknownField.json.error.message, /^status: not editable/)
 })
 
+test('the review queue: a read token lists it, a write token accepts (through the write path), rejects and edits', async () => {
+  const { server, root } = await started({ tokens: [{ name: 'viewer', roles: ['read'], secret: 'read-secret-123' }, { name: 'bob', roles: ['write'], secret: 'write-secret-456' }] })
+  const project = await openProject({ root })
+  await project.kernel.review.propose(
+    [
+      { title: 'Refunds need 2 approvals', body: 'Why: fraud.\nHow to apply: ask finance.', type: 'decision' },
+      { title: 'Invoices are numbered per month', body: 'INV-2026-01-0001.', type: 'convention' },
+      { title: 'Tax is computed per line', body: 'Not per invoice.', type: 'convention' },
+    ],
+    { author: 'capture' },
+  )
+  await project.close()
+  const read = bearer('read-secret-123')
+  const write = bearer('write-secret-456')
+  const queue = await request(`${server.url}api/review`, { headers: read })
+  assert.equal(queue.json.proposals.map((p: { id: string; author: string }) => [p.id, p.author]), [['proposal-0001', 'capture'], ['proposal-0002', 'capture'], ['proposal-0003', 'capture']])
+  const refused = await request(`${server.url}api/review/proposal-0001/accept`, { method: 'POST', headers: read, body: {} })
+  assert.is(refused.status, 403)
+  const accepted = await request(`${server.url}api/review/proposal-0001/accept`, { method: 'POST', headers: write, body: {} })
+  assert.is(accepted.status, 200, accepted.body)
+  assert.equal([accepted.json.proposal, accepted.json.action], ['proposal-0001', 'created'])
+  assert.match(accepted.json.text, /^created: fact-\d+/)
+  const rejected = await request(`${server.url}api/review/proposal-0002/reject`, { method: 'POST', headers: write, body: { reason: 'per year' } })
+  assert.match(rejected.json.text, /^rejected: proposal-0002/)
+  const edited = await request(`${server.url}api/review/proposal-0003/edit`, { method: 'POST', headers: write, body: { body: 'Per line, rounded half up.' } })
+  assert.match(edited.json.text, /^edited: proposal-0003/)
+  const bad = await request(`${server.url}api/review/proposal-0003/edit`, { method: 'POST', headers: write, body: { type: 'opinion' } })
+  assert.is(bad.status, 400)
+  assert.match(bad.json.error.message, /type/)
+  assert.is((await request(`${server.url}api/review/prop-1/accept`, { method: 'POST', headers: write, body: {} })).json.error.message, 'proposal id: write it as proposal-0003, got "prop-1"')
+  assert.equal((await request(`${server.url}api/review`, { headers: read })).json.proposals.map((p: { id: string; fact: { body: string } }) => [p.id, p.fact.body]), [['proposal-0003', 'Per line, rounded half up.']])
+})
+
 test('runs are listed from marbles.runs, and a journal streams entries another process appends', async () => {
   const { server, root } = await started()
   const project = await openProject({ root })

@@ -123,6 +123,39 @@ maybe('forget is refused with a read token and done with a write token', async (
   assert.is(fact.status, 'forgotten')
 })
 
+maybe('the Review page: a write token accepts one proposal, rejects one, edits one', async () => {
+  const project = await openProject({ root })
+  await project.kernel.review.propose(
+    [
+      { title: 'Refunds need 2 approvals', body: 'Why: fraud.\nHow to apply: ask finance.', type: 'decision' },
+      { title: 'Invoices are numbered per month', body: 'INV-2026-01-0001.', type: 'convention' },
+      { title: 'Tax is computed per line', body: 'Not per invoice.', type: 'convention' },
+    ],
+    { author: 'capture', origin: 'session-9' },
+  )
+  await project.close()
+  const { page } = await open('#/review', WRITE)
+  await page.getByRole('heading', { name: 'Tax is computed per line' }).waitFor()
+  const card = (title: string) => page.locator('article.proposal', { has: page.getByRole('heading', { name: title }) })
+  await card('Refunds need 2 approvals').getByRole('button', { name: 'Accept' }).click()
+  await page.locator('.decisions li', { hasText: 'created: fact-' }).waitFor()
+  await card('Invoices are numbered per month').getByRole('button', { name: 'Reject…' }).click()
+  await card('Invoices are numbered per month').getByLabel('Why (optional)').fill('numbered per year')
+  await page.getByRole('button', { name: 'Reject proposal-0002' }).click()
+  await page.locator('.decisions li', { hasText: 'rejected: proposal-0002' }).waitFor()
+  await card('Tax is computed per line').getByRole('button', { name: 'Edit' }).click()
+  await card('Tax is computed per line').getByLabel('Body').fill('Per line, rounded half up.')
+  await page.getByRole('button', { name: 'Save the proposal' }).click()
+  await page.locator('.decisions li', { hasText: 'edited: proposal-0003' }).waitFor()
+  await card('Tax is computed per line').locator('.body', { hasText: 'rounded half up' }).waitFor()
+  assert.equal(await page.locator('article.proposal h2').allTextContents(), ['Tax is computed per line'])
+  assert.equal(await seriousViolations(page), [], 'no serious accessibility violation')
+  const check = await openProject({ root })
+  const all = (await check.kernel.review.list({ status: 'all' })).proposals.map((p) => [p.id, p.status, p.reason ?? ''])
+  await check.close()
+  assert.equal(all, [['proposal-0001', 'accepted', ''], ['proposal-0002', 'rejected', 'numbered per year'], ['proposal-0003', 'proposed', '']])
+})
+
 maybe('a fact written by another writer appears on the open Memory page without a reload', async () => {
   const { page } = await open('#/memory')
   await page.locator('.results li').first().waitFor()

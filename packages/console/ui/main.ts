@@ -8,6 +8,7 @@ import { HealthPage } from './pages/health.js'
 import { IndexPage } from './pages/index-page.js'
 import { ArtifactPage, ContractPage, LibraryPage, RunbookPage } from './pages/library.js'
 import { MemoryPage } from './pages/memory.js'
+import { ReviewPage } from './pages/review.js'
 import { RunPage, RunsPage } from './pages/runs.js'
 import { TokensPage } from './pages/tokens.js'
 import type { SessionAnswer } from '../src/wire.js'
@@ -15,6 +16,7 @@ import { useApi, useRoute, type Route } from './state.js'
 
 const NAV: Array<[string, string, string[]]> = [
   ['memory', 'Memory', ['memory', 'fact']],
+  ['review', 'Review', ['review']],
   ['index', 'Index', ['index']],
   ['library', 'Library', ['library', 'runbook', 'contract', 'artifact']],
   ['tokens', 'Tokens', ['tokens']],
@@ -29,6 +31,8 @@ function Page({ route }: { route: Route }) {
       return html`<${MemoryPage} route=${route} />`
     case 'fact':
       return html`<${FactPage} id=${a} key=${a} />`
+    case 'review':
+      return html`<${ReviewPage} />`
     case 'index':
       return html`<${IndexPage} />`
     case 'library':

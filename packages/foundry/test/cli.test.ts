@@ -107,7 +107,7 @@ flow('index and tokens', ({ root }) => {
   assert.match(cli(['index'], { cwd: root }).stdout, /^Rebuilt .*INDEX\.md\n2\/2 facts listed, ~\d+ tokens, 0 omitted\.\n$/)
   const tokens = cli(['tokens'], { cwd: root })
   assert.match(tokens.stdout, /^Foundry token accounting\n\n {2}memory index \(always loaded\) {3}~\d+ tokens {2}\(budget 4000\)\n {2}facts, retrieved on demand {5}~\d+ tokens across 2 facts\n/)
-  assert.match(tokens.stdout, /\n\nEstimates use ~4 characters per token\. For billed usage see \/cost and \/usage\.\nMCP tools\/list: ~\d+ tokens for 10 tools, in every session that loads the server\.\n$/)
+  assert.match(tokens.stdout, /\n\nEstimates use ~4 characters per token\. For billed usage see \/cost and \/usage\.\nMCP tools\/list: ~\d+ tokens for 11 tools, in every session that loads the server\.\n$/)
   const figures = JSON.parse(cli(['tokens', '--json'], { cwd: root }).stdout)
   assert.is(figures.facts, 2)
   assert.is(figures.indexBudget, 4000)
@@ -128,7 +128,7 @@ flow('validate: exit 0 when valid, 1 with the violations on stdout when not; std
   const missing = cli(['validate', 'finding.v1', 'missing.json'], { cwd: root })
   assert.is(missing.stderr, 'error: Cannot read missing.json: ENOENT\n')
   const unknown = cli(['validate', 'nope.v1', 'finding.json'], { cwd: root })
-  assert.is(unknown.stderr, 'error: Unknown contract "nope.v1". Available: finding.v1, handoff.v1, review.v1.\n')
+  assert.is(unknown.stderr, 'error: Unknown contract "nope.v1". Available: facts.proposal.v1, finding.v1, handoff.v1, review.v1.\n')
 })
 
 flow('blackboard write and read', ({ root }) => {

@@ -67,7 +67,7 @@ test('foundry mcp outside a project starts and initializes, answers each tool wi
   const conn = await connectWith([], { cwd: dir })
   try {
     assert.is(conn.client.getServerVersion()?.name, 'foundry')
-    assert.is((await conn.client.listTools()).tools.length, 10)
+    assert.is((await conn.client.listTools()).tools.length, 11)
     const result = await call(conn.client, 'memory_search', { query: 'flyway' })
     assert.ok(result.isError)
     assert.is(result.text, `memory_search failed: ${notFound(dir)}`)

@@ -7,7 +7,7 @@ import { BIN, cleanup, cli, tempProject } from './helpers.js'
 import { httpClient, INITIALIZE, rawPost, startHttp, type HttpProcess } from './http-helpers.js'
 
 const READ_TOOLS = ['blackboard_read', 'contract_validate', 'memory_search', 'runbook_get', 'runbook_list', 'token_report']
-const WRITE_TOOLS = ['blackboard_write', 'memory_forget', 'memory_index', 'memory_write']
+const WRITE_TOOLS = ['blackboard_write', 'memory_forget', 'memory_index', 'memory_review', 'memory_write']
 const running: HttpProcess[] = []
 const serve = async (root: string, args: string[] = [], env: Record<string, string | undefined> = {}) => {
   const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root, ...args], { FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_TOKENS: undefined, ...env })
@@ -113,6 +113,25 @@ test('auth: missing and wrong tokens get 401; a read token sees and calls only r
   assert.not.match(raw, reader.slice(4))
   assert.not.match(raw, writer.slice(4))
   assert.not.match(server.stderr(), reader.slice(4))
+})
+
+test('foundry token revoke: two running servers on one folder refuse the token at once, no restart; the other token still works', async () => {
+  const root = tempProject()
+  const gone = token(root, 'read', 'gone')
+  const kept = token(root, 'read', 'kept')
+  const servers = [await serve(root), await serve(root)]
+  const status = async (server: HttpProcess, secret: string) => (await rawPost(server.url, INITIALIZE, { authorization: `Bearer ${secret}` })).status
+  for (const server of servers) assert.is(await status(server, gone), 200)
+  const revoked = cli(['token', 'revoke', 'gone', '--root', root])
+  assert.is(revoked.code, 0, revoked.stderr)
+  assert.match(revoked.stdout, /^token gone \(read\) revoked in .*tokens\.json; running servers refuse it within a second\n$/)
+  // The file is checked on every request: the first request after the revocation is refused.
+  for (const server of servers) assert.is(await status(server, gone), 401)
+  for (const server of servers) assert.is(await status(server, kept), 200)
+  assert.equal(JSON.parse(cli(['token', 'list', '--json', '--root', root]).stdout).map((t: { name: string }) => t.name), ['kept'])
+  const again = cli(['token', 'revoke', 'gone', '--root', root])
+  assert.is(again.code, 1)
+  assert.match(again.stderr, /^error: token gone: there is no token of that name in .*tokens\.json; foundry token list shows the names\n$/)
 })
 
 test('FOUNDRY_TOKENS: tokens from the environment; a malformed entry is one line naming it', async () => {

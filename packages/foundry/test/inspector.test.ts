@@ -19,7 +19,7 @@ function inspector(): { command: string; args: string[] } {
 const test = suite('MCP Inspector (headless)')
 test.after(cleanup)
 
-test('the inspector CLI lists the ten tools', () => {
+test('the inspector CLI lists the eleven tools', () => {
   const { command, args } = inspector()
   // The server starts in the inspector's directory: the project.
   const run = spawnSync(command, [...args, '--cli', process.execPath, BIN, 'mcp', '--method', 'tools/list'], {
@@ -31,7 +31,7 @@ test('the inspector CLI lists the ten tools', () => {
   const { tools } = JSON.parse(run.stdout) as { tools: Array<{ name: string }> }
   assert.equal(
     tools.map((t) => t.name),
-    ['memory_search', 'memory_write', 'memory_index', 'runbook_list', 'runbook_get', 'contract_validate', 'blackboard_write', 'blackboard_read', 'token_report', 'memory_forget'],
+    ['memory_search', 'memory_write', 'memory_index', 'runbook_list', 'runbook_get', 'contract_validate', 'blackboard_write', 'blackboard_read', 'token_report', 'memory_forget', 'memory_review'],
   )
 })
 

@@ -5,7 +5,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { call, cleanup, connect, initialize, pipeSession, readText, tempProject, type Connection } from './helpers.js'
 
-const TEN = ['memory_search', 'memory_write', 'memory_index', 'runbook_list', 'runbook_get', 'contract_validate', 'blackboard_write', 'blackboard_read', 'token_report', 'memory_forget']
+const ELEVEN = ['memory_search', 'memory_write', 'memory_index', 'runbook_list', 'runbook_get', 'contract_validate', 'blackboard_write', 'blackboard_read', 'token_report', 'memory_forget', 'memory_review']
 
 const handshake = suite<{ conn: Connection; root: string }>('protocol: initialize, tools/list, resources')
 handshake.before(async (ctx) => {
@@ -26,11 +26,11 @@ handshake('initialize names the server foundry and returns the seed instructions
   assert.equal(conn.client.getServerCapabilities(), { tools: {}, resources: {} })
 })
 
-handshake('tools/list has the ten tools with the kernel schemas as inputSchema (their fields, types and limits), and no outputSchema', async ({ conn }) => {
+handshake('tools/list has the eleven tools with the kernel schemas as inputSchema (their fields, types and limits), and no outputSchema', async ({ conn }) => {
   const { tools } = await conn.client.listTools()
   assert.equal(
     tools.map((t) => t.name),
-    TEN,
+    ELEVEN,
   )
   const byName = new Map(tools.map((t) => [t.name, t]))
   for (const { name, input: schema } of KERNEL_TOOLS) {
@@ -102,10 +102,10 @@ handshake('an unknown resource is JSON-RPC error -32602 "Unknown resource: <uri>
   }
 })
 
-handshake('an unknown tool is an error result naming the ten', async ({ conn }) => {
+handshake('an unknown tool is an error result naming the eleven', async ({ conn }) => {
   const result = await call(conn.client, 'memory_delete', {})
   assert.ok(result.isError)
-  assert.is(result.text, `Unknown tool "memory_delete". Available: ${TEN.join(', ')}.`)
+  assert.is(result.text, `Unknown tool "memory_delete". Available: ${ELEVEN.join(', ')}.`)
 })
 
 handshake('arguments that break the schema are an error result naming the field', async ({ conn }) => {
@@ -127,7 +127,7 @@ handshake('a tool that throws is an error result "<tool> failed: <message>"', as
   const unknown = await call(conn.client, 'runbook_get', { slug: 'deploy' })
   assert.is(unknown.text, 'runbook_get failed: Unknown runbook "deploy". Available: none.')
   const contract = await call(conn.client, 'contract_validate', { schema: 'nope.v1', data: {} })
-  assert.is(contract.text, 'contract_validate failed: Unknown contract "nope.v1". Available: finding.v1, handoff.v1, review.v1.')
+  assert.is(contract.text, 'contract_validate failed: Unknown contract "nope.v1". Available: facts.proposal.v1, finding.v1, handoff.v1, review.v1.')
   assert.is(conn.stderr(), '', 'user errors are not diagnostics')
 })
 
@@ -155,7 +155,7 @@ wire('stdout carries only JSON-RPC messages; both protocol versions; stdin closi
     assert.is(byId.get(1)?.result.protocolVersion, version)
     assert.is(byId.get(1)?.result.serverInfo.name, 'foundry')
     assert.equal(byId.get(2)?.result, {})
-    assert.is(byId.get(3)?.result.tools.length, 10)
+    assert.is(byId.get(3)?.result.tools.length, 11)
     assert.is(byId.get(4)?.result.content[0].text, 'No stored fact matches "anything". Memory holds 0 active facts.')
     assert.equal(byId.get(5)?.error, { code: -32602, message: 'Unknown resource: foundry://nope' })
     assert.is(session.exitCode, 0)

@@ -196,7 +196,7 @@ for (const storage of ['fs', 'sqlite'] as const) {
     )
     const runbook = await conn.client.readResource({ uri: 'foundry://runbooks/rotate-api-keys' })
     assert.equal(runbook.contents, [{ uri: 'foundry://runbooks/rotate-api-keys', mimeType: 'text/markdown', text: '# Rotate third-party API keys\n\nRotate each key in the vault, then redeploy.\n' }])
-    assert.match(await readText(conn.client, 'foundry://contracts'), '- `adr.v1` (project)\n- `finding.v1` (built-in)\n- `handoff.v1` (built-in)\n- `review.v1` (built-in)\n')
+    assert.match(await readText(conn.client, 'foundry://contracts'), '- `adr.v1` (project)\n- `facts.proposal.v1` (built-in)\n- `finding.v1` (built-in)\n- `handoff.v1` (built-in)\n- `review.v1` (built-in)\n')
     assert.match(await readText(conn.client, 'foundry://memory/index'), '- fact-0001 · high · Persistence layer uses Flyway, not Liquibase')
   })
 

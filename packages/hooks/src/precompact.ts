@@ -1,4 +1,5 @@
 import type { ProjectContext } from '@foundry/project'
+import { startCapture } from './capture.js'
 import type { PreCompactInput } from './input.js'
 import type { HookOutput } from './io.js'
 
@@ -11,8 +12,10 @@ import type { HookOutput } from './io.js'
  * `hookSpecificOutput` for it), but the plain stdout of a PreCompact hook that exits 0 is passed to
  * the summariser as custom compaction instructions, so the reminder shapes the summary the session
  * continues from: the decisions still unwritten survive there, to be stored right after.
+ * With `capture.enabled`, it also starts the detached capture run over the transcript (capture.ts).
  */
-export async function precompact(_input: PreCompactInput, project: ProjectContext): Promise<HookOutput> {
+export async function precompact(input: PreCompactInput, project: ProjectContext): Promise<HookOutput> {
+  await startCapture(input, project)
   return `${compactionReminder(await project.kernel.memory.activeCount())}\n`
 }
 

@@ -36,6 +36,11 @@ export interface StorageDescriptor<S extends TSchema = TSchema, O extends Storag
    */
   doctor?(options: Static<S>, site: AdapterSite, run: { fix: boolean }): DoctorFinding[] | Promise<DoctorFinding[]>
   /**
+   * Several machines reach this storage (a database server), so no file beside the project is shared
+   * by all who use it: the project's team data (its tokens) then lives in the storage. Default false.
+   */
+  readonly networked?: boolean
+  /**
    * A job queue can live beside this storage (PostgreSQL: in the same database): the URL a queue
    * connects to, for options `open` accepted. Absent, or undefined, when the storage cannot host one.
    */

@@ -124,6 +124,12 @@ export function createStorage(driver: StorageDriver): Storage {
       ensureOpen()
       return ((await driver.logs?.(prefix)) ?? []).filter((found) => found !== EVENTS_LOG)
     },
+    ...(driver.deleteLog && {
+      async deleteLog(name: string) {
+        log(name)
+        return driver.deleteLog!(name)
+      },
+    }),
     locate(c, key) {
       assertKey(c, key)
       return locate(c, key)

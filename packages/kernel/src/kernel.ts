@@ -8,6 +8,7 @@ import { bm25Retriever } from './bm25/retriever.js'
 import { DEFAULT_HINTS, type KernelHints, type KernelPlugin, type PluginHost, type TraceSpec } from './plugin.js'
 import { promptContextPlugin, type PromptContextService } from './prompt/prompt-context.js'
 import type { Retriever, SnapshotStore } from './retrieval.js'
+import { reviewPlugin, type ReviewService } from './review/review.js'
 import { runbooksPlugin, type RunbookService } from './runbooks.js'
 import { resolveConfig, type Config, type ConfigFile } from './schema/config.js'
 import type { EventKind } from './schema/event.js'
@@ -59,6 +60,8 @@ export interface Kernel {
   readonly firewall: FirewallService
   /** The facts and runbooks worth adding to a user's prompt. */
   readonly promptContext: PromptContextService
+  /** The review queue: proposed facts, accepted (through the memory write path), edited or rejected. */
+  readonly review: ReviewService
   /** The service of a plugin: a built-in one or one passed in `plugins`. Throws NOT_FOUND for any other. */
   use<S extends object>(plugin: KernelPlugin<string, S>): S
   /** Record an event; never throws. Consumers name theirs `<consumer>.<kind>`. */
@@ -72,7 +75,7 @@ export interface Kernel {
 }
 
 /** The kernel's own services, in setup order. */
-export const BUILTIN_PLUGINS = [memoryPlugin, runbooksPlugin, contractsPlugin, blackboardPlugin, tokensPlugin, firewallPlugin, promptContextPlugin] as const
+export const BUILTIN_PLUGINS = [memoryPlugin, runbooksPlugin, contractsPlugin, blackboardPlugin, tokensPlugin, firewallPlugin, promptContextPlugin, reviewPlugin] as const
 
 /** Compose the services over one storage and one retriever. */
 export function createKernel(options: KernelOptions): Kernel {
@@ -123,6 +126,7 @@ export function createKernel(options: KernelOptions): Kernel {
     tokens: use(tokensPlugin),
     firewall: use(firewallPlugin),
     promptContext: use(promptContextPlugin),
+    review: use(reviewPlugin),
     use,
     record,
     async close() {

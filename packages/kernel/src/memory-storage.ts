@@ -109,5 +109,8 @@ export function memoryDriver(options: MemoryStorageOptions = {}): StorageDriver 
     async logs(prefix) {
       return [...logs.entries()].filter(([name, log]) => log.length > 0 && name.startsWith(prefix)).map(([name]) => name).sort()
     },
+    async deleteLog(name) {
+      return (logs.get(name)?.length ?? 0) > 0 && logs.delete(name)
+    },
   }
 }

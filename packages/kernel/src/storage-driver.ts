@@ -51,6 +51,8 @@ export interface StorageDriver {
   logEnd?(log: string): Promise<number>
   /** The logs holding entries, sorted, by prefix. Absent: none are named, and a copy carries no log. */
   logs?(prefix: string): Promise<string[]>
+  /** Remove the log and its entries (see `Storage.deleteLog`); false when it held none. Absent: logs are never deleted. */
+  deleteLog?(log: string): Promise<boolean>
   /** Collections holding records, sorted. Absent: the kernel's collections that hold a key (a copy misses open ones). */
   collections?(): Promise<CollectionName[]>
   /** Be told of changes by any process (see `Storage.onChange`). */

@@ -1,5 +1,6 @@
 import type { FoundryEvent } from './schema/event.js'
 import type { Fact } from './schema/fact.js'
+import type { Proposal } from './schema/proposal.js'
 import type { Artifact, Contract, Runbook } from './schema/records.js'
 
 /** A JSON value: what an open collection holds. */
@@ -22,6 +23,8 @@ export interface Collections {
   contracts: Contract
   artifacts: Artifact
   meta: string
+  /** The review queue (`kernel.review`): proposed facts, kept apart from `facts`. */
+  'memory.proposals': Proposal
 }
 /** The kernel's own collections. */
 export type KernelCollection = 'facts' | 'runbooks' | 'contracts' | 'artifacts' | 'meta'
@@ -114,6 +117,11 @@ export interface Storage {
   logEnd(log: string): Promise<number>
   /** The names of the logs holding entries, sorted, optionally only those starting with `prefix`. */
   logs(prefix?: string): Promise<string[]>
+  /**
+   * Remove the named log and every entry of it (retention); false when it held none. Afterwards it
+   * reads as missing (end 0). Absent when the driver cannot delete logs.
+   */
+  deleteLog?(log: string): Promise<boolean>
 
   /** Be told when the store changes, by this process or another (LISTEN/NOTIFY, file watching…). Returns the unsubscribe function. Absent: poll `revision()` / `logEnd()`. */
   onChange?(listener: (change: StorageChange) => void): () => void

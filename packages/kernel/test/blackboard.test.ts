@@ -124,7 +124,7 @@ test('an unknown contract names the available ones', async () => {
     await k.blackboard.write({ wave: 'w', agent: 'a', schema: 'nope.v1', data: {} })
     assert.unreachable()
   } catch (error) {
-    assert.match((error as Error).message, /Unknown contract "nope\.v1"\. Available: finding\.v1, handoff\.v1, review\.v1\./)
+    assert.match((error as Error).message, /Unknown contract "nope\.v1"\. Available: facts\.proposal\.v1, finding\.v1, handoff\.v1, review\.v1\./)
   }
 })
 

@@ -24,6 +24,18 @@ test('review.v1 nests findings; violations name the nested field', async () => {
   assert.equal(bad.violations, ['missing required property "findings[0].failureScenario"'])
 })
 
+test('facts.proposal.v1: a property may be named type; a proposal with an unknown type or field is invalid', async () => {
+  const k = kernelFor()
+  const fact = { title: 'Money is stored in integer cents', body: 'Never floats.', type: 'convention' }
+  assert.ok((await k.contracts.validate({ schema: 'facts.proposal.v1', data: { facts: [fact] } })).valid)
+  assert.ok((await k.contracts.validate({ schema: 'facts.proposal.v1', data: { facts: [] } })).valid, 'nothing to propose')
+  const bad = await k.contracts.validate({ schema: 'facts.proposal.v1', data: { facts: [{ ...fact, type: 'opinion' }, { ...fact, id: 'fact-0001' }] } })
+  assert.not.ok(bad.valid)
+  assert.ok(bad.violations.length >= 2, bad.text)
+  await k.storage.put('contracts', 'typed.v1', { id: 'typed.v1', schema: { type: 'object', properties: { type: { type: 'string' } } } })
+  assert.ok((await k.contracts.validate({ schema: 'typed.v1', data: { type: 'x' } })).valid, 'a project contract with a property named type')
+})
+
 test('exactly one of data or path', async () => {
   const k = kernelFor()
   for (const input of [{ schema: 'finding.v1' }, { schema: 'finding.v1', data: {}, path: 'x.json' }]) {
@@ -55,7 +67,7 @@ test('project contracts sit beside the built-ins; a broken schema names its cont
   await k.storage.put('contracts', 'incident.v1', { id: 'incident.v1', schema: { type: 'object', required: ['summary'], properties: { summary: { type: 'string' } } } })
   await k.storage.put('contracts', 'broken.v1', { id: 'broken.v1', schema: { type: 'object', properties: { a: { type: 'no-such-type' } } } })
   await k.storage.put('contracts', 'finding.v1', { id: 'finding.v1', schema: { type: 'object' } })
-  assert.equal((await k.contracts.list()).map((c) => `${c.id}:${c.origin}`), ['broken.v1:project', 'finding.v1:builtin', 'handoff.v1:builtin', 'incident.v1:project', 'review.v1:builtin'])
+  assert.equal((await k.contracts.list()).map((c) => `${c.id}:${c.origin}`), ['broken.v1:project', 'facts.proposal.v1:builtin', 'finding.v1:builtin', 'handoff.v1:builtin', 'incident.v1:project', 'review.v1:builtin'])
   assert.ok(k.problems.some((p) => p.key === 'finding.v1' && /built-in contract id/.test(p.message)), 'reserved id reported')
   assert.is((await k.contracts.validate({ schema: 'incident.v1', data: {} })).text, 'INVALID against incident.v1:\n- missing required property "summary"')
   assert.not.ok((await k.contracts.validate({ schema: 'finding.v1', data: {} })).valid, 'the built-in wins')

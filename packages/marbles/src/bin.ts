@@ -5,6 +5,9 @@ import { commandOf, runCachedScript } from '@foundry/project/cached-script'
 // from cli/program.ts), cached per command. `marbles mcp` loads the program as ES modules instead: the
 // server answers `initialize` from the first few and loads the rest after; a long-lived server gains
 // nothing from the cache.
+// stdout carries a command's answer only (a run id, JSON, the MCP messages): what workspace modules
+// and workflow bodies print with console.log, info or debug goes to stderr.
+console.log = console.info = console.debug = console.error
 const command = commandOf(process.argv.slice(2), ['--root', '--source', '--state', '--artifacts'])
 const { runCli } =
   command === 'mcp'

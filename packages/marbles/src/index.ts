@@ -6,5 +6,5 @@
 export { workflow, step, type WorkflowOptions } from './define/workflow.js'
 export { agent, type AgentOptions } from './define/agent.js'
 export { schedule, monitor, duration, type ScheduleOptions, type MonitorOptions } from './define/triggers.js'
-export type { RunContext, StepContext, StepOptions } from './define/context.js'
+export type { RunContext, StepContext, StepOptions, WaitOptions } from './define/context.js'
 export type { RetryPolicy } from './define/retry.js'

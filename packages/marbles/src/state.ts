@@ -1,7 +1,8 @@
-import { resolve } from 'node:path'
-import { createKernel, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
-import { openProject, openTarget, type OpenedTarget, type Project } from '@foundry/project'
+import { join, resolve } from 'node:path'
+import { createKernel, FoundryError, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
+import { openProject, openTarget, tracesUrl, type OpenedTarget, type Project } from '@foundry/project'
 import { findProjectRoot } from '@foundry/project/find'
+import { resolveMarblesConfig } from './marbles-config.js'
 import type { RunQueue } from './queue/queue.js'
 
 export interface StateOptions {
@@ -20,6 +21,7 @@ export interface StateOptions {
 
 /** Where an engine keeps its runs, its journals and its artifacts, and the kernel its workflows get. */
 export interface MarblesState {
+  /** Runs and journals; when tracing is configured, its journal writes also become spans (telemetry/tracing.ts). */
   storage: Storage
   artifacts: Storage
   kernel: Kernel
@@ -27,6 +29,12 @@ export interface MarblesState {
   root: string
   /** What the state is, for messages. */
   where: string
+  /** config.json's `marbles.concurrency`: runs the lease holder executes at once. */
+  concurrency?: number
+  /** config.json's `marbles.retention`, in ms: finished runs older than this are pruned. */
+  retentionMs?: number
+  /** Where the project's team tokens live (`tokenBook`): its token file, or its storage when that is networked. */
+  tokenSite: { root: string; storage: Storage; networked?: boolean }
   /**
    * The job queue runs are dispatched through, when the state is on PostgreSQL (the project's storage
    * `{ kind: "postgres" }`, `--state postgres://…`) or `MARBLES_QUEUE_URL` names a server: pg-boss,
@@ -37,6 +45,9 @@ export interface MarblesState {
   close(): Promise<void>
 }
 
+/** The OpenTelemetry packages tracing needs (optional peers of this package). */
+const OTEL_SDK = ['@opentelemetry/sdk-trace@3', '@opentelemetry/resources@3', '@opentelemetry/exporter-trace-otlp-http@0.301']
+
 /** Open the state the CLI's options name. Opens the project (through `@foundry/project`) unless `--state` alone suffices. */
 export async function openState(options: StateOptions): Promise<MarblesState> {
   const cwd = options.cwd ?? process.cwd()
@@ -44,7 +55,7 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
     const storage = memoryStorage()
     const kernel = createKernel({ storage })
     const root = options.root ? resolve(options.root) : (findProjectRoot(cwd) ?? cwd)
-    return { storage, artifacts: storage, kernel, root, where: 'memory (--dry-run: nothing is saved)', queue: async () => undefined, close: () => kernel.close() }
+    return { storage, artifacts: storage, kernel, root, where: 'memory (--dry-run: nothing is saved)', tokenSite: { root, storage }, queue: async () => undefined, close: () => kernel.close() }
   }
   const opened: Array<{ close?(): Promise<void> }> = []
   try {
@@ -58,10 +69,22 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
       target = await openTarget(options.state)
       opened.unshift(target.storage)
     }
-    const storage = target?.storage ?? project!.storage
+    let storage = target?.storage ?? project!.storage
     const artifacts = options.artifacts !== undefined ? (await openTarget(options.artifacts)).storage : storage
     if (options.artifacts !== undefined) opened.unshift(artifacts)
     const kernel = project?.kernel ?? createKernel({ storage })
+    // Tracing, when configured (config.json's `tracing`, OTEL_EXPORTER_OTLP_*): the journal's writes become spans.
+    const traces = project ? project.tracesUrl : tracesUrl()
+    if (traces) {
+      const { traceRuns } = await import('./telemetry/tracing.js').catch((error: unknown) => {
+        // The SDK is an optional peer (it declares Node 22): installing it is what turns tracing on.
+        throw new FoundryError('UNSUPPORTED', `tracing is configured (${traces}) but the OpenTelemetry SDK is not installed: npm i ${OTEL_SDK.join(' ')}, or remove the tracing setting`, { cause: error })
+      })
+      const tracing = traceRuns(storage, traces)
+      storage = tracing.storage
+      opened.unshift({ close: tracing.close })
+    }
+    const settings = project ? resolveMarblesConfig(project.marbles, join(project.dataDir, 'config.json')) : {}
     const root = project?.root ?? cwd
     // Where the job queue lives: MARBLES_QUEUE_URL, else beside the state when its storage can host one, else none (the lease engine).
     const url = process.env.MARBLES_QUEUE_URL || (target ? target.queueUrl : project?.queueUrl)
@@ -72,6 +95,8 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
       kernel,
       root,
       where: target ? (target.path ?? `the ${target.title} state`) : `the project at ${root}`,
+      ...settings,
+      tokenSite: project ? { root, storage: project.storage, ...(project.networked && { networked: true }) } : { root, storage },
       queue(supervise = false) {
         if (!url) return Promise.resolve(undefined)
         if (!queue) {

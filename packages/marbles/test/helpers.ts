@@ -104,7 +104,7 @@ export async function connectMcp(args: string[], options: { cwd?: string; env?: 
   const settle = async (runId: string, ms = 20_000) =>
     until(async () => {
       const r = await call('get_run', { runId })
-      return ['completed', 'failed', 'cancelled', 'suspended'].includes(r.data.status) ? r : undefined
+      return ['completed', 'failed', 'cancelled', 'suspended', 'waiting'].includes(r.data.status) ? r : undefined
     }, ms, `run ${runId} to settle`)
   return { client, transport, call, settle, stderr: () => stderr, pid: () => transport.pid }
 }

@@ -16,10 +16,10 @@ const children: ChildProcess[] = []
 const runtimes: string[] = []
 
 /** The bin with `--http` on a free port; its per-user runtime folder (XDG_RUNTIME_DIR) is a private one of the test's. */
-async function serve(root: string, env: Record<string, string> = {}) {
+async function serve(root: string, env: Record<string, string> = {}, source = AGENTS) {
   const runtimeDir = mkdtempSync(join(tmpdir(), 'marbles-runtime-'))
   runtimes.push(runtimeDir)
-  const child = spawn(process.execPath, [BIN, '--root', root, '--source', AGENTS, 'mcp', '--http', '--port', '0'], {
+  const child = spawn(process.execPath, [BIN, '--root', root, '--source', source, 'mcp', '--http', '--port', '0'], {
     cwd: HERE,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PATH: `${FAKE_BIN}:${process.env.PATH}`, MARBLES_KILL_GRACE_MS: '400', FOUNDRY_TOKENS: '', XDG_RUNTIME_DIR: runtimeDir, ...env },
@@ -86,7 +86,7 @@ test('no team token: a request without the local token gets 401; the token file 
   assert.match(server.stderr(), `(the local token in ${server.tokenFile})`)
   assert.not.match(server.stderr(), secret)
   const c = await client(server.url, secret)
-  assert.equal((await c.client.listTools()).tools.map((t) => t.name), ['list_config', 'dispatch_workflow', 'dispatch_agent', 'get_run', 'cancel_run'])
+  assert.equal((await c.client.listTools()).tools.map((t) => t.name), ['list_config', 'dispatch_workflow', 'dispatch_agent', 'get_run', 'cancel_run', 'signal_run'])
   await c.client.close()
 })
 
@@ -101,7 +101,7 @@ test('several clients at once; roles per tool (read: list_config, get_run; run: 
 
   const [reader, runner, second] = await Promise.all([client(server.url, 'read-secret-1'), client(server.url, 'run-secret-2'), client(server.url, 'run-secret-2')])
   assert.equal((await reader.client.listTools()).tools.map((t) => t.name), ['list_config', 'get_run'])
-  assert.equal((await runner.client.listTools()).tools.map((t) => t.name), ['list_config', 'dispatch_workflow', 'dispatch_agent', 'get_run', 'cancel_run'])
+  assert.equal((await runner.client.listTools()).tools.map((t) => t.name), ['list_config', 'dispatch_workflow', 'dispatch_agent', 'get_run', 'cancel_run', 'signal_run'])
   for (const name of ['dispatch_workflow', 'dispatch_agent', 'cancel_run']) {
     const r = await reader.call(name, {})
     assert.match(r.error ?? '', `${name} refused: the token rita has role read; ${name} needs run`)
@@ -122,6 +122,36 @@ test('several clients at once; roles per tool (read: list_config, get_run; run: 
   assert.ok(events.some((e) => e.kind === 'mcp.tool_call' && e.data?.token === 'rex' && e.data.tool === 'dispatch_workflow' && e.data.status === 'ok'), JSON.stringify(events.slice(-5)))
   assert.ok(events.some((e) => e.kind === 'mcp.tool_call' && e.data?.token === 'rita' && e.data.tool === 'cancel_run' && e.data.status === 'refused'))
   assert.not.match(JSON.stringify(events) + server.stderr(), /secret-/)
+})
+
+test('POST /runs/<runId>/signals/<name> resumes a waiting run: the run role only, the data checked against the wait\'s schema', async () => {
+  const root = await newProject('fs')
+  const server = await serve(root, { FOUNDRY_TOKENS: TOKENS }, join(HERE, 'fixtures', 'flow'))
+  const runner = await client(server.url, 'run-secret-2')
+  const { runId } = (await runner.call('dispatch_workflow', { name: 'approval', input: { dir: root } })).data
+  const waiting = await until(async () => {
+    const r = await runner.call('get_run', { runId })
+    return r.data.status === 'waiting' ? r : undefined
+  }, 20_000, 'the run to wait')
+  assert.equal(waiting.data.waitingFor, { signal: 'approve' })
+  const route = new URL(`/runs/${runId}/signals/approve`, server.url).href
+  const asReader = await rawPost(route, { ok: true }, { authorization: 'Bearer read-secret-1' })
+  assert.is(asReader.status, 403)
+  assert.match(asReader.body, 'the token rita lacks the run role signals need')
+  const bad = await rawPost(route, { ok: 'yes' }, { authorization: 'Bearer run-secret-2' })
+  assert.is(bad.status, 400)
+  assert.equal(JSON.parse(bad.body), { error: 'Invalid data of signal approve: ok must be boolean' })
+  const unknown = await rawPost(new URL('/runs/run-nope/signals/approve', server.url).href, {}, { authorization: 'Bearer run-secret-2' })
+  assert.is(unknown.status, 404)
+  const sent = await rawPost(route, { ok: true }, { authorization: 'Bearer run-secret-2' })
+  assert.is(sent.status, 200, sent.body)
+  assert.is(JSON.parse(sent.body).runId, runId)
+  const done = await until(async () => {
+    const r = await runner.call('get_run', { runId })
+    return r.data.status === 'completed' ? r : undefined
+  }, 20_000, 'the run to complete')
+  assert.equal(done.data.output, { ok: true })
+  await runner.client.close()
 })
 
 test('a non-loopback address without a token is refused at start-up; a bad Host gets 403', async () => {

@@ -16,7 +16,7 @@ test('the five tools: list_config, dispatch_workflow (an acknowledgement), get_r
   const mcp = await connectMcp(['--root', root, '--source', AGENTS])
   try {
     const { tools } = await mcp.client.listTools()
-    assert.equal(tools.map((t) => t.name), ['list_config', 'dispatch_workflow', 'dispatch_agent', 'get_run', 'cancel_run'])
+    assert.equal(tools.map((t) => t.name), ['list_config', 'dispatch_workflow', 'dispatch_agent', 'get_run', 'cancel_run', 'signal_run'])
     assert.ok(tools.every((t) => !t.outputSchema), 'no tool publishes an output schema (every session pays for tools/list); connectMcp checks structuredContent against each row')
 
     const config = await mcp.call('list_config')

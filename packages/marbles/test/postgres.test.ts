@@ -2,19 +2,18 @@
 // processes (`marbles worker`, dispatchers, watchers), runs dispatched through pg-boss.
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createDatabase, startTestDatabase, type TestDatabase } from '@foundry/adapter-postgres/testing'
-import { BUILTIN_STORAGES } from '@foundry/project'
+import { startTestDatabase, type TestDatabase } from '@foundry/adapter-postgres/testing'
 import { openEngine, type Engine } from '../src/engine/engine.js'
 import { readJournal } from '../src/journal/follow.js'
 import { isTerminal, journalLog, type JournalRecord } from '../src/journal/records.js'
 import { loadWorkspace } from '../src/workspace/load.js'
 import { openState, type MarblesState } from '../src/state.js'
 import { HERE, kill, marbles, start, until } from './helpers.js'
+import { pgProject as pgProjectOn } from './pg-helpers.js'
 
 const PG = join(HERE, 'fixtures', 'postgres')
 const CHILD = join(HERE, 'fixtures', 'pg-child.mjs')
@@ -34,16 +33,8 @@ test.after(async () => {
   await server?.stop()
 })
 
-/** A project of its own (a fresh database) whose storage is PostgreSQL, as config.json names it. */
-async function pgProject(): Promise<string> {
-  const url = await createDatabase(server.url)
-  const root = mkdtempSync(join(tmpdir(), 'marbles-test-pg-'))
-  mkdirSync(join(root, '.foundry'))
-  // The adapter by path until the project's registry lists "postgres" itself.
-  const adapters = 'postgres' in BUILTIN_STORAGES ? {} : { adapters: [createRequire(import.meta.url).resolve('@foundry/adapter-postgres')] }
-  writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify({ storage: { kind: 'postgres', url }, ...adapters }))
-  return root
-}
+/** A project of its own (a fresh database) whose storage is PostgreSQL. */
+const pgProject = () => pgProjectOn(server.url)
 
 /** This process's engine on the project: dispatches through the queue, executes nothing. */
 async function dispatcher(root: string): Promise<{ state: MarblesState; engine: Engine; close(): Promise<void> }> {

@@ -28,16 +28,16 @@ test('a module that throws stops start-up with one line naming the file', () => 
   assert.is(run.stdout, '')
 })
 
-test('the environment is checked before modules load: a missing or invalid variable is named, its value never shown', () => {
+test('the deprecated env.schema.json is checked before modules load: a missing or invalid variable is named, its value never shown', () => {
   const missing = marbles(['--source', fixture('env'), 'list'], { env: { MARBLES_TEST_TOKEN: '' } })
   assert.is(missing.code, 1)
-  assert.match(missing.stderr, /^error: Environment variable MARBLES_TEST_TOKEN is missing \(required by \S+env\.schema\.json\)\n$/)
+  assert.match(missing.stderr, /^marbles: \S+env\.schema\.json is deprecated[^\n]*\nerror: Environment variable MARBLES_TEST_TOKEN is missing \(required by \S+env\.schema\.json\)\n$/)
   const short = marbles(['--source', fixture('env'), 'list'], { env: { MARBLES_TEST_TOKEN: 's3cr3t' } })
   assert.is(short.code, 1)
-  assert.match(short.stderr, /^error: Environment variable MARBLES_TEST_TOKEN is invalid \(\S+\): must be string, at least 8 characters\n$/)
+  assert.match(short.stderr, /^marbles: \S+env\.schema\.json is deprecated[^\n]*\nerror: Environment variable MARBLES_TEST_TOKEN is invalid \(\S+\): must be string, at least 8 characters\n$/)
   assert.not.match(short.stderr, /s3cr3t/)
   const port = marbles(['--source', fixture('env'), 'list'], { env: { MARBLES_TEST_TOKEN: 'long-enough-token', MARBLES_TEST_PORT: 'not-a-port-q7z' } })
-  assert.match(port.stderr, /^error: Environment variable MARBLES_TEST_PORT is invalid \(\S+\): must be integer, ≥ 1, ≤ 65535\n$/)
+  assert.match(port.stderr, /^marbles: \S+env\.schema\.json is deprecated[^\n]*\nerror: Environment variable MARBLES_TEST_PORT is invalid \(\S+\): must be integer, ≥ 1, ≤ 65535\n$/)
   assert.not.match(port.stderr, /not-a-port-q7z/)
   const ok = marbles(['--source', fixture('env'), 'list'], { env: { MARBLES_TEST_TOKEN: 'long-enough-token', MARBLES_TEST_PORT: '8080' } })
   assert.is(ok.code, 0, ok.stderr)

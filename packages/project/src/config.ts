@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { FoundryError, resolveConfig, type Config } from '@foundry/kernel'
 import { CONFIG_FILE } from './find.js'
+import { tracingOf, type TracingConfig } from './tracing.js'
 
 /** An adapter as config.json names it: `{ "kind": "sqlite", "path": "data/memory.db" }` read as `{ kind, options }`. */
 export interface AdapterChoice {
@@ -25,6 +26,10 @@ export interface ProjectConfig {
   retrieval: AdapterChoice
   /** `adapters`: modules registering more adapters, as written (paths are relative to the project root). */
   adapters: string[]
+  /** `tracing`: where Marbles sends its spans; `{}` when absent. */
+  tracing: TracingConfig
+  /** `marbles`: Marbles' own keys, as written (Marbles checks them with its schema). Default `{}`. */
+  marbles: Record<string, unknown>
   /** Every other key, resolved by the kernel (defaults, then the profile, then the file). */
   config: Config
   /** True when the file uses the old shape (`"storage": "sqlite"`, `"retrieval": "fts"`, `"sqlite": { "path" }`). */
@@ -61,6 +66,8 @@ export function parseProjectConfig(text: string | undefined, file: string): Proj
       storage: { kind: DEFAULT_STORAGE, options: {} },
       retrieval: { kind: DEFAULT_RETRIEVAL, options: {} },
       adapters: [],
+      tracing: {},
+      marbles: {},
       config: resolveConfig(undefined, file),
       legacy: false,
       normalized: {},
@@ -73,7 +80,9 @@ export function parseProjectConfig(text: string | undefined, file: string): Proj
     throw new FoundryError('INVALID_INPUT', `Invalid ${file}: not JSON (${(error as Error).message})`, { cause: error })
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new FoundryError('INVALID_INPUT', `Invalid ${file}: must be a JSON object ({ "storage": { "kind": "fs" } })`)
-  const { storage, retrieval, sqlite, adapters, ...kernelKeys } = raw as Record<string, unknown>
+  const { storage, retrieval, sqlite, adapters, tracing, marbles = {}, ...kernelKeys } = raw as Record<string, unknown>
+  if (typeof marbles !== 'object' || marbles === null || Array.isArray(marbles))
+    throw new FoundryError('INVALID_INPUT', `Invalid ${file}: marbles must be an object ({ "concurrency": 8, "retention": "30d" })`)
   const config = resolveConfig(kernelKeys, file)
   const chosenStorage = choice(storage, 'storage', DEFAULT_STORAGE, file)
   const chosenRetrieval = choice(retrieval, 'retrieval', DEFAULT_RETRIEVAL, file)
@@ -96,6 +105,8 @@ export function parseProjectConfig(text: string | undefined, file: string): Proj
     storage: chosenStorage,
     retrieval: chosenRetrieval,
     adapters: adapterList(adapters, file),
+    tracing: tracingOf(tracing, file),
+    marbles: marbles as Record<string, unknown>,
     config,
     legacy: typeof storage === 'string' || typeof retrieval === 'string' || sqlite !== undefined,
     normalized,

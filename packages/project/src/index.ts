@@ -7,6 +7,8 @@ export { openProject, openStorage, openTarget, type OpenedTarget, type Project, 
 export { doctorProject } from './doctor.js'
 export { initProject } from './init.js'
 export { readProjectConfig } from './config.js'
+// Where Marbles sends run spans, when anywhere (config.json's `tracing`, the standard OTEL_* variables).
+export { tracesUrl } from './tracing.js'
 // Every environment variable Foundry reads, for the configuration reference.
 export { ENVIRONMENT } from './environment.js'
 // The registry of adapter descriptors: one line per built-in adapter.

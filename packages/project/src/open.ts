@@ -13,6 +13,7 @@ import { readContainedFile } from './contained-file.js'
 import { override, readProjectConfig, type AdapterChoice, type AdapterOverride, type ProjectConfig } from './config.js'
 import { DATA_FOLDER, type FindOptions } from './find.js'
 import { locateProject } from './locate.js'
+import { tracesUrl } from './tracing.js'
 import { builtinRegistry, resolveAdapter, STORAGE_TARGETS, withAdapterModules, type Registry } from './registry.js'
 
 export interface OpenProjectOptions extends FindOptions {
@@ -44,6 +45,12 @@ export interface Project extends ProjectContext {
   storage: Storage
   /** Where a job queue can live beside the storage (its descriptor's `queueUrl`: PostgreSQL's database); absent when it cannot. */
   queueUrl?: string
+  /** Where run spans go (OTLP/HTTP traces URL: config.json's `tracing`, else the standard OTEL_EXPORTER_OTLP_* variables); absent: tracing off. */
+  tracesUrl?: string
+  /** config.json's `marbles` keys, as written: Marbles checks them. */
+  marbles: Record<string, unknown>
+  /** The storage is reached by several machines (its descriptor's `networked`): team data, such as tokens, lives in it. */
+  networked?: boolean
   /** Persist what the retriever deferred and release the storage. Idempotent. */
   close(): Promise<void>
 }
@@ -82,6 +89,7 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
   })
   let closing: Promise<void> | undefined
   const queueUrl = storage.descriptor.queueUrl?.(storage.choice.options, site)
+  const traces = tracesUrl(file.tracing)
   return {
     root,
     dataDir,
@@ -89,6 +97,9 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
     adapters: { storage: storage.choice, retrieval: retrieval.choice },
     storage: store,
     ...(queueUrl && { queueUrl }),
+    ...(traces && { tracesUrl: traces }),
+    marbles: file.marbles,
+    ...(storage.descriptor.networked && { networked: true }),
     kernel,
     close: () => (closing ??= kernel.close()),
   }

@@ -6,14 +6,16 @@ import type { ToolRow } from '@foundry/kernel/tools'
  * first question. So: no role (the server's), no `outputSchema` (optional in MCP; the text says
  * what the call did, and `structuredContent` still matches the row's `output`), and each input
  * schema as the model needs it (`publishedSchema`); the server validates against the row's own.
+ * The tools named in `taskTools` accept task-augmented calls (`execution.taskSupport: optional`).
  */
-export function publishTools(table: readonly ToolRow<never>[]): Tool[] {
+export function publishTools(table: readonly ToolRow<never>[], taskTools: readonly string[] = []): Tool[] {
   return table.map(({ name, title, description, input, annotations }) => ({
     name,
     ...(title !== undefined && { title }),
     description,
     inputSchema: publishedSchema(input) as Tool['inputSchema'],
     ...(annotations && { annotations }),
+    ...(taskTools.includes(name) && { execution: { taskSupport: 'optional' as const } }),
   }))
 }
 

@@ -13,6 +13,7 @@ import { createToolCaller, failure } from './call-tool.js'
 import { BusyError, createLimiter } from './limit.js'
 import { publishTools } from './publish-tools.js'
 import { retrying } from './retrying.js'
+import { callAsTask, TASKS_CAPABILITY, type ToolTasks } from './tool-tasks.js'
 import { checkTools, type ToolRow } from '@foundry/kernel/tools'
 
 /** What a server answers to `initialize` about itself. */
@@ -42,6 +43,8 @@ export interface ToolServerOptions<C> {
    */
   context: () => C | Promise<C>
   resources?: ResourceTable<C>
+  /** MCP Tasks for the tools that start long work (`ToolTasks`); absent: no tasks capability. */
+  tasks?: ToolTasks<C>
   /**
    * The bound on work in flight: tool calls and resource reads running at once (default 8) and
    * waiting (default 256). Past it a tool call is an error result "<tool> refused: the server is
@@ -62,16 +65,24 @@ export function createToolServer<C>(options: ToolServerOptions<C>): Server {
   const log = options.log ?? ((line: string) => void process.stderr.write(`${info.name}: ${line}\n`))
   const context = retrying(async () => options.context())
   const callTool = createToolCaller(tools, log)
-  const capabilities = { tools: {}, ...(resources && { resources: {} }) }
+  const { tasks } = options
+  const capabilities = { tools: {}, ...(resources && { resources: {} }), ...(tasks && { tasks: TASKS_CAPABILITY }) }
   const noElicitation = noElicitationFor(info.name)
-  const server = new Server(info, { capabilities, ...(options.instructions && { instructions: options.instructions }), jsonSchemaValidator: noElicitation })
+  const server = new Server(info, {
+    capabilities,
+    ...(options.instructions && { instructions: options.instructions }),
+    jsonSchemaValidator: noElicitation,
+    ...(tasks && { taskStore: tasks.store }),
+  })
   const limiter = createLimiter(options.limits?.running, options.limits?.waiting)
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: publishTools(tools) }))
-  server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: publishTools(tools, tasks?.tools) }))
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
     try {
-      return await limiter.run(() => callTool(context, params.name, params.arguments))
+      const call = () => limiter.run(() => callTool(context, params.name, params.arguments))
+      return params.task ? await callAsTask(tasks, params.name, call, context, extra.sessionId) : await call()
     } catch (error) {
       if (!(error instanceof BusyError)) throw error
+      if (params.task) throw new ProtocolError(-32000, `${params.name} refused: ${error.message}`)
       return failure(`${params.name} refused: ${error.message}`)
     }
   })

@@ -50,9 +50,33 @@ export const HandoffV1 = Type.Object(
   { $id: 'handoff.v1', title: 'handoff.v1' },
 )
 
+/** One fact a distill run proposes from a session: `memory_write`'s fields, without ids or chains. */
+const ProposedFact = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 80, description: 'States the fact itself, not the topic' }),
+    body: Type.String({ minLength: 1, maxLength: 4000, description: 'At most 120 words; for decision and risk, Why: and How to apply: lines' }),
+    type: Type.Enum(['decision', 'constraint', 'convention', 'domain', 'risk', 'metric', 'glossary']),
+    scope: Type.Optional(Type.String({ maxLength: 200 })),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20 })),
+    confidence: Type.Optional(Type.Enum(['high', 'medium', 'low'])),
+  },
+  { additionalProperties: false },
+)
+
+/** What `memory.distill` returns: the facts a session established, for the review queue (none is fine). */
+export const FactsProposalV1 = Type.Object(
+  {
+    schema: Type.Optional(Type.String()),
+    producedBy: Type.Optional(Type.String()),
+    facts: Type.Array(ProposedFact, { maxItems: 50 }),
+  },
+  { $id: 'facts.proposal.v1', title: 'facts.proposal.v1' },
+)
+
 /** Contracts every project has; project contracts live beside them and may not reuse these ids. */
 export const BUILTIN_CONTRACTS: Readonly<Record<string, object>> = {
   'finding.v1': FindingV1,
   'review.v1': ReviewV1,
   'handoff.v1': HandoffV1,
+  'facts.proposal.v1': FactsProposalV1,
 }

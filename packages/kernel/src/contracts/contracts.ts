@@ -137,11 +137,21 @@ function schemaFlaw(schema: unknown, at = '#'): string | undefined {
   if (s.required !== undefined && !(Array.isArray(s.required) && s.required.every((r) => typeof r === 'string'))) return `${at}/required must be an array of property names`
   for (const [key, value] of Object.entries(s)) {
     if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') continue
+    // A map of names to schemas: each value is a schema, the names are not keywords (a property may be called `type`).
+    if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      for (const [name, sub] of Object.entries(value)) {
+        const flaw = schemaFlaw(sub, `${at}/${key}/${name}`)
+        if (flaw) return flaw
+      }
+      continue
+    }
     const flaw = schemaFlaw(value, `${at}/${key}`)
     if (flaw) return flaw
   }
   return undefined
 }
+
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
 
 /** ` (line L, column C)` where JSON text first stops parsing, found without quoting it; empty when unknown. */
 function jsonErrorAt(text: string): string {

@@ -5,7 +5,7 @@ import { createDraft, draftCandidates, readHead, type CatalogDraft, type IndexSt
 import type { RecordCache } from './catalog-store.js'
 import { CATALOG_FORMAT, SHARD_FACTS, shardsFor, TERM_SHARDS, termKey, termsOf, type CatalogHead } from './catalog-records.js'
 import { probeSubjects, type FactSet } from './fact-set.js'
-import { factNumber, SIMILAR_SCAN, subjectTokens, titleTokens } from './facts.js'
+import { factId, factNumber, SIMILAR_SCAN, subjectTokens, titleTokens } from './facts.js'
 import type { MemoryIndex } from './index-file.js'
 import { indexListOf, indexOfDraft } from './index-list.js'
 import type { WriteCandidates } from './plan-write.js'
@@ -88,9 +88,20 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
     if (!keys) return undefined
     const changed: Fact[] = []
     let recount = false
-    for (const key of new Set(keys)) {
-      let broken = false
-      const fact = await read(key, () => (broken = true))
+    // The changed facts (a storage with a change log brings them along), then every catalog record
+    // setting them touches, read together before they are set one by one.
+    const found = await Promise.all(
+      [...new Set(keys)].map(async (key) => {
+        let broken = false
+        const fact = await read(key, () => (broken = true))
+        return { key, fact, broken }
+      }),
+    )
+    await draft.preload(
+      found.map((f) => f.key).filter((key) => FACT_ID.test(key)),
+      found.flatMap((f) => (f.fact ? termsOf(f.fact) : [])),
+    )
+    for (const { key, fact, broken } of found) {
       if (fact) {
         await draft.set(fact)
         changed.push(fact)
@@ -178,7 +189,8 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
 /** Load the shards of the write's terms and the facts `planWrite` will ask for (see `draftCandidates`). */
 async function prepare(draft: CatalogDraft, input: FactInput): Promise<void> {
   const fact = { type: input.type, scope: input.scope ?? 'project', title: input.title.trim().replace(/\s+/g, ' ') }
-  await draft.loadTerms(termsOf(fact))
+  // The records the write's own fact will touch too (the next id's membership, the index list), in the same round trip.
+  await draft.preload([factId(draft.head.maxNumber + 1)], termsOf(fact))
   const ids = new Set<string>()
   for (const term of termsOf(fact)) {
     const local = term.slice(term.lastIndexOf('\u0000') + 1)
@@ -187,5 +199,6 @@ async function prepare(draft: CatalogDraft, input: FactInput): Promise<void> {
   const tokens = [...subjectTokens(titleTokens(fact.title))]
   for (const id of probeSubjects(tokens.map((t) => draft.postings(termKey(fact, `s${t}`))), SIMILAR_SCAN)) ids.add(id)
   if (input.supersedes !== undefined) ids.add(input.supersedes)
-  for (const id of ids) await draft.fact(id)
+  // Asked for together: a storage that gathers reads (PostgreSQL) fetches them in one round trip.
+  await Promise.all([...ids].map((id) => draft.fact(id)))
 }

@@ -3,7 +3,8 @@ import type { PluginHost } from '../plugin.js'
 import type { Fact, FactInput } from '../schema/fact.js'
 import type { StorageProblem } from '../storage.js'
 import { readHead } from './catalog-draft.js'
-import type { CatalogHead } from './catalog-records.js'
+import { membersKey, membersRecord, type CatalogHead } from './catalog-records.js'
+import { openRecords } from './catalog-store.js'
 import { createCatalog, type WriteSet } from './catalog.js'
 import { createFactSet, type FactSet } from './fact-set.js'
 import { dayOf, factNumber } from './facts.js'
@@ -58,6 +59,11 @@ export interface FactStore {
   fact(id: string, revision: string): Promise<Fact | undefined>
   /** Active facts as of `revision`: the catalog's head, brought up to date when it is behind. */
   activeCount(revision: string): Promise<number>
+  /**
+   * The ids of the facts active on `today` as of `revision`, by number, from the catalog (its head
+   * and members records), without reading a fact; undefined when a record is stale (read the facts).
+   */
+  activeIds(revision: string): Promise<string[] | undefined>
   /**
    * Whether `text` (INDEX.md as stored) is the index last saved with the catalog and still describes
    * `revision` today: a head naming the revision, the text's checksum, no listed fact expired since.
@@ -158,6 +164,23 @@ export function createFactStore(ctx: PluginHost): FactStore {
     return all
   }
 
+  async function activeIds(revision: string): Promise<string[] | undefined> {
+    const stamped = await head(revision)
+    const day = today()
+    const records = openRecords(storage, new Map(), stamped)
+    const ids: string[] = []
+    try {
+      for (const [chunk, stamp] of Object.entries(stamped.members)) {
+        const members = await records.record(membersKey(Number(chunk)), stamp, membersRecord, () => ({ seq: 0, members: {} }))
+        for (const id of Object.keys(members.members)) if (!(stamped.expiring[id]! < day)) ids.push(id)
+      }
+    } catch (error) {
+      if (isFoundryError(error) && error.code === 'CORRUPT') return undefined
+      throw error
+    }
+    return ids.sort((a, b) => factNumber(a) - factNumber(b))
+  }
+
   async function indexCurrent(revision: string, text: string): Promise<boolean> {
     const stored = lastHead?.revision === revision ? lastHead : await readHead(storage)
     if (stored?.revision !== revision || !stored.indexDay || stored.indexSum !== indexChecksum(text)) return false
@@ -183,6 +206,7 @@ export function createFactStore(ctx: PluginHost): FactStore {
       return read(id)
     },
     activeCount: async (revision) => activeOn(await head(revision), today()),
+    activeIds,
     indexCurrent,
   }
 }

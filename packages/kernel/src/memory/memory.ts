@@ -236,10 +236,15 @@ export function createMemory(ctx: PluginHost): MemoryService {
     }
     const today = dayOf(ctx.now())
     const hits: SearchHit[] = []
-    for (const hit of found) {
-      if (hits.length === limit) break
-      const fact = await store.hit(hit.id, revision)
-      if (fact && isActive(fact, today)) hits.push({ fact, score: hit.score, relevance: 0 })
+    // The hits' facts asked for together, as many as are still needed each time (a storage that
+    // gathers reads, PostgreSQL, fetches each round in one round trip).
+    for (let next = 0; next < found.length && hits.length < limit; ) {
+      const round = found.slice(next, (next += limit - hits.length))
+      const facts = await Promise.all(round.map((hit) => store.hit(hit.id, revision)))
+      round.forEach((hit, i) => {
+        const fact = facts[i]
+        if (fact && isActive(fact, today)) hits.push({ fact, score: hit.score, relevance: 0 })
+      })
     }
     if (hits.length) {
       const unit = relevanceUnit(await store.activeCount(revision), retriever.scoreScale)
@@ -301,6 +306,21 @@ export function createMemory(ctx: PluginHost): MemoryService {
       .sort((a, b) => factNumber(a.id) - factNumber(b.id))
   }
 
+  async function page(options: FactListOptions & { limit: number }): Promise<{ facts: Fact[]; total: number }> {
+    const { limit, ...filter } = options
+    const ids = (filter.status ?? 'active') === 'active' && !filter.type ? await store.activeIds(await store.revision()) : undefined
+    if (!ids) {
+      const facts = await list(filter)
+      return { facts: facts.slice(0, limit), total: facts.length }
+    }
+    const facts: Fact[] = []
+    for (const id of ids.slice(0, limit)) {
+      const fact = await store.read(id)
+      if (fact) facts.push(fact)
+    }
+    return { facts, total: ids.length }
+  }
+
   async function get(id: string): Promise<Fact> {
     const fact = await store.fact(id, await store.revision())
     if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${id}. ${ctx.hints.listFacts}`)
@@ -349,7 +369,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
 
   const activeCount = async () => store.activeCount(await store.revision())
 
-  return { write, writeMany, search, index, readIndex, list, get, history, forget, activeCount, warm }
+  return { write, writeMany, search, index, readIndex, list, page, get, history, forget, activeCount, warm }
 }
 
 /** The memory service as a kernel plugin: every operation records its duration and outcome. */
@@ -363,6 +383,7 @@ export const memoryPlugin = definePlugin({
     index: { kind: 'memory_index', data: (r) => ({ listed: r.index.listed, total: r.index.total }) },
     readIndex: 'memory_read_index',
     list: { kind: 'memory_list', data: (r) => ({ facts: r.length }) },
+    page: { kind: 'memory_list', data: (r) => ({ facts: r.facts.length, total: r.total }) },
     get: 'memory_get',
     history: { kind: 'memory_history', data: (r) => ({ id: r.id, facts: r.chain.length }) },
     forget: { kind: 'memory_forget', data: (r) => ({ id: r.id }) },

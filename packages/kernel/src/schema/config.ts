@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { FoundryError } from '../errors.js'
 import { validator } from './validate.js'
+import { CONFIDENCES, FACT_TYPES, FactTypeSchema, type Confidence, type FactType } from './fact.js'
 
 export const ENFORCEMENT_LEVELS = ['off', 'warn', 'gate'] as const
 export type Enforcement = (typeof ENFORCEMENT_LEVELS)[number]
@@ -65,6 +66,33 @@ export const ConfigFileSchema = Type.Object(
       ),
     ),
     enforcement: Type.Optional(Type.Enum([...ENFORCEMENT_LEVELS], { description: 'off turns the context firewall off (subagent returns pass whatever their size); warn and gate block a return over 3x the handoff budget once' })),
+    capture: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean({ description: 'At PreCompact and SessionEnd, a detached memory.distill run proposes the facts the session established for review. Default false' })),
+          provider: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'The Marbles harness the distill run uses. Default claude-code' })),
+          model: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Its model: the cheap tier. Default haiku' })),
+          maxChars: Type.Optional(Type.Integer({ minimum: 1000, maximum: 1_000_000, description: 'The most transcript characters one run reads (the newest). Default 60000' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    review: Type.Optional(
+      Type.Object(
+        {
+          autoAccept: Type.Optional(
+            Type.Object(
+              {
+                types: Type.Array(FactTypeSchema, { uniqueItems: true, description: `Proposed facts of these types skip the review queue; [] for none (${FACT_TYPES.join(' | ')})` }),
+                minConfidence: Type.Optional(Type.Enum([...CONFIDENCES], { description: 'and of at least this confidence. Default high' })),
+              },
+              { additionalProperties: false, description: 'Proposals written at once, through the normal write path, rather than queued. Off by default' },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 )
@@ -78,6 +106,10 @@ export interface Config {
   memoryRetrieval: { maxFacts: number; minRelevance: number; minRelevanceRatio: number; wholeFacts: number }
   promptContext: { maxFacts: number; minScore: number; minPromptLength: number }
   enforcement: Enforcement
+  /** Capture from sessions: off unless `enabled`. */
+  capture: { enabled: boolean; provider: string; model: string; maxChars: number }
+  /** Which proposals skip the review queue: none when `types` is empty (the default). */
+  review: { autoAccept: { types: FactType[]; minConfidence: Confidence } }
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -87,6 +119,8 @@ export const DEFAULT_CONFIG: Config = {
   memoryRetrieval: { maxFacts: 8, minRelevance: MIN_RELEVANCE, minRelevanceRatio: MIN_RELEVANCE_RATIO, wholeFacts: WHOLE_FACTS },
   promptContext: { maxFacts: 5, minScore: 3, minPromptLength: 12 },
   enforcement: 'gate',
+  capture: { enabled: false, provider: 'claude-code', model: 'haiku', maxChars: 60_000 },
+  review: { autoAccept: { types: [], minConfidence: 'high' } },
 }
 
 /** Presets a project picks with `profile`; explicit keys in the file still win. */
@@ -133,6 +167,8 @@ function merge(base: Config, over: ConfigFile, profile = base.profile): Config {
     memoryRetrieval: { ...base.memoryRetrieval, ...defined(over.memoryRetrieval) },
     promptContext: { ...base.promptContext, ...defined(over.promptContext) },
     enforcement: over.enforcement ?? base.enforcement,
+    capture: { ...base.capture, ...defined(over.capture) },
+    review: over.review?.autoAccept ? { autoAccept: { types: [...over.review.autoAccept.types], minConfidence: over.review.autoAccept.minConfidence ?? 'high' } } : base.review,
   }
 }
 

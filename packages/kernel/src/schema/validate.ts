@@ -1,5 +1,6 @@
 import type { Static, TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
+import { Check, Errors } from 'typebox/value'
 import { FoundryError } from '../errors.js'
 import { DATE_PATTERN, FACT_ID_PATTERN, SCOPE_PATTERN, SOURCE_PATTERN } from './fact.js'
 import { CONTRACT_ID_PATTERN, SLUG_PATTERN } from './records.js'
@@ -11,7 +12,12 @@ interface SchemaError {
   message: string
 }
 
-/** A compiled check for one schema: `parse` returns the typed value or throws INVALID_INPUT naming the field. */
+/**
+ * A check for one schema: `parse` returns the typed value or throws INVALID_INPUT naming the field.
+ * The first `INTERPRETED_CHECKS` checks walk the schema (TypeBox's interpreter); only a validator
+ * used more often than that is compiled. Compiling costs a new process 2–10 ms a schema, more than
+ * a hook or CLI call checks with it; a server compiles the validators it keeps using.
+ */
 export interface Validator<T> {
   readonly schema: TSchema | object
   check(value: unknown): value is T
@@ -20,19 +26,28 @@ export interface Validator<T> {
   parse(value: unknown, what?: string): T
 }
 
+/** Checks a validator answers by walking its schema before it is compiled. */
+export const INTERPRETED_CHECKS = 8
+
 export function validator<S extends TSchema>(schema: S): Validator<Static<S>>
 export function validator<T = unknown>(schema: object): Validator<T>
 export function validator(schema: object): Validator<unknown> {
   let compiled: ReturnType<typeof Compile> | undefined
-  const get = () => (compiled ??= Compile(schema as TSchema))
+  let uses = 0
+  const check = (value: unknown): boolean => {
+    if (compiled) return compiled.Check(value)
+    if (++uses <= INTERPRETED_CHECKS) return Check(schema as TSchema, value)
+    return (compiled = Compile(schema as TSchema)).Check(value)
+  }
+  // The interpreter's errors are the ones a compiled validator reports (it walks the schema for them too).
+  const problems = (value: unknown) => describeErrors(Errors(schema as TSchema, value) as SchemaError[])
   return {
     schema,
-    check: (value): value is unknown => get().Check(value),
-    problems: (value) => describeErrors([...get().Errors(value)] as SchemaError[]),
+    check: (value): value is unknown => check(value),
+    problems: (value) => (check(value) ? [] : problems(value)),
     parse(value, what = 'input') {
-      if (get().Check(value)) return value
-      const problems = describeErrors([...get().Errors(value)] as SchemaError[])
-      throw new FoundryError('INVALID_INPUT', `Invalid ${what}: ${problems.join('; ')}`)
+      if (check(value)) return value
+      throw new FoundryError('INVALID_INPUT', `Invalid ${what}: ${problems(value).join('; ')}`)
     },
   }
 }

@@ -7,6 +7,7 @@ import type { Place, StorageGroup, StorageSuiteOptions } from './storage/group.j
 import { LOG_CASES } from './storage/logs.js'
 import { MULTI_PROCESS_CASES } from './storage/processes.js'
 import { REOPEN_CASES } from './storage/reopen.js'
+import { REVIEW_CASES } from './storage/review.js'
 import { TRANSACTIONAL_CASES } from './storage/transactional.js'
 import { TRANSFER_CASES } from './storage/transfer.js'
 
@@ -25,6 +26,7 @@ export const STORAGE_GROUPS: readonly StorageGroup[] = [
   },
   { name: 'reopen', cases: REOPEN_CASES, placed: true, unavailable: needsPlace, unfit: (s) => (s.flags.persistent ? undefined : 'flags.persistent is false') },
   { name: 'transfer', cases: TRANSFER_CASES },
+  { name: 'review', cases: REVIEW_CASES },
   {
     name: 'multiProcess',
     cases: MULTI_PROCESS_CASES,

@@ -1,4 +1,5 @@
 import { FactSchema } from '../schema/fact.js'
+import { ProposalSchema } from '../schema/proposal.js'
 import { Type, type Static } from 'typebox'
 
 /*
@@ -56,6 +57,18 @@ export type WriteOutput = Static<typeof WriteOutputSchema>
 /** Small on purpose (every tool costs tokens in every session): the index line is in the text. */
 export const ForgetOutputSchema = Type.Object({ id: Type.String(), reason: Type.String(), forgotten: Type.String({ description: 'ISO 8601' }) })
 export type ForgetOutput = Static<typeof ForgetOutputSchema>
+
+/** `memory_review`: list, reject and edit return proposals; accept returns memory_write's result and the proposal's id. */
+export const ReviewOutputSchema = Type.Object({
+  proposals: Type.Optional(Type.Array(ProposalSchema)),
+  proposal: Type.Optional(Type.String()),
+  action: Type.Optional(Type.Enum(['created', 'duplicate'])),
+  id: Type.Optional(Type.String()),
+  supersedes: Type.Optional(Type.String()),
+  similar: Type.Optional(Type.Array(Type.Object({ id: Type.String(), title: Type.String(), reason: Type.String() }))),
+  indexStale: Type.Optional(Type.String()),
+})
+export type ReviewOutput = Static<typeof ReviewOutputSchema>
 
 export const IndexOutputSchema = Type.Object({
   path: Type.String({ description: 'Where INDEX.md was written' }),

@@ -2,6 +2,7 @@ import type { Static, TSchema } from 'typebox'
 import type { Kernel } from '../kernel.js'
 import { FoundryError } from '../errors.js'
 import { ForgetInputSchema } from '../schema/fact.js'
+import { ReviewInputSchema } from '../schema/proposal.js'
 import {
   BlackboardReadInputSchema,
   BlackboardWriteInputSchema,
@@ -17,6 +18,7 @@ import {
   BlackboardWriteOutputSchema,
   ForgetOutputSchema,
   IndexOutputSchema,
+  ReviewOutputSchema,
   RunbookGetOutputSchema,
   RunbookListOutputSchema,
   SearchOutputSchema,
@@ -34,7 +36,7 @@ const READ_ONLY: ToolHints = { readOnlyHint: true, openWorldHint: false }
 /**
  * Foundry's kernel calls as tools, one row each: what `foundry mcp` serves and what an AI SDK agent
  * in Marbles gets (a subset, by name). Nine tools in the order agents meet them, then
- * `memory_forget`. Every tool costs tokens in every session (`foundry tokens`): keep descriptions short.
+ * `memory_forget` and `memory_review`. Every tool costs tokens in every session (`foundry tokens`): keep descriptions short.
  */
 export const KERNEL_TOOLS = [
   tool({
@@ -191,6 +193,28 @@ export const KERNEL_TOOLS = [
     async call(kernel, input) {
       const { text, id, reason, forgotten } = await kernel.memory.forget(input.id, input.reason)
       return { text, structured: { id, reason, forgotten } }
+    },
+  }),
+  tool({
+    name: 'memory_review',
+    role: 'write',
+    title: 'Review proposed facts',
+    description: 'The queue of facts proposed from sessions: list, or accept (stored as by memory_write), reject or edit one by id. Only when the user asks.',
+    input: ReviewInputSchema,
+    output: ReviewOutputSchema,
+    annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async call(kernel, { action, id, reason, changes }) {
+      if (action === 'list') {
+        const { text, proposals } = await kernel.review.list()
+        return { text, structured: { proposals } }
+      }
+      if (id === undefined) throw new FoundryError('INVALID_INPUT', `Invalid arguments: ${action} needs id, the proposal's (proposal-NNNN, as list shows it)`)
+      if (action === 'accept') {
+        const { text, index: _index, ...written } = await kernel.review.accept(id)
+        return { text, structured: written }
+      }
+      const { text, proposal } = action === 'reject' ? await kernel.review.reject(id, reason) : await kernel.review.edit(id, changes ?? {})
+      return { text, structured: { proposals: [proposal] } }
     },
   }),
 ]

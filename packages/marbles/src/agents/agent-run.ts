@@ -72,6 +72,15 @@ export interface AgentHost {
 
 const ADHOC_INSTRUCTIONS = 'Complete the task below. Reply with the result only.'
 
+/** A session's model when none was named and the harness reported none: the CLI's own default, never passed on as a model id. */
+const DEFAULT_MODEL = 'default'
+
+/**
+ * The model a session reference names, if it names one. A model belongs to its provider: an agent's
+ * route is used only when the run goes to that route's provider, and `default` is no model at all.
+ */
+const modelOf = (session: SessionRef | undefined): string | undefined => (session && session.model !== DEFAULT_MODEL ? session.model : undefined)
+
 /**
  * Resolve a dispatch into a run's input, or throw one line naming the field: an unknown `agent`,
  * `provider`, `contract` or `session`, `maxTurns` its harness cannot enforce (or over Claude Code's
@@ -106,14 +115,14 @@ export async function prepareAgentRun(host: AgentHost, dispatch: AgentDispatch):
       throw new Error(`cwd: ${(error as Error).message}`)
     }
   })()
-  const model = dispatch.model ?? dispatch.session?.model ?? declared?.model?.model
+  const model = dispatch.model ?? modelOf(dispatch.session) ?? (declared?.model?.provider === provider ? declared.model.model : undefined)
   let session: SessionRef
   let resume: string | undefined
   if (dispatch.session && known) {
     if (known.provider !== provider) throw new Error(`session: ${dispatch.session.id} is a ${known.provider} conversation; it cannot continue on ${provider}`)
     session = { id: known.id, provider, model: model ?? known.model }
     resume = known.native ?? known.id
-  } else session = { id: randomUUID(), provider, model: model ?? 'default' }
+  } else session = { id: randomUUID(), provider, model: model ?? DEFAULT_MODEL }
   const instructions = [declared?.instructions ?? (dispatch.instructions === undefined ? ADHOC_INSTRUCTIONS : ''), dispatch.instructions ?? ''].filter(Boolean).join('\n\n')
   return {
     prompt: dispatch.prompt,
@@ -133,7 +142,7 @@ export async function prepareAgentRun(host: AgentHost, dispatch: AgentDispatch):
 
 /** The engine's runnable for agent runs named `name`: it runs `runAgent`. */
 export function agentRunnable(name: string, host: AgentHost): WorkflowDefinition<AgentRunInput, AgentRunOutput> {
-  return { [KIND]: 'workflow', name, description: 'an agent run', input: undefined, timeoutMs: undefined, resumable: false, run: (ctx, input) => runAgent(ctx, input, host) }
+  return { [KIND]: 'workflow', name, description: 'an agent run', input: undefined, timeoutMs: undefined, resumable: false, version: undefined, compatible: [], run: (ctx, input) => runAgent(ctx, input, host) }
 }
 
 /**
@@ -143,6 +152,16 @@ export function agentRunnable(name: string, host: AgentHost): WorkflowDefinition
  * firewall (`handOff`). `timeoutMs` aborts the harness and fails the run with a TimeoutError.
  */
 export async function runAgent(ctx: RunContext, input: AgentRunInput, host: AgentHost): Promise<AgentRunOutput> {
+  try {
+    return await runHarness(ctx, input, host)
+  } finally {
+    // Free the session once the run's work is done, before its outcome is journaled: a client that
+    // reads `completed` can continue the conversation at once.
+    host.sessions.release(input.session.id, ctx.runId)
+  }
+}
+
+async function runHarness(ctx: RunContext, input: AgentRunInput, host: AgentHost): Promise<AgentRunOutput> {
   const harness = host.dryRun ?? host.harnesses.get(input.provider)
   if (!harness) throw new Error(`provider "${input.provider}" is not offered by this server`)
   const index = await ctx.kernel.memory.readIndex().catch(() => '')
@@ -153,10 +172,11 @@ export async function runAgent(ctx: RunContext, input: AgentRunInput, host: Agen
   const timer = input.timeoutMs ? setTimeout(() => controller.abort(timeoutReason(`agent run ${ctx.runId}`, input.timeoutMs!)), input.timeoutMs) : undefined
   const record = (usage: AgentUsage | undefined, result: Partial<AgentResult>) => {
     if (!usage) return
-    const data = { runId: ctx.runId, agent: input.agent ?? '*', provider: input.provider, model: result.model ?? input.model ?? 'default', ...usage, ...(result.turns !== undefined && { turns: result.turns }) }
+    const data = { runId: ctx.runId, agent: input.agent ?? '*', provider: input.provider, model: result.model ?? input.model ?? DEFAULT_MODEL, ...usage, ...(result.turns !== undefined && { turns: result.turns }) }
     void ctx.kernel.record('marbles.usage', data)
     ctx.log.info(`usage: ${usage.inputTokens} input + ${usage.outputTokens} output tokens${usage.costUsd !== undefined ? `, $${usage.costUsd.toFixed(4)}` : ''}`)
   }
+  if (input.compaction !== undefined && !harness.compaction) ctx.log.info(`compaction: the ${harness.name} harness has no compaction setting; its own default applies`)
   let result = undefined as AgentResult | undefined
   try {
     // The step journals the run's usage, not its answer: the answer goes through the firewall below.
@@ -197,7 +217,7 @@ export async function runAgent(ctx: RunContext, input: AgentRunInput, host: Agen
   await saveSession(host, input, result.sessionId, ctx.runId)
   const output = await handOff(ctx.kernel, ctx.runId, result.text, { ...(input.contract && { contract: input.contract }), sessionId: input.session.id })
   if (output.artifact) ctx.log.info(`the answer (~${output.tokens} tokens) is over the handoff budget: saved whole to ${output.artifact}`)
-  return { ...output, session: { ...input.session, ...(result.model && input.session.model === 'default' && { model: result.model }) }, usage: result.usage, ...(result.turns !== undefined && { turns: result.turns }) }
+  return { ...output, session: { ...input.session, ...(result.model && input.session.model === DEFAULT_MODEL && { model: result.model }) }, usage: result.usage, ...(result.turns !== undefined && { turns: result.turns }) }
 }
 
 async function saveSession(host: AgentHost, input: AgentRunInput, native: string | undefined, runId: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
+import { FoundryError } from '@foundry/kernel'
 import type { Command } from 'commander'
-import { findProjectRoot } from '@foundry/project/find'
+import { explicitRoot, findProjectRoot } from '@foundry/project/find'
 import type { Workspace } from '../workspace/load.js'
 import type { MarblesState } from '../state.js'
 
@@ -33,10 +34,21 @@ export function journalOption(options: GlobalOptions): { journal?: { lines?: num
   return Object.keys(journal).length ? { journal } : {}
 }
 
+/**
+ * The project a command works on: `--root`, else `FOUNDRY_ROOT`, else the nearest folder holding
+ * `.foundry/` at or above `--source`, else at or above the working directory; undefined when there is
+ * none (the commands that need one then say so).
+ */
+export function findRoot(options: Pick<GlobalOptions, 'root' | 'source'>, cwd = process.cwd()): string | undefined {
+  const explicit = explicitRoot(options.root !== undefined ? { root: options.root } : {})
+  if (explicit !== undefined) return explicit
+  return (options.source !== undefined ? findProjectRoot(resolve(cwd, options.source)) : undefined) ?? findProjectRoot(cwd)
+}
+
 /** What a command's action receives: the options, and the workspace and state opened on demand (closed after). */
 export interface CommandContext {
   options: GlobalOptions
-  /** Where `.foundry/marbles/` is looked for: `--root`, else the nearest project, else the current folder. */
+  /** Where `.foundry/marbles/` is looked for: the project `findRoot` finds, else the current folder. */
   root: string
   workspace(): Promise<Workspace>
   state(needKernel: boolean): Promise<MarblesState>
@@ -60,7 +72,8 @@ export function action<A extends unknown[]>(run: (ctx: CommandContext, ...args: 
     process.on('SIGINT', onSignal)
     process.on('SIGTERM', onSignal)
     let opened: Promise<MarblesState> | undefined
-    const root = resolve(options.root ?? process.env.FOUNDRY_ROOT ?? findProjectRoot(process.cwd()) ?? process.cwd())
+    const found = findRoot(options)
+    const root = found ?? process.cwd()
     const ctx: CommandContext = {
       options,
       root,
@@ -69,10 +82,11 @@ export function action<A extends unknown[]>(run: (ctx: CommandContext, ...args: 
         return loadWorkspace({ root, ...(options.source !== undefined && { source: options.source }) })
       },
       state(needKernel) {
+        if (found === undefined && options.state === undefined && !options.dryRun) return Promise.reject(noProject(root))
         return (opened ??= import('../state.js').then(({ openState }) =>
           openState({
             needKernel,
-            ...(options.root !== undefined && { root: options.root }),
+            ...(found !== undefined && { root: found }),
             ...(options.state !== undefined && { state: options.state }),
             ...(options.artifacts !== undefined && { artifacts: options.artifacts }),
             ...(options.dryRun && { dryRun: true }),
@@ -93,6 +107,11 @@ export function action<A extends unknown[]>(run: (ctx: CommandContext, ...args: 
       await (await opened?.catch(() => undefined))?.close().catch((error: unknown) => fail(error, options.debug))
     }
   }
+}
+
+/** No project above the working directory nor `--source`: say how to name one. */
+function noProject(cwd: string): FoundryError {
+  return new FoundryError('NOT_FOUND', `no Foundry project at ${cwd} or above it: pass --root <project> (or --source inside it, or --state <path>), or run foundry init`)
 }
 
 /** One line on stderr and exit code 1; the stack too with `--debug`. */

@@ -1,17 +1,21 @@
 import { Command } from 'commander'
 import pkg from '../../package.json' with { type: 'json' }
 import { cancelCommand } from './commands/cancel.js'
+import { distillCommand } from './commands/distill.js'
 import { listCommand } from './commands/list.js'
+import { pruneCommand } from './commands/prune.js'
 import { mcpCommand } from './commands/mcp.js'
 import { runCommand } from './commands/run.js'
+import { rerunCommand } from './commands/rerun.js'
 import { runsCommand } from './commands/runs.js'
 import { serveCommand } from './commands/serve.js'
+import { signalCommand } from './commands/signal.js'
 import { watchCommand } from './commands/watch.js'
 import { workerCommand } from './commands/worker.js'
 import { fail } from './context.js'
 
 /** Every `marbles` command, in the order `--help` lists them. */
-export const COMMANDS: Array<() => Command> = [runCommand, watchCommand, runsCommand, cancelCommand, listCommand, serveCommand, workerCommand, mcpCommand]
+export const COMMANDS: Array<() => Command> = [runCommand, watchCommand, runsCommand, pruneCommand, cancelCommand, signalCommand, rerunCommand, listCommand, serveCommand, workerCommand, mcpCommand, distillCommand]
 
 /** The `marbles` program: the global options, then every command. */
 export function createProgram(commands = COMMANDS): Command {

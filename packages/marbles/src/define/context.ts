@@ -1,4 +1,5 @@
 import type { Kernel } from '@foundry/kernel'
+import type { Static, TSchema } from 'typebox'
 import type { RetryPolicy } from './retry.js'
 import type { StepDefinition } from './workflow.js'
 
@@ -12,6 +13,14 @@ export interface RunLogger {
 
 export interface StepOptions {
   retry?: RetryPolicy
+}
+
+/** How long `ctx.waitFor` waits, and the shape its signal's data must have. */
+export interface WaitOptions<S extends TSchema = TSchema> {
+  /** Past this, `waitFor` throws a `TimeoutError` (catch it to go on with a value of your own). Default: no deadline. */
+  timeoutMs?: number
+  /** The signal's data is checked against it when sent: a signal that does not fit is refused, and the run keeps waiting. */
+  schema?: S
 }
 
 /** What a sub-step's function receives. */
@@ -50,6 +59,13 @@ export interface RunContext {
    * (finished steps are not run again), in this process or in the engine that owns the state then.
    */
   sleep(name: string, ms: number): Promise<void>
+  /**
+   * Wait for a signal (an event, or a person's answer): the run is `suspended` (journaled; no process
+   * needs to stay up) until `marbles signal <runId> <name> --data <json>`, the `signal_run` tool or
+   * `POST /runs/<runId>/signals/<name>` sends it, then resumes from its journal and returns its data.
+   * Past `timeoutMs` it throws a `TimeoutError`. Names repeat like steps' (`name#n`).
+   */
+  waitFor<S extends TSchema>(name: string, options?: WaitOptions<S>): Promise<Static<S>>
   /** Store `data` as a blackboard artifact under the run's id (`<runId>/<name>`) and return its path. */
   artifact(name: string, data: unknown): Promise<string>
 }

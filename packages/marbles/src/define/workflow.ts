@@ -2,6 +2,7 @@ import type { Static, TSchema } from 'typebox'
 import { checkName, KIND } from './brand.js'
 import type { RunContext, StepContext } from './context.js'
 import { resolveRetry, type RetryPolicy } from './retry.js'
+import { runLimits, type ConcurrencyOptions, type RateLimitOptions, type RunLimits } from './run-limits.js'
 
 export interface WorkflowOptions<S extends TSchema, O> {
   name: string
@@ -15,6 +16,18 @@ export interface WorkflowOptions<S extends TSchema, O> {
    * linked run that replays its finished steps; default `false` marks it failed (interrupted).
    */
   resumable?: boolean
+  /** At most `limit` runs at once per key (from the input), across every process serving the state. */
+  concurrency?: ConcurrencyOptions<Static<S>>
+  /** At most `limit` starts per key in any `periodMs`, across every process serving the state. */
+  rateLimit?: RateLimitOptions<Static<S>>
+  /**
+   * The workflow's version, recorded with each run. A run resumed (a timer, a signal, a linked run)
+   * or re-run by code declaring another version is refused (failed, `VersionMismatch`), so a renamed
+   * step never runs its side effects twice. Change it when steps are renamed, added or reordered.
+   */
+  version?: string | number
+  /** Earlier versions whose runs this code may resume: their journals replay the same steps. */
+  compatible?: ReadonlyArray<string | number>
   run(ctx: RunContext, input: Static<S>): Promise<O> | O
 }
 
@@ -25,6 +38,10 @@ export interface WorkflowDefinition<I = unknown, O = unknown> {
   readonly input: TSchema | undefined
   readonly timeoutMs: number | undefined
   readonly resumable: boolean
+  /** Its concurrency and rate limits; a run held back by one stays `queued` with the reason. Absent: none. */
+  readonly limits?: RunLimits
+  readonly version: string | undefined
+  readonly compatible: readonly string[]
   run(ctx: RunContext, input: I): Promise<O> | O
 }
 
@@ -57,6 +74,9 @@ export function workflow<S extends TSchema, O>(options: WorkflowOptions<S, O>): 
     input: options.input,
     timeoutMs: options.timeoutMs,
     resumable: options.resumable ?? false,
+    limits: runLimits(options.name, options.concurrency, options.rateLimit),
+    version: options.version === undefined ? undefined : String(options.version),
+    compatible: (options.compatible ?? []).map(String),
     run: options.run,
   }
 }

@@ -1,6 +1,7 @@
 import { FoundryError, type JsonValue, type Kernel, type Storage } from '@foundry/kernel'
 import { KIND, kindOf } from '../define/brand.js'
 import type { Definitions, Runnable } from '../define/registry.js'
+import { findRunnable, resumable, versionOf, versionRefusal } from './runnables.js'
 import { applyRecord, foldRecords, type RunState } from '../journal/fold.js'
 import { foldJournal, logChanges } from '../journal/follow.js'
 import { canMove, isTerminal, journalLog, type JournalEntry, type RunStatus } from '../journal/records.js'
@@ -12,6 +13,8 @@ import { runArtifacts, type RunArtifacts } from './artifacts.js'
 import { cancelReason, claimLostReason, isClaimLost, journalError, Suspend, timeoutReason } from './errors.js'
 import { newRunId } from './ids.js'
 import { createRunContext } from './run-context.js'
+import { inheritedState } from './replay.js'
+import { endWait } from './signals.js'
 import { recordOf, RUNS, type RunRecord } from './run-record.js'
 
 /** A run as its journal says: the record's fields, and its output once complete. */
@@ -41,8 +44,8 @@ export interface ExecuteOptions {
    * (cancelled), or stops this process writing its journal (the claim was lost).
    */
   claim?: RunClaim
-  /** The run suspended on a timer (`key` names this wake-up): arrange its resumption, before it leaves this process. */
-  suspended(runId: string, name: string, key: string, until: number): Promise<void> | void
+  /** The run suspended (`key` names this wake-up): arrange its resumption at `until`, before it leaves this process; undefined: a wait without a deadline, woken by its signal. */
+  suspended(runId: string, name: string, key: string, until: number | undefined): Promise<void> | void
 }
 
 export interface CoreOptions {
@@ -75,8 +78,8 @@ export interface EngineCore {
   writer(runId: string, state: RunState): JournalWriter
   /** Journal the move (CONFLICT when the state machine forbids it), then the record, then the event. */
   transition(runId: string, writer: JournalWriter, state: RunState, to: RunStatus, fields?: StatusFields): Promise<void>
-  /** A new run, journaled `queued`; `resumes` links it to the run it resumes. Returns its id. */
-  create(name: string, input: unknown, resumes?: string): Promise<string>
+  /** A new run, journaled `queued` with its workflow's version; `resumes` links it to the run it resumes; `runId` a fresh id chosen before; `fields` add to its record. Returns its id. */
+  create(name: string, input: unknown, resumes?: string, runId?: string, fields?: StatusFields): Promise<string>
   /** The declared workflow or step; NOT_FOUND naming the known ones. */
   findRunnable(name: string): Runnable
   /** Whether `name` is a workflow declared `resumable`. */
@@ -91,8 +94,6 @@ export interface EngineCore {
   note(runId: string, level: 'warn' | 'error', message: string): Promise<void>
   /** The run as its journal says, or undefined for an unknown id. */
   get(runId: string): Promise<RunInfo | undefined>
-  /** Recent runs from `marbles.runs`, newest first. */
-  runs(limit: number): Promise<RunRecord[]>
   /** Resolves once the run is terminal, or suspended and not executing here. */
   settled(runId: string, signal?: AbortSignal): Promise<RunInfo | undefined>
   /** Runs executing in this process. */
@@ -136,7 +137,7 @@ export function createEngineCore(options: CoreOptions): EngineCore {
     stateOf: (runId) => stateOf(c, runId),
     writer: (runId, state) => writerOf(c, runId, state),
     transition: (runId, writer, state, to, fields) => transition(c, runId, writer, state, to, fields),
-    create: (name, input, resumes) => create(c, name, input, resumes),
+    create: (name, input, resumes, runId, fields) => create(c, name, input, resumes, runId, fields),
     findRunnable: (name) => findRunnable(c.definitions, name),
     resumable: (name) => resumable(c.definitions, name),
     execute: (runId, executeOptions) => execute(c, runId, executeOptions),
@@ -144,10 +145,6 @@ export function createEngineCore(options: CoreOptions): EngineCore {
     cancelActive: (runId) => cancelActive(c, runId),
     note: (runId, level, message) => note(c, runId, level, message),
     get: async (runId) => infoOf(runId, await stateOf(c, runId)),
-    async runs(limit) {
-      const records = await c.storage.list(RUNS)
-      return records.sort((a, b) => b.createdAt - a.createdAt).slice(0, limit)
-    },
     settled: (runId, signal) => settled(c, runId, signal),
     active: () => [...c.active.keys()],
     abortAll: (reason) => abortAll(c, reason),
@@ -205,25 +202,11 @@ async function transition(c: Core, runId: string, writer: JournalWriter, state: 
   notify(c)
 }
 
-async function create(c: Core, name: string, input: unknown, resumes?: string): Promise<string> {
-  const runId = newRunId()
+async function create(c: Core, name: string, input: unknown, resumes?: string, runId = newRunId(), fields: StatusFields = {}): Promise<string> {
   const state = foldRecords([])
-  await transition(c, runId, writerOf(c, runId, state), state, 'queued', { name, input: (input ?? {}) as JsonValue, ...(resumes && { resumes }) })
+  const version = versionOf(c.definitions.runnables.get(name))
+  await transition(c, runId, writerOf(c, runId, state), state, 'queued', { name, input: (input ?? {}) as JsonValue, ...(resumes && { resumes }), ...(version !== undefined && { version }), ...fields })
   return runId
-}
-
-function findRunnable(definitions: Definitions, name: string): Runnable {
-  const def = definitions.runnables.get(name)
-  if (!def) {
-    const known = [...definitions.runnables.keys()].sort()
-    throw new FoundryError('NOT_FOUND', `No workflow or step named "${name}"${known.length ? `; known: ${known.join(', ')}` : ' (the workspace declares none)'}`)
-  }
-  return def
-}
-
-function resumable(definitions: Definitions, name: string | undefined): boolean {
-  const def = definitions.runnables.get(name ?? '')
-  return def?.[KIND] === 'workflow' && def.resumable
 }
 
 /** Take the run from `queued` or `suspended` to `running`; undefined when it is neither, or was aborted first (then settled). */
@@ -235,7 +218,10 @@ async function start(c: Core, runId: string, controller: AbortController): Promi
     if (!isClaimLost(controller.signal.reason)) await settleAborted(c, runId, writer, state, controller.signal.reason)
     return undefined
   }
-  await transition(c, runId, writer, state, 'running', state.status === 'suspended' ? { reason: 'timer fell due' } : state.resumes ? { reason: `resumes ${state.resumes}` } : {})
+  // Suspended on a wait: its signal (or its deadline) is journaled first; with neither, it waits on.
+  const woken = state.status === 'suspended' ? await endWait(c.storage, runId, writer, state) : undefined
+  if (woken === null) return undefined
+  await transition(c, runId, writer, state, 'running', woken ? { reason: woken } : state.resumes ? { reason: `resumes ${state.resumes}` } : state.rerunOf ? { reason: `re-runs ${state.rerunOf}` } : {})
   return { writer, state }
 }
 
@@ -286,7 +272,11 @@ async function runBody(c: Core, runId: string, { writer, state }: Started, contr
   if (!def) return transition(c, runId, writer, state, 'failed', { error: { name: 'NotFound', message: `no workflow or step named "${name}" in this workspace` } })
 
   const artifacts = runArtifacts(c.artifacts, runId, name)
-  const inherited = state.resumes ? { steps: (await stateOf(c, state.resumes)).steps, artifacts: runArtifacts(c.artifacts, state.resumes, name) } : undefined
+  const earlier = await inheritedState(c.storage, state)
+  const refused = versionRefusal(def, earlier && state.resumes ? earlier.version : state.version)
+  if (refused) return transition(c, runId, writer, state, 'failed', { reason: 'version mismatch', error: refused })
+  const from = state.resumes ?? state.rerunOf
+  const inherited = earlier && from ? { steps: earlier.steps, signals: earlier.signals, artifacts: runArtifacts(c.artifacts, from, name) } : undefined
   const isolated = c.isolate?.runs(name) ? runIsolated(c.isolate, { runId, name, state, signal, writer, kernel: c.kernel, artifacts, ...(inherited && { inherited }) }) : undefined
   const timer = def.timeoutMs ? setTimeout(() => controller.abort(timeoutReason(`${kindOf(def)} ${name}`, def.timeoutMs!)), def.timeoutMs) : undefined
   const body: Promise<Outcome> =
@@ -328,8 +318,9 @@ async function settle(c: Core, runId: string, writer: JournalWriter, state: RunS
   if (!completed && state.status === 'cancel_requested') return settleAborted(c, runId, writer, state, cancelReason())
   if (!outcome.ok && outcome.error instanceof Suspend) {
     const key = `wake-${state.nextSeq}`
-    await transition(c, runId, writer, state, 'suspended', { wakeAt: outcome.error.until })
-    return options.suspended(runId, state.name ?? '?', key, outcome.error.until)
+    const { until, waitFor } = outcome.error
+    await transition(c, runId, writer, state, 'suspended', { ...(until !== undefined && { wakeAt: until }), ...(waitFor && { waitFor }) })
+    return options.suspended(runId, state.name ?? '?', key, until)
   }
   if (outcome.ok) {
     const stored = await artifacts.keep('output', outcome.value)

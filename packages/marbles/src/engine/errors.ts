@@ -1,9 +1,18 @@
-import type { JournalError } from '../journal/records.js'
+import type { JournalError, WaitFor } from '../journal/records.js'
 
-/** Thrown through a workflow by `ctx.sleep`: the engine journals the run `suspended` until `until`. */
+/**
+ * Thrown through a workflow by `ctx.sleep` and `ctx.waitFor`: the engine journals the run `suspended`
+ * until `until` (none: a wait without a deadline), and what it waits for.
+ */
 export class Suspend {
-  constructor(readonly until: number) {}
+  constructor(
+    readonly until: number | undefined,
+    readonly waitFor?: WaitFor,
+  ) {}
 }
+
+/** A wait's deadline passed without its signal. */
+export const waitTimeout = (id: string, ms: number) => new DOMException(`waitFor ${id}: no signal within ${ms} ms`, 'TimeoutError')
 
 export const cancelReason = (why = 'cancelled by request') => new DOMException(why, 'AbortError')
 export const timeoutReason = (name: string, ms: number) => new DOMException(`${name} timed out after ${ms} ms`, 'TimeoutError')

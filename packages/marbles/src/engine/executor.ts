@@ -6,8 +6,15 @@ import type { RunState } from '../journal/fold.js'
  * (`queue-executor.ts`: PostgreSQL). The engine core journals; an executor decides where it runs.
  */
 export interface Executor {
+  /** A run about to be created under `runId`: claim it first where this engine executes its own dispatches. */
+  reserve?(runId: string): Promise<void>
   /** A run just journaled `queued`: have it executed (here, by the lease holder, or by a worker taking its job). */
   dispatch(runId: string, name: string): Promise<void>
+  /**
+   * A suspended run's signal was sent: have it started again (it journals the signal, then resumes),
+   * also when it is still on its way out of this process. `key` names this wake-up (a queue job's id).
+   */
+  wake(runId: string, name: string, key: string): Promise<void>
   /** Cancel a run that does not execute in this process, whose journal said `state` (not terminal). */
   cancel(runId: string, state: RunState): Promise<void>
   /** Start executing: the lease holder reconciles and follows requests; a queue worker takes jobs of `workflows`. */

@@ -43,8 +43,7 @@ const KEY = 'owner'
 export async function acquireLease(storage: Storage, options: LeaseOptions = {}): Promise<Lease | { refused: LeaseHolder }> {
   const heartbeatMs = options.heartbeatMs ?? 2000
   const ttlMs = options.ttlMs ?? 15_000
-  const now = Date.now()
-  const mine: LeaseHolder = { token: crypto.randomUUID(), pid: process.pid, host: hostname(), pidStart: processStart(process.pid), startedAt: now, heartbeatAt: now }
+  const mine = thisProcess()
   const taken = await storage.exclusive(async () => {
     const current = await storage.get(COLLECTION, KEY)
     if (current && isAlive(current, ttlMs)) return current
@@ -90,7 +89,14 @@ export async function leaseHolder(storage: Storage, ttlMs = 15_000): Promise<Lea
   return current && isAlive(current, ttlMs) ? current : undefined
 }
 
-function isAlive(holder: LeaseHolder, ttlMs: number): boolean {
+/** A new holder naming this process (a fresh token, its pid and the pid's start time, this host, now). */
+export function thisProcess(): LeaseHolder {
+  const now = Date.now()
+  return { token: crypto.randomUUID(), pid: process.pid, host: hostname(), pidStart: processStart(process.pid), startedAt: now, heartbeatAt: now }
+}
+
+/** Whether a holder's process lives: on this host its pid runs with the same start time; on another its heartbeat is younger than `ttlMs`. */
+export function isAlive(holder: LeaseHolder, ttlMs: number): boolean {
   if (holder.host !== hostname()) return Date.now() - holder.heartbeatAt < ttlMs
   try {
     process.kill(holder.pid, 0)

@@ -14,15 +14,15 @@ export interface JournalLimits {
 export const JOURNAL_LIMITS: JournalLimits = { lines: 10_000, bytes: 16 * 1024 * 1024 }
 
 /**
- * Throws INVALID_INPUT naming `input` when a dispatch's input nests deeper than the kernel's
- * `JSON_MAX_DEPTH` or is over `INPUT_MAX_BYTES`: checked before its schema (whose checks recurse)
- * and before anything is journaled.
+ * Throws INVALID_INPUT naming `field` (a dispatch's `input`, a signal's `data`) when the value nests
+ * deeper than the kernel's `JSON_MAX_DEPTH` or is over `INPUT_MAX_BYTES`: checked before its schema
+ * (whose checks recurse) and before anything is journaled; `outcome` says what did not happen.
  */
-export function assertInputWithin(input: unknown): void {
+export function assertInputWithin(input: unknown, field = 'input', outcome = 'no run was created'): void {
   const { bytes, depth } = measureJson(input, INPUT_MAX_BYTES)
-  if (depth > JSON_MAX_DEPTH) throw new FoundryError('INVALID_INPUT', `input is nested more than ${JSON_MAX_DEPTH} levels deep: flatten it (no run was created)`)
+  if (depth > JSON_MAX_DEPTH) throw new FoundryError('INVALID_INPUT', `${field} is nested more than ${JSON_MAX_DEPTH} levels deep: flatten it (${outcome})`)
   if (bytes > INPUT_MAX_BYTES)
-    throw new FoundryError('INVALID_INPUT', `input is over ${INPUT_MAX_BYTES / (1024 * 1024)} MiB as JSON: pass large data as a file path or an artifact name instead (no run was created)`)
+    throw new FoundryError('INVALID_INPUT', `${field} is over ${INPUT_MAX_BYTES / (1024 * 1024)} MiB as JSON: pass large data as a file path or an artifact name instead (${outcome})`)
 }
 
 /** The journal bounds from `partial` over the defaults; INVALID_INPUT naming the option when one is not a positive whole number. */

@@ -6,6 +6,7 @@ import type { EngineCore } from './core.js'
 import { claimLostReason } from './errors.js'
 import type { Executor, WorkerOptions } from './executor.js'
 import { JOBS, RUNS, type JobEntry } from './run-record.js'
+import { admit, hasLimits, release } from './admission.js'
 
 /** What the worker's functions share. */
 interface Worker {
@@ -26,6 +27,7 @@ export function queueExecutor(core: EngineCore, queue: RunQueue, graceMs: number
   let sweeper: ReturnType<typeof setInterval> | undefined
   return {
     dispatch: (runId, name) => enqueueRun(w, runId, name, 'start'),
+    wake: (runId, name, key) => enqueueRun(w, runId, name, key),
     async cancel(runId) {
       // A worker holding the job sees its signal abort and settles the run; a run no worker holds yet is settled here.
       const entry = await storage.get(JOBS, runId)
@@ -90,7 +92,18 @@ async function runJob(w: Worker, job: RunJob): Promise<void> {
     runId = linked
   }
   // Executed under its job; a run that suspends gets a job that wakes it.
-  await w.core.execute(runId, { claim: job, suspended: (id, name, key, until) => enqueueRun(w, id, name, key, id, until) })
+  const run = (id: string) => w.core.execute(id, { claim: job, suspended: (sid, name, key, until) => (until === undefined ? undefined : enqueueRun(w, sid, name, key, sid, until)) })
+  if (!hasLimits(w.core.definitions)) return run(runId)
+  // A workflow with concurrency or rate limits: admitted across workers first, else a new job asks again later.
+  const current = await w.core.stateOf(runId)
+  const def = w.core.definitions.runnables.get(current.name ?? '')
+  const verdict = await admit(w.core.storage, def, runId, current)
+  if (!verdict.admitted) return enqueueRun(w, runId, current.name!, `held-${Date.now()}`, runId, verdict.retryAt)
+  try {
+    await run(runId)
+  } finally {
+    await release(w.core.storage, def, runId, current).catch(() => {})
+  }
 }
 
 /**

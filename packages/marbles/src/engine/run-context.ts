@@ -1,13 +1,14 @@
-import { validator, type Kernel } from '@foundry/kernel'
+import { validator, type JsonValue, type Kernel } from '@foundry/kernel'
+import type { Static, TSchema } from 'typebox'
 import { kindOf } from '../define/brand.js'
-import type { RunContext, RunLogger, StepContext, StepOptions } from '../define/context.js'
+import type { RunContext, RunLogger, StepContext, StepOptions, WaitOptions } from '../define/context.js'
 import { backoff, resolveRetry } from '../define/retry.js'
 import type { StepDefinition } from '../define/workflow.js'
 import type { RunState } from '../journal/fold.js'
 import type { JournalWriter } from '../journal/writer.js'
 import { sleep } from '../journal/follow.js'
 import type { RunArtifacts, StoredValue } from './artifacts.js'
-import { abortable, journalError, Suspend, timeoutReason } from './errors.js'
+import { abortable, journalError, Suspend, timeoutReason, waitTimeout } from './errors.js'
 
 export interface RunContextOptions {
   runId: string
@@ -19,7 +20,7 @@ export interface RunContextOptions {
   /** This run's journal so far: its finished steps and timers are replayed. */
   state: RunState
   /** A linked run: the interrupted run's finished steps, replayed (and journaled here as `replayed`). */
-  inherited?: { steps: RunState['steps']; artifacts: RunArtifacts }
+  inherited?: { steps: RunState['steps']; signals?: RunState['signals']; artifacts: RunArtifacts }
   now?: () => number
 }
 
@@ -29,6 +30,7 @@ export function createRunContext(options: RunContextOptions): RunContext {
   const now = options.now ?? Date.now
   const calls = new Map<string, number>()
   const timerCalls = new Map<string, number>()
+  const waitCalls = new Map<string, number>()
 
   const logger = (step?: string): RunLogger => {
     const line = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string) => {
@@ -108,6 +110,26 @@ export function createRunContext(options: RunContextOptions): RunContext {
       }
       signal.throwIfAborted()
       if (now() < until) throw new Suspend(until)
+    },
+    async waitFor<S extends TSchema>(signalName: string, waitOptions: WaitOptions<S> = {}): Promise<Static<S>> {
+      const id = occurrence(waitCalls, signalName)
+      let came = state.signals.get(id)
+      const earlier = came ? undefined : options.inherited?.signals?.get(id)
+      if (earlier) {
+        await writer.write({ type: 'signal', name: id, ...earlier, replayed: true })
+        state.signals.set(id, (came = earlier))
+      }
+      if (came?.timedOut) throw waitTimeout(id, waitOptions.timeoutMs ?? 0)
+      if (came) return came.data as Static<S> // checked against the schema when it was sent
+      let wait = state.waits.get(id)
+      if (!wait) {
+        const until = waitOptions.timeoutMs !== undefined ? now() + Math.max(0, waitOptions.timeoutMs) : undefined
+        wait = { signal: signalName, ...(until !== undefined && { until }), ...(waitOptions.schema && { schema: waitOptions.schema as unknown as JsonValue }) }
+        state.waits.set(id, wait)
+        await writer.write({ type: 'wait', name: id, ...wait })
+      }
+      signal.throwIfAborted()
+      throw new Suspend(wait.until, { signal: signalName, id, ...(wait.until !== undefined && { until: wait.until }) })
     },
     async artifact(artifactName: string, data: unknown) {
       const { path } = await artifacts.put(artifactName, data)

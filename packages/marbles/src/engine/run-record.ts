@@ -1,4 +1,4 @@
-import type { JournalError, RunStatus } from '../journal/records.js'
+import type { JournalError, RunStatus, WaitFor } from '../journal/records.js'
 import type { RunState } from '../journal/fold.js'
 
 /**
@@ -16,6 +16,12 @@ export interface RunRecord {
   wakeAt?: number
   resumes?: string
   resumedBy?: string
+  /** Suspended by `ctx.waitFor`: the signal it waits for and its deadline. */
+  waitFor?: WaitFor
+  /** The workflow's version the run started under. */
+  version?: string
+  /** A re-run: the run it re-runs. */
+  rerunOf?: string
 }
 
 export const RUNS = 'marbles.runs'
@@ -53,5 +59,8 @@ export function recordOf(id: string, state: RunState): RunRecord {
     ...(state.wakeAt !== undefined && { wakeAt: state.wakeAt }),
     ...(state.resumes && { resumes: state.resumes }),
     ...(state.resumedBy && { resumedBy: state.resumedBy }),
+    ...(state.waitFor && { waitFor: state.waitFor }),
+    ...(state.version !== undefined && { version: state.version }),
+    ...(state.rerunOf && { rerunOf: state.rerunOf }),
   }
 }

@@ -20,7 +20,8 @@ export interface AiSdkHarnessOptions {
 /**
  * A network model through the AI SDK (`generateText`): `maxTurns` is its step limit, the project's
  * kernel calls are its tools (`AGENT_TOOLS`: the rows `foundry mcp` serves), and a session is the
- * conversation's messages, kept for the life of the harness.
+ * conversation's messages, kept for the life of the harness. It does not compact a conversation, so
+ * it has no `compaction` setting.
  */
 export function aiSdkHarness(options: AiSdkHarnessOptions): Harness {
   const sessions = new Map<string, ModelMessage[]>()

@@ -18,11 +18,15 @@ export function claudeCodeHarness(options: CliHarnessOptions = {}): Harness {
     name: 'claude-code',
     maxTurns: 'native',
     maxTurnsLimit: CLAUDE_MAX_TURNS,
+    compaction: 'autoCompactEnabled (--settings)',
     async run(request: AgentRequest): Promise<AgentResult> {
       const args = ['-p', request.prompt, '--output-format', 'stream-json', '--verbose']
       if (request.instructions) args.push('--append-system-prompt', request.instructions)
       if (request.model) args.push('--model', request.model)
       if (request.maxTurns !== undefined) args.push('--max-turns', String(request.maxTurns))
+      // `autoCompactEnabled` is Claude Code's auto-compaction switch, a settings key (code.claude.com/docs/en/settings);
+      // `--settings <file-or-json>` merges settings for this run only, leaving the user's files alone.
+      if (request.compaction !== undefined) args.push('--settings', JSON.stringify({ autoCompactEnabled: request.compaction }))
       if (request.resume) args.push('--resume', request.resume)
       else args.push('--session-id', request.newSessionId)
       const mcpConfig = request.foundryMcp && (await privateMcpConfig({ foundry: request.foundryMcp }))

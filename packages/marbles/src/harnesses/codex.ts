@@ -6,7 +6,9 @@ import { runStreamingCli, tail, type CliHarnessOptions } from './stream-cli.js'
  * Codex: `codex exec --json`, one event a line: `thread.started` (thread_id), `turn.started`,
  * `item.started|updated|completed` (the last `agent_message` item is the answer), `turn.completed`
  * (usage: input_tokens, cached_input_tokens, output_tokens), `turn.failed` (error) and `error`.
- * A thread is continued with `codex exec resume <thread_id>`. It has no turn limit Marbles can set.
+ * A thread is continued with `codex exec resume <thread_id>`. It has no turn limit Marbles can set,
+ * and no compaction switch: its config has only a threshold (`model_auto_compact_token_limit`, set with
+ * `-c`), no way to turn auto-compaction on or off, so `compaction` is not forwarded.
  */
 export function codexHarness(options: CliHarnessOptions = {}): Harness {
   return {

@@ -16,7 +16,9 @@ interface PiMessage {
  * `turn_start`/`turn_end`, `message_start`/`message_update`/`message_end` (an assistant message with
  * content, usage {input, output, cacheRead, cacheWrite, cost.total}, stopReason, errorMessage),
  * `tool_execution_*`, and `agent_end`. A session is continued with `--session <id>`. It has no turn
- * limit Marbles can set.
+ * limit Marbles can set, and no compaction flag: `compaction.enabled` lives only in its settings files
+ * (`~/.pi/agent/settings.json`, the project's `.pi/settings.json`), which a run must not rewrite, so
+ * `compaction` is not forwarded.
  */
 export function piHarness(options: CliHarnessOptions = {}): Harness {
   return {

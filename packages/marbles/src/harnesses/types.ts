@@ -22,6 +22,7 @@ export interface AgentRequest {
   cwd: string
   /** Checked against the harness's `maxTurns` before the run starts. */
   maxTurns: number | undefined
+  /** Auto-compaction on or off for this run; undefined: the harness's own default. Only harnesses with a `compaction` setting read it. */
   compaction: boolean | undefined
   /** The harness's own id of the conversation to continue (Claude Code's session, Codex's thread, …). */
   resume: string | undefined
@@ -59,6 +60,11 @@ export interface Harness {
    */
   readonly maxTurns: 'native' | 'steps' | 'rejected'
   readonly maxTurnsLimit?: number
+  /**
+   * The setting a dispatch's `compaction` is forwarded to (shown by `list_config`); absent when the
+   * harness has no per-run compaction setting: the field is then ignored, with a journal line saying so.
+   */
+  readonly compaction?: string
   /** Run the agent to its end. Throws `HarnessError` on a failed run, the signal's reason when aborted. */
   run(request: AgentRequest): Promise<AgentResult>
 }

@@ -6,7 +6,7 @@ import type { JsonValue } from '@foundry/kernel'
  * ```
  * queued ──▶ running ──▶ complete
  *   │          │ ├─────▶ failed            (an error, timeoutMs, or interrupted: its process died)
- *   │          │ └─────▶ suspended ──▶ running   (a timer fell due)
+ *   │          │ └─────▶ suspended ──▶ running   (a timer fell due, or the signal it waits for came)
  *   │          ▼              │
  *   └──▶ cancel_requested ◀───┘ ──▶ cancelled
  *                   └───────────────▶ complete   (the body had returned when the cancellation came)
@@ -34,6 +34,14 @@ export interface JournalError {
   message: string
 }
 
+/** What a suspended run waits for: a signal's name (as `marbles signal` takes it), the wait's id, and its deadline. */
+export interface WaitFor {
+  signal: string
+  /** The wait's id in the journal (`signal`, or `signal#n` for the n-th wait on one name). */
+  id: string
+  until?: number
+}
+
 interface Base {
   /** 0, 1, 2, … in the order written: one writer (the lease holder) per run. */
   seq: number
@@ -57,6 +65,13 @@ export type JournalRecord = Base &
         /** On `queued` of a linked run: the run it resumes. On `failed` (interrupted): the run resuming it. */
         resumes?: string
         resumedBy?: string
+        /** On `suspended` by `ctx.waitFor`: the signal the run waits for, and its deadline (`wakeAt`). */
+        waitFor?: WaitFor
+        /** On `queued`: the workflow's declared version the run started under. */
+        version?: string
+        /** On `queued` of a re-run: the run it re-runs, and the first seq of that run's journal not replayed. */
+        rerunOf?: string
+        replayBefore?: number
       }
     | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string; step?: string }
     | {
@@ -77,6 +92,10 @@ export type JournalRecord = Base &
         replayed?: boolean
       }
     | { type: 'timer'; name: string; until: number }
+    /** `ctx.waitFor` reached: `name` is the wait's id (`signal`, or `signal#n`), `schema` the data's JSON Schema. */
+    | { type: 'wait'; name: string; signal: string; until?: number; schema?: JsonValue }
+    /** A wait's outcome: the signal's data, or `timedOut` once its deadline passed without one. */
+    | { type: 'signal'; name: string; data?: JsonValue; timedOut?: boolean; replayed?: boolean }
     | { type: 'result'; output?: JsonValue; artifact?: string; key?: string }
   )
 

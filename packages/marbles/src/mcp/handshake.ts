@@ -1,4 +1,4 @@
-import { initializeAnswer } from '@foundry/server/stdio'
+import { initializeAnswer, TASKS_CAPABILITY } from '@foundry/server/stdio'
 import pkg from '../../package.json' with { type: 'json' }
 
 // What `marbles mcp` answers to `initialize`, apart from the SDK: the stdio server answers it before the
@@ -9,4 +9,5 @@ export const INSTRUCTIONS =
 
 export const SERVER_INFO = { name: 'marbles', title: 'Marbles', version: pkg.version }
 
-export const initializeResult = initializeAnswer({ info: SERVER_INFO, capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+/** As the Server declares them (server.ts): tools, and tasks for the two dispatches. */
+export const initializeResult = initializeAnswer({ info: SERVER_INFO, capabilities: { tools: {}, tasks: TASKS_CAPABILITY }, instructions: INSTRUCTIONS })

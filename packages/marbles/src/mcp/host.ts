@@ -2,7 +2,7 @@ import { FoundryError, type JsonValue } from '@foundry/kernel'
 import { workspaceIsolation } from '../engine/isolate/workspace-isolation.js'
 import { kindOf } from '../define/brand.js'
 import type { Definitions, Runnable } from '../define/registry.js'
-import { agentRunnable, agentRunName, isAgentRun, prepareAgentRun, type AgentDispatch, type AgentHost, type AgentRunOutput } from '../agents/agent-run.js'
+import { agentRunnable, agentRunName, isAgentRun, prepareAgentRun, type AgentDispatch, type AgentHost, type AgentRunInput, type AgentRunOutput } from '../agents/agent-run.js'
 import { createSessions } from '../agents/sessions.js'
 import { openEngine, type Engine, type EngineOptions, type RunInfo } from '../engine/engine.js'
 import { aiSdkHarness, dryRunModel, type ModelResolver } from '../harnesses/ai-sdk.js'
@@ -12,6 +12,7 @@ import { loadWorkspace, type Workspace } from '../workspace/load.js'
 import { resolveFoundryBin } from './foundry-bin.js'
 import type { DispatchResultOut, ListConfigResult, McpStatus, RunResultOut } from './schemas.js'
 import type { RunStatus } from '../journal/records.js'
+import { foldJournal, followJournal, readJournal } from '../journal/follow.js'
 
 /** `get_run` returns at most this many characters of an answer or an output's JSON a call (~2 000 tokens). */
 export const PAGE_CHARS = 8000
@@ -34,25 +35,30 @@ export interface MarblesHostOptions {
   defaultProvider?: string
 }
 
-/** What the five tools call: one workspace, one engine owning its state, the harnesses, the runs this host launched. */
+/** What the five tools call: one workspace, one engine executing this host's launches, the harnesses, the runs this host launched. */
 export interface MarblesHost {
   workspace: Workspace
   state: MarblesState
   engine: Engine
   listConfig(): ListConfigResult
-  dispatchWorkflow(name: string, input: unknown): Promise<DispatchResultOut>
-  dispatchAgent(dispatch: AgentDispatch): Promise<DispatchResultOut>
+  /** `idempotencyKey`: the run an earlier dispatch with that key made (24 h), as it stands. */
+  dispatchWorkflow(name: string, input: unknown, idempotencyKey?: string): Promise<DispatchResultOut>
+  dispatchAgent(dispatch: AgentDispatch, idempotencyKey?: string): Promise<DispatchResultOut>
   getRun(runId: string, cursor?: number): Promise<RunResultOut>
   cancelRun(runId: string): Promise<RunResultOut>
+  /** Send the signal a run this host launched waits for; the run as it stands once it took it. */
+  signalRun(runId: string, name: string, data: unknown): Promise<RunResultOut>
   /** Cancel the runs still going, close the engine and the state. */
   close(): Promise<void>
 }
 
-export const mcpStatus = (status: RunStatus): McpStatus => (status === 'complete' ? 'completed' : status === 'cancel_requested' ? 'running' : status)
+export const mcpStatus = (status: RunStatus, waiting?: unknown): McpStatus =>
+  status === 'complete' ? 'completed' : status === 'cancel_requested' ? 'running' : status === 'suspended' && waiting ? 'waiting' : status
 
 /**
  * Open what `marbles mcp` serves: the workspace (source, environment, modules: a failure throws one
- * line naming the file or variable), the state, an engine owning it (no schedule loop), the harnesses.
+ * line naming the file or variable), the state, an engine of its own beside any others on the state
+ * (`local`: it executes this host's launches; no schedule loop), the harnesses.
  */
 export async function openHost(options: MarblesHostOptions): Promise<MarblesHost> {
   const harnesses = createHarnesses({ ...(options.harness && { flags: options.harness }), ...(options.killGraceMs !== undefined && { graceMs: options.killGraceMs }), ...(options.resolveModel && { resolveModel: options.resolveModel }) })
@@ -75,7 +81,7 @@ export async function openHost(options: MarblesHostOptions): Promise<MarblesHost
     for (const id of workspace.definitions.agents.keys()) runnables.set(agentRunName(id), agentRunnable(agentRunName(id), agentHost) as Runnable)
     const definitions: Definitions = { ...workspace.definitions, runnables }
     const isolate = workspaceIsolation(workspace)
-    const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions, role: 'owner', ...(isolate && { isolate }), graceMs: (options.killGraceMs ?? 2000) + 1000, ...(options.journal && { journal: options.journal }) })
+    const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions, role: 'local', ...(state.concurrency !== undefined && { concurrency: state.concurrency }), ...(isolate && { isolate }), graceMs: (options.killGraceMs ?? 2000) + 1000, ...(options.journal && { journal: options.journal }) })
     return createHost(workspace, state, engine, agentHost)
   } catch (error) {
     await state.close().catch(() => {})
@@ -122,8 +128,10 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
       runId,
       kind,
       name: info.name,
-      status: mcpStatus(info.status),
+      status: mcpStatus(info.status, info.waitFor),
       ...(info.status === 'cancel_requested' && { cancelRequested: true }),
+      ...(info.status === 'suspended' && info.waitFor && { waitingFor: { signal: info.waitFor.signal, ...(info.waitFor.until !== undefined && { until: info.waitFor.until }) } }),
+      ...(info.rerunOf && { rerunOf: info.rerunOf }),
       createdAt: info.createdAt,
       updatedAt: info.updatedAt,
       ...(info.reason && { reason: info.reason }),
@@ -168,23 +176,30 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
         schedules: [...ws.schedules.values()].map((s) => ({ name: s.name, workflow: s.workflow, when: s.when })),
         monitors: [...ws.monitors.values()].map((m) => ({ name: m.name, workflow: m.workflow, everyMs: m.everyMs })),
         providers: [...agents.harnesses.keys()],
+        compaction: Object.fromEntries([...agents.harnesses].map(([name, harness]) => [name, harness.compaction ?? 'none'])),
       }
     },
-    async dispatchWorkflow(name, input) {
+    async dispatchWorkflow(name, input, idempotencyKey) {
       const def = ws.runnables.get(name)
       if (!def) {
         const names = [...ws.runnables.keys()].sort()
         throw new FoundryError('NOT_FOUND', `name: no workflow or step "${name}"${names.length ? `; known: ${names.join(', ')}` : ' (the workspace declares none)'}`)
       }
-      const { runId, status } = await engine.dispatch(name, input ?? {})
+      const { runId, status } = await engine.dispatch(name, input ?? {}, idempotencyKey === undefined ? {} : { idempotencyKey })
       const kind = kindOf(def) as 'workflow' | 'step'
       launched.set(runId, kind)
       return { runId, kind, name, status: mcpStatus(status) }
     },
-    async dispatchAgent(dispatch) {
+    async dispatchAgent(dispatch, idempotencyKey) {
       const input = await prepareAgentRun(agents, dispatch)
       const name = agentRunName(input.agent)
-      const { runId, status } = await engine.dispatch(name, input as unknown as JsonValue)
+      const { runId, status, deduplicated } = await engine.dispatch(name, input as unknown as JsonValue, idempotencyKey === undefined ? {} : { idempotencyKey })
+      if (deduplicated) {
+        launched.set(runId, 'agent')
+        const first = (await readJournal(state.storage, runId))[0]
+        const session = first?.type === 'status' ? (first.input as unknown as AgentRunInput | undefined)?.session : undefined
+        return { runId, kind: 'agent', name, status: mcpStatus(status), ...(session && { session }) }
+      }
       if (!agents.sessions.claim(input.session.id, runId)) {
         await engine.cancel(runId)
         throw new FoundryError('CONFLICT', `session: ${input.session.id} is in use by run ${agents.sessions.user(input.session.id)}; wait for that run to finish`)
@@ -194,6 +209,11 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
       return { runId, kind: 'agent', name, status: mcpStatus(status), session: input.session }
     },
     getRun: describe,
+    async signalRun(runId, name, data) {
+      await known(runId)
+      await signalAndWait(engine, state, runId, name, data)
+      return describe(runId)
+    },
     async cancelRun(runId) {
       await known(runId)
       await engine.cancel(runId)
@@ -207,3 +227,11 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
 }
 
 export { isAgentRun }
+
+/** Send a signal, then wait (30 s at most: the engine behind this host owns the state, so it takes it) until the run has taken it: what follows reads it resumed. */
+export async function signalAndWait(engine: Engine, state: MarblesState, runId: string, name: string, data: unknown): Promise<RunInfo> {
+  const { nextSeq } = await foldJournal(state.storage, runId)
+  await engine.signal(runId, name, data)
+  for await (const record of followJournal(state.storage, runId, { signal: AbortSignal.timeout(30_000) })) if (record.seq >= nextSeq) break
+  return (await engine.get(runId))!
+}

@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox'
 import { RUN_ID_PATTERN } from '../engine/ids.js'
 
-/** Statuses as MCP spells them (seed 003): the engine's `complete` is `completed`. */
-export const McpStatusSchema = Type.Enum(['queued', 'running', 'suspended', 'completed', 'failed', 'cancelled'])
+/** Statuses as MCP spells them: the engine's `complete` is `completed`; `waiting` is suspended on `ctx.waitFor`. */
+export const McpStatusSchema = Type.Enum(['queued', 'running', 'suspended', 'waiting', 'completed', 'failed', 'cancelled'])
 export type McpStatus = Static<typeof McpStatusSchema>
 
 const RUN_ID = Type.String({ pattern: RUN_ID_PATTERN.source, description: 'A run id a dispatch returned' })
@@ -11,6 +11,7 @@ const Session = Type.Object(
   { additionalProperties: false, description: 'A session reference from an earlier agent run, to continue its conversation' },
 )
 const Kind = Type.Enum(['workflow', 'step', 'agent'])
+const IdempotencyKey = Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Same key within 24 h: the same run, no second one' }))
 const Error = Type.Object({ name: Type.String(), message: Type.String() })
 const Usage = Type.Object({
   inputTokens: Type.Integer(),
@@ -26,6 +27,7 @@ export const DispatchWorkflowInput = Type.Object(
   {
     name: Type.String({ minLength: 1, description: 'A workflow or step name from list_config' }),
     input: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The input, matching the definition's input schema" })),
+    idempotencyKey: IdempotencyKey,
   },
   { additionalProperties: false },
 )
@@ -40,14 +42,23 @@ export const DispatchAgentInput = Type.Object(
     cwd: Type.Optional(Type.String({ minLength: 1, description: 'Working folder, relative to the workspace root and inside it' })),
     maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: 'Model/tool step limit (claude-code: at most 100; codex and pi reject it)' })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
-    compaction: Type.Optional(Type.Boolean()),
+    compaction: Type.Optional(Type.Boolean({ description: 'Auto-compaction on/off where the provider has a setting (list_config)' })),
     session: Type.Optional(Session),
     contract: Type.Optional(Type.String({ minLength: 1, description: 'An output contract (review.v1, finding.v1, or the project’s): the answer must be JSON valid against it' })),
+    idempotencyKey: IdempotencyKey,
   },
   { additionalProperties: false },
 )
 
 export const RunIdInput = Type.Object({ runId: RUN_ID }, { additionalProperties: false })
+export const SignalRunInput = Type.Object(
+  {
+    runId: RUN_ID,
+    name: Type.String({ minLength: 1, description: 'The signal the run is waiting for' }),
+    data: Type.Optional(Type.Unknown({ description: "JSON matching the wait's schema" })),
+  },
+  { additionalProperties: false },
+)
 export const GetRunInput = Type.Object(
   { runId: RUN_ID, cursor: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'nextCursor of the previous page' })) },
   { additionalProperties: false },
@@ -62,6 +73,7 @@ export const ListConfigOutput = Type.Object({
   schedules: Type.Array(Type.Object({ name: Type.String(), workflow: Type.String(), when: Type.String() })),
   monitors: Type.Array(Type.Object({ name: Type.String(), workflow: Type.String(), everyMs: Type.Integer() })),
   providers: Type.Array(Type.String(), { description: 'Harnesses this server offers' }),
+  compaction: Type.Record(Type.String(), Type.String(), { description: "Per provider, the setting a dispatch's compaction goes to, or 'none' (ignored)" }),
 })
 
 export const DispatchOutput = Type.Object({
@@ -78,6 +90,8 @@ export const RunOutput = Type.Object({
   name: Type.String(),
   status: McpStatusSchema,
   cancelRequested: Type.Optional(Type.Boolean()),
+  waitingFor: Type.Optional(Type.Object({ signal: Type.String(), until: Type.Optional(Type.Integer({ description: 'Deadline, epoch ms' })) })),
+  rerunOf: Type.Optional(Type.String()),
   createdAt: Type.Integer(),
   updatedAt: Type.Integer(),
   reason: Type.Optional(Type.String()),

@@ -2,7 +2,7 @@ import type { ToolResult, ToolRow } from '@foundry/server'
 import type { TSchema } from 'typebox'
 import type { AgentDispatch } from '../agents/agent-run.js'
 import type { MarblesHost } from './host.js'
-import { DispatchAgentInput, DispatchOutput, DispatchWorkflowInput, GetRunInput, ListConfigOutput, NoInput, RunIdInput, RunOutput } from './schemas.js'
+import { DispatchAgentInput, DispatchOutput, DispatchWorkflowInput, GetRunInput, ListConfigOutput, NoInput, RunIdInput, RunOutput, SignalRunInput } from './schemas.js'
 
 /** One row of the tool table: a name, its schemas (as `tools/list` publishes them), its role, one host call. */
 export type MarblesTool = ToolRow<MarblesHost>
@@ -15,7 +15,7 @@ const answer = async <T extends object>(result: Promise<T> | T): Promise<ToolRes
   return { text: JSON.stringify(structured), structured }
 }
 
-/** The five tools of seed 003, in its order. Dispatches are acknowledgements: run fields only. */
+/** The five tools of the reference page, in its order, then signal_run. Dispatches are acknowledgements: run fields only. */
 export const TOOLS: readonly MarblesTool[] = [
   tool({
     name: 'list_config',
@@ -35,7 +35,7 @@ export const TOOLS: readonly MarblesTool[] = [
     input: DispatchWorkflowInput,
     output: DispatchOutput,
     annotations: { openWorldHint: true },
-    call: (host, input) => answer(host.dispatchWorkflow(input.name, input.input ?? {})),
+    call: (host, input) => answer(host.dispatchWorkflow(input.name, input.input ?? {}, input.idempotencyKey)),
   }),
   tool({
     name: 'dispatch_agent',
@@ -46,7 +46,7 @@ export const TOOLS: readonly MarblesTool[] = [
     input: DispatchAgentInput,
     output: DispatchOutput,
     annotations: { openWorldHint: true },
-    call: (host, input) => answer(host.dispatchAgent(input as unknown as AgentDispatch)),
+    call: (host, { idempotencyKey, ...input }) => answer(host.dispatchAgent(input as unknown as AgentDispatch, idempotencyKey)),
   }),
   tool({
     name: 'get_run',
@@ -67,5 +67,15 @@ export const TOOLS: readonly MarblesTool[] = [
     output: RunOutput,
     annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
     call: (host, input) => answer(host.cancelRun(input.runId)),
+  }),
+  tool({
+    name: 'signal_run',
+    role: 'run',
+    title: 'Signal a waiting run',
+    description: 'Sends the signal a run is waiting for (get_run status waiting) and returns the run.',
+    input: SignalRunInput,
+    output: RunOutput,
+    annotations: { openWorldHint: false },
+    call: (host, input) => answer(host.signalRun(input.runId, input.name, input.data)),
   }),
 ]

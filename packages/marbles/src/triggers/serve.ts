@@ -1,5 +1,6 @@
 import type { Kernel } from '@foundry/kernel'
 import type { Engine } from '../engine/engine.js'
+import type { ScheduleDefinition } from '../define/triggers.js'
 import { nextCron } from './cron.js'
 
 export interface TriggerLoop {
@@ -26,26 +27,29 @@ export function startTriggers(engine: Engine, kernel: Kernel, options: TriggerOp
     const timer = setTimeout(() => (timers.delete(timer), fn()), Math.min(ms, 2_147_483_647))
     timers.add(timer)
   }
-  const dispatch = (name: string, input: unknown, why: string) => {
+  const dispatch = (name: string, input: unknown, why: string, idempotencyKey?: string) => {
     const p = engine
-      .dispatch(name, input)
-      .then((r) => log(`${why}: dispatched ${name} as ${r.runId}`))
+      .dispatch(name, input, idempotencyKey === undefined ? {} : { idempotencyKey })
+      .then((r) => log(`${why}: ${r.deduplicated ? 'already dispatched' : 'dispatched'} ${name} as ${r.runId}`))
       .catch((error: Error) => log(`${why}: cannot dispatch ${name}: ${error.message}`))
     inflight.add(p)
     void p.finally(() => inflight.delete(p))
   }
 
+  // A tick is a moment every process computes alike (a cron minute, a multiple of `every` since the
+  // epoch), and its run is keyed by it: processes serving one state make one run a tick between them.
   for (const s of engine.definitions.schedules.values()) {
-    const tick = () => {
+    const tick = (after: number) => {
       if (stop.signal.aborted) return
-      const wait = s.cron ? nextCron(s.cron, new Date()).getTime() - Date.now() : s.everyMs!
-      later(wait, () => {
+      const at = nextTick(s, Math.max(after, Date.now())) // a timer may fire a little early: never the same tick twice
+      later(at - Date.now(), () => {
         if (stop.signal.aborted) return
-        dispatch(s.workflow, s.input, `schedule ${s.name}`)
-        tick()
+        const when = new Date(at).toISOString()
+        dispatch(s.workflow, s.input, `schedule ${s.name} (tick ${when})`, `schedule:${s.name}:${when}`)
+        tick(at)
       })
     }
-    tick()
+    tick(Date.now())
   }
 
   for (const m of engine.definitions.monitors.values()) {
@@ -76,4 +80,10 @@ export function startTriggers(engine: Engine, kernel: Kernel, options: TriggerOp
       await Promise.allSettled([...inflight])
     },
   }
+}
+
+/** The schedule's next tick strictly after `now`: its next cron minute, or the next multiple of `every` since the epoch. */
+export function nextTick(s: Pick<ScheduleDefinition, 'cron' | 'everyMs'>, now: number): number {
+  if (s.cron) return nextCron(s.cron, new Date(now)).getTime()
+  return (Math.floor(now / s.everyMs!) + 1) * s.everyMs!
 }

@@ -1,6 +1,9 @@
-import type { JournalRecord } from '../journal/records.js'
+import type { JournalRecord, WaitFor } from '../journal/records.js'
 
 const time = (at: number) => new Date(at).toISOString().slice(11, 23)
+
+/** What a run suspended by `ctx.waitFor` waits for, as a human phrase. */
+export const waitingLine = (waitFor: WaitFor) => `waiting for signal ${waitFor.signal}${waitFor.until !== undefined ? ` until ${new Date(waitFor.until).toISOString()}` : ''}`
 
 /** One journal record as a human line. */
 export function renderRecord(record: JournalRecord): string {
@@ -11,6 +14,8 @@ export function renderRecord(record: JournalRecord): string {
         record.status === 'queued' && record.name ? `${record.name} ${JSON.stringify(record.input ?? {})}` : '',
         record.reason ?? '',
         record.error ? `${record.error.name}: ${record.error.message}` : '',
+        record.waitFor ? `waiting for signal ${record.waitFor.signal}` : '',
+        record.rerunOf ? `re-runs ${record.rerunOf}` : '',
         record.wakeAt !== undefined ? `until ${new Date(record.wakeAt).toISOString()}` : '',
         record.resumedBy ? `resumed by ${record.resumedBy}` : '',
       ].filter(Boolean)
@@ -29,6 +34,10 @@ export function renderRecord(record: JournalRecord): string {
     }
     case 'timer':
       return `${head} timer ${record.name} until ${new Date(record.until).toISOString()}`
+    case 'wait':
+      return `${head} wait ${record.name} for signal ${record.signal}${record.until !== undefined ? ` until ${new Date(record.until).toISOString()}` : ''}`
+    case 'signal':
+      return `${head} signal ${record.name} ${record.timedOut ? 'timed out' : `received ${JSON.stringify(record.data ?? null)}`}`
     case 'result':
       return `${head} result ${record.artifact ? `in ${record.artifact}` : JSON.stringify(record.output ?? null)}`
   }

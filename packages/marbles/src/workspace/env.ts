@@ -1,11 +1,30 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { validator } from '@foundry/kernel'
+import { loadVarlockEnv, VARLOCK_SCHEMA_FILE } from './varlock-env.js'
 
 export const ENV_SCHEMA_FILE = 'env.schema.json'
 
 /**
- * The workspace's environment schema, `env.schema.json` beside its modules: a JSON Schema object
+ * The workspace's environment, before any module loads: through Varlock when `dir` holds a
+ * `.env.schema` or a `.env` (`loadVarlockEnv`); else the deprecated `env.schema.json`, checked as
+ * before and its defaults set in `env`, with one line on stderr saying so; else nothing.
+ */
+export async function loadEnv(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<Record<string, unknown>> {
+  const legacy = join(dir, ENV_SCHEMA_FILE)
+  if (existsSync(join(dir, VARLOCK_SCHEMA_FILE)) || existsSync(join(dir, '.env'))) {
+    if (existsSync(legacy)) process.stderr.write(`marbles: ${legacy} is ignored beside ${VARLOCK_SCHEMA_FILE}: delete it\n`)
+    return loadVarlockEnv(dir, env)
+  }
+  if (!existsSync(legacy)) return {}
+  process.stderr.write(`marbles: ${legacy} is deprecated: declare the variables in ${VARLOCK_SCHEMA_FILE} (Varlock) beside it\n`)
+  const values = checkEnv(dir, env)
+  for (const [name, value] of Object.entries(values)) if (env[name] === undefined || env[name] === '') env[name] = String(value)
+  return values
+}
+
+/**
+ * The deprecated environment schema, `env.schema.json` beside the modules: a JSON Schema object
  * whose `properties` name the variables (`type` string, number, integer or boolean; `enum`,
  * `pattern`, `minLength`, `minimum`, `maximum`, `default`…) and whose `required` lists the ones that
  * must be set. Checked before any module loads.

@@ -1,12 +1,12 @@
 import { relative } from 'node:path'
 import { collectDefinitions, type Definitions } from '../define/registry.js'
-import { checkEnv } from './env.js'
+import { loadEnv } from './env.js'
 import { findSource, type WorkspaceSource } from './source.js'
 
 export interface Workspace {
   source: WorkspaceSource
   definitions: Definitions
-  /** The variables `env.schema.json` declares, checked. */
+  /** The variables the environment schema declares (`.env.schema`, or the deprecated `env.schema.json`), loaded and checked. */
   env: Record<string, unknown>
 }
 
@@ -19,13 +19,13 @@ export interface LoadOptions {
 }
 
 /**
- * Find the workspace, check its environment, then import its modules with jiti (TypeScript without a
+ * Find the workspace, load and check its environment (`loadEnv`: Varlock), then import its modules with jiti (TypeScript without a
  * build step; each import runs the module's top level, which should only declare) and collect the
  * definitions they export. Every failure is one line naming the file (or the variable).
  */
 export async function loadWorkspace(options: LoadOptions): Promise<Workspace> {
   const source = findSource(options.root, options.source)
-  const env = checkEnv(source.dir, options.env)
+  const env = await loadEnv(source.dir, options.env)
   const { createJiti } = await import('jiti')
   const jiti = createJiti(source.dir + '/', { moduleCache: false, fsCache: false, interopDefault: false })
   const modules: Array<{ origin: string; values: unknown[] }> = []

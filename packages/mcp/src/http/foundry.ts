@@ -1,10 +1,11 @@
 import type { Kernel } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
-import { claimLocalToken, isLoopback, loadTokens, serveHttpUntilStopped, type HttpListenOptions, type HttpServeOptions, type LocalToken, type TokenStore } from '@foundry/server'
+import { claimLocalToken, isLoopback, serveHttpUntilStopped, tokenBook, type HttpListenOptions, type HttpServeOptions, type LocalToken, type TokenStore } from '@foundry/server'
 import { keepServing, stderrLog } from '@foundry/server/stdio'
 import { projectOpener, type BesideService } from '../project-opener.js'
 import { createServer } from '../server.js'
 import { TOOLS } from '../tools.js'
+import { keepCurrent } from './keep-current.js'
 
 export interface ServeFoundryHttpOptions extends HttpListenOptions {
   /** Opens the project (once, at start-up: a team server fails before it listens, not on a client's first call). */
@@ -39,17 +40,24 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
   keepServing(log, { console: options.console ?? false })
   const project = projectOpener(options.open, { ...(options.beside && { beside: options.beside }), log })
   const opened = await project.open()
-  let team: TokenStore
+  let team: (TokenStore & { close(): void }) | undefined
   let local: LocalToken | undefined
   try {
-    team = loadTokens(opened.root)
+    // The project's tokens, followed while serving: one created or revoked elsewhere counts within a second.
+    team = await tokenBook(opened).open()
     if (team.size === 0 && options.localToken && isLoopback(options.host ?? '127.0.0.1')) local = await claimLocalToken(options.localToken)
   } catch (error) {
+    team?.close()
     await project.close()
     throw error
   }
+  const followed = team
+  // Team mode is decided at start, as the server's authentication is: with team tokens, each writes as itself.
+  const asTeam = team.size > 0
   const tokens = local?.store ?? team
   if (local) options.onLocalToken?.(local)
+  // Another server's writes reach this one's search index as they are heard, not at the next search.
+  const stopFollowing = keepCurrent(opened, log)
   const kernels = new Map<string, Kernel>()
   const kernelOf = (name: string) => {
     let kernel = kernels.get(name)
@@ -62,11 +70,11 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
     ...(local && { localToken: local }),
     log,
     tools: TOOLS,
-    session: (principal) => createServer({ kernel: async () => (team.size ? kernelOf(principal.name) : opened.kernel), log }),
+    session: (principal) => createServer({ kernel: async () => (asTeam ? kernelOf(principal.name) : opened.kernel), log }),
     onCall: (call) => void opened.kernel.record('mcp.tool_call', { ...call }),
     ...(options.route && { route: options.route(opened) }),
     ...(options.publicRoute && { publicRoute: options.publicRoute(opened, tokens) }),
-    release: () => project.close(),
+    release: () => (stopFollowing(), followed.close(), project.close()),
   })
 }
 

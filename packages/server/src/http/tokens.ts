@@ -1,7 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
 import { ROLES, type Role } from '@foundry/kernel/tools'
 
@@ -39,21 +38,71 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 /**
  * The tokens from the token file and from `FOUNDRY_TOKENS` (`name:role[+role]:secret`, comma-separated;
  * only hashes are kept in memory). A malformed entry throws INVALID_INPUT naming the entry (by
- * position and name, never the secret) and the fix.
+ * position and name, never the secret) and the fix. The file is read again whenever it changes (a
+ * stat per request: inode, size and times), so a token revoked there is refused by the next request;
+ * a file that no longer reads accepts none of its tokens until it is fixed (fail closed).
  */
 export function loadTokens(root: string, env: NodeJS.ProcessEnv = process.env): TokenStore {
-  const entries: Array<{ principal: Principal; hash: Buffer }> = []
-  const file = tokenFile(root, env)
-  if (existsSync(file)) for (const record of readTokenFile(file)) entries.push({ principal: { name: record.name, roles: record.roles }, hash: Buffer.from(record.sha256, 'hex') })
+  const fixed = envTokens(env)
+  const file = watchedTokenFile(tokenFile(root, env))
+  return liveStore(() => [...file(), ...fixed])
+}
+
+/** The `FOUNDRY_TOKENS` entries, as hashes; INVALID_INPUT naming a malformed entry by position and name. */
+export function envTokens(env: NodeJS.ProcessEnv): TokenEntry[] {
   const list = (env.FOUNDRY_TOKENS ?? '').split(',').map((s) => s.trim()).filter(Boolean)
-  list.forEach((entry, i) => {
+  return list.map((entry, i) => {
     const [name = '', roles = '', ...rest] = entry.split(':')
     const secret = rest.join(':')
     const where = `FOUNDRY_TOKENS entry ${i + 1}${NAME.test(name) ? ` (${name})` : ''}`
     if (!NAME.test(name) || !secret) throw new FoundryError('INVALID_INPUT', `${where}: write it as name:role[+role]:secret, the name letters, digits, . _ @ - (at most 64)`)
-    entries.push({ principal: { name, roles: parseRoles(roles, where) }, hash: sha256(secret) })
+    return { principal: { name, roles: parseRoles(roles, where) }, hash: sha256(secret) }
   })
-  return storeOf(entries)
+}
+
+/** An accepted token: who it is, and the SHA-256 of its secret. */
+export interface TokenEntry {
+  principal: Principal
+  hash: Buffer
+}
+
+/** A stored record as an accepted token. */
+export const entryOf = (record: TokenRecord): TokenEntry => ({ principal: { name: record.name, roles: record.roles }, hash: Buffer.from(record.sha256, 'hex') })
+
+/** The token file's entries, read at once (a malformed file throws) and again whenever its stat changes. */
+function watchedTokenFile(file: string): () => TokenEntry[] {
+  const stamp = () => {
+    try {
+      const s = statSync(file, { bigint: true })
+      return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
+    } catch {
+      return ''
+    }
+  }
+  let seen = stamp()
+  let entries = seen ? readTokenFile(file).map(entryOf) : []
+  return () => {
+    const now = stamp()
+    if (now !== seen) {
+      seen = now
+      try {
+        entries = now ? readTokenFile(file).map(entryOf) : []
+      } catch {
+        entries = []
+      }
+    }
+    return entries
+  }
+}
+
+/** A store over entries that may change: `current` is asked on every check. */
+export function liveStore(current: () => readonly TokenEntry[]): TokenStore {
+  return {
+    get size() {
+      return current().length
+    },
+    verify: (secret) => verifyIn(current(), secret),
+  }
 }
 
 /** A store of tokens given as secrets (a console's own `--token`, say): each kept only as its hash. */
@@ -61,17 +110,16 @@ export function secretTokens(list: ReadonlyArray<{ principal: Principal; secret:
   return storeOf(list.map(({ principal, secret }) => ({ principal, hash: sha256(secret) })))
 }
 
-function storeOf(entries: ReadonlyArray<{ principal: Principal; hash: Buffer }>): TokenStore {
-  return {
-    size: entries.length,
-    verify(secret) {
-      const presented = sha256(secret)
-      let found: Principal | undefined
-      // Every entry is compared, found or not, so the time taken says nothing about which matched.
-      for (const entry of entries) if (timingSafeEqual(presented, entry.hash) && !found) found = entry.principal
-      return found
-    },
-  }
+function storeOf(entries: readonly TokenEntry[]): TokenStore {
+  return { size: entries.length, verify: (secret) => verifyIn(entries, secret) }
+}
+
+function verifyIn(entries: readonly TokenEntry[], secret: string): Principal | undefined {
+  const presented = sha256(secret)
+  let found: Principal | undefined
+  // Every entry is compared, found or not, so the time taken says nothing about which matched.
+  for (const entry of entries) if (timingSafeEqual(presented, entry.hash) && !found) found = entry.principal
+  return found
 }
 
 /** `--role read+write` or `read,write`: the roles, each checked. */
@@ -82,7 +130,8 @@ export function parseRoles(text: string, where = '--role'): Role[] {
   return [...new Set(roles)] as Role[]
 }
 
-function readTokenFile(file: string): TokenRecord[] {
+/** The token file's records, checked; INVALID_INPUT naming the file, the entry and the fix. */
+export function readTokenFile(file: string): TokenRecord[] {
   let data: unknown
   try {
     data = JSON.parse(readFileSync(file, 'utf8'))
@@ -91,36 +140,24 @@ function readTokenFile(file: string): TokenRecord[] {
   }
   const tokens = (data as { tokens?: unknown })?.tokens
   if (!Array.isArray(tokens)) throw new FoundryError('INVALID_INPUT', `${file}: tokens must be a list; create tokens with foundry token create`)
-  return tokens.map((t: Partial<TokenRecord>, i) => {
-    const where = `${file}: tokens[${i}]`
-    if (typeof t?.name !== 'string' || !NAME.test(t.name)) throw new FoundryError('INVALID_INPUT', `${where}.name must be letters, digits, . _ @ - (at most 64)`)
-    if (typeof t.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(t.sha256)) throw new FoundryError('INVALID_INPUT', `${where}.sha256 must be 64 hex digits; recreate the token with foundry token create`)
-    const roles = parseRoles(Array.isArray(t.roles) ? t.roles.join('+') : '', `${where}.roles`)
-    return { name: t.name, roles, sha256: t.sha256, created: String(t.created ?? '') }
-  })
+  return tokens.map((t: unknown, i) => checkRecord(t, `${file}: tokens[${i}]`))
+}
+
+/** A stored token record, checked: INVALID_INPUT naming `where`, the field and the fix. */
+export function checkRecord(value: unknown, where: string): TokenRecord {
+  const t = (value ?? {}) as Partial<TokenRecord>
+  if (typeof t.name !== 'string' || !NAME.test(t.name)) throw new FoundryError('INVALID_INPUT', `${where}.name must be letters, digits, . _ @ - (at most 64)`)
+  if (typeof t.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(t.sha256)) throw new FoundryError('INVALID_INPUT', `${where}.sha256 must be 64 hex digits; recreate the token with foundry token create`)
+  const roles = parseRoles(Array.isArray(t.roles) ? t.roles.join('+') : '', `${where}.roles`)
+  return { name: t.name, roles, sha256: t.sha256, created: String(t.created ?? '') }
 }
 
 /**
- * Create a token: a random secret whose SHA-256 is added to the token file (written 0600, atomically).
- * Returns the secret, which is nowhere else: the caller prints it once. A name already in the file is
- * refused (CONFLICT): revoke by removing its line.
+ * A new token for `name`: a random secret, returned to be printed once and stored nowhere, and the
+ * record that keeps only its SHA-256. INVALID_INPUT when the name is not one.
  */
-export async function createToken(root: string, name: string, roles: Role[], env: NodeJS.ProcessEnv = process.env): Promise<{ secret: string; record: TokenRecord; file: string }> {
+export function newToken(name: string, roles: Role[]): { secret: string; record: TokenRecord } {
   if (!NAME.test(name)) throw new FoundryError('INVALID_INPUT', `--name must be letters, digits, . _ @ - (at most 64), got ${JSON.stringify(name.slice(0, 70))}`)
-  const file = tokenFile(root, env)
-  const existing = existsSync(file) ? readTokenFile(file) : []
-  if (existing.some((t) => t.name === name)) throw new FoundryError('CONFLICT', `--name: a token named ${name} exists in ${file}; pick another name or remove its entry first`)
   const secret = `fdy_${randomBytes(24).toString('base64url')}`
-  const record: TokenRecord = { name, roles, sha256: sha256(secret).toString('hex'), created: new Date().toISOString() }
-  await mkdir(dirname(file), { recursive: true })
-  const temp = `${file}.${process.pid}.tmp`
-  await writeFile(temp, `${JSON.stringify({ tokens: [...existing, record] }, null, 2)}\n`, { mode: 0o600 })
-  await rename(temp, file)
-  return { secret, record, file }
-}
-
-/** The token file's records as stored (for `foundry token list`): names, roles, dates; no secrets exist there. */
-export async function listTokens(root: string, env: NodeJS.ProcessEnv = process.env): Promise<TokenRecord[]> {
-  const file = tokenFile(root, env)
-  return existsSync(file) ? (await readFile(file, 'utf8'), readTokenFile(file)) : []
+  return { secret, record: { name, roles, sha256: sha256(secret).toString('hex'), created: new Date().toISOString() } }
 }

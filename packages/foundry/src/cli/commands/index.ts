@@ -10,6 +10,7 @@ import { ingestCommand } from './ingest.js'
 import { initCommand } from './init.js'
 import { listCommand } from './list.js'
 import { mcpCommand } from './mcp.js'
+import { reviewCommand } from './review.js'
 import { runbookCommand } from './runbook.js'
 import { runbooksCommand } from './runbooks.js'
 import { searchCommand } from './search.js'
@@ -32,6 +33,7 @@ export const COMMANDS: Array<() => Command> = [
   historyCommand,
   editCommand,
   forgetCommand,
+  reviewCommand,
   indexCommand,
   tokensCommand,
   runbooksCommand,

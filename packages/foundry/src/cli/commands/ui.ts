@@ -11,16 +11,12 @@ export function uiCommand(): Command {
       action(async (ctx, options: { port?: string; host?: string }, command: Command) => {
         const port = options.port === undefined ? 7413 : Number(options.port)
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, got ${options.port}`)
-        const [{ locateProject }, { serveConsole, projectTokens }, { claimLocalToken, isLoopback, localTokenPath }] = await Promise.all([
-          import('@foundry/project'),
-          import('@foundry/console'),
-          import('@foundry/server'),
-        ])
+        const [{ locateProject }, { serveConsole }, { localTokenPath }] = await Promise.all([import('@foundry/project'), import('@foundry/console'), import('@foundry/server/runtime')])
         const given = command.optsWithGlobals<{ root?: string }>().root
         const root = locateProject({ ...(given !== undefined && { root: given }), cwd: process.cwd() })
         // Without team tokens the console is the user's alone: it requires the user's local token (as foundry mcp --http does).
-        const local = projectTokens(root).size === 0 && isLoopback(options.host ?? '127.0.0.1') ? await claimLocalToken(localTokenPath()) : undefined
-        const server = await serveConsole({ root, port, ...(options.host && { host: options.host }), ...(local && { tokens: local.store }) })
+        const server = await serveConsole({ root, port, ...(options.host && { host: options.host }), localToken: localTokenPath() })
+        const { local } = server
         // Listening for the stop signals before the address is printed: a supervisor may send one as soon as it reads it.
         const stopped = new Promise<void>((resolve) => {
           process.once('SIGINT', resolve)

@@ -42,7 +42,7 @@ export type StorageCase = [name: string, fn: (storage: Storage, place: Place) =>
 
 /** Cases that share a requirement: an option the adapter passes, a flag its stores declare. */
 export interface StorageGroup {
-  name: 'basic' | 'batch' | 'logs' | 'changeLog' | 'transactional' | 'reopen' | 'transfer' | 'multiProcess'
+  name: 'basic' | 'batch' | 'logs' | 'changeLog' | 'transactional' | 'reopen' | 'transfer' | 'review' | 'multiProcess'
   cases: StorageCase[]
   /** Why the group cannot run with these options (checked when registering), or undefined. */
   unavailable?(options: StorageSuiteOptions): string | undefined

@@ -72,6 +72,29 @@ export const REOPEN_CASES: StorageCase[] = [
     },
   ],
   [
+    'the review queue survives a reload: waiting, accepted and rejected proposals as they were',
+    async (s, place) => {
+      const first = createKernel({ storage: s })
+      await first.review.propose([
+        { title: 'Money is stored in integer cents', body: 'Never floats.', type: 'convention' },
+        { title: 'Invoices are numbered per year', body: 'INV-2026-0001.', type: 'convention' },
+        { title: 'Refunds need two approvals', body: 'Why: fraud.\nHow to apply: ask finance.', type: 'decision' },
+      ], { author: 'capture' })
+      await first.review.accept('proposal-0001')
+      await first.review.reject('proposal-0002', 'Not true')
+      const before = (await first.review.list({ status: 'all' })).proposals
+      await first.close()
+      const second = createKernel({ storage: await place.reopen() })
+      try {
+        equal((await second.review.list({ status: 'all' })).proposals, before, 'every proposal, as it was')
+        equal((await second.review.list()).proposals.map((p) => p.id), ['proposal-0003'], 'one waiting')
+        equal((await second.review.propose([{ title: 'Tax is computed per line', body: 'Not per invoice.', type: 'convention' }])).results[0]?.id, 'proposal-0004', 'numbering goes on')
+      } finally {
+        await second.close()
+      }
+    },
+  ],
+  [
     'two instances open at once each see the other\'s records, revisions and log entries',
     async (a, place) => {
       const b = await place.reopen()

@@ -1,12 +1,10 @@
 import { Command } from 'commander'
 import type { GlobalOptions } from '../context.js'
-import { fail, journalOption } from '../context.js'
+import { fail, findRoot, journalOption } from '../context.js'
 import type { MarblesHostOptions } from '../../mcp/host.js'
-import { findProjectRoot } from '@foundry/project/find'
-import { resolve } from 'node:path'
 
 /**
- * `marbles mcp`: the Marbles MCP server over stdio (seed 003). It takes the global `--source`,
+ * `marbles mcp`: the Marbles MCP server over stdio. It takes the global `--source`,
  * `--state`, `--artifacts` and `--dry-run`, and a repeatable `--harness`. It does not tick schedules.
  */
 export function mcpCommand(): Command {
@@ -19,7 +17,7 @@ export function mcpCommand(): Command {
     .option('--allow-host <name>', 'with --http: another Host name clients may use (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .action(async (options: { harness?: string[]; http?: boolean; host?: string; port?: string; allowHost?: string[] }, command: Command) => {
       const global = command.optsWithGlobals<GlobalOptions & { harness?: string[] }>()
-      const root = resolve(global.root ?? process.env.FOUNDRY_ROOT ?? findProjectRoot(process.cwd()) ?? process.cwd())
+      const root = findRoot(global) ?? process.cwd()
       if (options.http) return serveHttp(root, global, options)
       const { serveMarblesStdio } = await import('../../mcp/stdio.js')
       try {

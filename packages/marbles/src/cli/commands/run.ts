@@ -3,11 +3,13 @@ import { isTerminal } from '../../journal/records.js'
 import { action, type CommandContext, journalOption } from '../context.js'
 import { EXIT } from '../../watch/watch.js'
 import { printOutcome } from './watch.js'
+import { drain } from '../await-run.js'
 
 interface RunOptions {
   input?: string
   watch?: boolean
   detach?: boolean
+  idempotencyKey?: string
 }
 
 /**
@@ -23,6 +25,7 @@ export function runCommand(): Command {
     .option('--input <json>', 'the input, a JSON object', '{}')
     .option('--watch', 'print the journal as the run goes')
     .option('--detach', 'return once the run is dispatched (marbles serve, or the engine owning the state, executes it)')
+    .option('--idempotency-key <key>', 'the same key within 24 h gives the run it named (no second run)')
     .action(action(async (ctx: CommandContext, name: string, options: RunOptions) => {
       let input: unknown
       try {
@@ -30,13 +33,17 @@ export function runCommand(): Command {
       } catch (error) {
         throw new Error(`--input is not valid JSON: ${(error as Error).message}`)
       }
+      if (options.idempotencyKey !== undefined) {
+        const { assertIdempotencyKey } = await import('../../engine/idempotency.js')
+        assertIdempotencyKey(options.idempotencyKey, '--idempotency-key')
+      }
       const workspace = await ctx.workspace()
       const state = await ctx.state(true)
       const { openEngine } = await import('../../engine/engine.js')
       const queue = await state.queue()
       const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: options.detach ? 'reader' : 'auto', ...(queue && { queue }), ...journalOption(ctx.options) })
       try {
-        const { runId } = await engine.dispatch(name, input)
+        const { runId } = await engine.dispatch(name, input, options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey })
         ctx.out(ctx.options.json ? JSON.stringify({ runId, name, status: 'queued', owner: engine.owner }) : runId)
         if (options.detach) return 0
         if (queue) process.stderr.write(`run ${runId} is queued for a worker (marbles worker) on ${state.where}\n`)
@@ -58,9 +65,4 @@ export function runCommand(): Command {
         await engine.close()
       }
     }))
-}
-
-/** Runs other processes handed this engine while it ran: let them settle before the lease goes. */
-async function drain(engine: { active(): string[]; settled(id: string): Promise<unknown> }): Promise<void> {
-  for (let ids = engine.active(); ids.length; ids = engine.active()) await Promise.all(ids.map((id) => engine.settled(id)))
 }

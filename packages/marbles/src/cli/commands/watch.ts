@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import type { RunInfo } from '../../engine/engine.js'
+import { waitingLine } from '../../watch/render.js'
 import { action, type CommandContext } from '../context.js'
 
 /** `marbles watch <runId>`: replay, follow, print the result and the status; the exit code says how it ended. */
@@ -18,5 +19,6 @@ export function watchCommand(): Command {
 export function printOutcome(ctx: CommandContext, info: RunInfo): void {
   if (ctx.options.json) return ctx.out(JSON.stringify(info))
   if (info.output !== undefined || info.artifact) ctx.out(`result: ${info.artifact ?? JSON.stringify(info.output)}`)
+  if (info.status === 'suspended' && info.waitFor) return ctx.out(`run ${info.id} ${waitingLine(info.waitFor)}`)
   ctx.out(`run ${info.id} ${info.status}${info.error ? `: ${info.error.name}: ${info.error.message}` : info.reason ? ` (${info.reason})` : ''}`)
 }

@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     kernel: kernelAt([]) as Kernel,
     artifacts: artifactsOf(false),
     state,
-    ...(data.inherited && { inherited: { steps: data.inherited, artifacts: artifactsOf(true) } }),
+    ...(data.inherited && { inherited: { steps: data.inherited, ...(data.inheritedSignals && { signals: data.inheritedSignals }), artifacts: artifactsOf(true) } }),
   })
   controller.signal.throwIfAborted() // aborted while the workspace loaded: the body never starts
   const value = await (def[KIND] === 'step' ? ctx.step(def, state.input) : def.run(ctx, state.input))

@@ -21,7 +21,7 @@ export interface IsolatedBodyOptions {
   runId: string
   name: string
   state: RunState
-  inherited?: { steps: RunState['steps']; artifacts: RunArtifacts }
+  inherited?: { steps: RunState['steps']; signals?: RunState['signals']; artifacts: RunArtifacts }
   /** Told to the worker when it aborts. */
   signal: AbortSignal
   writer: JournalWriter
@@ -38,7 +38,7 @@ export interface IsolatedBody {
 /** Start a run's body in a worker thread; its journal, artifacts and kernel calls are served here. */
 export function runIsolated(isolate: IsolateOptions, options: IsolatedBodyOptions): IsolatedBody {
   const { signal, writer, kernel } = options
-  const data: BodyWorkerData = { workspace: isolate.workspace, runId: options.runId, name: options.name, state: options.state, ...(options.inherited && { inherited: options.inherited.steps }) }
+  const data: BodyWorkerData = { workspace: isolate.workspace, runId: options.runId, name: options.name, state: options.state, ...(options.inherited && { inherited: options.inherited.steps, ...(options.inherited.signals && { inheritedSignals: options.inherited.signals }) }) }
   // The body's own stdout must never reach this process's stdout (an MCP server's protocol stream).
   const worker = new Worker(isolate.worker, { workerData: data, stdout: true, stderr: true })
   worker.stdout.pipe(process.stderr)

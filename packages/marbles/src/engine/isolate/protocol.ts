@@ -1,5 +1,6 @@
 import { ERROR_CODES, FoundryError, type FoundryErrorCode } from '@foundry/kernel'
 import type { RunState } from '../../journal/fold.js'
+import type { WaitFor } from '../../journal/records.js'
 import { Suspend } from '../errors.js'
 
 /** How a body ended; `early`: it returned before its signal aborted. `abandoned`: it ignored its signal past the grace period. */
@@ -14,10 +15,12 @@ export interface BodyWorkerData {
   state: RunState
   /** A linked run's inherited steps (the interrupted run's), replayed. */
   inherited?: RunState['steps']
+  /** And the waits that ended there, replayed. */
+  inheritedSignals?: RunState['signals']
 }
 
 /** An error as it crosses between threads: its name, message and FoundryError code, or a timer's suspension. */
-export type WireError = { name: string; message: string; code?: string } | { suspend: number }
+export type WireError = { name: string; message: string; code?: string } | { suspend: number | null; waitFor?: WaitFor }
 
 /** Worker → engine: a call into the engine's process (the journal, the artifacts, the kernel), or the body's end. */
 export type FromWorker =
@@ -32,7 +35,7 @@ export type FromWorker =
 export type ToWorker = { type: 'reply'; id: number; ok: true; value: unknown } | { type: 'reply'; id: number; ok: false; error: WireError } | { type: 'abort'; name: string; message: string }
 
 export function toWire(error: unknown): WireError {
-  if (error instanceof Suspend) return { suspend: error.until }
+  if (error instanceof Suspend) return { suspend: error.until ?? null, ...(error.waitFor && { waitFor: error.waitFor }) }
   if (error instanceof Error || error instanceof DOMException) {
     const code = (error as { code?: unknown }).code
     return { name: error.name || 'Error', message: error.message, ...(typeof code === 'string' && { code }) }
@@ -41,7 +44,7 @@ export function toWire(error: unknown): WireError {
 }
 
 export function fromWire(wire: WireError): unknown {
-  if ('suspend' in wire) return new Suspend(wire.suspend)
+  if ('suspend' in wire) return new Suspend(wire.suspend ?? undefined, wire.waitFor)
   if (wire.name === 'FoundryError' && (ERROR_CODES as readonly string[]).includes(wire.code ?? '')) return new FoundryError(wire.code as FoundryErrorCode, wire.message)
   if (wire.name === 'AbortError' || wire.name === 'TimeoutError') return new DOMException(wire.message, wire.name)
   const error = new Error(wire.message)

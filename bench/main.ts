@@ -25,7 +25,27 @@ import { scifactSuite } from './suites/scifact.js'
 import { sqliteSuite } from './suites/sqlite.js'
 import { teamSuite } from './suites/team.js'
 
-const SUITES: Suite[] = [kernelSuite, scifactSuite, retrievalSuite, floorSuite, fsSuite, sqliteSuite, postgresSuite, postgresRetrievalSuite, postgresScaleSuite, mcpSuite, hooksSuite, coldSuite, ingestSuite, marblesSuite, marblesPostgresSuite, peersSuite, batchSuite, openSuite, teamSuite]
+const SUITES: Suite[] = [
+  kernelSuite,
+  scifactSuite,
+  retrievalSuite,
+  floorSuite,
+  fsSuite,
+  sqliteSuite,
+  postgresSuite,
+  postgresRetrievalSuite,
+  postgresScaleSuite,
+  mcpSuite,
+  hooksSuite,
+  coldSuite,
+  ingestSuite,
+  marblesSuite,
+  marblesPostgresSuite,
+  peersSuite,
+  batchSuite,
+  openSuite,
+  teamSuite,
+]
 /** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch, `open` and `postgres-scale`: minutes, 100k facts twice, and `team`: a minute of load on several servers). */
 const OPT_IN = new Set(['peers', 'batch', 'open', 'postgres-scale', 'team'])
 
@@ -45,7 +65,9 @@ const { values } = parseArgs({
   },
 })
 if (values.help) {
-  console.log(`Usage: pnpm bench [--data DIR] [--quick] [--only ${SUITES.map((s) => s.name).join(',')}] [--peers] [--before DIR] [--servers N] [--clients M] [--seconds S]\n`)
+  console.log(
+    `Usage: pnpm bench [--data DIR] [--quick] [--only ${SUITES.map((s) => s.name).join(',')}] [--peers] [--before DIR] [--servers N] [--clients M] [--seconds S]\n`,
+  )
   console.log('  --servers, --clients, --seconds shape the team suite (default 3 × 16 × 60 s)\n')
   for (const s of SUITES) console.log(`  ${s.name.padEnd(10)} ${s.about}`)
   process.exit(0)
@@ -83,7 +105,9 @@ const ctx: BenchContext = {
 }
 let failed = false
 try {
-  for (const suite of SUITES.filter((s) => (only ? only.includes(s.name) : !OPT_IN.has(s.name) || (s.name === 'peers' && values.peers)))) {
+  for (const suite of SUITES.filter((s) =>
+    only ? only.includes(s.name) : !OPT_IN.has(s.name) || (s.name === 'peers' && values.peers),
+  )) {
     console.error(`# ${suite.name}: ${suite.about}`)
     try {
       await suite.run(ctx)
@@ -95,6 +119,8 @@ try {
 } finally {
   rmSync(scratch, { recursive: true, force: true })
 }
-console.log(`\nFoundry benchmarks, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}${ctx.quick ? ' (quick)' : ''}\n`)
+console.log(
+  `\nFoundry benchmarks, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}${ctx.quick ? ' (quick)' : ''}\n`,
+)
 console.log(renderTable(figures))
 process.exit(failed ? 1 : 0)

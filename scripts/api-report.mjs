@@ -11,7 +11,9 @@ import ts from 'typescript'
 const root = new URL('..', import.meta.url).pathname
 const check = process.argv.includes('--check')
 const out = join(root, 'api')
-const packages = readdirSync(join(root, 'packages')).filter((name) => existsSync(join(root, 'packages', name, 'package.json'))).sort()
+const packages = readdirSync(join(root, 'packages'))
+  .filter((name) => existsSync(join(root, 'packages', name, 'package.json')))
+  .sort()
 
 const entries = []
 for (const name of packages) {
@@ -27,7 +29,16 @@ if (missing.length) {
   console.error(`api: not built: ${missing.map((e) => e.file).join(', ')} (run npm run build)`)
   process.exit(1)
 }
-const program = ts.createProgram(entries.map((e) => e.file), { noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022 })
+const program = ts.createProgram(
+  entries.map((e) => e.file),
+  {
+    noEmit: true,
+    skipLibCheck: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+  },
+)
 const checker = program.getTypeChecker()
 
 const reports = new Map()
@@ -35,14 +46,19 @@ let total = 0
 for (const entry of entries) {
   const source = program.getSourceFile(entry.file)
   const symbol = source && checker.getSymbolAtLocation(source)
-  const names = symbol ? checker.getExportsOfModule(symbol).map((s) => s.name).sort() : []
+  const names = symbol
+    ? checker
+        .getExportsOfModule(symbol)
+        .map((s) => s.name)
+        .sort()
+    : []
   total += names.length
   const lines = reports.get(entry.name) ?? [`# ${entry.pkg}`, '']
   lines.push(`## ${entry.sub} (${names.length})`, ...names, '')
   reports.set(entry.name, lines)
 }
 
-let differ = []
+const differ = []
 if (!check) mkdirSync(out, { recursive: true })
 for (const [name, lines] of reports) {
   const file = join(out, `${name}.api.md`)
@@ -52,7 +68,11 @@ for (const [name, lines] of reports) {
   } else writeFileSync(file, text)
 }
 if (check && differ.length) {
-  console.error(`api: the public surface changed in ${differ.join(', ')}: review it, then run node scripts/api-report.mjs and commit the reports`)
+  console.error(
+    `api: the public surface changed in ${differ.join(', ')}: review it, then run node scripts/api-report.mjs and commit the reports`,
+  )
   process.exit(1)
 }
-console.log(`api: ${total} exported names in ${entries.length} entry points of ${reports.size} packages${check ? ', as reviewed' : ' (reports written to api/)'}`)
+console.log(
+  `api: ${total} exported names in ${entries.length} entry points of ${reports.size} packages${check ? ', as reviewed' : ' (reports written to api/)'}`,
+)

@@ -15,8 +15,11 @@ const at = process.argv.indexOf('--out')
 const out = resolve(at > 0 ? process.argv[at + 1] : join(source, 'dist-plugin'))
 const plugin = join(out, 'foundry')
 
-const bins = { hooks: join(root, 'packages', 'hooks', 'dist', 'bin'), mcp: join(root, 'packages', 'foundry', 'dist', 'bin') }
-for (const [name, dir] of Object.entries(bins))
+const bins = {
+  hooks: join(root, 'packages', 'hooks', 'dist', 'bin'),
+  mcp: join(root, 'packages', 'foundry', 'dist', 'bin'),
+}
+for (const [_name, dir] of Object.entries(bins))
   if (!existsSync(dir)) {
     console.error(`error: ${dir} is not built: run npm run build (or npx tsup in ${dirname(dirname(dir))}) first`)
     process.exit(1)
@@ -29,7 +32,10 @@ for (const part of ['.claude-plugin', 'agents', 'skills', 'hooks', '.mcp.json', 
 cpSync(join(root, 'LICENSE'), join(plugin, 'LICENSE'))
 for (const [name, dir] of Object.entries(bins)) cpSync(dir, join(plugin, 'bin', name), { recursive: true })
 // The bundles are ES modules in .js files.
-writeFileSync(join(plugin, 'package.json'), `${JSON.stringify({ name: 'foundry-claude-code-plugin', private: true, type: 'module' }, null, 2)}\n`)
+writeFileSync(
+  join(plugin, 'package.json'),
+  `${JSON.stringify({ name: 'foundry-claude-code-plugin', private: true, type: 'module' }, null, 2)}\n`,
+)
 
 // The workspace paths, rewritten to the copied bins.
 const rewrite = (file) => {
@@ -50,7 +56,8 @@ try {
   if (existsSync(join(dir, 'build', 'Release', 'better_sqlite3.node'))) {
     const target = join(plugin, 'node_modules', 'better-sqlite3')
     for (const part of ['package.json', 'lib', 'LICENSE', join('build', 'Release', 'better_sqlite3.node')])
-      if (existsSync(join(dir, part))) cpSync(join(dir, part), join(target, part), { recursive: true, dereference: true })
+      if (existsSync(join(dir, part)))
+        cpSync(join(dir, part), join(target, part), { recursive: true, dereference: true })
     const fromSqlite = createRequire(join(dir, 'package.json'))
     for (const dep of ['bindings', 'file-uri-to-path']) {
       const depDir = dirname(realpathSync(fromSqlite.resolve(`${dep}/package.json`, { paths: [dir, dirname(dir)] })))

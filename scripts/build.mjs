@@ -38,7 +38,11 @@ function files(dir, builds = false) {
 /** The hash of these files' paths and contents, and of `extra` strings. */
 function hashOf(paths, extra = []) {
   const hash = createHash('sha256')
-  for (const path of paths) hash.update(`${relative(root, path)}\0`).update(existsSync(path) ? readFileSync(path) : '(none)').update('\0')
+  for (const path of paths)
+    hash
+      .update(`${relative(root, path)}\0`)
+      .update(existsSync(path) ? readFileSync(path) : '(none)')
+      .update('\0')
   for (const text of extra) hash.update(`${text}\0`)
   return hash.digest('hex')
 }
@@ -66,18 +70,27 @@ for (const dir of readdirSync(join(root, 'packages'))) {
 }
 for (const entry of packages.values()) {
   const { pkg } = entry
-  const named = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies, ...pkg.optionalDependencies, ...pkg.devDependencies })
+  const named = Object.keys({
+    ...pkg.dependencies,
+    ...pkg.peerDependencies,
+    ...pkg.optionalDependencies,
+    ...pkg.devDependencies,
+  })
   entry.deps = named.filter((name) => packages.has(name) && name !== pkg.name)
 }
 
 /** Every file the package's exports, bin and types name, present. */
 function outputsPresent({ path, pkg }) {
   const targets = []
-  const walk = (value) => (typeof value === 'string' ? targets.push(value) : value && Object.values(value).forEach(walk))
+  const walk = (value) =>
+    typeof value === 'string' ? targets.push(value) : value && Object.values(value).forEach(walk)
   walk(pkg.exports)
   walk(pkg.bin)
   if (pkg.types) targets.push(pkg.types)
-  return existsSync(join(path, 'dist')) && targets.filter((t) => !t.endsWith('package.json')).every((t) => existsSync(join(path, t)))
+  return (
+    existsSync(join(path, 'dist')) &&
+    targets.filter((t) => !t.endsWith('package.json')).every((t) => existsSync(join(path, t)))
+  )
 }
 
 /** Run a command, its output kept; resolves with the exit code and the output. */
@@ -105,21 +118,43 @@ function build(name, slots) {
   const promise = (async () => {
     const ok = await Promise.all(entry.deps.map((dep) => build(dep, slots)))
     if (ok.includes(false)) return false
-    const hash = hashOf([...files(join(entry.path, 'src')), ...files(join(entry.path, 'bin')), ...OWN.map((f) => join(entry.path, f)), ...SHARED], entry.deps.map((dep) => builds.get(dep)))
+    const hash = hashOf(
+      [
+        ...files(join(entry.path, 'src')),
+        ...files(join(entry.path, 'bin')),
+        ...OWN.map((f) => join(entry.path, f)),
+        ...SHARED,
+      ],
+      entry.deps.map((dep) => builds.get(dep)),
+    )
     // A build's hash covers its dependencies' too: a bin that bundles adapter-fs is rebuilt when adapter-fs changes,
     // even if the packages between them build the same output.
-    const finish = () => (builds.set(name, hashOf(files(join(entry.path, 'dist'), true), entry.deps.map((dep) => builds.get(dep)))), true)
+    const finish = () => (
+      builds.set(
+        name,
+        hashOf(
+          files(join(entry.path, 'dist'), true),
+          entry.deps.map((dep) => builds.get(dep)),
+        ),
+      ),
+      true
+    )
     if (!force && readStamp(entry.dir) === hash && outputsPresent(entry)) return finish()
     await slots.take()
     const start = Date.now()
     rmSync(join(STAMPS, `${entry.dir}.json`), { force: true })
     // The package's own build script; plain `tsup` (all of them today) without a pnpm process around it.
-    const result = entry.pkg.scripts.build === 'tsup' ? await run(tsup, [], entry.path) : await run(join(root, 'node_modules', '.bin', 'pnpm'), ['run', 'build'], entry.path)
+    const result =
+      entry.pkg.scripts.build === 'tsup'
+        ? await run(tsup, [], entry.path)
+        : await run(join(root, 'node_modules', '.bin', 'pnpm'), ['run', 'build'], entry.path)
     slots.give()
     const seconds = ((Date.now() - start) / 1000).toFixed(1)
     if (result.code !== 0) {
       failed = true
-      console.log(`✗ ${entry.dir.padEnd(17)} build failed (exit ${result.code}) in ${seconds} s\n${result.out.trimEnd().split('\n').slice(-30).join('\n')}`)
+      console.log(
+        `✗ ${entry.dir.padEnd(17)} build failed (exit ${result.code}) in ${seconds} s\n${result.out.trimEnd().split('\n').slice(-30).join('\n')}`,
+      )
       return false
     }
     writeStamp(entry.dir, hash)
@@ -147,12 +182,25 @@ if (failed) process.exit(1)
 
 // The plugin folder bundles the hooks and mcp bins (and better-sqlite3 when the workspace built it).
 const plugin = join(root, 'examples', 'claude-code-plugin')
-const sqlite = join(root, 'packages', 'adapter-sqlite', 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')
-const pluginHash = hashOf([...files(plugin), join(root, 'LICENSE'), join(root, 'scripts', 'build-plugin.mjs')], [
-  ...['@foundry/hooks', '@foundry/mcp'].map((name) => builds.get(name) ?? ''),
-  `sqlite:${existsSync(sqlite)}`,
-])
-if (force || readStamp('claude-code-plugin') !== pluginHash || !existsSync(join(plugin, 'dist-plugin', '.claude-plugin', 'marketplace.json'))) {
+const sqlite = join(
+  root,
+  'packages',
+  'adapter-sqlite',
+  'node_modules',
+  'better-sqlite3',
+  'build',
+  'Release',
+  'better_sqlite3.node',
+)
+const pluginHash = hashOf(
+  [...files(plugin), join(root, 'LICENSE'), join(root, 'scripts', 'build-plugin.mjs')],
+  [...['@foundry/hooks', '@foundry/mcp'].map((name) => builds.get(name) ?? ''), `sqlite:${existsSync(sqlite)}`],
+)
+if (
+  force ||
+  readStamp('claude-code-plugin') !== pluginHash ||
+  !existsSync(join(plugin, 'dist-plugin', '.claude-plugin', 'marketplace.json'))
+) {
   const result = await run(process.execPath, [join(root, 'scripts', 'build-plugin.mjs')], root)
   if (result.code !== 0) {
     console.log(`✗ plugin            scripts/build-plugin.mjs failed (exit ${result.code})\n${result.out.trimEnd()}`)
@@ -163,4 +211,8 @@ if (force || readStamp('claude-code-plugin') !== pluginHash || !existsSync(join(
   console.log(`✓ plugin            ${result.out.trim()}`)
 }
 const seconds = ((Date.now() - started) / 1000).toFixed(1)
-console.log(built ? `built ${built} of ${packages.size + 1} in ${seconds} s; the rest were up to date` : `up to date: ${packages.size} packages and the plugin`)
+console.log(
+  built
+    ? `built ${built} of ${packages.size + 1} in ${seconds} s; the rest were up to date`
+    : `up to date: ${packages.size} packages and the plugin`,
+)

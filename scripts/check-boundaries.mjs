@@ -29,7 +29,8 @@ const MAY_USE = {
 /** A test may start an adapter's test server (an embedded PostgreSQL): a consumer's devDependency on an adapter is allowed. */
 const DEV_MAY_USE = { consumer: [...MAY_USE.consumer, 'adapter'] }
 const FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies', 'devDependencies']
-const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\.resolve\s*\(\s*)["']((@foundry\/[^/"']+)[^"']*|\.\.?\/[^"']*)["']/g
+const IMPORT =
+  /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\.resolve\s*\(\s*)["']((@foundry\/[^/"']+)[^"']*|\.\.?\/[^"']*)["']/g
 
 const layerOf = (name) => LAYERS.find(([pattern]) => pattern.test(name))?.[1]
 
@@ -39,12 +40,17 @@ export function checkBoundaries(root) {
   const dir = join(root, 'packages')
   const packages = readdirSync(dir)
     .filter((name) => existsSync(join(dir, name, 'package.json')))
-    .map((name) => ({ dir: join(dir, name), manifest: JSON.parse(readFileSync(join(dir, name, 'package.json'), 'utf8')) }))
+    .map((name) => ({
+      dir: join(dir, name),
+      manifest: JSON.parse(readFileSync(join(dir, name, 'package.json'), 'utf8')),
+    }))
   for (const { dir: home, manifest } of packages) {
     const name = manifest.name
     const layer = layerOf(name)
     if (!layer) {
-      problems.push(`${name}: no layer; add it to LAYERS in scripts/check-boundaries.mjs (kernel, adapter, root, kit, consumer or app)`)
+      problems.push(
+        `${name}: no layer; add it to LAYERS in scripts/check-boundaries.mjs (kernel, adapter, root, kit, consumer or app)`,
+      )
       continue
     }
     const check = (target, where, dev = false) => {
@@ -52,15 +58,23 @@ export function checkBoundaries(root) {
       const to = layerOf(target)
       const allowed = (dev && DEV_MAY_USE[layer]) || MAY_USE[layer]
       if (!to) problems.push(`${name} → ${target} (${where}): ${target} has no layer; add it to LAYERS`)
-      else if (!allowed.includes(to)) problems.push(`${name} → ${target} (${where}): a ${layer} may not depend on a${/^[aeiou]/.test(to) ? 'n' : ''} ${to}; ${hint(layer, to)}`)
+      else if (!allowed.includes(to))
+        problems.push(
+          `${name} → ${target} (${where}): a ${layer} may not depend on a${/^[aeiou]/.test(to) ? 'n' : ''} ${to}; ${hint(layer, to)}`,
+        )
     }
-    for (const field of FIELDS) for (const target of Object.keys(manifest[field] ?? {})) check(target, `package.json ${field}`, field === 'devDependencies')
+    for (const field of FIELDS)
+      for (const target of Object.keys(manifest[field] ?? {}))
+        check(target, `package.json ${field}`, field === 'devDependencies')
     for (const file of sourceFiles(join(home, 'src'))) {
       const text = readFileSync(file, 'utf8')
       const shown = relative(root, file)
       for (const [, spec, pkg] of text.matchAll(IMPORT)) {
         if (pkg) check(pkg, shown)
-        else if (!resolve(file, '..', spec).startsWith(home + sep)) problems.push(`${name} → ${spec} (${shown}): a relative import out of the package; import the package by name`)
+        else if (!resolve(file, '..', spec).startsWith(home + sep))
+          problems.push(
+            `${name} → ${spec} (${shown}): a relative import out of the package; import the package by name`,
+          )
       }
     }
   }
@@ -69,7 +83,10 @@ export function checkBoundaries(root) {
 
 function hint(layer, to) {
   if (to === 'adapter') return 'open adapters through @foundry/project'
-  if (to === 'consumer' || to === 'app') return layer === 'consumer' || layer === 'kit' ? 'move what both need into @foundry/server or the kernel, or compose them in an app' : 'nothing below the consumers may use them'
+  if (to === 'consumer' || to === 'app')
+    return layer === 'consumer' || layer === 'kit'
+      ? 'move what both need into @foundry/server or the kernel, or compose them in an app'
+      : 'nothing below the consumers may use them'
   return 'a package uses only the layers below it'
 }
 

@@ -27,8 +27,16 @@ const GOOD = {
   'adapter-fs': { name: '@foundry/adapter-fs', dependencies: dep('@foundry/kernel') },
   project: { name: '@foundry/project', dependencies: dep('@foundry/kernel', '@foundry/adapter-fs') },
   server: { name: '@foundry/server', dependencies: dep('@foundry/kernel') },
-  mcp: { name: '@foundry/mcp', dependencies: dep('@foundry/kernel', '@foundry/project', '@foundry/server'), src: { 'index.ts': "import { createToolServer } from '@foundry/server'\n" } },
-  marbles: { name: '@foundry/marbles', dependencies: dep('@foundry/server'), devDependencies: dep('@foundry/adapter-fs') },
+  mcp: {
+    name: '@foundry/mcp',
+    dependencies: dep('@foundry/kernel', '@foundry/project', '@foundry/server'),
+    src: { 'index.ts': "import { createToolServer } from '@foundry/server'\n" },
+  },
+  marbles: {
+    name: '@foundry/marbles',
+    dependencies: dep('@foundry/server'),
+    devDependencies: dep('@foundry/adapter-fs'),
+  },
   foundry: { name: '@foundry/cli', dependencies: dep('@foundry/mcp', '@foundry/marbles', '@foundry/adapter-fs') },
 }
 
@@ -45,8 +53,16 @@ test('the layers as they should be: no problem, and the script exits 0', () => {
 test('a consumer depending on a consumer or an adapter, and a src import of one, are each named; exit 1', () => {
   const root = tree({
     ...GOOD,
-    marbles: { name: '@foundry/marbles', dependencies: dep('@foundry/server', '@foundry/mcp'), src: { 'host.ts': "const { bin } = await import('@foundry/cli/package.json')\n" } },
-    hooks: { name: '@foundry/hooks', dependencies: dep('@foundry/adapter-fs'), src: { 'run.ts': "import { fsStorage } from '@foundry/adapter-fs'\nimport x from '../../mcp/src/index.js'\n" } },
+    marbles: {
+      name: '@foundry/marbles',
+      dependencies: dep('@foundry/server', '@foundry/mcp'),
+      src: { 'host.ts': "const { bin } = await import('@foundry/cli/package.json')\n" },
+    },
+    hooks: {
+      name: '@foundry/hooks',
+      dependencies: dep('@foundry/adapter-fs'),
+      src: { 'run.ts': "import { fsStorage } from '@foundry/adapter-fs'\nimport x from '../../mcp/src/index.js'\n" },
+    },
     server: { name: '@foundry/server', dependencies: dep('@foundry/kernel', '@foundry/hooks') },
   })
   try {
@@ -61,7 +77,11 @@ test('a consumer depending on a consumer or an adapter, and a src import of one,
       '@foundry/server → @foundry/hooks (package.json dependencies)',
     ])
     assert.ok(problems.some((p) => p.includes('a consumer may not depend on a consumer')))
-    assert.ok(problems.some((p) => p.includes('a consumer may not depend on an adapter; open adapters through @foundry/project')))
+    assert.ok(
+      problems.some((p) =>
+        p.includes('a consumer may not depend on an adapter; open adapters through @foundry/project'),
+      ),
+    )
     const run = spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' })
     assert.is(run.status, 1)
     assert.match(run.stderr, 'boundaries: @foundry/marbles → @foundry/mcp (package.json dependencies)')
@@ -73,7 +93,9 @@ test('a consumer depending on a consumer or an adapter, and a src import of one,
 test('a package with no layer is named with where to declare it', () => {
   const root = tree({ ...GOOD, extra: { name: '@foundry/extra' } })
   try {
-    assert.equal(checkBoundaries(root), ['@foundry/extra: no layer; add it to LAYERS in scripts/check-boundaries.mjs (kernel, adapter, root, kit, consumer or app)'])
+    assert.equal(checkBoundaries(root), [
+      '@foundry/extra: no layer; add it to LAYERS in scripts/check-boundaries.mjs (kernel, adapter, root, kit, consumer or app)',
+    ])
   } finally {
     rmSync(root, { recursive: true, force: true })
   }

@@ -9,7 +9,8 @@ for (const name of readdirSync(join(root, 'packages'))) {
   const dir = join(root, 'packages', name)
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
   const targets = []
-  const walk = (value) => (typeof value === 'string' ? targets.push(value) : value && Object.values(value).forEach(walk))
+  const walk = (value) =>
+    typeof value === 'string' ? targets.push(value) : value && Object.values(value).forEach(walk)
   walk(pkg.exports)
   walk(pkg.bin)
   if (pkg.types) targets.push(pkg.types)

@@ -19,7 +19,9 @@ function typeOf(schema) {
   if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(' | ')
   if (schema.anyOf) return schema.anyOf.map(typeOf).join(' | ')
   if (schema.const !== undefined) return JSON.stringify(schema.const)
-  const bounds = [schema.minimum, schema.maximum].some((b) => b !== undefined) ? ` ${schema.minimum ?? ''}–${schema.maximum ?? ''}` : ''
+  const bounds = [schema.minimum, schema.maximum].some((b) => b !== undefined)
+    ? ` ${schema.minimum ?? ''}–${schema.maximum ?? ''}`
+    : ''
   return `${schema.type ?? 'any'}${bounds}`
 }
 
@@ -40,7 +42,9 @@ async function adapterRows(loaders) {
   for (const [kind, load] of Object.entries(loaders)) {
     const descriptor = await load()
     const options = Object.entries(descriptor.options?.properties ?? {})
-    out.push(`| \`${kind}\` | ${cell(descriptor.description ?? '')} | ${options.length ? options.map(([k, n]) => `\`${k}\` (${cell(typeOf(n))})${n.description ? `: ${cell(n.description)}` : ''}`).join('<br>') : 'none'} |`)
+    out.push(
+      `| \`${kind}\` | ${cell(descriptor.description ?? '')} | ${options.length ? options.map(([k, n]) => `\`${k}\` (${cell(typeOf(n))})${n.description ? `: ${cell(n.description)}` : ''}`).join('<br>') : 'none'} |`,
+    )
   }
   return out
 }
@@ -61,7 +65,7 @@ const lines = [
   '',
   '## `storage` and `retrieval`: which adapters',
   '`{ "kind": …, …options }`; the default is `{ "kind": "fs" }` and `{ "kind": "bm25" }`. Options are',
-  "checked by the adapter's own schema when the project opens. `\"adapters\": [\"./my-storage.mjs\"]`",
+  'checked by the adapter\'s own schema when the project opens. `"adapters": ["./my-storage.mjs"]`',
   'registers more kinds from modules that export descriptors.',
   '',
   '| storage kind | what | options |',
@@ -87,13 +91,18 @@ const lines = [
   '',
   '| profile | sets |',
   '| --- | --- |',
-  ...Object.entries(PROFILES).map(([name, keys]) => `| \`${name}\` | ${Object.keys(keys).length ? code(keys) : 'nothing: the defaults'} |`),
+  ...Object.entries(PROFILES).map(
+    ([name, keys]) => `| \`${name}\` | ${Object.keys(keys).length ? code(keys) : 'nothing: the defaults'} |`,
+  ),
   '',
   '## Environment variables',
   '',
   '| variable | type | default | example | what | read by |',
   '| --- | --- | --- | --- | --- | --- |',
-  ...project.ENVIRONMENT.map((v) => `| \`${v.name}\` | ${cell(v.type)} | ${cell(v.default)} | \`${cell(v.example)}\` | ${cell(v.about)} | ${cell(v.readBy)} |`),
+  ...project.ENVIRONMENT.map(
+    (v) =>
+      `| \`${v.name}\` | ${cell(v.type)} | ${cell(v.default)} | \`${cell(v.example)}\` | ${cell(v.about)} | ${cell(v.readBy)} |`,
+  ),
   '',
 ]
 const text = lines.join('\n')

@@ -23,8 +23,18 @@ if (major < 20 || (major === 20 && minor < 19)) {
 
 const frozen = process.argv.includes('--no-frozen') ? [] : ['--frozen-lockfile']
 const STEPS = [
-  { name: 'install', what: `pnpm 12.4.2 install ${frozen.join(' ')}`.trim(), cmd: 'npx', args: ['-y', 'pnpm@12.4.2', 'install', ...frozen] },
-  { name: 'build', what: 'the packages and the Claude Code plugin that changed', cmd: process.execPath, args: [join(root, 'scripts', 'build.mjs')] },
+  {
+    name: 'install',
+    what: `pnpm 12.4.2 install ${frozen.join(' ')}`.trim(),
+    cmd: 'npx',
+    args: ['-y', 'pnpm@12.4.2', 'install', ...frozen],
+  },
+  {
+    name: 'build',
+    what: 'the packages and the Claude Code plugin that changed',
+    cmd: process.execPath,
+    args: [join(root, 'scripts', 'build.mjs')],
+  },
 ]
 
 let last = '' // the step's last line of output, shown after a build
@@ -44,13 +54,22 @@ function step({ name, cmd, args }) {
 
 /** What most likely went wrong, from the log, and how to fix it. */
 function likelyCause(log) {
-  if (/better-sqlite3/.test(log) && /gyp ERR|node-gyp|not found: (make|g\+\+|python)|make: not found|g\+\+: not found|No (C|C\+\+) compiler|find Python/i.test(log))
+  if (
+    /better-sqlite3/.test(log) &&
+    /gyp ERR|node-gyp|not found: (make|g\+\+|python)|make: not found|g\+\+: not found|No (C|C\+\+) compiler|find Python/i.test(
+      log,
+    )
+  )
     return 'better-sqlite3 compiles from source and needs python3, make and a C++ compiler: `sudo apt-get install -y python3 make g++` (Debian, Ubuntu), `xcode-select --install` (macOS), then `npm run setup` again'
-  if (/spawn npx ENOENT/.test(log)) return 'npx is not on the PATH: it comes with npm (install Node 20.19 or later from https://nodejs.org)'
-  if (/ERR_PNPM_OUTDATED_LOCKFILE|Cannot install with "frozen-lockfile"/.test(log)) return 'pnpm-lock.yaml does not match a package.json: `npm run setup -- --no-frozen` updates it'
-  if (/ENOTFOUND|ETIMEDOUT|ECONNREFUSED|ECONNRESET|EAI_AGAIN|ERR_SOCKET/.test(log)) return 'the npm registry cannot be reached: check the network or the proxy (npm config get registry)'
+  if (/spawn npx ENOENT/.test(log))
+    return 'npx is not on the PATH: it comes with npm (install Node 20.19 or later from https://nodejs.org)'
+  if (/ERR_PNPM_OUTDATED_LOCKFILE|Cannot install with "frozen-lockfile"/.test(log))
+    return 'pnpm-lock.yaml does not match a package.json: `npm run setup -- --no-frozen` updates it'
+  if (/ENOTFOUND|ETIMEDOUT|ECONNREFUSED|ECONNRESET|EAI_AGAIN|ERR_SOCKET/.test(log))
+    return 'the npm registry cannot be reached: check the network or the proxy (npm config get registry)'
   if (/ENOSPC/.test(log)) return 'the disk is full'
-  if (/error TS\d+|Build failed|ERROR:/.test(log)) return 'a package does not compile: the TypeScript error is in the lines above'
+  if (/error TS\d+|Build failed|ERROR:/.test(log))
+    return 'a package does not compile: the TypeScript error is in the lines above'
   return 'see the log'
 }
 
@@ -65,10 +84,16 @@ for (const s of STEPS) {
     const log = readFileSync(LOG, 'utf8')
     const last = log.trimEnd().split('\n').slice(-20)
     console.log(`\nthe last lines of .setup.log:\n${last.map((line) => `  ${line}`).join('\n')}\n`)
-    const output = log.slice(log.lastIndexOf(`\n== ${s.name}:`)).split('\n').slice(2).join('\n') // after the step's header line
+    const output = log
+      .slice(log.lastIndexOf(`\n== ${s.name}:`))
+      .split('\n')
+      .slice(2)
+      .join('\n') // after the step's header line
     console.log(`likely cause: ${likelyCause(output)}`)
     process.exit(1)
   }
   console.log(`✓ ${s.name.padEnd(8)} ${s.what}  ${seconds} s${s.name === 'build' && last ? ` (${last})` : ''}`)
 }
-console.log(`ready in ${((Date.now() - started) / 1000).toFixed(0)} s: try \`npm run demo\` (or \`npm test\`); the full output is in .setup.log`)
+console.log(
+  `ready in ${((Date.now() - started) / 1000).toFixed(0)} s: try \`npm run demo\` (or \`npm test\`); the full output is in .setup.log`,
+)

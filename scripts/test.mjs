@@ -33,11 +33,17 @@ function run(cmd, args, cwd) {
 
 const names = readdirSync(join(root, 'packages')).filter((name) => existsSync(join(root, 'packages', name, 'test')))
 const packages = names.filter((name) => !only.length || only.some((o) => name === o || name.includes(o)))
-const allExamples = readdirSync(join(root, 'examples')).filter((name) => existsSync(join(root, 'examples', name, 'main.mjs')))
+const allExamples = readdirSync(join(root, 'examples')).filter((name) =>
+  existsSync(join(root, 'examples', name, 'main.mjs')),
+)
 const examples = allExamples.filter((name) => !only.length || only.includes('examples') || only.includes(name))
-const unknown = only.filter((o) => o !== 'examples' && !names.some((name) => name === o || name.includes(o)) && !allExamples.includes(o))
+const unknown = only.filter(
+  (o) => o !== 'examples' && !names.some((name) => name === o || name.includes(o)) && !allExamples.includes(o),
+)
 if (unknown.length) {
-  console.error(`error: no package or example named ${unknown.join(', ')} (packages: ${names.join(', ')}; examples: ${allExamples.join(', ')})`)
+  console.error(
+    `error: no package or example named ${unknown.join(', ')} (packages: ${names.join(', ')}; examples: ${allExamples.join(', ')})`,
+  )
   process.exit(2)
 }
 
@@ -56,17 +62,42 @@ if (build.code !== 0) {
 const gates = only.length
   ? []
   : [
-      { title: 'typecheck', gate: true, start: () => run(pnpm, ['-r', '--no-bail', '--workspace-concurrency=1', '--filter', './packages/*', 'run', 'typecheck'], root) },
+      {
+        title: 'typecheck',
+        gate: true,
+        start: () =>
+          run(
+            pnpm,
+            ['-r', '--no-bail', '--workspace-concurrency=1', '--filter', './packages/*', 'run', 'typecheck'],
+            root,
+          ),
+      },
       // Lint and format in one pass (Biome, biome.json): `npx biome check --write` fixes most of what it reports.
       { title: 'lint', gate: true, start: () => run(process.execPath, [biome, 'ci', '--reporter=summary'], root) },
-      { title: 'exports', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'check-exports.mjs')], root) },
+      {
+        title: 'exports',
+        gate: true,
+        start: () => run(process.execPath, [join(root, 'scripts', 'check-exports.mjs')], root),
+      },
       { title: 'boundaries', gate: true, start: boundaries },
       // The built .d.ts files type-check as a user's project imports them (skipLibCheck off).
-      { title: 'declarations', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'check-types.mjs')], root) },
+      {
+        title: 'declarations',
+        gate: true,
+        start: () => run(process.execPath, [join(root, 'scripts', 'check-types.mjs')], root),
+      },
       // Every public name is reviewed: a change to a package's surface must come with its api/ report.
-      { title: 'api report', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'api-report.mjs'), '--check'], root) },
+      {
+        title: 'api report',
+        gate: true,
+        start: () => run(process.execPath, [join(root, 'scripts', 'api-report.mjs'), '--check'], root),
+      },
       // docs/CONFIG.md is generated from the schemas: a key added without regenerating it fails here.
-      { title: 'config reference', gate: true, start: () => run(process.execPath, [join(root, 'scripts', 'config-reference.mjs'), '--check'], root) },
+      {
+        title: 'config reference',
+        gate: true,
+        start: () => run(process.execPath, [join(root, 'scripts', 'config-reference.mjs'), '--check'], root),
+      },
     ]
 /** The package boundaries (check-boundaries.mjs), after its own test on fixture trees: one gate. */
 async function boundaries() {
@@ -79,8 +110,15 @@ const LONGEST = ['foundry', 'adapter-postgres', 'marbles', 'hooks', 'adapter-fs'
 const rank = (name) => (LONGEST.includes(name) ? LONGEST.indexOf(name) : LONGEST.length)
 const tests = [...packages]
   .sort((a, b) => rank(a) - rank(b))
-  .map((name) => ({ title: `packages/${name}`, start: () => run(process.execPath, [uvu, '-r', 'tsx', 'test', '\\.test\\.ts$'], join(root, 'packages', name)) }))
-const runs = examples.map((name) => ({ title: `examples/${name}`, example: name, start: () => run(process.execPath, ['main.mjs'], join(root, 'examples', name)) }))
+  .map((name) => ({
+    title: `packages/${name}`,
+    start: () => run(process.execPath, [uvu, '-r', 'tsx', 'test', '\\.test\\.ts$'], join(root, 'packages', name)),
+  }))
+const runs = examples.map((name) => ({
+  title: `examples/${name}`,
+  example: name,
+  start: () => run(process.execPath, ['main.mjs'], join(root, 'examples', name)),
+}))
 const jobs = [...tests.slice(0, 2), ...gates, ...tests.slice(2), ...runs]
 
 let passed = 0

@@ -26,6 +26,9 @@ export interface Suite {
 
 export function requireData(ctx: BenchContext, relative: string): string {
   const path = resolve(ctx.data, relative)
-  if (!existsSync(path)) throw new Error(`Benchmark data not found: ${path}. Point --data at the eval-data folder (default ../shared/eval-data).`)
+  if (!existsSync(path))
+    throw new Error(
+      `Benchmark data not found: ${path}. Point --data at the eval-data folder (default ../shared/eval-data).`,
+    )
   return path
 }

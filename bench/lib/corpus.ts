@@ -40,7 +40,10 @@ export function syntheticFacts(ctx: BenchContext, n: number): FactInput[] {
       title,
       // Each pass over the corpus gets its own scope, so repeated titles never supersede each other.
       scope: round ? `module:pass${round}` : 'project',
-      body: type === 'decision' || type === 'risk' ? `${body.split(' ').slice(0, 90).join(' ')}\nWhy: evidence.\nHow to apply: cite it.` : body,
+      body:
+        type === 'decision' || type === 'risk'
+          ? `${body.split(' ').slice(0, 90).join(' ')}\nWhy: evidence.\nHow to apply: cite it.`
+          : body,
       type,
       tags: [`t${i % 40}`],
       confidence: (['high', 'medium', 'low'] as const)[i % 3],

@@ -19,7 +19,11 @@ export interface McpResult {
 /** What the bench uses of the SDK's `Client`. */
 export interface PeerClient {
   connect(transport: unknown): Promise<void>
-  callTool(params: { name: string; arguments: Record<string, unknown> }, resultSchema?: unknown, options?: { timeout?: number }): Promise<McpResult>
+  callTool(
+    params: { name: string; arguments: Record<string, unknown> },
+    resultSchema?: unknown,
+    options?: { timeout?: number },
+  ): Promise<McpResult>
   readResource(params: { uri: string }): Promise<McpResult>
   close(): Promise<void>
 }
@@ -99,11 +103,15 @@ export async function foundryBin(scratch: string): Promise<string> {
       await sleep(2000)
       cpSync(join(dirname(mcpPackage), 'dist'), join(target, 'dist'), { recursive: true })
       cpSync(mcpPackage, join(target, 'package.json'))
-      if (!existsSync(join(target, 'node_modules'))) symlinkSync(join(dirname(mcpPackage), 'node_modules'), join(target, 'node_modules'), 'dir')
+      if (!existsSync(join(target, 'node_modules')))
+        symlinkSync(join(dirname(mcpPackage), 'node_modules'), join(target, 'node_modules'), 'dir')
       const bin = join(target, 'dist', 'bin', 'foundry.js')
       if (spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' }).status === 0) return bin
     }
-    if (tries >= 60) throw new Error(`No working build at ${FOUNDRY_BIN}: run \`pnpm run build\` (or npx tsup in packages/foundry) first`)
+    if (tries >= 60)
+      throw new Error(
+        `No working build at ${FOUNDRY_BIN}: run \`pnpm run build\` (or npx tsup in packages/foundry) first`,
+      )
     await sleep(2000)
   }
 }
@@ -114,18 +122,27 @@ export function foundry(storage: 'fs' | 'sqlite', env: Record<string, string>, b
     name: `Foundry ${storage}`,
     version: `@foundry/cli ${FOUNDRY_VERSION}`,
     prepare(dir) {
-      const run = spawnSync(process.execPath, [bin, 'init', '--root', dir, '--storage', storage], { encoding: 'utf8', env })
+      const run = spawnSync(process.execPath, [bin, 'init', '--root', dir, '--storage', storage], {
+        encoding: 'utf8',
+        env,
+      })
       if (run.status !== 0) throw new Error(`foundry init --storage ${storage} failed: ${run.stderr}`)
     },
     launch: (dir) => ({ command: process.execPath, args: [bin, 'mcp', '--root', dir], env, cwd: dir }),
     async write(client, record) {
-      const result = await client.callTool({ name: 'memory_write', arguments: { title: record.title, body: record.body, type: record.type } }, undefined, TIMEOUT)
+      const result = await client.callTool(
+        { name: 'memory_write', arguments: { title: record.title, body: record.body, type: record.type } },
+        undefined,
+        TIMEOUT,
+      )
       return result.isError ? refusal(result) : undefined
     },
     seedHow: 'memory_write with facts, 500 facts a call, one call at a time',
     async seed(client, records) {
       for (let i = 0; i < records.length; i += 500) {
-        const facts = records.slice(i, i + 500).map((record) => ({ title: record.title, body: record.body, type: record.type }))
+        const facts = records
+          .slice(i, i + 500)
+          .map((record) => ({ title: record.title, body: record.body, type: record.type }))
         const result = await client.callTool({ name: 'memory_write', arguments: { facts } }, undefined, TIMEOUT)
         if (result.isError) throw new Error(`Foundry ${storage} refused a seed batch: ${refusal(result)}`)
       }
@@ -135,13 +152,19 @@ export function foundry(storage: 'fs' | 'sqlite', env: Record<string, string>, b
       // The text: a block a fact (its title in bold), then "Weaker matches", one line each (`- fact-0021 Title`).
       const text = textOf(result)
       const full = [...text.matchAll(/^\*\*(.+)\*\*$/gm)].map((m) => m[1]!)
-      const weaker = text.includes('Weaker matches') ? [...text.slice(text.indexOf('Weaker matches')).matchAll(/^- fact-\d+ (.+)$/gm)].map((m) => m[1]!.trim()) : []
+      const weaker = text.includes('Weaker matches')
+        ? [...text.slice(text.indexOf('Weaker matches')).matchAll(/^- fact-\d+ (.+)$/gm)].map((m) => m[1]!.trim())
+        : []
       return { titles: [...full, ...weaker], whole: full.length }
     },
     readAllHow: 'resources/read foundry://memory/index (INDEX.md, one line a fact, within its token budget)',
     readAll: (client) => client.readResource({ uri: 'foundry://memory/index' }),
     kept(dir, titles) {
-      const run = spawnSync(process.execPath, [bin, 'list', '--root', dir, '--status', 'all', '--json'], { encoding: 'utf8', env, maxBuffer: 256 * 1024 * 1024 })
+      const run = spawnSync(process.execPath, [bin, 'list', '--root', dir, '--status', 'all', '--json'], {
+        encoding: 'utf8',
+        env,
+        maxBuffer: 256 * 1024 * 1024,
+      })
       if (run.status !== 0) throw new Error(`foundry list failed: ${run.stderr}`)
       const parsed = JSON.parse(run.stdout) as Array<{ title: string }> | { facts: Array<{ title: string }> }
       const facts = Array.isArray(parsed) ? parsed : parsed.facts
@@ -159,9 +182,18 @@ export function serverMemory(env: Record<string, string>): PeerSystem {
     name: 'server-memory',
     version: `@modelcontextprotocol/server-memory ${SERVER_MEMORY_VERSION}`,
     prepare: (dir) => void mkdirSync(dir, { recursive: true }),
-    launch: (dir) => ({ command: process.execPath, args: [SERVER_MEMORY_BIN], env: { ...env, MEMORY_FILE_PATH: file(dir) }, cwd: dir }),
+    launch: (dir) => ({
+      command: process.execPath,
+      args: [SERVER_MEMORY_BIN],
+      env: { ...env, MEMORY_FILE_PATH: file(dir) },
+      cwd: dir,
+    }),
     async write(client, record) {
-      const result = await client.callTool({ name: 'create_entities', arguments: { entities: [entity(record)] } }, undefined, TIMEOUT)
+      const result = await client.callTool(
+        { name: 'create_entities', arguments: { entities: [entity(record)] } },
+        undefined,
+        TIMEOUT,
+      )
       const created = (result.structuredContent?.entities as Array<{ name: string }> | undefined) ?? []
       if (result.isError) return refusal(result)
       return created.some((e) => e.name === record.title) ? undefined : 'not created (an entity of that name exists)'
@@ -171,13 +203,19 @@ export function serverMemory(env: Record<string, string>): PeerSystem {
     async seed(client, records) {
       for (let i = 0; i < records.length; i += 500) {
         const batch = records.slice(i, i + 500)
-        const result = await client.callTool({ name: 'create_entities', arguments: { entities: batch.map(entity) } }, undefined, TIMEOUT)
+        const result = await client.callTool(
+          { name: 'create_entities', arguments: { entities: batch.map(entity) } },
+          undefined,
+          TIMEOUT,
+        )
         if (result.isError) throw new Error(`server-memory refused a seed batch: ${textOf(result).slice(0, 200)}`)
       }
     },
     search: (client, query) => client.callTool({ name: 'search_nodes', arguments: { query } }, undefined, TIMEOUT),
     titles(result) {
-      const titles = ((result.structuredContent?.entities as Array<{ name: string }> | undefined) ?? []).map((e) => e.name)
+      const titles = ((result.structuredContent?.entities as Array<{ name: string }> | undefined) ?? []).map(
+        (e) => e.name,
+      )
       return { titles, whole: titles.length }
     },
     readAllHow: 'read_graph (the whole graph)',
@@ -208,7 +246,14 @@ export function aiDevkit(env: Record<string, string>): PeerSystem {
     prepare: (dir) => void mkdirSync(dir, { recursive: true }),
     launch: (dir) => ({ command: process.execPath, args: [AI_DEVKIT_BIN], env: { ...env, HOME: dir }, cwd: dir }),
     async write(client, record) {
-      const result = await client.callTool({ name: 'memory_storeKnowledge', arguments: { title: record.title, content: record.body, tags: [record.type] } }, undefined, TIMEOUT)
+      const result = await client.callTool(
+        {
+          name: 'memory_storeKnowledge',
+          arguments: { title: record.title, content: record.body, tags: [record.type] },
+        },
+        undefined,
+        TIMEOUT,
+      )
       return result.isError ? refusal(result) : undefined
     },
     seedHow: 'memory_storeKnowledge, 8 at a time (no batch tool)',
@@ -218,10 +263,13 @@ export function aiDevkit(env: Record<string, string>): PeerSystem {
         if (refused) throw new Error(`ai-devkit refused the seed record "${record.title}": ${refused}`)
       })
     },
-    search: (client, query) => client.callTool({ name: 'memory_searchKnowledge', arguments: { query } }, undefined, TIMEOUT),
+    search: (client, query) =>
+      client.callTool({ name: 'memory_searchKnowledge', arguments: { query } }, undefined, TIMEOUT),
     titles(result) {
       if (result.isError) return { titles: [], whole: 0 }
-      const titles = ((JSON.parse(textOf(result)) as { results?: Array<{ title: string }> }).results ?? []).map((r) => r.title)
+      const titles = ((JSON.parse(textOf(result)) as { results?: Array<{ title: string }> }).results ?? []).map(
+        (r) => r.title,
+      )
       return { titles, whole: titles.length }
     },
     readAllHow: 'none over MCP (its tools are store, update and search, at most 20 results)',
@@ -229,13 +277,21 @@ export function aiDevkit(env: Record<string, string>): PeerSystem {
     kept(dir, titles) {
       if (!existsSync(database(dir))) return 0
       // Its own better-sqlite3, read-only, after every writer has exited.
-      const Database = createRequire(AI_DEVKIT_PACKAGE)('better-sqlite3') as new (path: string, options: { readonly: boolean }) => {
+      const Database = createRequire(AI_DEVKIT_PACKAGE)('better-sqlite3') as new (
+        path: string,
+        options: { readonly: boolean },
+      ) => {
         prepare(sql: string): { all(): Array<{ title: string }> }
         close(): void
       }
       const db = new Database(database(dir), { readonly: true })
       try {
-        const stored = new Set(db.prepare('SELECT title FROM knowledge').all().map((r) => r.title))
+        const stored = new Set(
+          db
+            .prepare('SELECT title FROM knowledge')
+            .all()
+            .map((r) => r.title),
+        )
         return titles.filter((t) => stored.has(t)).length
       } finally {
         db.close()
@@ -247,12 +303,17 @@ export function aiDevkit(env: Record<string, string>): PeerSystem {
 /** The stdio client transport and environment of the SDK that `@foundry/cli` is built with. */
 export function sdk(): {
   Client: new (info: { name: string; version: string }) => PeerClient
-  StdioClientTransport: new (options: Launch & { stderr: 'pipe' | 'inherit' | 'ignore'; maxBufferSize?: number }) => { pid: number | null }
+  StdioClientTransport: new (
+    options: Launch & { stderr: 'pipe' | 'inherit' | 'ignore'; maxBufferSize?: number },
+  ) => { pid: number | null }
   getDefaultEnvironment(): Record<string, string>
 } {
   const fromMcp = createRequire(mcpPackage)
   return {
     ...(fromMcp('@modelcontextprotocol/sdk/client/index.js') as { Client: never }),
-    ...(fromMcp('@modelcontextprotocol/sdk/client/stdio.js') as { StdioClientTransport: never; getDefaultEnvironment: never }),
+    ...(fromMcp('@modelcontextprotocol/sdk/client/stdio.js') as {
+      StdioClientTransport: never
+      getDefaultEnvironment: never
+    }),
   }
 }

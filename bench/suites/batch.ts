@@ -20,7 +20,8 @@ type StorageKind = 'sqlite' | 'fs'
  */
 export const batchSuite: Suite = {
   name: 'batch',
-  about: 'seeding 10k records through MCP (memory_write with facts) vs ai-devkit in the same run; single-write p50/p99 at 10k on fs and SQLite, with spans (only with --only batch)',
+  about:
+    'seeding 10k records through MCP (memory_write with facts) vs ai-devkit in the same run; single-write p50/p99 at 10k on fs and SQLite, with spans (only with --only batch)',
   async run(ctx) {
     await writeTails(ctx)
     await seeding(ctx)
@@ -45,8 +46,13 @@ async function seeding(ctx: BenchContext): Promise<void> {
     await system.seed(client, records)
     took.set(system.name, performance.now() - t)
     await client.close()
-    const kept = system.kept(dir, records.slice(-50).map((r) => r.title))
-    ctx.log(`  batch: ${system.name} seeded ${size} records in ${ms(took.get(system.name)! / 1000)} s (${system.seedHow}); ${kept}/50 of the last kept`)
+    const kept = system.kept(
+      dir,
+      records.slice(-50).map((r) => r.title),
+    )
+    ctx.log(
+      `  batch: ${system.name} seeded ${size} records in ${ms(took.get(system.name)! / 1000)} s (${system.seedHow}); ${kept}/50 of the last kept`,
+    )
   }
   const devkit = took.get('ai-devkit')!
   for (const kind of ['fs', 'sqlite'] as const) {
@@ -73,7 +79,8 @@ type Spans = Map<string, number>
  */
 function timed(storage: Storage, spans: () => Spans, durableIndex: boolean): Storage {
   const add = (name: string, since: number) => spans().set(name, (spans().get(name) ?? 0) + performance.now() - since)
-  const record = (collection: string, key: string) => (collection === 'meta' ? `put meta ${key.split('/')[0]}` : `put ${collection}`)
+  const record = (collection: string, key: string) =>
+    collection === 'meta' ? `put meta ${key.split('/')[0]}` : `put ${collection}`
   const around = async <T>(name: string, fn: () => Promise<T>) => {
     const t = performance.now()
     try {
@@ -85,10 +92,12 @@ function timed(storage: Storage, spans: () => Spans, durableIndex: boolean): Sto
   return {
     ...storage,
     put(collection, key, value, options?: WriteOptions) {
-      const forced = durableIndex && collection === 'meta' && key === 'index' ? { durability: 'durable' as const } : options
+      const forced =
+        durableIndex && collection === 'meta' && key === 'index' ? { durability: 'durable' as const } : options
       return around(record(collection, key), () => storage.put(collection, key, value, forced))
     },
-    putMany: (collection, entries, options) => around(`putMany ${collection}`, () => storage.putMany(collection, entries, options)),
+    putMany: (collection, entries, options) =>
+      around(`putMany ${collection}`, () => storage.putMany(collection, entries, options)),
     get: (collection, key) => around(`get ${collection}`, () => storage.get(collection, key)),
     list: (collection, options) => around(`list ${collection}`, () => storage.list(collection, options)),
     revision: (collection) => around('revision', () => storage.revision(collection)),
@@ -134,7 +143,10 @@ async function writeTails(ctx: BenchContext): Promise<void> {
       after: createKernel({ storage: timed(open(kind, await seeded('after')), () => current, false) }),
     }
     for (const kernel of Object.values(kernels)) await kernel.memory.search({ query: 'warm up the index' })
-    const runs = { before: [] as Array<{ total: number; spans: Spans }>, after: [] as Array<{ total: number; spans: Spans }> }
+    const runs = {
+      before: [] as Array<{ total: number; spans: Spans }>,
+      after: [] as Array<{ total: number; spans: Spans }>,
+    }
     for (let i = 0; i < 2 * n; i++) {
       const which = i % 2 === 0 ? 'before' : 'after'
       current = new Map()
@@ -155,7 +167,9 @@ async function writeTails(ctx: BenchContext): Promise<void> {
         ...(which === 'after' && { target: `≤ ${target} ms p99`, met: p99 <= target }),
       })
       ctx.log(`  batch: ${kind} ${which}: mean spans of all writes: ${spanLine(all.map((r) => r.spans))}`)
-      ctx.log(`  batch: ${kind} ${which}: mean spans of the slowest 1% (${tail.length}): ${spanLine(tail.map((r) => r.spans))}`)
+      ctx.log(
+        `  batch: ${kind} ${which}: mean spans of the slowest 1% (${tail.length}): ${spanLine(tail.map((r) => r.spans))}`,
+      )
     }
   }
 }

@@ -13,9 +13,17 @@ import { aiDevkit, capped, type PeerClient } from '../lib/peers-systems.js'
 /** What this suite uses of the SDK's `Client`: what the peers suite uses. */
 type McpClient = PeerClient
 const fromCli = createRequire(createRequire(import.meta.url).resolve('@foundry/cli/package.json'))
-const { Client } = fromCli('@modelcontextprotocol/sdk/client/index.js') as { Client: new (info: { name: string; version: string }) => McpClient }
+const { Client } = fromCli('@modelcontextprotocol/sdk/client/index.js') as {
+  Client: new (info: { name: string; version: string }) => McpClient
+}
 const { StdioClientTransport, getDefaultEnvironment } = fromCli('@modelcontextprotocol/sdk/client/stdio.js') as {
-  StdioClientTransport: new (options: { command: string; args: string[]; env: Record<string, string>; cwd?: string; stderr: 'ignore' }) => unknown
+  StdioClientTransport: new (options: {
+    command: string
+    args: string[]
+    env: Record<string, string>
+    cwd?: string
+    stderr: 'ignore'
+  }) => unknown
   getDefaultEnvironment(): Record<string, string>
 }
 
@@ -43,7 +51,13 @@ function build(label: string, root: string, scratch: string): Build {
   const bin = (pkg: string, name: string) => join(root, 'packages', pkg, 'dist', 'bin', name)
   const tmp = join(scratch, `cold-tmp-${label.replace(/\W+/g, '-')}`)
   mkdirSync(tmp, { recursive: true })
-  return { label, hook: bin('hooks', 'foundry-hook.js'), foundry: bin('foundry', 'foundry.js'), marbles: bin('marbles', 'marbles.js'), tmp }
+  return {
+    label,
+    hook: bin('hooks', 'foundry-hook.js'),
+    foundry: bin('foundry', 'foundry.js'),
+    marbles: bin('marbles', 'marbles.js'),
+    tmp,
+  }
 }
 
 /**
@@ -57,17 +71,41 @@ export const coldSuite: Suite = {
   about:
     'new processes vs bare node, interleaved, wall and CPU time: foundry-hook prompt-context (own process) at 1k and 10k facts, `foundry list` and `foundry search` at 1k and 10k, the first answer of a new `foundry mcp` session after initialize vs ai-devkit on the same records, `foundry mcp` and `marbles mcp` spawn + initialize; --before DIR measures an earlier build beside this one',
   async run(ctx) {
-    const builds = [...(ctx.before ? [build('before', ctx.before, ctx.scratch)] : []), build(ctx.before ? 'after' : 'this build', REPO, ctx.scratch)]
-    for (const b of builds) for (const bin of [b.hook, b.foundry, b.marbles]) if (!existsSync(bin)) throw new Error(`${bin} is not built: run npm run setup in ${b.label === 'before' ? ctx.before : REPO}`)
+    const builds = [
+      ...(ctx.before ? [build('before', ctx.before, ctx.scratch)] : []),
+      build(ctx.before ? 'after' : 'this build', REPO, ctx.scratch),
+    ]
+    for (const b of builds)
+      for (const bin of [b.hook, b.foundry, b.marbles])
+        if (!existsSync(bin))
+          throw new Error(`${bin} is not built: run npm run setup in ${b.label === 'before' ? ctx.before : REPO}`)
     const runs = ctx.quick ? 5 : 15
     const sizes = ctx.quick ? [1000] : [1000, 10_000]
     for (const size of sizes) {
       const { root, about } = await seeded(ctx, size)
-      const prompt = JSON.stringify({ session_id: 'bench', transcript_path: join(root, 't.jsonl'), cwd: root, hook_event_name: 'UserPromptSubmit', prompt: `Why did we decide this: ${about}?` })
+      const prompt = JSON.stringify({
+        session_id: 'bench',
+        transcript_path: join(root, 't.jsonl'),
+        cwd: root,
+        hook_event_name: 'UserPromptSubmit',
+        prompt: `Why did we decide this: ${about}?`,
+      })
       const rows: Row[] = [
-        { figure: `foundry-hook prompt-context @${size / 1000}k facts (own process)`, target: 1.5, run: (b) => command(b, b.hook, ['prompt-context'], root, prompt, 'additionalContext') },
-        { figure: `foundry list @${size / 1000}k facts (new process)`, target: 2, run: (b) => command(b, b.foundry, ['list'], root, undefined, 'fact-0042') },
-        { figure: `foundry search @${size / 1000}k facts (new process)`, target: 2, run: (b) => command(b, b.foundry, ['search', about], root, undefined, 'fact-0042') },
+        {
+          figure: `foundry-hook prompt-context @${size / 1000}k facts (own process)`,
+          target: 1.5,
+          run: (b) => command(b, b.hook, ['prompt-context'], root, prompt, 'additionalContext'),
+        },
+        {
+          figure: `foundry list @${size / 1000}k facts (new process)`,
+          target: 2,
+          run: (b) => command(b, b.foundry, ['list'], root, undefined, 'fact-0042'),
+        },
+        {
+          figure: `foundry search @${size / 1000}k facts (new process)`,
+          target: 2,
+          run: (b) => command(b, b.foundry, ['search', about], root, undefined, 'fact-0042'),
+        },
       ]
       await measure(ctx, rows, builds, runs)
       await firstAnswers(ctx, root, size, about, builds, runs)
@@ -75,8 +113,16 @@ export const coldSuite: Suite = {
     const empty = join(ctx.scratch, 'cold-servers')
     await initProject({ root: empty, storage: 'fs' })
     const servers: Row[] = [
-      { figure: '`foundry mcp` spawn + initialize (empty project)', target: 2, run: (b) => initialize(b.foundry, ['--root', empty, 'mcp']) },
-      { figure: '`marbles mcp` spawn + initialize (a workspace with an agent)', target: 2, run: (b) => initialize(b.marbles, ['--root', empty, '--source', AGENTS, 'mcp']) },
+      {
+        figure: '`foundry mcp` spawn + initialize (empty project)',
+        target: 2,
+        run: (b) => initialize(b.foundry, ['--root', empty, 'mcp']),
+      },
+      {
+        figure: '`marbles mcp` spawn + initialize (a workspace with an agent)',
+        target: 2,
+        run: (b) => initialize(b.marbles, ['--root', empty, '--source', AGENTS, 'mcp']),
+      },
     ]
     await measure(ctx, servers, builds, runs, bareSpawned)
   },
@@ -117,7 +163,13 @@ async function bareSpawned(): Promise<Sample> {
   return { wall: performance.now() - t }
 }
 
-async function measure(ctx: BenchContext, rows: Row[], builds: Build[], runs: number, bareRun: () => Sample | Promise<Sample> = bareSync): Promise<void> {
+async function measure(
+  ctx: BenchContext,
+  rows: Row[],
+  builds: Build[],
+  runs: number,
+  bareRun: () => Sample | Promise<Sample> = bareSync,
+): Promise<void> {
   // One untimed run of each: the first run of a build writes its compile cache, as a user's first call does.
   for (const row of rows) for (const b of builds) await row.run(b)
   const bare: Sample[] = []
@@ -131,7 +183,8 @@ async function measure(ctx: BenchContext, rows: Row[], builds: Build[], runs: nu
     if (of(bare).length < bare.length) continue // this baseline has no CPU time: wall only
     const baseline = median(of(bare))
     for (const [r, row] of rows.entries()) {
-      const [before, after] = builds.length === 2 ? samples[r]!.map((list) => median(of(list))) : [undefined, median(of(samples[r]![0]!))]
+      const [before, after] =
+        builds.length === 2 ? samples[r]!.map((list) => median(of(list))) : [undefined, median(of(samples[r]![0]!))]
       const ratio = after! / baseline
       ctx.report({
         suite: 'cold',
@@ -151,7 +204,14 @@ async function measure(ctx: BenchContext, rows: Row[], builds: Build[], runs: nu
  * the same records (seeded once through its own tool, 8 at a time): spawn, initialize, then the time
  * to the answer of one search, the session's first question. Sessions interleaved round by round.
  */
-async function firstAnswers(ctx: BenchContext, root: string, size: number, about: string, builds: Build[], runs: number): Promise<void> {
+async function firstAnswers(
+  ctx: BenchContext,
+  root: string,
+  size: number,
+  about: string,
+  builds: Build[],
+  runs: number,
+): Promise<void> {
   const env = getDefaultEnvironment()
   const devkit = aiDevkit(env)
   const home = join(ctx.scratch, `cold-ai-devkit-${size}`)
@@ -159,7 +219,11 @@ async function firstAnswers(ctx: BenchContext, root: string, size: number, about
   const seeding = await session(devkit.launch(home))
   const t = performance.now()
   // Its titles are kept unique (each pass over the corpus has its own scope in Foundry).
-  const records = syntheticFacts(ctx, size).map((f) => ({ title: f.scope && f.scope !== 'project' ? `${f.title} (${f.scope})` : f.title, body: f.body, type: 'domain' as const }))
+  const records = syntheticFacts(ctx, size).map((f) => ({
+    title: f.scope && f.scope !== 'project' ? `${f.title} (${f.scope})` : f.title,
+    body: f.body,
+    type: 'domain' as const,
+  }))
   let refused = 0
   await capped(records, 8, async (record) => void ((await devkit.write(seeding, record)) && refused++))
   await seeding.close()
@@ -170,7 +234,11 @@ async function firstAnswers(ctx: BenchContext, root: string, size: number, about
       start: () => session({ command: process.execPath, args: [b.foundry, '--root', root, 'mcp'], env }),
       ask: (client: McpClient) => client.callTool({ name: 'memory_search', arguments: { query: about } }),
     })),
-    { label: 'ai-devkit', start: () => session(devkit.launch(home)), ask: (client: McpClient) => devkit.search(client, about) },
+    {
+      label: 'ai-devkit',
+      start: () => session(devkit.launch(home)),
+      ask: (client: McpClient) => devkit.search(client, about),
+    },
   ]
   const times = sessions.map(() => [] as number[])
   for (let i = 0; i <= runs; i++) {
@@ -197,9 +265,22 @@ async function firstAnswers(ctx: BenchContext, root: string, size: number, about
 }
 
 /** A connected SDK client on a server spawned as `launch` says. */
-async function session(launch: { command: string; args: string[]; env: Record<string, string>; cwd?: string }): Promise<McpClient> {
+async function session(launch: {
+  command: string
+  args: string[]
+  env: Record<string, string>
+  cwd?: string
+}): Promise<McpClient> {
   const client = new Client({ name: 'cold-bench', version: '1.0.0' })
-  await client.connect(new StdioClientTransport({ command: launch.command, args: launch.args, env: launch.env, ...(launch.cwd && { cwd: launch.cwd }), stderr: 'ignore' }))
+  await client.connect(
+    new StdioClientTransport({
+      command: launch.command,
+      args: launch.args,
+      env: launch.env,
+      ...(launch.cwd && { cwd: launch.cwd }),
+      stderr: 'ignore',
+    }),
+  )
   return client
 }
 
@@ -215,12 +296,26 @@ async function seeded(ctx: BenchContext, size: number): Promise<{ root: string; 
   return { root, about }
 }
 
-function command(b: Build, bin: string, args: string[], cwd: string, input: string | undefined, expect: string): Sample {
+function command(
+  b: Build,
+  bin: string,
+  args: string[],
+  cwd: string,
+  input: string | undefined,
+  expect: string,
+): Sample {
   const t = performance.now()
   const env = { ...process.env, FOUNDRY_HOOK_SERVER: 'off', TMPDIR: b.tmp }
-  const run = spawnSync(process.execPath, ['-r', CPU_AT_EXIT, bin, ...args], { cwd, input, encoding: 'utf8', maxBuffer: 1 << 28, env })
+  const run = spawnSync(process.execPath, ['-r', CPU_AT_EXIT, bin, ...args], {
+    cwd,
+    input,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    env,
+  })
   const elapsed = performance.now() - t
-  if (run.status !== 0 || !run.stdout.includes(expect)) throw new Error(`${bin} ${args.join(' ')} exited ${run.status} without "${expect}": ${run.stderr.slice(0, 500)}`)
+  if (run.status !== 0 || !run.stdout.includes(expect))
+    throw new Error(`${bin} ${args.join(' ')} exited ${run.status} without "${expect}": ${run.stderr.slice(0, 500)}`)
   return { wall: elapsed, cpu: cpuOf(run.stderr) }
 }
 

@@ -1,7 +1,19 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ftsRetriever } from '@foundry/adapter-sqlite'
-import { createKernel, estimateTokens, factId, memoryStorage, minisearchRetriever, promptQuery, type ConfigFile, type Fact, type FactInput, type Retriever, type Storage } from '@foundry/kernel'
+import {
+  createKernel,
+  estimateTokens,
+  factId,
+  memoryStorage,
+  minisearchRetriever,
+  promptQuery,
+  type ConfigFile,
+  type Fact,
+  type FactInput,
+  type Retriever,
+  type Storage,
+} from '@foundry/kernel'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { scifactCorpus } from '../lib/corpus.js'
 import { ndcgAt10, scifactJudgements } from './scifact.js'
@@ -17,12 +29,28 @@ const FLOORS: Array<[label: string, config: ConfigFile]> = [
 
 /** Queries about nothing the Larkspur memory (a veterinary clinic SaaS) holds, as an agent or a user would type them. */
 const OFF_TOPIC = [
-  'kubernetes helm chart', 'graphql subscriptions', 'kafka consumer lag', 'terraform state locking', 'django migrations',
-  'android gradle build', 'rust borrow checker', 'webpack bundle size', 'ios push certificates', 'elasticsearch shards',
-  'spark dataframe join', 'kotlin coroutines', 'unity shader', 'blockchain smart contract', 'css grid layout',
-  'docker compose volumes', 'write a haiku about autumn leaves', 'explain the difference between TCP and UDP',
-  'summarise the plot of Moby Dick in three sentences', 'how do I center a div with flexbox',
-  'give me a regex that matches an email address', 'what time is it in Tokyo right now?',
+  'kubernetes helm chart',
+  'graphql subscriptions',
+  'kafka consumer lag',
+  'terraform state locking',
+  'django migrations',
+  'android gradle build',
+  'rust borrow checker',
+  'webpack bundle size',
+  'ios push certificates',
+  'elasticsearch shards',
+  'spark dataframe join',
+  'kotlin coroutines',
+  'unity shader',
+  'blockchain smart contract',
+  'css grid layout',
+  'docker compose volumes',
+  'write a haiku about autumn leaves',
+  'explain the difference between TCP and UDP',
+  'summarise the plot of Moby Dick in three sentences',
+  'how do I center a div with flexbox',
+  'give me a regex that matches an email address',
+  'what time is it in Tokyo right now?',
 ].map(promptQuery)
 
 const RETRIEVERS: Array<[name: string, make: (ctx: BenchContext, tag: string) => Retriever]> = [
@@ -37,7 +65,8 @@ const RETRIEVERS: Array<[name: string, make: (ctx: BenchContext, tag: string) =>
  */
 export const floorSuite: Suite = {
   name: 'floor',
-  about: "memory_search's relevance floor off vs on: SciFact nDCG@10 and tokens per question; Larkspur hits kept on topic and left out off topic",
+  about:
+    "memory_search's relevance floor off vs on: SciFact nDCG@10 and tokens per question; Larkspur hits kept on topic and left out off topic",
   async run(ctx) {
     for (const [name, make] of RETRIEVERS) {
       await scifact(ctx, name, make(ctx, 'scifact'))
@@ -57,7 +86,18 @@ async function scifact(ctx: BenchContext, name: string, retriever: Retriever): P
   for (const [i, doc] of scifactCorpus(ctx).entries()) {
     const id = factId(i + 1)
     source.set(id, doc._id)
-    const fact: Fact = { id, title: doc.title, body: doc.text, type: 'domain', scope: 'project', tags: [], confidence: 'medium', source: 'code', created: '2026-01-01T00:00:00.000Z', status: 'active' }
+    const fact: Fact = {
+      id,
+      title: doc.title,
+      body: doc.text,
+      type: 'domain',
+      scope: 'project',
+      tags: [],
+      confidence: 'medium',
+      source: 'code',
+      created: '2026-01-01T00:00:00.000Z',
+      status: 'active',
+    }
     await storage.put('facts', id, fact)
   }
   const judged = scifactJudgements(ctx)
@@ -68,7 +108,10 @@ async function scifact(ctx: BenchContext, name: string, retriever: Retriever): P
     let dropped = 0
     for (const { text, relevant } of judged) {
       const result = await kernel.memory.search({ query: text, limit: 10 })
-      ndcg += ndcgAt10(result.hits.map((h) => source.get(h.fact.id)!), relevant)
+      ndcg += ndcgAt10(
+        result.hits.map((h) => source.get(h.fact.id)!),
+        relevant,
+      )
       tokens += estimateTokens(result.text)
       dropped += result.dropped ?? 0
     }
@@ -88,11 +131,15 @@ async function scifact(ctx: BenchContext, name: string, retriever: Retriever): P
 async function larkspur(ctx: BenchContext, name: string, retriever: Retriever): Promise<void> {
   const storage = memoryStorage()
   const writer = createKernel({ storage, retriever })
-  const facts = readFileSync(LARKSPUR, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as FactInput)
+  const facts = readFileSync(LARKSPUR, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as FactInput)
   for (const fact of facts) await writer.memory.write(fact)
   // Each tag as a query (`online-booking` → "online booking"): the facts carrying it are on topic.
   const tagged = new Map<string, Set<string>>()
-  for (const fact of await writer.memory.list()) for (const tag of fact.tags) (tagged.get(tag) ?? tagged.set(tag, new Set()).get(tag)!).add(fact.id)
+  for (const fact of await writer.memory.list())
+    for (const tag of fact.tags) (tagged.get(tag) ?? tagged.set(tag, new Set()).get(tag)!).add(fact.id)
   let off: { onTopic: number; onTokens: number; offHits: number; offTokens: number } | undefined
   for (const { label, kernel } of kernels(storage, retriever)) {
     let onTopic = 0

@@ -58,12 +58,19 @@ function runNode(args: string[], env: Record<string, string> = {}): Promise<{ wa
     child.stdout.on('data', (d) => (stdout += d))
     child.stderr.on('data', (d) => (stderr += d))
     child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve({ wall: performance.now() - started, stdout }) : reject(new Error(`child exited ${code}: ${stderr.slice(0, 500)}`))))
+    child.on('close', (code) =>
+      code === 0
+        ? resolve({ wall: performance.now() - started, stdout })
+        : reject(new Error(`child exited ${code}: ${stderr.slice(0, 500)}`)),
+    )
   })
 }
 
 async function freshSearch(root: string, query: string): Promise<Run> {
-  const env = { FOUNDRY_FS: import.meta.resolve('@foundry/adapter-fs'), FOUNDRY_KERNEL: import.meta.resolve('@foundry/kernel') }
+  const env = {
+    FOUNDRY_FS: import.meta.resolve('@foundry/adapter-fs'),
+    FOUNDRY_KERNEL: import.meta.resolve('@foundry/kernel'),
+  }
   const { wall, stdout } = await runNode(['--input-type=module', '-e', FRESH_SEARCH, root, query], env)
   const { inside, imports, hits } = JSON.parse(stdout) as { inside: number; imports: number; hits: number }
   return { inside, imports, wall, hits }
@@ -79,7 +86,8 @@ const median = (values: number[]) => latency(values).p50
  */
 export const fsSuite: Suite = {
   name: 'fs',
-  about: 'fsStorage: memory_write latency at 100/1k/10k facts vs a bare atomic write; a new process\'s first search with and without the stored snapshot',
+  about:
+    "fsStorage: memory_write latency at 100/1k/10k facts vs a bare atomic write; a new process's first search with and without the stored snapshot",
   async run(ctx: BenchContext) {
     const sizes = ctx.quick ? [100, 1000] : [100, 1000, 10_000]
     const n = ctx.quick ? 40 : 150
@@ -108,7 +116,8 @@ export const fsSuite: Suite = {
       mkdirSync(bareDir, { recursive: true })
       const bare = await sample(n, (i) => bareAtomicWrite(bareDir, `f${i}.md`, factText))
       rmSync(bareDir, { recursive: true, force: true })
-      const target = size === 10_000 ? { target: '≤ 20 ms p50, ≤ 40 ms p99', met: write.p50 <= 20 && write.p99 <= 40 } : {}
+      const target =
+        size === 10_000 ? { target: '≤ 20 ms p50, ≤ 40 ms p99', met: write.p50 <= 20 && write.p99 <= 40 } : {}
       ctx.report({
         suite: 'fs',
         figure: `memory_write p50 / p99 @${label(size)} (fsStorage, durable)`,
@@ -125,7 +134,7 @@ export const fsSuite: Suite = {
     const runs = ctx.quick ? 3 : 5
     const query = syntheticFacts(ctx, 3)[2]!.title.split(' ').slice(0, 4).join(' ')
     const bareNode: number[] = []
-    for (let i = 0; i < runs; i++) bareNode.push((await runNode(['-e', '']).then((r) => r.wall)))
+    for (let i = 0; i < runs; i++) bareNode.push(await runNode(['-e', '']).then((r) => r.wall))
     const warm: Run[] = []
     for (let i = 0; i < runs; i++) warm.push(await freshSearch(largest, query))
     const cold: Run[] = []
@@ -133,12 +142,17 @@ export const fsSuite: Suite = {
       rmSync(join(largest, '.foundry', 'cache', 'meta', 'retriever'), { recursive: true, force: true })
       cold.push(await freshSearch(largest, query))
     }
-    if (warm.some((r) => r.hits === 0) || cold.some((r) => r.hits === 0)) throw new Error(`fresh search for "${query}" found nothing`)
+    if (warm.some((r) => r.hits === 0) || cold.some((r) => r.hits === 0))
+      throw new Error(`fresh search for "${query}" found nothing`)
     const baseline = `bare \`node -e ''\` ${ms(median(bareNode))} ms`
     const figures = (runs: Run[]) => {
       const inside = median(runs.map((r) => r.inside))
       const imports = median(runs.map((r) => r.imports))
-      return { inside, wall: median(runs.map((r) => r.wall)), text: `${ms(inside)} ms (imports ${ms(imports)} + open and search ${ms(inside - imports)}) / ${ms(median(runs.map((r) => r.wall)))} ms` }
+      return {
+        inside,
+        wall: median(runs.map((r) => r.wall)),
+        text: `${ms(inside)} ms (imports ${ms(imports)} + open and search ${ms(inside - imports)}) / ${ms(median(runs.map((r) => r.wall)))} ms`,
+      }
     }
     const stored = figures(warm)
     ctx.report({

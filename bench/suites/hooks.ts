@@ -4,7 +4,14 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { fsStorage } from '@foundry/adapter-fs'
-import { createKernel, memoryStorage, renderFactBlock, type FactInput, type Kernel, type Storage } from '@foundry/kernel'
+import {
+  createKernel,
+  memoryStorage,
+  renderFactBlock,
+  type FactInput,
+  type Kernel,
+  type Storage,
+} from '@foundry/kernel'
 import { countTokens } from 'gpt-tokenizer'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { seedFacts } from '../lib/corpus.js'
@@ -19,7 +26,8 @@ const LARKSPUR = new URL('../../packages/hooks/test/fixtures/larkspur-facts.json
 /** Hook wall time per event at 1k and 10k facts against bare `node`; session-start tokens against eager loading. */
 export const hooksSuite: Suite = {
   name: 'hooks',
-  about: 'foundry-hook wall time per event at 1k and 10k facts vs bare node (in process and via a hook server); session-start tokens vs eager loading (chars/4 and o200k)',
+  about:
+    'foundry-hook wall time per event at 1k and 10k facts vs bare node (in process and via a hook server); session-start tokens vs eager loading (chars/4 and o200k)',
   async run(ctx) {
     for (const size of ctx.quick ? [1000] : [1000, 10_000]) await wallTimes(ctx, size)
     await tokens(ctx)
@@ -39,15 +47,32 @@ async function wallTimes(ctx: BenchContext, size: number): Promise<void> {
   const events: Array<[hook: string, input: Record<string, unknown>]> = [
     ['session-start', { ...common, hook_event_name: 'SessionStart', source: 'startup' }],
     ['prompt-context', { ...common, hook_event_name: 'UserPromptSubmit', prompt: `Why did we decide this: ${about}?` }],
-    ['subagent-firewall', { ...common, hook_event_name: 'SubagentStop', stop_hook_active: false, agent_id: 'b1', agent_type: 'reviewer', last_assistant_message: 'Done: 3 findings, see the artifact.' }],
+    [
+      'subagent-firewall',
+      {
+        ...common,
+        hook_event_name: 'SubagentStop',
+        stop_hook_active: false,
+        agent_id: 'b1',
+        agent_type: 'reviewer',
+        last_assistant_message: 'Done: 3 findings, see the artifact.',
+      },
+    ],
     ['precompact', { ...common, hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' }],
   ]
   const runs = ctx.quick ? 5 : 15
   const off = { FOUNDRY_HOOK_SERVER: 'off' }
   for (const [hook, input] of events) {
     const { hookMs, bareMs, stdout } = interleaved(runs, hook, input, off)
-    if (hook === 'prompt-context' && !stdout.includes('additionalContext')) throw new Error(`prompt-context injected nothing for "${input.prompt}"`)
-    report(ctx, `${hook} @${size / 1000}k facts (own process)`, hookMs, bareMs, hook === 'prompt-context' && size === 10_000)
+    if (hook === 'prompt-context' && !stdout.includes('additionalContext'))
+      throw new Error(`prompt-context injected nothing for "${input.prompt}"`)
+    report(
+      ctx,
+      `${hook} @${size / 1000}k facts (own process)`,
+      hookMs,
+      bareMs,
+      hook === 'prompt-context' && size === 10_000,
+    )
   }
 
   const [, prompt] = events[1]!
@@ -68,7 +93,13 @@ async function wallTimes(ctx: BenchContext, size: number): Promise<void> {
   spawnHook('prompt-context', prompt, off) // builds the FTS5 index once
   const fts = interleaved(runs, 'prompt-context', prompt, off)
   if (!fts.stdout.includes('additionalContext')) throw new Error('prompt-context injected nothing on FTS5')
-  report(ctx, `prompt-context @${size / 1000}k facts (own process, FTS5 retriever)`, fts.hookMs, fts.bareMs, size === 10_000)
+  report(
+    ctx,
+    `prompt-context @${size / 1000}k facts (own process, FTS5 retriever)`,
+    fts.hookMs,
+    fts.bareMs,
+    size === 10_000,
+  )
 }
 
 function report(ctx: BenchContext, figure: string, hookMs: number, bareMs: number, targeted: boolean): void {
@@ -100,7 +131,11 @@ function interleaved(runs: number, hook: string, input: Record<string, unknown>,
 }
 
 function spawnHook(hook: string, input: Record<string, unknown>, env: Record<string, string>): string {
-  const run = spawnSync(process.execPath, [HOOK_BIN, hook], { input: JSON.stringify(input), env: { ...process.env, ...env }, encoding: 'utf8' })
+  const run = spawnSync(process.execPath, [HOOK_BIN, hook], {
+    input: JSON.stringify(input),
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  })
   if (run.status !== 0) throw new Error(`foundry-hook ${hook} exited ${run.status}: ${run.stderr}`)
   return run.stdout
 }
@@ -116,7 +151,9 @@ console.log(server ? 'serving' : 'not serving')
 setInterval(() => {}, 1 << 30)`
   const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] })
   return new Promise((resolve, reject) => {
-    child.stdout!.once('data', (line: Buffer) => (String(line).startsWith('serving') ? resolve(child) : (child.kill(), reject(new Error(`hook server: ${line}`)))))
+    child.stdout!.once('data', (line: Buffer) =>
+      String(line).startsWith('serving') ? resolve(child) : (child.kill(), reject(new Error(`hook server: ${line}`))),
+    )
     child.once('error', reject)
   })
 }

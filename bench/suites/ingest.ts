@@ -13,10 +13,12 @@ import { KNOWN_ANSWERS } from '../lib/peers-records.js'
  */
 export const ingestSuite: Suite = {
   name: 'ingest',
-  about: 'foundry ingest on eval-data/adr: facts, chains, the 50 ADR questions at rank 1 from ingested facts alone, time vs plain writes',
+  about:
+    'foundry ingest on eval-data/adr: facts, chains, the 50 ADR questions at rank 1 from ingested facts alone, time vs plain writes',
   async run(ctx: BenchContext) {
     const dir = requireData(ctx, 'adr')
-    const open = (name: string) => createKernel({ storage: fsStorage({ root: join(ctx.scratch, name) }), retriever: bm25Retriever() })
+    const open = (name: string) =>
+      createKernel({ storage: fsStorage({ root: join(ctx.scratch, name) }), retriever: bm25Retriever() })
 
     const kernel = open('ingest')
     let started = performance.now()
@@ -29,10 +31,19 @@ export const ingestSuite: Suite = {
 
     // The baseline: the same inputs written one by one, without reading or planning anything.
     const inputs: FactInput[] = []
-    for (const step of report.steps) if (step.id) {
-      const fact = await kernel.memory.get(step.id)
-      inputs.push({ title: fact.title, body: fact.body, type: fact.type, tags: fact.tags, source: fact.source, confidence: fact.confidence, supersede: false })
-    }
+    for (const step of report.steps)
+      if (step.id) {
+        const fact = await kernel.memory.get(step.id)
+        inputs.push({
+          title: fact.title,
+          body: fact.body,
+          type: fact.type,
+          tags: fact.tags,
+          source: fact.source,
+          confidence: fact.confidence,
+          supersede: false,
+        })
+      }
     const plain = open('plain')
     started = performance.now()
     for (const input of inputs) await plain.memory.write(input)
@@ -51,8 +62,23 @@ export const ingestSuite: Suite = {
     await kernel.close()
     ctx.log(`  ingest: rank-1 misses: ${misses.join(', ')}`)
 
-    ctx.report({ suite: 'ingest', figure: 'eval-data/adr: files read / facts written / chains / shelved (rejected, deprecated)', value: `${report.files.length} / ${report.created} / ${report.chains} / ${shelved}`, ...(report.problems.length && { baseline: `${report.problems.length} problems` }) })
-    ctx.report({ suite: 'ingest', figure: '50 ADR questions answered at rank 1 from ingested facts alone', value: `${first}/${KNOWN_ANSWERS.length}` })
-    ctx.report({ suite: 'ingest', figure: 'ingest time (fs, durable) / second run (nothing to write)', value: `${ingestMs.toFixed(0)} / ${secondMs.toFixed(0)} ms (second run wrote ${second.created})`, baseline: `the same facts through memory.write alone ${plainMs.toFixed(0)} ms`, ratio: ingestMs / plainMs })
+    ctx.report({
+      suite: 'ingest',
+      figure: 'eval-data/adr: files read / facts written / chains / shelved (rejected, deprecated)',
+      value: `${report.files.length} / ${report.created} / ${report.chains} / ${shelved}`,
+      ...(report.problems.length && { baseline: `${report.problems.length} problems` }),
+    })
+    ctx.report({
+      suite: 'ingest',
+      figure: '50 ADR questions answered at rank 1 from ingested facts alone',
+      value: `${first}/${KNOWN_ANSWERS.length}`,
+    })
+    ctx.report({
+      suite: 'ingest',
+      figure: 'ingest time (fs, durable) / second run (nothing to write)',
+      value: `${ingestMs.toFixed(0)} / ${secondMs.toFixed(0)} ms (second run wrote ${second.created})`,
+      baseline: `the same facts through memory.write alone ${plainMs.toFixed(0)} ms`,
+      ratio: ingestMs / plainMs,
+    })
   },
 }

@@ -16,7 +16,8 @@ const MARBLES_BIN = join(MARBLES_DIR, 'dist', 'bin', 'marbles.js')
 /** The Postgres tests' workspace: `where` journals two steps (its pid, then a wait of `ms`). */
 const WORKSPACE = join(MARBLES_DIR, 'test', 'fixtures', 'postgres')
 /** The authoring API (`@foundry/marbles`) and the engine (`@foundry/marbles/engine`) together. */
-type Marbles = typeof import('../../packages/marbles/src/index.js') & typeof import('../../packages/marbles/src/engine/index.js')
+type Marbles = typeof import('../../packages/marbles/src/index.js') &
+  typeof import('../../packages/marbles/src/engine/index.js')
 
 /**
  * Dispatch → running across processes on PostgreSQL: this process dispatches through pg-boss, a
@@ -26,13 +27,18 @@ type Marbles = typeof import('../../packages/marbles/src/index.js') & typeof imp
  */
 export const marblesPostgresSuite: Suite = {
   name: 'marbles-postgres',
-  about: 'Marbles on PostgreSQL: dispatch → running p50/p99 from a dispatching process to a `marbles worker` through pg-boss (LISTEN/NOTIFY wake-up), beside same-process dispatch on fs in the same run',
+  about:
+    'Marbles on PostgreSQL: dispatch → running p50/p99 from a dispatching process to a `marbles worker` through pg-boss (LISTEN/NOTIFY wake-up), beside same-process dispatch on fs in the same run',
   async run(ctx) {
     const m = { ...(await import(MARBLES_LIB)), ...(await import(MARBLES_ENGINE)) } as Marbles
     const n = ctx.quick ? 20 : 100
     const fs = await sameProcessFs(ctx, m, n)
     const pg = await acrossProcesses(ctx, m, n)
-    ctx.report({ suite: 'marbles-postgres', figure: `dispatch → running p50 / p99, same process, fs (baseline, ${n} runs)`, value: `${ms(fs.p50)} / ${ms(fs.p99)} ms` })
+    ctx.report({
+      suite: 'marbles-postgres',
+      figure: `dispatch → running p50 / p99, same process, fs (baseline, ${n} runs)`,
+      value: `${ms(fs.p50)} / ${ms(fs.p99)} ms`,
+    })
     ctx.report({
       suite: 'marbles-postgres',
       figure: `dispatch → running p50 / p99, dispatcher → \`marbles worker\` process through pg-boss on PostgreSQL (${n} runs)`,
@@ -40,7 +46,12 @@ export const marblesPostgresSuite: Suite = {
       baseline: `same process on fs ${ms(fs.p50)} ms p50`,
       ratio: pg.p50 / fs.p50,
     })
-    ctx.report({ suite: 'marbles-postgres', figure: '… of which `queued` journaled → `running` journaled by the worker (job insert + NOTIFY, fetch, start in the exclusive section)', value: `${ms(pg.handoff.p50)} / ${ms(pg.handoff.p99)} ms` })
+    ctx.report({
+      suite: 'marbles-postgres',
+      figure:
+        '… of which `queued` journaled → `running` journaled by the worker (job insert + NOTIFY, fetch, start in the exclusive section)',
+      value: `${ms(pg.handoff.p50)} / ${ms(pg.handoff.p99)} ms`,
+    })
   },
 }
 
@@ -53,7 +64,11 @@ async function sameProcessFs(ctx: BenchContext, m: Marbles, n: number) {
     storage: project.storage,
     telemetry: { record: (e) => void (e.kind === 'marbles.running' && running.get('next')?.()) },
   })
-  const engine = await m.openEngine({ storage: project.storage, kernel, definitions: m.defineWorkspace(m.workflow({ name: 'noop', run: () => 1 })) })
+  const engine = await m.openEngine({
+    storage: project.storage,
+    kernel,
+    definitions: m.defineWorkspace(m.workflow({ name: 'noop', run: () => 1 })),
+  })
   const samples: number[] = []
   try {
     for (let i = -3; i < n; i++) {
@@ -75,8 +90,15 @@ async function acrossProcesses(ctx: BenchContext, m: Marbles, n: number) {
   const server = await startTestDatabase()
   const root = join(ctx.scratch, 'marbles-pg')
   mkdirSync(join(root, '.foundry'), { recursive: true })
-  writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify({ storage: { kind: 'postgres', url: await createDatabase(server.url) } }))
-  const worker = spawn(process.execPath, [MARBLES_BIN, '--root', root, '--source', WORKSPACE, 'worker', '--workflow', 'where'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  writeFileSync(
+    join(root, '.foundry', 'config.json'),
+    JSON.stringify({ storage: { kind: 'postgres', url: await createDatabase(server.url) } }),
+  )
+  const worker = spawn(
+    process.execPath,
+    [MARBLES_BIN, '--root', root, '--source', WORKSPACE, 'worker', '--workflow', 'where'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  )
   let stderr = ''
   worker.stderr!.on('data', (d) => (stderr += d))
   const exited = new Promise((resolve) => worker.on('exit', resolve))

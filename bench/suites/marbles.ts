@@ -15,7 +15,8 @@ const MARBLES_LIB = pathToFileURL(join(MARBLES_DIR, 'dist', 'index.js')).href
 const MARBLES_ENGINE = pathToFileURL(join(MARBLES_DIR, 'dist', 'engine', 'index.js')).href
 const MARBLES_BIN = join(MARBLES_DIR, 'dist', 'bin', 'marbles.js')
 /** The authoring API (`@foundry/marbles`) and the engine (`@foundry/marbles/engine`) together. */
-type Marbles = typeof import('../../packages/marbles/src/index.js') & typeof import('../../packages/marbles/src/engine/index.js')
+type Marbles = typeof import('../../packages/marbles/src/index.js') &
+  typeof import('../../packages/marbles/src/engine/index.js')
 
 /** Dispatch→running latency, journal throughput written and followed by another process, watcher lag, idle watcher CPU; fs and SQLite. */
 export const marblesSuite: Suite = {
@@ -32,14 +33,24 @@ export const marblesSuite: Suite = {
 /** What this suite uses of the SDK's `Client`. */
 interface McpClient {
   connect(transport: unknown): Promise<void>
-  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<{ content: Array<{ text: string }>; structuredContent?: Record<string, any>; isError?: boolean }>
+  callTool(params: {
+    name: string
+    arguments: Record<string, unknown>
+  }): Promise<{ content: Array<{ text: string }>; structuredContent?: Record<string, any>; isError?: boolean }>
   close(): Promise<void>
 }
 // The SDK client is resolved from @foundry/marbles, whose dependency it is: the version `marbles mcp` is built with.
 const fromMarbles = createRequire(join(MARBLES_DIR, 'package.json'))
-const { Client } = fromMarbles('@modelcontextprotocol/sdk/client/index.js') as { Client: new (info: { name: string; version: string }) => McpClient }
+const { Client } = fromMarbles('@modelcontextprotocol/sdk/client/index.js') as {
+  Client: new (info: { name: string; version: string }) => McpClient
+}
 const { StdioClientTransport, getDefaultEnvironment } = fromMarbles('@modelcontextprotocol/sdk/client/stdio.js') as {
-  StdioClientTransport: new (options: { command: string; args: string[]; env: Record<string, string>; stderr: 'inherit' }) => unknown
+  StdioClientTransport: new (options: {
+    command: string
+    args: string[]
+    env: Record<string, string>
+    stderr: 'inherit'
+  }) => unknown
   getDefaultEnvironment(): Record<string, string>
 }
 /** The fake CLIs of the marbles tests (real stream formats, no network), and a workspace that declares an agent. */
@@ -49,7 +60,14 @@ const AGENTS = join(MARBLES_DIR, 'test', 'fixtures', 'agents')
 async function connectMarbles(root: string): Promise<McpClient> {
   const client = new Client({ name: 'marbles-bench', version: '1.0.0' })
   const env = { ...getDefaultEnvironment(), PATH: `${FAKE_BIN}:${process.env.PATH}` }
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [MARBLES_BIN, '--root', root, '--source', AGENTS, 'mcp'], env, stderr: 'inherit' }))
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [MARBLES_BIN, '--root', root, '--source', AGENTS, 'mcp'],
+      env,
+      stderr: 'inherit',
+    }),
+  )
   return client
 }
 
@@ -77,7 +95,13 @@ async function mcpFigures(ctx: BenchContext, m: Marbles): Promise<void> {
   }
   const b = latency(bare).p50
   const s = latency(server).p50
-  ctx.report({ suite: 'marbles', figure: '`marbles mcp` spawn + initialize p50 (workspace, project and engine opened first)', value: `${ms(s)} ms`, baseline: `bare node ${ms(b)} ms`, ratio: s / b })
+  ctx.report({
+    suite: 'marbles',
+    figure: '`marbles mcp` spawn + initialize p50 (workspace, project and engine opened first)',
+    value: `${ms(s)} ms`,
+    baseline: `bare node ${ms(b)} ms`,
+    ratio: s / b,
+  })
 
   const client = await connectMarbles(root)
   const project = await openProject({ root })
@@ -100,17 +124,26 @@ async function mcpFigures(ctx: BenchContext, m: Marbles): Promise<void> {
       const ack = await call('dispatch_agent', { prompt: 'Say done.' })
       const runId = ack.structuredContent!.runId as string
       await settle(runId)
-      const running = (await m.readJournal(project.storage, runId)).find((r) => r.type === 'status' && r.status === 'running')
+      const running = (await m.readJournal(project.storage, runId)).find(
+        (r) => r.type === 'status' && r.status === 'running',
+      )
       if (i >= 0 && running) samples.push(running.at - t)
     }
     const d = latency(samples)
-    ctx.report({ suite: 'marbles', figure: 'dispatch_agent → running p50 / p99 (fake Claude Code, fs)', value: `${ms(d.p50)} / ${ms(d.p99)} ms` })
+    ctx.report({
+      suite: 'marbles',
+      figure: 'dispatch_agent → running p50 / p99 (fake Claude Code, fs)',
+      value: `${ms(d.p50)} / ${ms(d.p99)} ms`,
+    })
 
     const answerChars = 80_000 // 20 000 tokens at the kernel's 4 characters a token
     const ack = await call('dispatch_agent', { prompt: `Explain everything. [answer-chars:${answerChars}]` })
     const got = await settle(ack.structuredContent!.runId as string)
     const returned = got.content[0]!.text
-    const artifact = JSON.parse(readFileSync(join(root, got.structuredContent!.artifact as string), 'utf8')) as { data?: { text?: string }; text?: string }
+    const artifact = JSON.parse(readFileSync(join(root, got.structuredContent!.artifact as string), 'utf8')) as {
+      data?: { text?: string }
+      text?: string
+    }
     const raw = artifact.data?.text ?? artifact.text ?? ''
     const rawTokens = countTokens(raw)
     const returnedTokens = countTokens(returned)
@@ -162,7 +195,7 @@ async function onStorage(ctx: BenchContext, m: Marbles, kind: 'fs' | 'sqlite'): 
         }
       },
     }),
-    m.workflow({ name: 'idle', run: (c, input: { ms: number }) => new Promise((r) => setTimeout(r, input.ms)) }),
+    m.workflow({ name: 'idle', run: (_c, input: { ms: number }) => new Promise((r) => setTimeout(r, input.ms)) }),
   )
   const engine = await m.openEngine({ storage: project.storage, kernel, definitions })
   const label = `${kind} (${kind === 'fs' ? 'durable appends, fdatasync' : 'WAL'})`
@@ -186,7 +219,13 @@ async function onStorage(ctx: BenchContext, m: Marbles, kind: 'fs' | 'sqlite'): 
       await engine.settled(runId)
     }
     const d = latency(samples)
-    ctx.report({ suite: 'marbles', figure: `dispatch → running p50 / p99, ${label}`, value: `${ms(d.p50)} / ${ms(d.p99)} ms`, target: '≤ 5 ms p50', met: d.p50 <= 5 })
+    ctx.report({
+      suite: 'marbles',
+      figure: `dispatch → running p50 / p99, ${label}`,
+      value: `${ms(d.p50)} / ${ms(d.p99)} ms`,
+      target: '≤ 5 ms p50',
+      met: d.p50 <= 5,
+    })
 
     // 2. Journal throughput: a burst of log lines written, and followed by a watcher in another process.
     const lines = ctx.quick ? 2000 : 20_000
@@ -199,8 +238,17 @@ async function onStorage(ctx: BenchContext, m: Marbles, kind: 'fs' | 'sqlite'): 
     await done
     const written = performance.now() - t0
     const followed = await watcher.result()
-    ctx.report({ suite: 'marbles', figure: `journal lines/s written (${lines} lines, batched appends), ${label}`, value: `${Math.round(lines / (written / 1000))}` })
-    ctx.report({ suite: 'marbles', figure: `journal lines/s followed by a watcher in another process, ${label}`, value: `${Math.round(followed.logs / (followed.spanMs / 1000))}`, baseline: `${followed.logs} of ${lines} lines seen, in order: ${followed.ordered}` })
+    ctx.report({
+      suite: 'marbles',
+      figure: `journal lines/s written (${lines} lines, batched appends), ${label}`,
+      value: `${Math.round(lines / (written / 1000))}`,
+    })
+    ctx.report({
+      suite: 'marbles',
+      figure: `journal lines/s followed by a watcher in another process, ${label}`,
+      value: `${Math.round(followed.logs / (followed.spanMs / 1000))}`,
+      baseline: `${followed.logs} of ${lines} lines seen, in order: ${followed.ordered}`,
+    })
 
     // 3. Watcher lag: a line every 20 ms, the time from its journal stamp to the watcher reading it.
     const paced = await startWatcher(root)
@@ -208,7 +256,13 @@ async function onStorage(ctx: BenchContext, m: Marbles, kind: 'fs' | 'sqlite'): 
     paced.follow(run.runId)
     const lag = await paced.result()
     const l = latency(lag.lags)
-    ctx.report({ suite: 'marbles', figure: `watcher lag p50 / p99 (a line every 20 ms), ${label}`, value: `${ms(l.p50)} / ${ms(l.p99)} ms`, target: '≤ 50 ms p50', met: l.p50 <= 50 })
+    ctx.report({
+      suite: 'marbles',
+      figure: `watcher lag p50 / p99 (a line every 20 ms), ${label}`,
+      value: `${ms(l.p50)} / ${ms(l.p99)} ms`,
+      target: '≤ 50 ms p50',
+      met: l.p50 <= 50,
+    })
 
     // 4. Idle CPU: `marbles watch` on a run that journals nothing for the whole window.
     const windowMs = ctx.quick ? 3000 : 10_000
@@ -219,7 +273,13 @@ async function onStorage(ctx: BenchContext, m: Marbles, kind: 'fs' | 'sqlite'): 
     await sleep(windowMs)
     const used = cpuTicks(watch) - before
     const cpu = (used * 10) / windowMs // ticks of 10 ms → % of one core
-    ctx.report({ suite: 'marbles', figure: `idle \`marbles watch\` CPU over ${windowMs / 1000} s, ${label}`, value: `${cpu.toFixed(2)}% of a core`, target: '< 1%', met: cpu < 1 })
+    ctx.report({
+      suite: 'marbles',
+      figure: `idle \`marbles watch\` CPU over ${windowMs / 1000} s, ${label}`,
+      value: `${cpu.toFixed(2)}% of a core`,
+      target: '< 1%',
+      met: cpu < 1,
+    })
     watch.kill('SIGINT')
     await engine.settled(idle.runId)
   } finally {
@@ -279,4 +339,3 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 async function until(check: () => Promise<boolean>): Promise<void> {
   while (!(await check())) await sleep(1)
 }
-

@@ -14,8 +14,12 @@ interface McpClient {
 
 const mcpPackage = createRequire(import.meta.url).resolve('@foundry/cli/package.json')
 const fromMcp = createRequire(mcpPackage)
-const { Client } = fromMcp('@modelcontextprotocol/sdk/client/index.js') as { Client: new (info: { name: string; version: string }) => McpClient }
-const { StreamableHTTPClientTransport } = fromMcp('@modelcontextprotocol/sdk/client/streamableHttp.js') as { StreamableHTTPClientTransport: new (url: URL, options?: unknown) => unknown }
+const { Client } = fromMcp('@modelcontextprotocol/sdk/client/index.js') as {
+  Client: new (info: { name: string; version: string }) => McpClient
+}
+const { StreamableHTTPClientTransport } = fromMcp('@modelcontextprotocol/sdk/client/streamableHttp.js') as {
+  StreamableHTTPClientTransport: new (url: URL, options?: unknown) => unknown
+}
 const BIN = join(dirname(mcpPackage), 'dist', 'bin', 'foundry.js')
 const HOOK_BIN = createRequire(import.meta.url).resolve('@foundry/hooks/bin')
 
@@ -25,7 +29,10 @@ const HOOK_BIN = createRequire(import.meta.url).resolve('@foundry/hooks/bin')
  * and `foundry-hook prompt-context` answered by the team server (against the hook in its own process).
  */
 export async function teamMode(ctx: BenchContext, root: string, size: number): Promise<void> {
-  const server = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', '--root', root], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_TOKENS: 'bench:read:bench-secret' } })
+  const server = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', '--root', root], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_TOKENS: 'bench:read:bench-secret' },
+  })
   let stderr = ''
   server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
   try {
@@ -45,13 +52,22 @@ export async function teamMode(ctx: BenchContext, root: string, size: number): P
     const query = (i: number) => queries[Math.abs(i) % queries.length]!
     const connect = async () => {
       const client = new Client({ name: 'foundry-bench', version: '1.0.0' })
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: 'Bearer bench-secret' } } }))
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: 'Bearer bench-secret' } },
+        }),
+      )
       return client
     }
     const client = await connect()
     const n = ctx.quick ? 50 : 300
     const search = await sample(n, (i) => client.callTool({ name: 'memory_search', arguments: { query: query(i) } }), n)
-    ctx.report({ suite: 'mcp', figure: `memory_search round trip p50 / p99 @${size / 1000}k (Streamable HTTP, bearer token)`, value: `${ms(search.p50)} / ${ms(search.p99)} ms`, baseline: 'stdio: the row above' })
+    ctx.report({
+      suite: 'mcp',
+      figure: `memory_search round trip p50 / p99 @${size / 1000}k (Streamable HTTP, bearer token)`,
+      value: `${ms(search.p50)} / ${ms(search.p99)} ms`,
+      baseline: 'stdio: the row above',
+    })
     await client.close()
 
     // Throughput: each client calls memory_search back to back for a fixed time.
@@ -71,20 +87,38 @@ export async function teamMode(ctx: BenchContext, root: string, size: number): P
       )
       await Promise.all(clients.map((c) => c.close()))
       const l = latency(samples)
-      ctx.report({ suite: 'mcp', figure: `team server throughput, ${count} client${count > 1 ? 's' : ''} (memory_search @${size / 1000}k, HTTP)`, value: `${(samples.length / seconds).toFixed(0)} calls/s`, baseline: `p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms` })
+      ctx.report({
+        suite: 'mcp',
+        figure: `team server throughput, ${count} client${count > 1 ? 's' : ''} (memory_search @${size / 1000}k, HTTP)`,
+        value: `${(samples.length / seconds).toFixed(0)} calls/s`,
+        baseline: `p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms`,
+      })
     }
 
     // foundry-hook prompt-context: against the team server, and in its own process on the same project.
-    const input = JSON.stringify({ session_id: 'bench', transcript_path: join(root, 't.jsonl'), cwd: root, hook_event_name: 'UserPromptSubmit', prompt: `Why did we decide this: ${query(7)}?` })
+    const input = JSON.stringify({
+      session_id: 'bench',
+      transcript_path: join(root, 't.jsonl'),
+      cwd: root,
+      hook_event_name: 'UserPromptSubmit',
+      prompt: `Why did we decide this: ${query(7)}?`,
+    })
     const runs = ctx.quick ? 5 : 15
     const team: number[] = []
     const local: number[] = []
     const { FOUNDRY_ROOT, CLAUDE_PROJECT_DIR, ...env } = process.env
     for (let i = 0; i < runs; i++) {
-      team.push(timeHook(input, { ...env, FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_URL: url, FOUNDRY_TOKEN: 'bench-secret' }))
+      team.push(
+        timeHook(input, { ...env, FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_URL: url, FOUNDRY_TOKEN: 'bench-secret' }),
+      )
       local.push(timeHook(input, { ...env, FOUNDRY_HOOK_SERVER: 'off' }))
     }
-    ctx.report({ suite: 'mcp', figure: `foundry-hook prompt-context via the team server @${size / 1000}k p50`, value: `${ms(latency(team).p50)} ms`, baseline: `own process ${ms(latency(local).p50)} ms` })
+    ctx.report({
+      suite: 'mcp',
+      figure: `foundry-hook prompt-context via the team server @${size / 1000}k p50`,
+      value: `${ms(latency(team).p50)} ms`,
+      baseline: `own process ${ms(latency(local).p50)} ms`,
+    })
   } finally {
     server.kill('SIGTERM')
     await new Promise((resolve) => server.once('exit', resolve))
@@ -93,7 +127,12 @@ export async function teamMode(ctx: BenchContext, root: string, size: number): P
 
 function timeHook(input: string, env: NodeJS.ProcessEnv): number {
   const start = performance.now()
-  const run = spawnSync(process.execPath, [HOOK_BIN, 'prompt-context'], { input, env, encoding: 'utf8', timeout: 30_000 })
+  const run = spawnSync(process.execPath, [HOOK_BIN, 'prompt-context'], {
+    input,
+    env,
+    encoding: 'utf8',
+    timeout: 30_000,
+  })
   if (run.status !== 0 || run.stderr) throw new Error(`foundry-hook prompt-context failed: ${run.stderr}`)
   return performance.now() - start
 }

@@ -23,9 +23,15 @@ interface McpClient {
 // The SDK client is resolved from @foundry/cli, whose dependency it is: the version the server is built with.
 const mcpPackage = createRequire(import.meta.url).resolve('@foundry/cli/package.json')
 const fromMcp = createRequire(mcpPackage)
-const { Client } = fromMcp('@modelcontextprotocol/sdk/client/index.js') as { Client: new (info: { name: string; version: string }) => McpClient }
+const { Client } = fromMcp('@modelcontextprotocol/sdk/client/index.js') as {
+  Client: new (info: { name: string; version: string }) => McpClient
+}
 const { StdioClientTransport, getDefaultEnvironment } = fromMcp('@modelcontextprotocol/sdk/client/stdio.js') as {
-  StdioClientTransport: new (options: { command: string; args: string[]; stderr: 'inherit' }) => { readonly pid: number | null }
+  StdioClientTransport: new (options: {
+    command: string
+    args: string[]
+    stderr: 'inherit'
+  }) => { readonly pid: number | null }
   /** What the SDK client passes a server it spawns (PATH, HOME, …): no NODE_OPTIONS, no NODE_EXTRA_CA_CERTS. */
   getDefaultEnvironment(): Record<string, string>
 }
@@ -83,7 +89,11 @@ async function searchRoundTrip(ctx: BenchContext): Promise<void> {
       target: 'p50 ≤ 2 ms',
       met: search.p50 <= 2,
     })
-    ctx.report({ suite: 'mcp', figure: `first memory_search of a session @${size / 1000}k (snapshot restored)`, value: `${ms(firstSearch)} ms` })
+    ctx.report({
+      suite: 'mcp',
+      figure: `first memory_search of a session @${size / 1000}k (snapshot restored)`,
+      value: `${ms(firstSearch)} ms`,
+    })
   } finally {
     await client.close()
   }
@@ -111,7 +121,10 @@ async function leanAnswers(ctx: BenchContext): Promise<void> {
   const storage = fsStorage({ root, durable: false })
   await putRecords(storage, records)
   await storage.close?.()
-  const questions = KNOWN_ANSWERS.map((k) => ({ question: k.question, id: factId(records.findIndex((r) => r.adr === k.adr) + 1) }))
+  const questions = KNOWN_ANSWERS.map((k) => ({
+    question: k.question,
+    id: factId(records.findIndex((r) => r.adr === k.adr) + 1),
+  }))
   const tokensOf = (result: ToolText, id: number) => ({
     text: countTokens(result.content.map((c) => c.text ?? '').join('\n')),
     whole: countTokens(JSON.stringify({ result, jsonrpc: '2.0', id })),
@@ -160,13 +173,24 @@ async function leanAnswers(ctx: BenchContext): Promise<void> {
   }
 
   // Before issue 17, in process on the same store: every hit whole (8), the facts again as structured content.
-  const before = createKernel({ storage: fsStorage({ root, durable: false }), retriever: minisearchRetriever(), config: { memoryRetrieval: { minRelevanceRatio: 0, wholeFacts: 25 } }, telemetry: { record: async () => {} } })
+  const before = createKernel({
+    storage: fsStorage({ root, durable: false }),
+    retriever: minisearchRetriever(),
+    config: { memoryRetrieval: { minRelevanceRatio: 0, wholeFacts: 25 } },
+    telemetry: { record: async () => {} },
+  })
   let beforeAnswered = 0
   let beforeText = 0
   let beforeWhole = 0
   for (const [i, q] of questions.entries()) {
     const { text: answer, query, hits } = await before.memory.search({ query: q.question })
-    const tokens = tokensOf({ content: [{ type: 'text', text: answer }], structuredContent: { query, hits: hits.map(({ fact, score }) => ({ fact, score })) } }, i + 10)
+    const tokens = tokensOf(
+      {
+        content: [{ type: 'text', text: answer }],
+        structuredContent: { query, hits: hits.map(({ fact, score }) => ({ fact, score })) },
+      },
+      i + 10,
+    )
     beforeText += tokens.text
     beforeWhole += tokens.whole
     if (answer.includes(q.id)) beforeAnswered++
@@ -183,14 +207,31 @@ async function leanAnswers(ctx: BenchContext): Promise<void> {
     met: answered === n && whole / n <= 150,
   })
   const p50 = latency(firstAnswers).p50
-  ctx.report({ suite: 'mcp', figure: `first answer of a new session after initialize @${size / 1000}k (p50 of ${firstAnswers.length})`, value: `${ms(p50)} ms`, target: '≤ 100 ms', met: p50 <= 100 })
+  ctx.report({
+    suite: 'mcp',
+    figure: `first answer of a new session after initialize @${size / 1000}k (p50 of ${firstAnswers.length})`,
+    value: `${ms(p50)} ms`,
+    target: '≤ 100 ms',
+    met: p50 <= 100,
+  })
 }
 
 /** Records as stored facts (ids fact-0001…), put straight into storage: benchmark setup. */
 async function putRecords(storage: Storage, records: PeerRecord[]): Promise<void> {
   const created = Date.parse('2026-01-01T00:00:00Z')
   for (const [i, r] of records.entries()) {
-    const fact: Fact = { id: factId(i + 1), title: r.title, body: r.body, type: r.type, scope: 'project', tags: [], confidence: 'medium', source: 'conversation', created: new Date(created + i * 1000).toISOString(), status: 'active' }
+    const fact: Fact = {
+      id: factId(i + 1),
+      title: r.title,
+      body: r.body,
+      type: r.type,
+      scope: 'project',
+      tags: [],
+      confidence: 'medium',
+      source: 'conversation',
+      created: new Date(created + i * 1000).toISOString(),
+      status: 'active',
+    }
     await storage.put('facts', fact.id, fact)
   }
 }
@@ -270,7 +311,11 @@ async function connect(root: string): Promise<McpClient> {
 /** `foundry mcp` on `root` with the SDK client, and the server's process id. */
 async function connectServer(root: string): Promise<{ client: McpClient; pid: number }> {
   const client = new Client({ name: 'foundry-bench', version: '1.0.0' })
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--root', root], stderr: 'inherit' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '--root', root],
+    stderr: 'inherit',
+  })
   await client.connect(transport)
   return { client, pid: transport.pid! }
 }

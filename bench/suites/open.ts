@@ -65,13 +65,21 @@ function child(kind: Kind, where: string, mode: 'first' | 'list' | 'rss', file: 
     FOUNDRY_SQLITE: import.meta.resolve('@foundry/adapter-sqlite'),
   }
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', CHILD, kind, where, mode, file, String(from)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const proc = spawn(
+      process.execPath,
+      ['--expose-gc', '--input-type=module', '-e', CHILD, kind, where, mode, file, String(from)],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
     let stdout = ''
     let stderr = ''
     proc.stdout.on('data', (d) => (stdout += d))
     proc.stderr.on('data', (d) => (stderr += d))
     proc.on('error', reject)
-    proc.on('close', (code) => (code === 0 ? resolve(JSON.parse(stdout) as ChildOut) : reject(new Error(`child exited ${code}: ${stderr.slice(0, 500)}`))))
+    proc.on('close', (code) =>
+      code === 0
+        ? resolve(JSON.parse(stdout) as ChildOut)
+        : reject(new Error(`child exited ${code}: ${stderr.slice(0, 500)}`)),
+    )
   })
 }
 
@@ -82,7 +90,8 @@ async function seeded(ctx: BenchContext, kind: Kind, name: string, size: number)
   const dir = join(ctx.scratch, name)
   mkdirSync(dir, { recursive: true })
   const where = kind === 'sqlite' ? join(dir, 'foundry.db') : dir
-  const storage: Storage = kind === 'sqlite' ? sqliteStorage({ path: where }) : fsStorage({ root: where, durable: false })
+  const storage: Storage =
+    kind === 'sqlite' ? sqliteStorage({ path: where }) : fsStorage({ root: where, durable: false })
   const t = performance.now()
   if (size) await storage.exclusive(() => seedFacts(ctx, storage, size))
   await storage.close?.()
@@ -120,12 +129,21 @@ async function firstWrite(ctx: BenchContext, kind: Kind, size: number, inputs: s
 }
 
 /** RSS of a process after writing `count` facts itself on a store that held `base` before (the catalog built beforehand). */
-async function rssAfterWrites(ctx: BenchContext, kind: Kind, base: number, count: number, inputs: string, seedInputs: string): Promise<ChildOut> {
+async function rssAfterWrites(
+  ctx: BenchContext,
+  kind: Kind,
+  base: number,
+  count: number,
+  inputs: string,
+  seedInputs: string,
+): Promise<ChildOut> {
   const where = await seeded(ctx, kind, `open-rss-${kind}-${base}`, base)
   if (base) await child(kind, where, 'first', seedInputs, 0) // the catalog, in a process of its own
   const t = performance.now()
   const out = await child(kind, where, 'rss', inputs)
-  ctx.log(`  ${kind}: ${count} writes on ${base} facts in one process, ${ms(performance.now() - t)} ms: RSS ${out.rss!.toFixed(0)} MB, ${out.warm!.toFixed(0)} MB warm`)
+  ctx.log(
+    `  ${kind}: ${count} writes on ${base} facts in one process, ${ms(performance.now() - t)} ms: RSS ${out.rss!.toFixed(0)} MB, ${out.warm!.toFixed(0)} MB warm`,
+  )
   return out
 }
 
@@ -136,7 +154,8 @@ async function rssAfterWrites(ctx: BenchContext, kind: Kind, base: number, count
  */
 export const openSuite: Suite = {
   name: 'open',
-  about: 'opening a project: first write of a new process at 10k/100k facts vs a full read; RSS after writing 10k facts at 10k and 100k',
+  about:
+    'opening a project: first write of a new process at 10k/100k facts vs a full read; RSS after writing 10k facts at 10k and 100k',
   async run(ctx: BenchContext) {
     const sizes = ctx.quick ? [1000, 5000] : [10_000, 100_000]
     const written = ctx.quick ? 1000 : 10_000
@@ -149,9 +168,23 @@ export const openSuite: Suite = {
     }
     for (const kind of ['sqlite', 'fs'] as const) {
       for (const size of sizes) await firstWrite(ctx, kind, size, file(`open-new-${size}`, all.slice(size, size + 20)))
-      const small = await rssAfterWrites(ctx, kind, 0, written, file('open-rss-small', all.slice(0, written)), file('open-none', all.slice(0, 1)))
+      const small = await rssAfterWrites(
+        ctx,
+        kind,
+        0,
+        written,
+        file('open-rss-small', all.slice(0, written)),
+        file('open-none', all.slice(0, 1)),
+      )
       const base = largest - written
-      const large = await rssAfterWrites(ctx, kind, base, written, file('open-rss-large', all.slice(base, base + written)), file('open-seed-next', all.slice(base, base + 1)))
+      const large = await rssAfterWrites(
+        ctx,
+        kind,
+        base,
+        written,
+        file('open-rss-large', all.slice(base, base + written)),
+        file('open-seed-next', all.slice(base, base + 1)),
+      )
       ctx.report({
         suite: 'open',
         figure: `${kind}: RSS of a process after writing ${label(written)} facts itself (relaxed fsync) / after memory.warm() loads the retriever`,

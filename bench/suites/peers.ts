@@ -4,8 +4,25 @@ import { join } from 'node:path'
 import { countTokens } from 'gpt-tokenizer'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { latency, ms, type Latency } from '../lib/measure.js'
-import { KNOWN_ANSWERS, adrRecords, keywordQueries, locomoQuestions, paddingRecords, peerRecords, type PeerRecord } from '../lib/peers-records.js'
-import { aiDevkit, foundry, foundryBin, sdk, serverMemory, type McpResult, type PeerClient, type PeerSystem } from '../lib/peers-systems.js'
+import {
+  KNOWN_ANSWERS,
+  adrRecords,
+  keywordQueries,
+  locomoQuestions,
+  paddingRecords,
+  peerRecords,
+  type PeerRecord,
+} from '../lib/peers-records.js'
+import {
+  aiDevkit,
+  foundry,
+  foundryBin,
+  sdk,
+  serverMemory,
+  type McpResult,
+  type PeerClient,
+  type PeerSystem,
+} from '../lib/peers-systems.js'
 import { peerTable, type PeerRow } from '../lib/peers-table.js'
 
 /**
@@ -15,7 +32,8 @@ import { peerTable, type PeerRow } from '../lib/peers-table.js'
  */
 export const peersSuite: Suite = {
   name: 'peers',
-  about: 'the published MCP memory servers beside `foundry mcp` (fs, SQLite): the same ADRs + SciFact padding and questions, requests interleaved; latency, answers, tokens, RSS, concurrent writes (only with --peers or --only peers)',
+  about:
+    'the published MCP memory servers beside `foundry mcp` (fs, SQLite): the same ADRs + SciFact padding and questions, requests interleaved; latency, answers, tokens, RSS, concurrent writes (only with --peers or --only peers)',
   run: (ctx) => comparePeers(ctx, ctx.quick ? [1000] : [1000, 10_000]),
 }
 
@@ -32,7 +50,12 @@ export async function comparePeers(ctx: BenchContext, sizes: number[]): Promise<
   for (const size of sizes) {
     const rows = [...(await atSize(ctx, systems, size)), ...concurrency]
     const table = peerTable(systems, rows)
-    console.log(`\nPeers side by side @${size / 1000}k records (${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, bin copied at ${measured}; ${systems.slice(0, 3).map((s) => s.version).join(', ')})\n\n${table}\n`)
+    console.log(
+      `\nPeers side by side @${size / 1000}k records (${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, bin copied at ${measured}; ${systems
+        .slice(0, 3)
+        .map((s) => s.version)
+        .join(', ')})\n\n${table}\n`,
+    )
     for (const row of rows) {
       if (row.size === false && size !== sizes[0]) continue
       const cell = (name: string) => row.cells[name]?.text ?? 'n/a'
@@ -50,7 +73,9 @@ export async function comparePeers(ctx: BenchContext, sizes: number[]): Promise<
 function commit(): string {
   const run = (args: string[]) => spawnSync('git', args, { encoding: 'utf8' }).stdout?.trim() ?? ''
   const head = run(['rev-parse', '--short', 'HEAD'])
-  return head ? `commit ${head}${run(['status', '--porcelain', '--untracked-files=no']) ? ' + uncommitted changes' : ''}` : 'no git commit'
+  return head
+    ? `commit ${head}${run(['status', '--porcelain', '--untracked-files=no']) ? ' + uncommitted changes' : ''}`
+    : 'no git commit'
 }
 
 const SESSION = { name: 'foundry-bench-peers', version: '1.0.0' }
@@ -65,9 +90,16 @@ interface Session {
 async function open(system: PeerSystem, dir: string): Promise<Session> {
   const { Client, StdioClientTransport } = sdk()
   // The SDK client drops the connection on a message over 10 MiB (its default): server-memory's read_graph at 10k records is larger, so the bench reads up to 256 MiB and reports the size.
-  const transport = new StdioClientTransport({ ...system.launch(dir), stderr: 'pipe', maxBufferSize: 256 * 1024 * 1024 })
+  const transport = new StdioClientTransport({
+    ...system.launch(dir),
+    stderr: 'pipe',
+    maxBufferSize: 256 * 1024 * 1024,
+  })
   let tail = ''
-  ;(transport as unknown as { stderr: NodeJS.ReadableStream | null }).stderr?.on('data', (d: Buffer) => (tail = (tail + d.toString()).slice(-2000)))
+  ;(transport as unknown as { stderr: NodeJS.ReadableStream | null }).stderr?.on(
+    'data',
+    (d: Buffer) => (tail = (tail + d.toString()).slice(-2000)),
+  )
   const client = new Client(SESSION)
   try {
     await client.connect(transport)
@@ -106,7 +138,8 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
   const records = peerRecords(ctx, size)
   const dirOf = (s: PeerSystem) => join(ctx.scratch, `peers-${label}`, s.name.replace(/\s+/g, '-'))
   const rows: PeerRow[] = []
-  const cells = (fn: (s: PeerSystem) => { text: string; value?: number } | undefined) => Object.fromEntries(systems.map((s) => [s.name, fn(s)]))
+  const cells = (fn: (s: PeerSystem) => { text: string; value?: number } | undefined) =>
+    Object.fromEntries(systems.map((s) => [s.name, fn(s)]))
 
   // Seeding: one system at a time, each the fastest way it offers; not counted in write latency.
   const seeding = new Map<string, number>()
@@ -116,7 +149,9 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
     const [, elapsed] = await time(() => system.seed(session.client, records))
     await session.client.close()
     seeding.set(system.name, elapsed)
-    ctx.log(`  peers @${label}: ${system.name} seeded ${records.length} records in ${(elapsed / 1000).toFixed(1)} s (${system.seedHow})`)
+    ctx.log(
+      `  peers @${label}: ${system.name} seeded ${records.length} records in ${(elapsed / 1000).toFixed(1)} s (${system.seedHow})`,
+    )
   }
 
   // One session each, all four open at once; every request goes to each server in turn.
@@ -126,14 +161,33 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
   const questions = [...KNOWN_ANSWERS.map((k) => k.question), ...locomoQuestions(ctx, n)]
   const keywords = keywordQueries(records, n)
   const writes = paddingRecords(ctx, ctx.quick ? 100 : 300, 20_000)
-  const samples = new Map(systems.map((s) => [s.name, { question: [] as number[], keyword: [] as number[], write: [] as number[], keywordTokens: [] as number[] }]))
-  const answers = new Map(systems.map((s) => [s.name, { answered: 0, named: 0, ranks: [] as number[], text: [] as number[], whole: [] as number[], missed: [] as string[] }]))
+  const samples = new Map(
+    systems.map((s) => [
+      s.name,
+      { question: [] as number[], keyword: [] as number[], write: [] as number[], keywordTokens: [] as number[] },
+    ]),
+  )
+  const answers = new Map(
+    systems.map((s) => [
+      s.name,
+      {
+        answered: 0,
+        named: 0,
+        ranks: [] as number[],
+        text: [] as number[],
+        whole: [] as number[],
+        missed: [] as string[],
+      },
+    ]),
+  )
   const adrTitle = new Map(adrRecords(ctx).map((r) => [r.adr!, r.title]))
   /** A call on the system's open session; a failure names the system and the end of its stderr. */
   const via = <T>(system: PeerSystem, fn: (client: PeerClient) => Promise<T>): Promise<T> => {
     const session = sessions.get(system.name)!
     return fn(session.client).catch((error: Error) => {
-      throw new Error(`${system.name}: ${error.message}${session.stderr() ? `; its stderr ends: ${session.stderr().slice(-600)}` : ''}`)
+      throw new Error(
+        `${system.name}: ${error.message}${session.stderr() ? `; its stderr ends: ${session.stderr().slice(-600)}` : ''}`,
+      )
     })
   }
   try {
@@ -160,7 +214,10 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
       }
     }
     for (const [name, a] of answers) {
-      const missed = a.missed.length > 12 ? `${a.missed.length} questions` : a.missed.map((q) => `"${q}"`).join(', ') || 'no question'
+      const missed =
+        a.missed.length > 12
+          ? `${a.missed.length} questions`
+          : a.missed.map((q) => `"${q}"`).join(', ') || 'no question'
       ctx.log(`  peers @${label}: ${name} did not find the record for ${missed}`)
     }
     for (const [i, keyword] of keywords.entries()) {
@@ -183,7 +240,15 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
     for (const system of systems) {
       const [result, elapsed] = await time(() => via(system, (c) => system.readAll(c)))
       const whole = result && JSON.stringify(result)
-      eager.set(system.name, result && { text: countTokens(textOf(result)), whole: countTokens(whole!), ms: elapsed, bytes: Buffer.byteLength(whole!) })
+      eager.set(
+        system.name,
+        result && {
+          text: countTokens(textOf(result)),
+          whole: countTokens(whole!),
+          ms: elapsed,
+          bytes: Buffer.byteLength(whole!),
+        },
+      )
     }
     const rss = new Map(systems.map((s) => [s.name, memory(sessions.get(s.name)!.pid)]))
 
@@ -206,19 +271,48 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
 
     const lat = (name: string, kind: 'question' | 'keyword' | 'write') => latency(samples.get(name)![kind])
     const msCell = (l: Latency, q: 'p50' | 'p99') => ({ text: `${ms(l[q])} ms`, value: l[q] })
-    rows.push({ label: 'records', better: 'none', cells: cells(() => ({ text: int(records.length), value: records.length })), note: 'ADRs + SciFact padding' })
-    rows.push({ label: 'seeding (not in write latency)', cells: cells((s) => ({ text: `${(seeding.get(s.name)! / 1000).toFixed(1)} s`, value: seeding.get(s.name)! })) })
-    rows.push({ label: 'spawn + initialize p50', cells: cells((s) => msCell(latency(spawn.get(s.name)!), 'p50')), note: `${coldRounds} new sessions each` })
-    rows.push({ label: 'new session: first answer after initialize p50', cells: cells((s) => msCell(latency(first.get(s.name)!), 'p50')) })
+    rows.push({
+      label: 'records',
+      better: 'none',
+      cells: cells(() => ({ text: int(records.length), value: records.length })),
+      note: 'ADRs + SciFact padding',
+    })
+    rows.push({
+      label: 'seeding (not in write latency)',
+      cells: cells((s) => ({ text: `${(seeding.get(s.name)! / 1000).toFixed(1)} s`, value: seeding.get(s.name)! })),
+    })
+    rows.push({
+      label: 'spawn + initialize p50',
+      cells: cells((s) => msCell(latency(spawn.get(s.name)!), 'p50')),
+      note: `${coldRounds} new sessions each`,
+    })
+    rows.push({
+      label: 'new session: first answer after initialize p50',
+      cells: cells((s) => msCell(latency(first.get(s.name)!), 'p50')),
+    })
     rows.push({
       label: 'new session: spawn to first answer p50',
       cells: cells((s) => msCell(latency(total.get(s.name)!), 'p50')),
       note: 'foundry mcp answers initialize before it loads the SDK server and opens the project, so part of its start-up moves to the first answer: this row is the sum',
     })
-    for (const q of ['p50', 'p99'] as const) rows.push({ label: `write ${q}`, cells: cells((s) => msCell(lat(s.name, 'write'), q)), note: `${writes.length} writes each` })
-    for (const q of ['p50', 'p99'] as const) rows.push({ label: `keyword search ${q}`, cells: cells((s) => msCell(lat(s.name, 'keyword'), q)), note: `${keywords.length} two-word queries from record titles` })
     for (const q of ['p50', 'p99'] as const)
-      rows.push({ label: `question search ${q}`, cells: cells((s) => msCell(lat(s.name, 'question'), q)), note: `${KNOWN_ANSWERS.length} ADR questions + ${questions.length - KNOWN_ANSWERS.length} LoCoMo questions` })
+      rows.push({
+        label: `write ${q}`,
+        cells: cells((s) => msCell(lat(s.name, 'write'), q)),
+        note: `${writes.length} writes each`,
+      })
+    for (const q of ['p50', 'p99'] as const)
+      rows.push({
+        label: `keyword search ${q}`,
+        cells: cells((s) => msCell(lat(s.name, 'keyword'), q)),
+        note: `${keywords.length} two-word queries from record titles`,
+      })
+    for (const q of ['p50', 'p99'] as const)
+      rows.push({
+        label: `question search ${q}`,
+        cells: cells((s) => msCell(lat(s.name, 'question'), q)),
+        note: `${KNOWN_ANSWERS.length} ADR questions + ${questions.length - KNOWN_ANSWERS.length} LoCoMo questions`,
+      })
     rows.push({
       label: `answered (of ${KNOWN_ANSWERS.length} ADR questions)`,
       better: 'higher',
@@ -226,7 +320,10 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
         const a = answers.get(s.name)!
         const top = a.ranks.filter((r) => r === 1).length
         const named = a.named ? `; ${a.named} more named by title only, as weaker matches` : ''
-        return { text: `${a.answered} (${top} at rank 1${a.answered ? `, mean rank ${mean(a.ranks).toFixed(2)}` : ''}${named})`, value: a.answered }
+        return {
+          text: `${a.answered} (${top} at rank 1${a.answered ? `, mean rank ${mean(a.ranks).toFixed(2)}` : ''}${named})`,
+          value: a.answered,
+        }
       }),
       note: 'answered: the ADR record, its content included, is in the result (rank: its place there). Foundry lists the hits below its relevance floor as "weaker matches", id and title only: counted apart',
     })
@@ -256,13 +353,26 @@ async function atSize(ctx: BenchContext, systems: PeerSystem[], size: number): P
       label: 'load all memory eagerly: tokens (text / whole)',
       cells: cells((s) => {
         const e = eager.get(s.name)
-        const size = e && (e.bytes >= 1024 * 1024 ? `${(e.bytes / 1024 / 1024).toFixed(1)} MiB` : `${(e.bytes / 1024).toFixed(0)} KiB`)
-        return e && { text: `${int(e.text)} / ${int(e.whole)} (${size}${e.bytes > 10 * 1024 * 1024 ? ', over the SDK client’s 10 MiB default: it drops the connection' : ''})`, value: e.whole }
+        const size =
+          e &&
+          (e.bytes >= 1024 * 1024 ? `${(e.bytes / 1024 / 1024).toFixed(1)} MiB` : `${(e.bytes / 1024).toFixed(0)} KiB`)
+        return (
+          e && {
+            text: `${int(e.text)} / ${int(e.whole)} (${size}${e.bytes > 10 * 1024 * 1024 ? ', over the SDK client’s 10 MiB default: it drops the connection' : ''})`,
+            value: e.whole,
+          }
+        )
       }),
       note: systems.map((s) => `${s.name}: ${s.readAllHow}`).join('; '),
     })
-    rows.push({ label: 'RSS after the session (VmRSS)', cells: cells((s) => ({ text: `${rss.get(s.name)!.rss.toFixed(0)} MB`, value: rss.get(s.name)!.rss })) })
-    rows.push({ label: 'RSS peak (VmHWM)', cells: cells((s) => ({ text: `${rss.get(s.name)!.hwm.toFixed(0)} MB`, value: rss.get(s.name)!.hwm })) })
+    rows.push({
+      label: 'RSS after the session (VmRSS)',
+      cells: cells((s) => ({ text: `${rss.get(s.name)!.rss.toFixed(0)} MB`, value: rss.get(s.name)!.rss })),
+    })
+    rows.push({
+      label: 'RSS peak (VmHWM)',
+      cells: cells((s) => ({ text: `${rss.get(s.name)!.hwm.toFixed(0)} MB`, value: rss.get(s.name)!.hwm })),
+    })
   } finally {
     await Promise.all([...sessions.values()].map((s) => s.client.close().catch(() => undefined)))
     rmSync(join(ctx.scratch, `peers-${label}`), { recursive: true, force: true })
@@ -308,7 +418,7 @@ async function concurrentWrites(ctx: BenchContext, systems: PeerSystem[]): Promi
                 reason = (error as Error).message.slice(0, 160)
               }
               if (reason === undefined) acknowledged.push(record.title)
-              else (refused++, reasons.set(reason, (reasons.get(reason) ?? 0) + 1))
+              else refused++, reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
             }
           }),
         ),
@@ -317,10 +427,21 @@ async function concurrentWrites(ctx: BenchContext, systems: PeerSystem[]): Promi
       const kept = system.kept(dir, acknowledged)
       rmSync(dir, { recursive: true, force: true })
       const lost = acknowledged.length - kept
-      cells[system.name] = { text: `${kept}/${acknowledged.length}${refused ? `, ${refused} refused` : ''}${lost ? `, ${lost} lost` : ''} (${(elapsed / 1000).toFixed(1)} s)`, value: kept }
-      ctx.log(`  peers: ${system.name} ${clients}×${each} concurrent writes: kept ${kept} of ${acknowledged.length} acknowledged, ${refused} refused${reasons.size ? `: ${[...reasons].map(([r, k]) => `${k}× ${r}`).join('; ')}` : ''}`)
+      cells[system.name] = {
+        text: `${kept}/${acknowledged.length}${refused ? `, ${refused} refused` : ''}${lost ? `, ${lost} lost` : ''} (${(elapsed / 1000).toFixed(1)} s)`,
+        value: kept,
+      }
+      ctx.log(
+        `  peers: ${system.name} ${clients}×${each} concurrent writes: kept ${kept} of ${acknowledged.length} acknowledged, ${refused} refused${reasons.size ? `: ${[...reasons].map(([r, k]) => `${k}× ${r}`).join('; ')}` : ''}`,
+      )
     }
-    rows.push({ label: `${clients} × ${each} concurrent writes: kept / acknowledged`, cells, better: 'higher', size: false, note: `${clients} server processes on one new store` })
+    rows.push({
+      label: `${clients} × ${each} concurrent writes: kept / acknowledged`,
+      cells,
+      better: 'higher',
+      size: false,
+      note: `${clients} server processes on one new store`,
+    })
   }
   return rows
 }

@@ -3,7 +3,7 @@ import { postgresRetriever } from '@foundry/adapter-postgres'
 import { createDatabase, startTestDatabase } from '@foundry/adapter-postgres/testing'
 import { ftsRetriever } from '@foundry/adapter-sqlite'
 import { factId, minisearchRetriever, type Retriever } from '@foundry/kernel'
-import { type RetrievalDoc } from '@foundry/kernel/adapter'
+import type { RetrievalDoc } from '@foundry/kernel/adapter'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { syntheticFacts } from '../lib/corpus.js'
 import { ms, sample } from '../lib/measure.js'
@@ -13,17 +13,32 @@ const SUITE = 'postgres-retrieval'
 
 /** `n` synthetic facts as the kernel hands them to a retriever. */
 function factDocs(ctx: BenchContext, n: number): RetrievalDoc[] {
-  return syntheticFacts(ctx, n).map((f, i) => ({ id: factId(i + 1), title: f.title, body: f.body, tags: f.tags ?? [], type: f.type, scope: f.scope ?? 'project' }))
+  return syntheticFacts(ctx, n).map((f, i) => ({
+    id: factId(i + 1),
+    title: f.title,
+    body: f.body,
+    tags: f.tags ?? [],
+    type: f.type,
+    scope: f.scope ?? 'project',
+  }))
 }
 
 /** Index build, search and one-fact update latency of one retriever over `docs`, queried with `queries`. */
-async function latencies(retriever: Retriever, docs: RetrievalDoc[], extra: RetrievalDoc[], queries: string[], n: number) {
+async function latencies(
+  retriever: Retriever,
+  docs: RetrievalDoc[],
+  extra: RetrievalDoc[],
+  queries: string[],
+  n: number,
+) {
   let t = performance.now()
   await retriever.apply({ revision: '0', reset: true, upsert: docs, remove: [] })
   const build = performance.now() - t
   const search = await sample(n, (i) => retriever.search({ text: queries[Math.abs(i) % queries.length]!, limit: 20 }))
   t = performance.now()
-  const update = await sample(n, (i) => retriever.apply({ revision: String(i + 10), upsert: [extra[Math.abs(i) % extra.length]!], remove: [] }))
+  const update = await sample(n, (i) =>
+    retriever.apply({ revision: String(i + 10), upsert: [extra[Math.abs(i) % extra.length]!], remove: [] }),
+  )
   return { build, search, update, total: performance.now() - t }
 }
 
@@ -34,7 +49,8 @@ async function latencies(retriever: Retriever, docs: RetrievalDoc[], extra: Retr
  */
 export const postgresRetrievalSuite: Suite = {
   name: SUITE,
-  about: 'postgresRetriever (issue 16): SciFact nDCG@10 beside MiniSearch and FTS5; search/update p50/p99 at 10k facts beside MiniSearch',
+  about:
+    'postgresRetriever (issue 16): SciFact nDCG@10 beside MiniSearch and FTS5; search/update p50/p99 at 10k facts beside MiniSearch',
   async run(ctx) {
     const server = await startTestDatabase({ log: () => undefined })
     const open = async () => postgresRetriever({ url: await createDatabase(server.url) })

@@ -29,7 +29,14 @@ export async function locomoRecall(ctx: BenchContext, open: () => Retriever | Pr
     const docs: RetrievalDoc[] = Object.values(conversation)
       .filter((turns): turns is Array<{ dia_id: string; speaker: string; text: string }> => Array.isArray(turns))
       .flat()
-      .map((t) => ({ id: t.dia_id, title: '', body: `${t.speaker}: ${t.text}`, tags: [], type: 'domain', scope: 'project' }))
+      .map((t) => ({
+        id: t.dia_id,
+        title: '',
+        body: `${t.speaker}: ${t.text}`,
+        tags: [],
+        type: 'domain',
+        scope: 'project',
+      }))
     const retriever = await open()
     await retriever.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
     for (const { question, evidence, category } of qa) {
@@ -109,7 +116,8 @@ async function searchAt(ctx: BenchContext, serverUrl: string, n: number): Promis
  */
 export const postgresScaleSuite: Suite = {
   name: SUITE,
-  about: 'postgres at team scale: default-retrieval search p50 at 100k vs SQLite, quality vs the postgres retriever, write throughput 1/4/8 processes',
+  about:
+    'postgres at team scale: default-retrieval search p50 at 100k vs SQLite, quality vs the postgres retriever, write throughput 1/4/8 processes',
   async run(ctx) {
     const server = await startTestDatabase({ fsync: true, log: () => undefined })
     try {
@@ -137,7 +145,13 @@ export const postgresScaleSuite: Suite = {
       const [pgQ, bmQ] = [await scifactQuality(ctx, pgRetriever), await scifactQuality(ctx, bm25Retriever())]
       await pgRetriever.close?.()
       const [pgL, bmL] = [await locomoRecall(ctx, open), await locomoRecall(ctx, () => bm25Retriever())]
-      ctx.report({ suite: SUITE, figure: 'bm25 SciFact nDCG@10 / LoCoMo recall@10', value: `${bmQ.ndcg10.toFixed(3)} / ${bmL.toFixed(3)}`, baseline: `postgresRetriever ${pgQ.ndcg10.toFixed(3)} / ${pgL.toFixed(3)}`, ratio: bmL / pgL })
+      ctx.report({
+        suite: SUITE,
+        figure: 'bm25 SciFact nDCG@10 / LoCoMo recall@10',
+        value: `${bmQ.ndcg10.toFixed(3)} / ${bmL.toFixed(3)}`,
+        baseline: `postgresRetriever ${pgQ.ndcg10.toFixed(3)} / ${pgL.toFixed(3)}`,
+        ratio: bmL / pgL,
+      })
     } finally {
       await server.stop()
     }

@@ -13,7 +13,11 @@ const [kind, target, worker, count, run] = process.argv.slice(2) as [string, str
 const word = (n: number) => [...String(n)].map((d) => 'abcdefghij'[Number(d)]).join('') + 'x'
 
 const storage: Storage =
-  kind === 'postgres' ? await postgresStorage({ url: target }) : kind === 'sqlite' ? sqliteStorage({ path: join(target, 'foundry.db'), timeout: 120_000 }) : fsStorage({ root: target })
+  kind === 'postgres'
+    ? await postgresStorage({ url: target })
+    : kind === 'sqlite'
+      ? sqliteStorage({ path: join(target, 'foundry.db'), timeout: 120_000 })
+      : fsStorage({ root: target })
 // The default retriever is never searched here, so writes do not update it: the figure is the write path alone.
 const kernel = createKernel({ storage })
 const write = (i: number) =>

@@ -47,10 +47,10 @@ export async function seed(ctx: BenchContext, target: Target, n: number): Promis
     await client.connect()
     for (let i = 0; i < facts.length - 1; i += 10_000) {
       const batch = facts.slice(i, Math.min(i + 10_000, facts.length - 1))
-      await client.query("INSERT INTO foundry_records (collection, key, value) SELECT 'facts', k, v FROM unnest($1::text[], $2::text[]) AS t(k, v)", [
-        batch.map((f) => f.id),
-        batch.map((f) => JSON.stringify(f)),
-      ])
+      await client.query(
+        "INSERT INTO foundry_records (collection, key, value) SELECT 'facts', k, v FROM unnest($1::text[], $2::text[]) AS t(k, v)",
+        [batch.map((f) => f.id), batch.map((f) => JSON.stringify(f))],
+      )
     }
     await client.query('ANALYZE')
     await client.end()
@@ -59,7 +59,10 @@ export async function seed(ctx: BenchContext, target: Target, n: number): Promis
     await storage.put('facts', last.id, last)
     await storage.close?.()
   } else {
-    const storage = target.kind === 'sqlite' ? sqliteStorage({ path: join(target.at, 'foundry.db') }) : fsStorage({ root: target.at, durable: false })
+    const storage =
+      target.kind === 'sqlite'
+        ? sqliteStorage({ path: join(target.at, 'foundry.db') })
+        : fsStorage({ root: target.at, durable: false })
     await storage.exclusive(() => seedFacts(ctx, storage, n))
     await storage.close?.()
   }
@@ -82,7 +85,13 @@ async function measureAll(ctx: BenchContext, targets: Target[], n: number): Prom
   const samples = ctx.quick ? 30 : n >= 100_000 ? 100 : 200
   const extra = syntheticFacts(ctx, n + samples + 10).slice(n)
   const queries = extra.map((f) => f.title.split(' ').slice(0, 4).join(' '))
-  const opened: Array<{ kind: Kind; kernel: ReturnType<typeof createKernel>; build: number; write: number[]; search: number[] }> = []
+  const opened: Array<{
+    kind: Kind
+    kernel: ReturnType<typeof createKernel>
+    build: number
+    write: number[]
+    search: number[]
+  }> = []
   for (const target of targets) {
     const kernel = createKernel({ storage: await openStorage(target), retriever: openRetriever(target) })
     const t = performance.now()
@@ -91,7 +100,10 @@ async function measureAll(ctx: BenchContext, targets: Target[], n: number): Prom
     await kernel.memory.write(extra[samples]!) // the first write of a process loads every fact: not sampled
     opened.push({ kind: target.kind, kernel, build, write: [], search: [] })
   }
-  const interleave = async (fn: (o: (typeof opened)[number], i: number) => Promise<unknown>, into: 'write' | 'search') => {
+  const interleave = async (
+    fn: (o: (typeof opened)[number], i: number) => Promise<unknown>,
+    into: 'write' | 'search',
+  ) => {
     for (let i = 0; i < samples; i++)
       for (let k = 0; k < opened.length; k++) {
         const o = opened[(i + k) % opened.length]!
@@ -114,7 +126,20 @@ async function measureAll(ctx: BenchContext, targets: Target[], n: number): Prom
 /** `processes` writer processes × `count` memory writes each, started together: writes a second over the wall time. */
 export async function throughput(target: Target, processes: number, count: number, run: number): Promise<number> {
   const children = Array.from({ length: processes }, (_, k) =>
-    spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'postgres-writer.ts'), target.kind, target.at, String(k), String(count), String(run)], { stdio: ['pipe', 'pipe', 'pipe'] }),
+    spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(import.meta.dirname, 'postgres-writer.ts'),
+        target.kind,
+        target.at,
+        String(k),
+        String(count),
+        String(run),
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    ),
   )
   const lines = children.map((child) => {
     let out = ''
@@ -125,7 +150,11 @@ export async function throughput(target: Target, processes: number, count: numbe
       new Promise<void>((resolve, reject) => {
         const check = () => out.split('\n').includes(line) && resolve()
         child.stdout.on('data', check)
-        child.on('close', (code) => (out.split('\n').includes(line) ? resolve() : reject(new Error(`writer exited with ${code}: ${err.trim().split('\n').slice(-3).join(' ')}`))))
+        child.on('close', (code) =>
+          out.split('\n').includes(line)
+            ? resolve()
+            : reject(new Error(`writer exited with ${code}: ${err.trim().split('\n').slice(-3).join(' ')}`)),
+        )
       })
     return { ready: seen('ready'), done: seen('done') }
   })
@@ -149,7 +178,8 @@ export async function throughput(target: Target, processes: number, count: numbe
  */
 export const postgresSuite: Suite = {
   name: SUITE,
-  about: 'storage postgres beside sqlite and fs: write/search p50/p99 at 10k and 100k facts, write throughput with 1/4/8 processes, revision() cache',
+  about:
+    'storage postgres beside sqlite and fs: write/search p50/p99 at 10k and 100k facts, write throughput with 1/4/8 processes, revision() cache',
   async run(ctx) {
     const server = await startTestDatabase({ fsync: true, log: () => undefined })
     const targetFor = async (kind: Kind, n: number, tag: string): Promise<Target> => {
@@ -173,13 +203,23 @@ export const postgresSuite: Suite = {
         for (const kind of KINDS) {
           const r = results.get(kind)!
           const label = `${kind} + ${retrieverName(kind)} @${size(n)}`
-          const versus = kind === 'sqlite' ? {} : { baseline: `sqlite p50 ${ms(sqlite.write.p50)} ms`, ratio: r.write.p50 / sqlite.write.p50 }
-          ctx.report({ suite: SUITE, figure: `${label}: memory_write p50 / p99`, value: `${ms(r.write.p50)} / ${ms(r.write.p99)} ms`, ...versus })
+          const versus =
+            kind === 'sqlite'
+              ? {}
+              : { baseline: `sqlite p50 ${ms(sqlite.write.p50)} ms`, ratio: r.write.p50 / sqlite.write.p50 }
+          ctx.report({
+            suite: SUITE,
+            figure: `${label}: memory_write p50 / p99`,
+            value: `${ms(r.write.p50)} / ${ms(r.write.p99)} ms`,
+            ...versus,
+          })
           ctx.report({
             suite: SUITE,
             figure: `${label}: memory_search p50 / p99`,
             value: `${ms(r.search.p50)} / ${ms(r.search.p99)} ms`,
-            ...(kind === 'sqlite' ? {} : { baseline: `sqlite + FTS5 p50 ${ms(sqlite.search.p50)} ms`, ratio: r.search.p50 / sqlite.search.p50 }),
+            ...(kind === 'sqlite'
+              ? {}
+              : { baseline: `sqlite + FTS5 p50 ${ms(sqlite.search.p50)} ms`, ratio: r.search.p50 / sqlite.search.p50 }),
           })
           ctx.report({ suite: SUITE, figure: `${label}: first search (index build)`, value: `${ms(r.build)} ms` })
         }
@@ -197,7 +237,8 @@ export const postgresSuite: Suite = {
       }
       // Each process count on each storage in turn, so the load of the moment weighs on all three.
       const rates = new Map<Kind, number[]>(KINDS.map((k) => [k, []]))
-      for (const processes of [1, 4, 8]) for (const target of stores) rates.get(target.kind)!.push(await throughput(target, processes, count, run++))
+      for (const processes of [1, 4, 8])
+        for (const target of stores) rates.get(target.kind)!.push(await throughput(target, processes, count, run++))
       for (const kind of KINDS) {
         const r = rates.get(kind)!
         ctx.report({
@@ -221,10 +262,19 @@ export const postgresSuite: Suite = {
       const direct = await postgresStorage({ url: target.at, revisionCache: false })
       const hit = await sample(samples, () => cached.revision('facts'))
       const miss = await sample(samples, () => direct.revision('facts'))
-      ctx.report({ suite: SUITE, figure: 'postgres revision() p50 / p99: cache kept by NOTIFY', value: `${ms(hit.p50)} / ${ms(hit.p99)} ms`, baseline: `no cache ${ms(miss.p50)} / ${ms(miss.p99)} ms`, ratio: hit.p50 / miss.p50 })
+      ctx.report({
+        suite: SUITE,
+        figure: 'postgres revision() p50 / p99: cache kept by NOTIFY',
+        value: `${ms(hit.p50)} / ${ms(hit.p99)} ms`,
+        baseline: `no cache ${ms(miss.p50)} / ${ms(miss.p99)} ms`,
+        ratio: hit.p50 / miss.p50,
+      })
       const queries = syntheticFacts(ctx, 200).map((f) => f.title.split(' ').slice(0, 4).join(' '))
       // Two kernels on the same database, one over each storage, searched in turn.
-      const kernels = [createKernel({ storage: cached, retriever: openRetriever(target) }), createKernel({ storage: direct, retriever: openRetriever(target) })]
+      const kernels = [
+        createKernel({ storage: cached, retriever: openRetriever(target) }),
+        createKernel({ storage: direct, retriever: openRetriever(target) }),
+      ]
       for (const kernel of kernels) await kernel.memory.search({ query: 'warm up' })
       const times: [number[], number[]] = [[], []]
       for (let i = 0; i < (ctx.quick ? 30 : 200); i++)

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { bm25Retriever, minisearchRetriever, type Retriever } from '@foundry/kernel'
-import { type RetrievalDoc } from '@foundry/kernel/adapter'
+import type { RetrievalDoc } from '@foundry/kernel/adapter'
 import { memorySnapshotStore } from '@foundry/kernel/testing'
 import { syntheticFacts } from '../lib/corpus.js'
 import { flatBm25 } from '../lib/flat-bm25.js'
@@ -16,7 +16,14 @@ const COMMON = ['team', 'recorded', 'decision', 'project', 'context', 'status', 
 
 /** `n` facts from SciFact abstracts (`syntheticFacts`), each ending with the same footer, as the retrievers index them. */
 function corpus(ctx: BenchContext, n: number): RetrievalDoc[] {
-  return syntheticFacts(ctx, n).map((f, i) => ({ id: `fact-${String(i + 1).padStart(6, '0')}`, title: f.title, body: `${f.body}\n${FOOTER}`, tags: f.tags ?? [], type: f.type, scope: f.scope ?? 'project' }))
+  return syntheticFacts(ctx, n).map((f, i) => ({
+    id: `fact-${String(i + 1).padStart(6, '0')}`,
+    title: f.title,
+    body: `${f.body}\n${FOOTER}`,
+    tags: f.tags ?? [],
+    type: f.type,
+    scope: f.scope ?? 'project',
+  }))
 }
 
 interface Locomo {
@@ -26,11 +33,16 @@ interface Locomo {
 
 /** The query sets: SciFact test queries, LoCoMo questions, prompts of 20–60 words cut from LoCoMo turns, and questions made of words every fact holds. */
 function querySets(ctx: BenchContext): Record<string, string[]> {
-  const take = (all: string[], n: number) => all.filter((_, i) => i % Math.max(1, Math.floor(all.length / n)) === 0).slice(0, n)
+  const take = (all: string[], n: number) =>
+    all.filter((_, i) => i % Math.max(1, Math.floor(all.length / n)) === 0).slice(0, n)
   const n = ctx.quick ? 40 : 200
   const locomo = JSON.parse(readFileSync(requireData(ctx, 'locomo/locomo10.json'), 'utf8')) as Locomo[]
   const questions = locomo.flatMap((s) => s.qa.map((q) => q.question))
-  const turns = locomo.flatMap((s) => Object.entries(s.conversation).flatMap(([key, v]) => (/^session_\d+$/.test(key) ? (v as Array<{ text: string }>).map((t) => t.text) : [])))
+  const turns = locomo.flatMap((s) =>
+    Object.entries(s.conversation).flatMap(([key, v]) =>
+      /^session_\d+$/.test(key) ? (v as Array<{ text: string }>).map((t) => t.text) : [],
+    ),
+  )
   const prompts: string[] = []
   for (let i = 0, at = 0; prompts.length < n && at < turns.length; i++) {
     const want = 20 + ((i * 13) % 41)
@@ -39,7 +51,15 @@ function querySets(ctx: BenchContext): Record<string, string[]> {
     prompts.push(words.slice(0, want).join(' '))
   }
   const common = Array.from({ length: n }, (_, i) => `what ${COMMON.filter((_, j) => (i + j) % 7 < 5).join(' ')}`)
-  return { scifact: take(scifactJudgements(ctx).map((q) => q.text), n), locomo: take(questions, n), prompts, 'common words': common }
+  return {
+    scifact: take(
+      scifactJudgements(ctx).map((q) => q.text),
+      n,
+    ),
+    locomo: take(questions, n),
+    prompts,
+    'common words': common,
+  }
 }
 
 let collect: (() => void) | undefined
@@ -70,7 +90,8 @@ interface Candidate {
  */
 export const retrievalSuite: Suite = {
   name: 'retrieval',
-  about: 'retrievers against a flat-array BM25: query latency (SciFact, LoCoMo, long prompts, common words), index size, snapshots, write p99',
+  about:
+    'retrievers against a flat-array BM25: query latency (SciFact, LoCoMo, long prompts, common words), index size, snapshots, write p99',
   async run(ctx) {
     const sets = querySets(ctx)
     for (const size of ctx.quick ? [2_000, 10_000] : [10_000, 100_000]) {
@@ -83,7 +104,10 @@ export const retrievalSuite: Suite = {
       const bytes: Record<string, number> = { flat: heapBytes() - before }
       ctx.log(`  ${label}: flat BM25 build ${ms(built.flat!)} ms, heap ${mb(bytes.flat!)}`)
       const retrievers: Record<string, Retriever> = {}
-      for (const [name, make] of [['bm25', () => bm25Retriever()], ['minisearch', () => minisearchRetriever()]] as const) {
+      for (const [name, make] of [
+        ['bm25', () => bm25Retriever()],
+        ['minisearch', () => minisearchRetriever()],
+      ] as const) {
         before = heapBytes()
         t = performance.now()
         const r = make()
@@ -101,7 +125,10 @@ export const retrievalSuite: Suite = {
       })
       const candidates: Candidate[] = [
         { name: 'flat', search: (text) => flat.search(text, 10) },
-        ...Object.entries(retrievers).map(([name, r]) => ({ name, search: (text: string) => r.search({ text, limit: 10 }) })),
+        ...Object.entries(retrievers).map(([name, r]) => ({
+          name,
+          search: (text: string) => r.search({ text, limit: 10 }),
+        })),
       ]
       // MiniSearch takes up to seconds a query at 100k: a subset there, the same for every candidate.
       for (const [set, all] of Object.entries(sets)) {
@@ -160,7 +187,10 @@ async function snapshots(ctx: BenchContext, label: string, docs: RetrievalDoc[],
   const extra = corpus(ctx, docs.length + writes + 10).slice(docs.length)
   const rows: string[] = []
   const write: Record<string, Latency & { max: number }> = {}
-  for (const [name, make] of [['bm25', () => bm25Retriever()], ['minisearch', () => minisearchRetriever()]] as const) {
+  for (const [name, make] of [
+    ['bm25', () => bm25Retriever()],
+    ['minisearch', () => minisearchRetriever()],
+  ] as const) {
     const store = memorySnapshotStore()
     const r = built[name]!
     r.attach?.(store)
@@ -185,7 +215,11 @@ async function snapshots(ctx: BenchContext, label: string, docs: RetrievalDoc[],
     await r.close?.()
     await fresh.close?.()
   }
-  ctx.report({ suite: 'retrieval', figure: `${label}: snapshot size, write, first search after reading it (in-memory store)`, value: rows.join('; ') })
+  ctx.report({
+    suite: 'retrieval',
+    figure: `${label}: snapshot size, write, first search after reading it (in-memory store)`,
+    value: rows.join('; '),
+  })
   const w = (l: Latency & { max: number }) => `${ms(l.p50)} / ${ms(l.p99)} / ${ms(l.max)} ms`
   ctx.report({
     suite: 'retrieval',

@@ -34,16 +34,29 @@ export function ndcgAt10(ranked: string[], relevant: Set<string>): number {
 }
 
 /** nDCG@10 and recall@100 on the 300 SciFact test queries (BEIR), the setting published BM25 figures use. */
-export async function scifactQuality(ctx: BenchContext, retriever: Retriever): Promise<{ ndcg10: number; recall100: number; queries: number }> {
+export async function scifactQuality(
+  ctx: BenchContext,
+  retriever: Retriever,
+): Promise<{ ndcg10: number; recall100: number; queries: number }> {
   const corpus = scifactCorpus(ctx)
   const judged = scifactJudgements(ctx)
-  const docs: RetrievalDoc[] = corpus.map((d) => ({ id: d._id, title: d.title, body: d.text, tags: [], type: 'domain', scope: 'project' }))
+  const docs: RetrievalDoc[] = corpus.map((d) => ({
+    id: d._id,
+    title: d.title,
+    body: d.text,
+    tags: [],
+    type: 'domain',
+    scope: 'project',
+  }))
   await retriever.apply({ revision: 'scifact', reset: true, upsert: docs, remove: [] })
   let ndcg = 0
   let recall = 0
   for (const { text, relevant } of judged) {
     const hits = await retriever.search({ text, limit: 100 })
-    ndcg += ndcgAt10(hits.map((h) => h.id), relevant)
+    ndcg += ndcgAt10(
+      hits.map((h) => h.id),
+      relevant,
+    )
     recall += hits.filter((h) => relevant.has(h.id)).length / relevant.size
   }
   return { ndcg10: ndcg / judged.length, recall100: recall / judged.length, queries: judged.length }
@@ -61,7 +74,11 @@ function plainMinisearch(): Retriever {
       index.addAll(changes.upsert)
       revision = changes.revision
     },
-    search: async (q) => index.search(q.text).slice(0, q.limit).map((r) => ({ id: String(r.id), score: r.score })),
+    search: async (q) =>
+      index
+        .search(q.text)
+        .slice(0, q.limit)
+        .map((r) => ({ id: String(r.id), score: r.score })),
   }
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { fsStorage } from '@foundry/adapter-fs'
 import { ftsRetriever, sqliteStorage } from '@foundry/adapter-sqlite'
 import { bm25Retriever, createKernel, minisearchRetriever, type Retriever, type Storage } from '@foundry/kernel'
-import { type RetrievalDoc } from '@foundry/kernel/adapter'
+import type { RetrievalDoc } from '@foundry/kernel/adapter'
 import { requireData, type BenchContext, type Suite } from '../lib/context.js'
 import { seedFacts, syntheticFacts } from '../lib/corpus.js'
 import { latency, ms, sample } from '../lib/measure.js'
@@ -16,9 +16,14 @@ const storageFor = (kind: StorageKind, dir: string, durable = true): Storage =>
   kind === 'sqlite' ? sqliteStorage({ path: join(dir, 'foundry.db') }) : fsStorage({ root: dir, durable })
 
 /** FTS beside sqlite shares the storage's file; beside fs it keeps its own file in the cache folder. */
-const ftsPath = (storage: StorageKind, dir: string) => (storage === 'sqlite' ? join(dir, 'foundry.db') : join(dir, '.foundry', 'cache', 'fts.db'))
+const ftsPath = (storage: StorageKind, dir: string) =>
+  storage === 'sqlite' ? join(dir, 'foundry.db') : join(dir, '.foundry', 'cache', 'fts.db')
 const retrieverFor = (kind: RetrieverKind, storage: StorageKind, dir: string): Retriever =>
-  kind === 'bm25' ? bm25Retriever() : kind === 'minisearch' ? minisearchRetriever() : ftsRetriever({ path: ftsPath(storage, dir) })
+  kind === 'bm25'
+    ? bm25Retriever()
+    : kind === 'minisearch'
+      ? minisearchRetriever()
+      : ftsRetriever({ path: ftsPath(storage, dir) })
 
 /** Combinations too slow to seed and index at a size in a benchmark run, with the reason printed in the table. */
 function tooSlow(storage: StorageKind, retriever: RetrieverKind, size: number): string | undefined {
@@ -38,13 +43,24 @@ async function seed(ctx: BenchContext, kind: StorageKind, dir: string, size: num
 }
 
 /** One storage and retriever at one size: index build, cold first search, write and search latency, all through the kernel. */
-async function measure(ctx: BenchContext, storageKind: StorageKind, retrieverKind: RetrieverKind, dir: string, size: number, offset: number): Promise<void> {
+async function measure(
+  ctx: BenchContext,
+  storageKind: StorageKind,
+  retrieverKind: RetrieverKind,
+  dir: string,
+  size: number,
+  offset: number,
+): Promise<void> {
   const label = `${storageKind} + ${retrieverKind} @${size >= 1000 ? `${size / 1000}k` : size}`
   const skip = tooSlow(storageKind, retrieverKind, size)
   if (skip) return ctx.report({ suite: 'sqlite', figure: `${label}: memory_write / memory_search`, value: skip })
 
   let retriever: Retriever
-  const open = () => createKernel({ storage: storageFor(storageKind, dir), retriever: (retriever = retrieverFor(retrieverKind, storageKind, dir)) })
+  const open = () =>
+    createKernel({
+      storage: storageFor(storageKind, dir),
+      retriever: (retriever = retrieverFor(retrieverKind, storageKind, dir)),
+    })
   let kernel = open()
   let t = performance.now()
   await kernel.memory.search({ query: 'warm up the index' })
@@ -84,9 +100,18 @@ async function measure(ctx: BenchContext, storageKind: StorageKind, retrieverKin
       : size === 10_000
         ? { target: `≤ ${p99} ms p99`, met: write.p99 <= p99 }
         : {}
-  const searchTarget = retrieverKind !== 'minisearch' && size >= 100_000 ? { target: '≤ 5 ms p50', met: search.p50 <= 5 } : {}
-  const coldTarget = retrieverKind !== 'minisearch' && storageKind === 'sqlite' && size >= 100_000 ? { target: 'cold ≤ 300 ms', met: cold <= 300 } : {}
-  ctx.report({ suite: 'sqlite', figure: `${label}: memory_write p50 / p99`, value: `${ms(write.p50)} / ${ms(write.p99)} ms`, ...writeTarget })
+  const searchTarget =
+    retrieverKind !== 'minisearch' && size >= 100_000 ? { target: '≤ 5 ms p50', met: search.p50 <= 5 } : {}
+  const coldTarget =
+    retrieverKind !== 'minisearch' && storageKind === 'sqlite' && size >= 100_000
+      ? { target: 'cold ≤ 300 ms', met: cold <= 300 }
+      : {}
+  ctx.report({
+    suite: 'sqlite',
+    figure: `${label}: memory_write p50 / p99`,
+    value: `${ms(write.p50)} / ${ms(write.p99)} ms`,
+    ...writeTarget,
+  })
   ctx.report({
     suite: 'sqlite',
     figure: `${label}: memory_search p50 / p99`,
@@ -134,7 +159,14 @@ async function locomoMatching(ctx: BenchContext): Promise<void> {
       const docs: RetrievalDoc[] = Object.values(conversation)
         .filter((turns): turns is Array<{ dia_id: string; speaker: string; text: string }> => Array.isArray(turns))
         .flat()
-        .map((t) => ({ id: t.dia_id, title: '', body: `${t.speaker}: ${t.text}`, tags: [], type: 'domain', scope: 'project' }))
+        .map((t) => ({
+          id: t.dia_id,
+          title: '',
+          body: `${t.speaker}: ${t.text}`,
+          tags: [],
+          type: 'domain',
+          scope: 'project',
+        }))
       const retriever = ftsRetriever({ path: join(ctx.scratch, `locomo-${i}-${results.length}.db`), ...options })
       await retriever.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
       for (const { question, evidence, category } of qa) {
@@ -167,7 +199,8 @@ async function locomoMatching(ctx: BenchContext): Promise<void> {
  */
 export const sqliteSuite: Suite = {
   name: 'sqlite',
-  about: 'sqlite and fs storage × FTS5, bm25 (the default) and MiniSearch: write/search latency at 1k–100k facts; FTS5 quality on SciFact',
+  about:
+    'sqlite and fs storage × FTS5, bm25 (the default) and MiniSearch: write/search latency at 1k–100k facts; FTS5 quality on SciFact',
   async run(ctx) {
     const sizes = ctx.quick ? [1000] : [1000, 10_000, 100_000]
     for (const size of sizes) {

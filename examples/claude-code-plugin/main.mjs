@@ -26,11 +26,31 @@ try {
   // A project with a little memory, written with the foundry CLI the plugin ships.
   cli('init')
   const facts = [
-    ['decision', 'Money is stored as integer minor units with a currency code', 'Amounts are bigint minor units plus an ISO currency.\nWhy: float rounding produced one-penny mismatches.\nHow to apply: use the Money type for every amount.'],
-    ['risk', 'Stripe webhook retries can record a payment twice', 'Stripe retries webhooks for three days and the handler inserted a payment per delivery.\nWhy: the handler was not idempotent.\nHow to apply: upsert payments by PaymentIntent id.'],
-    ['convention', 'Schema migrations are expand-then-contract', 'Add columns nullable, backfill in a job, switch reads, drop old columns a release later.'],
-    ['constraint', 'Production runs in eu-west-2 and data stays in the UK or EU', 'Tenants are served from London and Frankfurt; backups replicate within the same jurisdiction.'],
-    ['glossary', 'A clinic group is the paying customer that owns several clinics', 'The tenant: it owns clinics, staff, stock and clients shared across its clinics.'],
+    [
+      'decision',
+      'Money is stored as integer minor units with a currency code',
+      'Amounts are bigint minor units plus an ISO currency.\nWhy: float rounding produced one-penny mismatches.\nHow to apply: use the Money type for every amount.',
+    ],
+    [
+      'risk',
+      'Stripe webhook retries can record a payment twice',
+      'Stripe retries webhooks for three days and the handler inserted a payment per delivery.\nWhy: the handler was not idempotent.\nHow to apply: upsert payments by PaymentIntent id.',
+    ],
+    [
+      'convention',
+      'Schema migrations are expand-then-contract',
+      'Add columns nullable, backfill in a job, switch reads, drop old columns a release later.',
+    ],
+    [
+      'constraint',
+      'Production runs in eu-west-2 and data stays in the UK or EU',
+      'Tenants are served from London and Frankfurt; backups replicate within the same jurisdiction.',
+    ],
+    [
+      'glossary',
+      'A clinic group is the paying customer that owns several clinics',
+      'The tenant: it owns clinics, staff, stock and clients shared across its clinics.',
+    ],
   ]
   for (const [type, title, body] of facts) cli('write', '--type', type, '--title', title, '--body', body)
   mkdirSync(join(project, '.foundry', 'runbooks'), { recursive: true })
@@ -40,7 +60,13 @@ try {
   )
 
   // Every hook the plugin declares, with the payloads Claude Code sends.
-  const common = (event) => ({ session_id: 'sess-plugin', transcript_path: join(project, 'transcript.jsonl'), cwd: project, hook_event_name: event, permission_mode: 'default' })
+  const common = (event) => ({
+    session_id: 'sess-plugin',
+    transcript_path: join(project, 'transcript.jsonl'),
+    cwd: project,
+    hook_event_name: event,
+    permission_mode: 'default',
+  })
   const subagent = (message, extra = {}) => ({
     ...common('SubagentStop'),
     stop_hook_active: false,
@@ -50,34 +76,73 @@ try {
     last_assistant_message: message,
     ...extra,
   })
-  const long = 'Finding: the payment webhook handler inserts one row per delivery, so retries duplicate payments. '.repeat(70)
+  const long =
+    'Finding: the payment webhook handler inserts one row per delivery, so retries duplicate payments. '.repeat(70)
   const cases = {
     SessionStart: [
-      [{ ...common('SessionStart'), source: 'startup' }, (out) => assert.equal(out.json.hookSpecificOutput.additionalContext, readFileSync(join(project, '.foundry', 'memory', 'INDEX.md'), 'utf8'))],
+      [
+        { ...common('SessionStart'), source: 'startup' },
+        (out) =>
+          assert.equal(
+            out.json.hookSpecificOutput.additionalContext,
+            readFileSync(join(project, '.foundry', 'memory', 'INDEX.md'), 'utf8'),
+          ),
+      ],
     ],
     UserPromptSubmit: [
-      [{ ...common('UserPromptSubmit'), prompt: 'the stripe webhook retries created a duplicate payment again' }, (out) => assert.match(out.json.hookSpecificOutput.additionalContext, /\*\*Stripe webhook retries can record a payment twice\*\*/)],
-      [{ ...common('UserPromptSubmit'), prompt: 'write a haiku about autumn leaves' }, (out) => assert.equal(out.stdout, '', 'an unrelated prompt injects nothing')],
-      [{ ...common('UserPromptSubmit'), prompt: 'ok, deploy to production' }, (out) => assert.match(out.json.hookSpecificOutput.additionalContext, /Foundry runbook "release-to-production"/)],
+      [
+        { ...common('UserPromptSubmit'), prompt: 'the stripe webhook retries created a duplicate payment again' },
+        (out) =>
+          assert.match(
+            out.json.hookSpecificOutput.additionalContext,
+            /\*\*Stripe webhook retries can record a payment twice\*\*/,
+          ),
+      ],
+      [
+        { ...common('UserPromptSubmit'), prompt: 'write a haiku about autumn leaves' },
+        (out) => assert.equal(out.stdout, '', 'an unrelated prompt injects nothing'),
+      ],
+      [
+        { ...common('UserPromptSubmit'), prompt: 'ok, deploy to production' },
+        (out) => assert.match(out.json.hookSpecificOutput.additionalContext, /Foundry runbook "release-to-production"/),
+      ],
     ],
     SubagentStop: [
-      [subagent('Reviewed: 2 findings in .foundry/blackboard/review/code-reviewer.json; no blocking question.'), (out) => assert.equal(out.stdout, '')],
+      [
+        subagent('Reviewed: 2 findings in .foundry/blackboard/review/code-reviewer.json; no blocking question.'),
+        (out) => assert.equal(out.stdout, ''),
+      ],
       [
         subagent(long),
         (out) => {
           assert.equal(out.json.decision, 'block')
           // <type>-<id>-<12 hex of a hash of the return>.json: one file a return
-          const saved = /saved unchanged to \.foundry\/blackboard\/firewall\/(code-reviewer-c0ffee-[0-9a-f]{12}\.json)/.exec(out.json.reason)
+          const saved =
+            /saved unchanged to \.foundry\/blackboard\/firewall\/(code-reviewer-c0ffee-[0-9a-f]{12}\.json)/.exec(
+              out.json.reason,
+            )
           assert.ok(saved, out.json.reason)
-          assert.equal(JSON.parse(readFileSync(join(project, '.foundry', 'blackboard', 'firewall', saved[1]), 'utf8')).text, long)
+          assert.equal(
+            JSON.parse(readFileSync(join(project, '.foundry', 'blackboard', 'firewall', saved[1]), 'utf8')).text,
+            long,
+          )
         },
       ],
-      [subagent(long, { stop_hook_active: true }), (out) => assert.equal(out.stdout, '', 'never blocks twice in a row')],
+      [
+        subagent(long, { stop_hook_active: true }),
+        (out) => assert.equal(out.stdout, '', 'never blocks twice in a row'),
+      ],
     ],
-    PreCompact: [[{ ...common('PreCompact'), trigger: 'auto', custom_instructions: '' }, (out) => assert.match(out.stdout, /^Foundry memory holds 5 facts\./)]],
+    PreCompact: [
+      [
+        { ...common('PreCompact'), trigger: 'auto', custom_instructions: '' },
+        (out) => assert.match(out.stdout, /^Foundry memory holds 5 facts\./),
+      ],
+    ],
     SessionEnd: [[{ ...common('SessionEnd'), reason: 'prompt_input_exit' }, (out) => assert.equal(out.stdout, '')]],
   }
-  for (const required of ['SessionStart', 'UserPromptSubmit', 'SubagentStop', 'PreCompact']) assert.ok(hooksFile.hooks[required], `hooks.json wires ${required}`)
+  for (const required of ['SessionStart', 'UserPromptSubmit', 'SubagentStop', 'PreCompact'])
+    assert.ok(hooksFile.hooks[required], `hooks.json wires ${required}`)
   let ran = 0
   for (const [event, groups] of Object.entries(hooksFile.hooks)) {
     assert.ok(cases[event], `a check for every declared event (${event})`)
@@ -97,14 +162,19 @@ try {
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line).kind)
-  for (const kind of ['memory_search', 'subagent_return', 'gate_blocked', 'session_end']) assert.ok(kinds.includes(kind), `${kind} is recorded`)
-  console.log(`hooks.json: ${Object.keys(hooksFile.hooks).length} events, ${ran} hook runs, outputs as Claude Code expects them`)
+  for (const kind of ['memory_search', 'subagent_return', 'gate_blocked', 'session_end'])
+    assert.ok(kinds.includes(kind), `${kind} is recorded`)
+  console.log(
+    `hooks.json: ${Object.keys(hooksFile.hooks).length} events, ${ran} hook runs, outputs as Claude Code expects them`,
+  )
 
   // The MCP server .mcp.json declares answers `initialize`.
   const server = mcpFile.mcpServers.foundry
   const info = await initialize(server.command === 'node' ? process.execPath : server.command, server.args.map(expand))
   assert.equal(info.serverInfo.name, 'foundry')
-  console.log(`.mcp.json: "${server.command} ${server.args.join(' ')}" answers initialize as ${info.serverInfo.name} ${info.serverInfo.version}`)
+  console.log(
+    `.mcp.json: "${server.command} ${server.args.join(' ')}" answers initialize as ${info.serverInfo.name} ${info.serverInfo.version}`,
+  )
 
   // The plugin's own assets keep the authoring contract.
   const assets = spawnSync(process.execPath, [validateAssets, plugin], { encoding: 'utf8' })
@@ -128,7 +198,12 @@ function expand(text) {
 
 /** A hook command as Claude Code runs it: through a shell, in the project, the event JSON on stdin. */
 function runCommand(command, input) {
-  const run = spawnSync('/bin/sh', ['-c', command], { cwd: project, env, input: JSON.stringify(input), encoding: 'utf8' })
+  const run = spawnSync('/bin/sh', ['-c', command], {
+    cwd: project,
+    env,
+    input: JSON.stringify(input),
+    encoding: 'utf8',
+  })
   let json
   try {
     json = run.stdout.trim() ? JSON.parse(run.stdout) : undefined
@@ -155,7 +230,16 @@ function initialize(command, args) {
       message.result ? resolve(message.result) : reject(new Error(JSON.stringify(message.error)))
     })
     child.on('error', reject)
-    const request = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'plugin-check', version: '1.0.0' } } }
+    const request = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'plugin-check', version: '1.0.0' },
+      },
+    }
     child.stdin.write(`${JSON.stringify(request)}\n`)
   })
 }

@@ -49,7 +49,10 @@ export function jsonFileDriver({ file, durable = true }) {
     state.revisions[collection] = (state.revisions[collection] ?? 0) + 1
     save(writeOptions)
   }
-  const named = (names, prefix, size) => Object.keys(names).filter((n) => n.startsWith(prefix) && size(names[n]) > 0).sort()
+  const named = (names, prefix, size) =>
+    Object.keys(names)
+      .filter((n) => n.startsWith(prefix) && size(names[n]) > 0)
+      .sort()
 
   return {
     name: 'json-file',
@@ -102,13 +105,25 @@ export const jsonFileDescriptor = defineStorage({
   options: {
     type: 'object',
     properties: {
-      file: { type: 'string', minLength: 1, description: 'The JSON file, relative to the project root or absolute. Default .foundry/foundry.json' },
+      file: {
+        type: 'string',
+        minLength: 1,
+        description: 'The JSON file, relative to the project root or absolute. Default .foundry/foundry.json',
+      },
       durable: { type: 'boolean', description: 'fsync before a durable write resolves. Default true' },
     },
     additionalProperties: false,
   },
   // A driver is enough: the composition root wraps it with createStorage.
-  open: (options, site) => jsonFileDriver({ ...options, file: options.file ? (isAbsolute(options.file) ? options.file : join(site.root, options.file)) : join(site.dataDir, 'foundry.json') }),
+  open: (options, site) =>
+    jsonFileDriver({
+      ...options,
+      file: options.file
+        ? isAbsolute(options.file)
+          ? options.file
+          : join(site.root, options.file)
+        : join(site.dataDir, 'foundry.json'),
+    }),
 })
 
 function load(file) {

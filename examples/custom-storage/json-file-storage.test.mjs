@@ -14,6 +14,10 @@ let stores = 0
 const newFile = () => join(scratch, `store-${++stores}.json`)
 test.after(() => rmSync(scratch, { recursive: true, force: true }))
 
-storageSuite(test, () => jsonFileStorage({ file: newFile() }), { prefix: 'jsonFileStorage: ', fresh: newFile, open: (file) => jsonFileStorage({ file }) })
+storageSuite(test, () => jsonFileStorage({ file: newFile() }), {
+  prefix: 'jsonFileStorage: ',
+  fresh: newFile,
+  open: (file) => jsonFileStorage({ file }),
+})
 
 test.run()

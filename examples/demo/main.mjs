@@ -23,7 +23,9 @@ const show = (title, text) => console.log(`\n▸ ${title}\n${text.replace(/^(?=.
 const client = new Client({ name: 'foundry-demo', version: '1.0.0' })
 try {
   // A client starts the server in the project folder: that folder is the project root.
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [foundry, 'mcp'], cwd: project, stderr: 'inherit' }))
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [foundry, 'mcp'], cwd: project, stderr: 'inherit' }),
+  )
   const server = client.getServerVersion()
   console.log(`Connected to ${server?.name} ${server?.version} in ${project}`)
   show('instructions (sent on initialize)', client.getInstructions() ?? '')
@@ -31,7 +33,7 @@ try {
 
   const { tools } = await client.listTools()
   show('tools/list', tools.map((t) => t.name).join(', '))
-  check(tools.length === 11, 'eleven tools (the seed\'s nine, memory_forget and memory_review)')
+  check(tools.length === 11, "eleven tools (the seed's nine, memory_forget and memory_review)")
 
   const call = async (name, args = {}) => {
     const result = await client.callTool({ name, arguments: args })
@@ -48,34 +50,72 @@ try {
     source: 'adr-0007',
   })
   check(flyway.data.action === 'created' && flyway.data.id === 'fact-0001', 'memory_write creates fact-0001')
-  await call('memory_write', { title: 'API timeout is 30 seconds', body: 'Gateways cut requests at 35 s.', type: 'constraint' })
-  const newer = await call('memory_write', { title: 'API timeout is 60 seconds', body: 'The gateway limit was raised to 65 s.', type: 'constraint' })
-  check(newer.text.startsWith('created: fact-0003 (supersedes fact-0002)'), 'a newer fact on the same subject supersedes the older one')
+  await call('memory_write', {
+    title: 'API timeout is 30 seconds',
+    body: 'Gateways cut requests at 35 s.',
+    type: 'constraint',
+  })
+  const newer = await call('memory_write', {
+    title: 'API timeout is 60 seconds',
+    body: 'The gateway limit was raised to 65 s.',
+    type: 'constraint',
+  })
+  check(
+    newer.text.startsWith('created: fact-0003 (supersedes fact-0002)'),
+    'a newer fact on the same subject supersedes the older one',
+  )
 
   const search = await call('memory_search', { query: 'which database migration tool' })
   // memory_search answers in text alone (clients hand the model structuredContent in place of the text).
   check(/^### fact-0001 /.test(search.text), 'memory_search finds the Flyway decision')
   const timeout = await call('memory_search', { query: 'API timeout' })
-  check(timeout.text.includes('fact-0003') && !timeout.text.includes('fact-0002'), 'only the current timeout is returned')
+  check(
+    timeout.text.includes('fact-0003') && !timeout.text.includes('fact-0002'),
+    'only the current timeout is returned',
+  )
 
-  const finding = { title: 'Orders endpoint lacks access control', severity: 'high', summary: 'One high finding: /api/orders serves any order to any signed-in user.' }
+  const finding = {
+    title: 'Orders endpoint lacks access control',
+    severity: 'high',
+    summary: 'One high finding: /api/orders serves any order to any signed-in user.',
+  }
   const invalid = await call('contract_validate', { schema: 'finding.v1', data: finding })
-  check(!invalid.data.valid && invalid.text.includes('missing required property "failureScenario"'), 'contract_validate names the missing field')
-  const complete = { ...finding, failureScenario: 'A customer requests /api/orders/42 and reads another customer’s order.' }
+  check(
+    !invalid.data.valid && invalid.text.includes('missing required property "failureScenario"'),
+    'contract_validate names the missing field',
+  )
+  const complete = {
+    ...finding,
+    failureScenario: 'A customer requests /api/orders/42 and reads another customer’s order.',
+  }
   const valid = await call('contract_validate', { schema: 'finding.v1', data: complete })
   check(valid.text === 'VALID against finding.v1', 'the completed finding is valid')
 
-  const written = await call('blackboard_write', { wave: 'audit', agent: 'appsec-reviewer', schema: 'finding.v1', data: complete })
-  check(written.data.written && written.data.path === '.foundry/blackboard/audit/appsec-reviewer.json', 'blackboard_write writes the artifact')
+  const written = await call('blackboard_write', {
+    wave: 'audit',
+    agent: 'appsec-reviewer',
+    schema: 'finding.v1',
+    data: complete,
+  })
+  check(
+    written.data.written && written.data.path === '.foundry/blackboard/audit/appsec-reviewer.json',
+    'blackboard_write writes the artifact',
+  )
   const read = await call('blackboard_read', { wave: 'audit' })
   check(read.text.includes(complete.summary), 'blackboard_read returns the summary, not the artifact')
 
   const { contents } = await client.readResource({ uri: 'foundry://memory/index' })
   show('resources/read foundry://memory/index', contents[0].text)
-  check(contents[0].text.includes('fact-0001 · high · Persistence layer uses Flyway'), 'the memory index lists the decision')
+  check(
+    contents[0].text.includes('fact-0001 · high · Persistence layer uses Flyway'),
+    'the memory index lists the decision',
+  )
 
   const report = await call('token_report')
-  check(report.data.facts === 2 && report.data.events.memory_write === 3, 'token_report counts the facts and the recorded events')
+  check(
+    report.data.facts === 2 && report.data.events.memory_write === 3,
+    'token_report counts the facts and the recorded events',
+  )
 } catch (error) {
   failures.push(`unexpected error: ${error instanceof Error ? error.message : error}`)
 } finally {

@@ -30,11 +30,23 @@ function model({ agent, task, facts, rejection }) {
     }
   if (agent === 'implementer') {
     const decision = facts.find((f) => f.type === 'decision')
-    return { reply: decision ? `Following ${decision.id}: writing V1__orders.sql for Flyway.` : 'No decision found: asking the architect.' }
+    return {
+      reply: decision
+        ? `Following ${decision.id}: writing V1__orders.sql for Flyway.`
+        : 'No decision found: asking the architect.',
+    }
   }
   // The reviewer hands over a finding; its first draft forgets how the bug fails in practice.
-  const finding = { title: 'Orders endpoint lacks access control', severity: 'high', summary: `${task}: one high finding on /api/orders.` }
-  return { handoff: rejection ? { ...finding, failureScenario: 'A customer requests /api/orders/42 and reads another customer’s order.' } : finding }
+  const finding = {
+    title: 'Orders endpoint lacks access control',
+    severity: 'high',
+    summary: `${task}: one high finding on /api/orders.`,
+  }
+  return {
+    handoff: rejection
+      ? { ...finding, failureScenario: 'A customer requests /api/orders/42 and reads another customer’s order.' }
+      : finding,
+  }
 }
 
 /** One turn of the loop: context in, the model, then memory and blackboard writes out. */
@@ -42,7 +54,8 @@ async function turn(agent, task) {
   const index = await kernel.memory.readIndex() // what a session starts with: one line a fact, capped
   const { hits } = await kernel.memory.search({ query: task, limit: 3 }) // full facts only when the task needs them
   let answer = model({ agent, task, index, facts: hits.map((h) => h.fact) })
-  for (const fact of answer.remember ?? []) console.log(`${agent}: ${(await kernel.memory.write(fact)).text.split('\n')[0]}`)
+  for (const fact of answer.remember ?? [])
+    console.log(`${agent}: ${(await kernel.memory.write(fact)).text.split('\n')[0]}`)
   if (answer.reply) console.log(`${agent}: ${answer.reply}`)
   if (!answer.handoff) return answer
   let written = await kernel.blackboard.write({ wave: 'review', agent, schema: 'finding.v1', data: answer.handoff })
@@ -71,10 +84,15 @@ try {
   assert.match(wave.text, /one high finding on \/api\/orders/)
 
   const { figures } = await kernel.tokens.report()
-  console.log(`tokens: index ~${figures.indexTokens}, facts ~${figures.factTokens} on demand, artifacts ~${figures.artifactTokens} never loaded wholesale`)
+  console.log(
+    `tokens: index ~${figures.indexTokens}, facts ~${figures.factTokens} on demand, artifacts ~${figures.artifactTokens} never loaded wholesale`,
+  )
   // The seed's events, counted; every operation is also timed under its own kind (blackboard_read, …).
   const { memory_search, memory_write, contract_violation, blackboard_write } = figures.events
-  assert.deepEqual({ memory_search, memory_write, contract_violation, blackboard_write }, { memory_search: 3, memory_write: 1, contract_violation: 1, blackboard_write: 1 })
+  assert.deepEqual(
+    { memory_search, memory_write, contract_violation, blackboard_write },
+    { memory_search: 3, memory_write: 1, contract_violation: 1, blackboard_write: 1 },
+  )
   assert.equal(figures.events.blackboard_read, 1)
   console.log('embed-kernel: ok')
 } finally {

@@ -24,10 +24,13 @@ const source = join(here, '.foundry', 'marbles')
 const root = mkdtempSync(join(tmpdir(), 'marbles-example-'))
 await initProject({ root })
 const elsewhere = mkdtempSync(join(tmpdir(), 'marbles-example-cwd-')) // a folder that is not the project, and no one else's
-const marbles = (...args) => spawnSync(process.execPath, [bin, '--root', root, ...args], { encoding: 'utf8', cwd: elsewhere })
+const marbles = (...args) =>
+  spawnSync(process.execPath, [bin, '--root', root, ...args], { encoding: 'utf8', cwd: elsewhere })
 
 // 1. The owner of the state: executes dispatched runs, ticks the schedule, polls the monitor.
-const serve = spawn(process.execPath, [bin, '--root', root, '--source', source, 'serve'], { stdio: ['ignore', 'inherit', 'pipe'] })
+const serve = spawn(process.execPath, [bin, '--root', root, '--source', source, 'serve'], {
+  stdio: ['ignore', 'inherit', 'pipe'],
+})
 let serveLog = ''
 serve.stderr.on('data', (d) => ((serveLog += d), process.stderr.write(d)))
 const stopped = new Promise((resolve) => serve.on('exit', (code) => resolve(code)))
@@ -41,7 +44,15 @@ try {
   assert.match(list.stdout, /monitor timeout-decided → tick · every 200 ms/)
 
   // 2. Dispatch: the run id comes back at once.
-  const run = marbles('--source', source, 'run', 'audit', '--input', JSON.stringify({ area: 'checkout', timeoutSeconds: 30 }), '--detach')
+  const run = marbles(
+    '--source',
+    source,
+    'run',
+    'audit',
+    '--input',
+    JSON.stringify({ area: 'checkout', timeoutSeconds: 30 }),
+    '--detach',
+  )
   assert.equal(run.status, 0, run.stderr)
   const runId = run.stdout.trim()
   assert.match(runId, /^run-[0-9a-z]{26}$/)
@@ -67,9 +78,14 @@ try {
     await project.close()
   }
   // The schedule ticks every second and the monitor polls every 200 ms: wait until both have fired (bounded at 60 s).
-  const completedTicks = () => JSON.parse(marbles('runs', '--json').stdout).runs.filter((r) => r.name === 'tick' && r.status === 'complete')
-  const fired = () => /monitor timeout-decided: dispatched tick/.test(serveLog) && /schedule every-second: dispatched tick/.test(serveLog) && completedTicks().length >= 2
-  for (const deadline = Date.now() + 60_000; !fired() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100))
+  const completedTicks = () =>
+    JSON.parse(marbles('runs', '--json').stdout).runs.filter((r) => r.name === 'tick' && r.status === 'complete')
+  const fired = () =>
+    /monitor timeout-decided: dispatched tick/.test(serveLog) &&
+    /schedule every-second: dispatched tick/.test(serveLog) &&
+    completedTicks().length >= 2
+  for (const deadline = Date.now() + 60_000; !fired() && Date.now() < deadline; )
+    await new Promise((r) => setTimeout(r, 100))
   const ticks = completedTicks()
   assert.ok(ticks.length >= 2, `the schedule and the monitor dispatched tick (${ticks.length} runs)`)
   assert.match(serveLog, /monitor timeout-decided: dispatched tick/)
@@ -100,20 +116,30 @@ try {
     return result.structuredContent
   }
   const listed = await call('list_config', {})
-  assert.deepEqual(listed.agents.map((a) => a.id), ['reviewer', 'summarizer'])
+  assert.deepEqual(
+    listed.agents.map((a) => a.id),
+    ['reviewer', 'summarizer'],
+  )
   const flow = await call('dispatch_workflow', { name: 'tick', input: { from: 'mcp' } })
   const agent = await call('dispatch_agent', { agent: 'summarizer', prompt: 'Summarize the checkout audit.' })
   assert.equal(agent.kind, 'agent')
   assert.equal(agent.session.provider, 'claude-code')
   console.log(`dispatched over MCP: tick as ${flow.runId}, summarizer as ${agent.runId}`)
   for (const runId of [flow.runId, agent.runId]) {
-    const watch = spawnSync(process.execPath, [bin, '--root', root, 'watch', runId], { encoding: 'utf8', cwd: elsewhere })
+    const watch = spawnSync(process.execPath, [bin, '--root', root, 'watch', runId], {
+      encoding: 'utf8',
+      cwd: elsewhere,
+    })
     process.stdout.write(watch.stdout)
     assert.equal(watch.status, 0, `marbles watch ${runId} exited ${watch.status}: ${watch.stderr}`)
   }
   const answer = await call('get_run', { runId: agent.runId })
   assert.equal(answer.status, 'completed')
-  assert.match(answer.text, /checkout timeout decision \(30 s\) is in memory; foundry tools: foundry/, 'the memory index led the prompt; foundry mcp was in its config')
+  assert.match(
+    answer.text,
+    /checkout timeout decision \(30 s\) is in memory; foundry tools: foundry/,
+    'the memory index led the prompt; foundry mcp was in its config',
+  )
   assert.equal(answer.usage.costUsd, 0.0042)
   console.log(`summarizer: ${answer.text}`)
 } finally {

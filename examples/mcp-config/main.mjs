@@ -19,11 +19,22 @@ assert.equal(entry.type ?? 'stdio', 'stdio')
 const root = mkdtempSync(join(tmpdir(), 'foundry-mcp-config-'))
 const command = entry.command === 'node' ? process.execPath : entry.command
 // The project exists once `foundry init` ran in it (the same bin the entry starts, with `init` instead of `mcp`).
-assert.equal(spawnSync(command, [...entry.args.slice(0, -1), 'init'], { cwd: here, env: { ...process.env, FOUNDRY_ROOT: root } }).status, 0, 'foundry init')
+assert.equal(
+  spawnSync(command, [...entry.args.slice(0, -1), 'init'], { cwd: here, env: { ...process.env, FOUNDRY_ROOT: root } })
+    .status,
+  0,
+  'foundry init',
+)
 const client = new Client({ name: 'mcp-config-check', version: '1.0.0' })
 try {
   await client.connect(
-    new StdioClientTransport({ command, args: entry.args, cwd: here, env: { ...process.env, ...entry.env, FOUNDRY_ROOT: root }, stderr: 'inherit' }),
+    new StdioClientTransport({
+      command,
+      args: entry.args,
+      cwd: here,
+      env: { ...process.env, ...entry.env, FOUNDRY_ROOT: root },
+      stderr: 'inherit',
+    }),
   )
   assert.equal(client.getServerVersion()?.name, 'foundry')
   assert.match(client.getInstructions() ?? '', /^Foundry memory and contracts\./)
@@ -32,7 +43,9 @@ try {
   const result = await client.callTool({ name: 'memory_index', arguments: {} })
   assert.equal(result.isError, undefined)
   assert.ok(existsSync(join(root, '.foundry', 'memory', 'INDEX.md')), 'the server wrote to the project root')
-  console.log(`.mcp.json starts "${entry.command} ${entry.args.join(' ')}": foundry ${client.getServerVersion()?.version}, ${tools.length} tools`)
+  console.log(
+    `.mcp.json starts "${entry.command} ${entry.args.join(' ')}": foundry ${client.getServerVersion()?.version}, ${tools.length} tools`,
+  )
   console.log('mcp-config: ok')
 } finally {
   await client.close()

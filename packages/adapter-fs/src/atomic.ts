@@ -21,7 +21,14 @@ export const isTempName = (name: string): boolean => TEMP.test(name)
  * `dir` must exist and be a real path (see Guard.folder); `created` runs once the temporary file exists;
  * `fence` runs just before the rename and stops it by throwing (a lock holder that lost its lock).
  */
-export async function writeAtomic(dir: string, name: string, data: string, durable: boolean, created?: () => void, fence?: () => void): Promise<void> {
+export async function writeAtomic(
+  dir: string,
+  name: string,
+  data: string,
+  durable: boolean,
+  created?: () => void,
+  fence?: () => void,
+): Promise<void> {
   if (!durable && data.length <= SYNC_WRITE_LIMIT) return writeAtomicSync(dir, name, data, created, fence)
   const temp = join(dir, tempName(name))
   const handle = await open(temp, 'wx')
@@ -89,7 +96,12 @@ const writeFd = promisify(writeFile)
  * created and written synchronously (io.ts), so the thread pool runs only their fsyncs. `created`
  * runs after each temporary file exists and after each rename; `fence` before each rename.
  */
-export async function writeAtomicMany(files: readonly AtomicFile[], durable: boolean, created?: () => void, fence?: () => void): Promise<void> {
+export async function writeAtomicMany(
+  files: readonly AtomicFile[],
+  durable: boolean,
+  created?: () => void,
+  fence?: () => void,
+): Promise<void> {
   const temps = files.map((file) => join(file.dir, tempName(file.name)))
   const written = new Set<string>()
   try {

@@ -1,7 +1,26 @@
-import { ArtifactSchema, ContractSchema, FactSchema, FoundryError, isFoundryError, RunbookSchema, serializeArtifact, validator, type Collections, type JsonValue, type Validator } from '@foundry/kernel'
-import { type CollectionName, type KernelCollection, type RecordOf } from '@foundry/kernel/adapter'
+import {
+  ArtifactSchema,
+  ContractSchema,
+  FactSchema,
+  FoundryError,
+  isFoundryError,
+  RunbookSchema,
+  serializeArtifact,
+  validator,
+  type Collections,
+  type JsonValue,
+  type Validator,
+} from '@foundry/kernel'
+import type { CollectionName, KernelCollection, RecordOf } from '@foundry/kernel/adapter'
 import { FormatError } from './format-error.js'
-import { checkCreated, factToMarkdown, markdownToFact, markdownToRunbook, runbookToMarkdown, type ReadContext } from './front-matter.js'
+import {
+  checkCreated,
+  factToMarkdown,
+  markdownToFact,
+  markdownToRunbook,
+  runbookToMarkdown,
+  type ReadContext,
+} from './front-matter.js'
 import { isOpen } from './layout.js'
 
 /** How one collection's records become file text and back. */
@@ -23,8 +42,16 @@ const checks = {
 
 const facts: Codec<Collections['facts']> = {
   encode(fact, key) {
-    refuse('fact', key, checks.fact, fact, fact?.id === key ? undefined : `its id ${String(fact?.id)} differs from the key`)
-    const created = checkCreated(fact.created) ?? (fact.forgotten === undefined ? undefined : checkCreated(fact.forgotten, 'forgotten'))
+    refuse(
+      'fact',
+      key,
+      checks.fact,
+      fact,
+      fact?.id === key ? undefined : `its id ${String(fact?.id)} differs from the key`,
+    )
+    const created =
+      checkCreated(fact.created) ??
+      (fact.forgotten === undefined ? undefined : checkCreated(fact.forgotten, 'forgotten'))
     if (created) throw new FoundryError('INVALID_INPUT', `Cannot store fact ${key}: ${created}`)
     return factToMarkdown(fact)
   },
@@ -33,7 +60,13 @@ const facts: Codec<Collections['facts']> = {
 
 const runbooks: Codec<Collections['runbooks']> = {
   encode(runbook, key) {
-    refuse('runbook', key, checks.runbook, runbook, runbook?.slug === key ? undefined : `its slug ${String(runbook?.slug)} differs from the key`)
+    refuse(
+      'runbook',
+      key,
+      checks.runbook,
+      runbook,
+      runbook?.slug === key ? undefined : `its slug ${String(runbook?.slug)} differs from the key`,
+    )
     return runbookToMarkdown(runbook)
   },
   decode: markdownToRunbook,
@@ -42,7 +75,13 @@ const runbooks: Codec<Collections['runbooks']> = {
 /** `contracts/<id>.json` holds the JSON Schema itself, pretty-printed; the id is the file name. */
 const contracts: Codec<Collections['contracts']> = {
   encode(contract, key) {
-    refuse('contract', key, checks.contract, contract, contract?.id === key ? undefined : `its id ${String(contract?.id)} differs from the key`)
+    refuse(
+      'contract',
+      key,
+      checks.contract,
+      contract,
+      contract?.id === key ? undefined : `its id ${String(contract?.id)} differs from the key`,
+    )
     return `${JSON.stringify(contract.schema, null, 2)}\n`
   },
   decode(text, at) {
@@ -53,7 +92,10 @@ const contracts: Codec<Collections['contracts']> = {
 /** `blackboard/<wave>/<agent>.json` holds exactly `serializeArtifact(data)`; wave and agent are the path. */
 const artifacts: Codec<Collections['artifacts']> = {
   encode(artifact, key) {
-    const named = `${artifact?.wave}/${artifact?.agent}` === key ? undefined : `its wave/agent ${String(artifact?.wave)}/${String(artifact?.agent)} differ from the key`
+    const named =
+      `${artifact?.wave}/${artifact?.agent}` === key
+        ? undefined
+        : `its wave/agent ${String(artifact?.wave)}/${String(artifact?.agent)} differ from the key`
     refuse('artifact', key, checks.artifact, artifact, named)
     return serializeArtifact(artifact.data)
   },
@@ -66,7 +108,8 @@ const artifacts: Codec<Collections['artifacts']> = {
 /** Meta values are text, stored as they are. */
 const meta: Codec<Collections['meta']> = {
   encode(text, key) {
-    if (typeof text !== 'string') throw new FoundryError('INVALID_INPUT', `Cannot store meta ${key}: the value must be text, got ${typeof text}`)
+    if (typeof text !== 'string')
+      throw new FoundryError('INVALID_INPUT', `Cannot store meta ${key}: the value must be text, got ${typeof text}`)
     return text
   },
   decode: (text) => text,
@@ -81,16 +124,32 @@ const jsonCodec = (collection: string): Codec<JsonValue> => ({
   encode(value, key) {
     let text: string | undefined
     try {
-      text = JSON.stringify(value, function (this: unknown, field, inner: unknown) {
-        const problem = notJson(inner, Array.isArray(this))
-        if (problem) throw new FoundryError('INVALID_INPUT', `Cannot store ${collection} record ${key}: ${field === '' ? 'the value' : `field ${JSON.stringify(field)}`} is ${problem}, which JSON cannot hold; store a JSON value`)
-        return inner
-      }, 2)
+      text = JSON.stringify(
+        value,
+        function (this: unknown, field, inner: unknown) {
+          const problem = notJson(inner, Array.isArray(this))
+          if (problem)
+            throw new FoundryError(
+              'INVALID_INPUT',
+              `Cannot store ${collection} record ${key}: ${field === '' ? 'the value' : `field ${JSON.stringify(field)}`} is ${problem}, which JSON cannot hold; store a JSON value`,
+            )
+          return inner
+        },
+        2,
+      )
     } catch (error) {
       if (isFoundryError(error)) throw error
-      throw new FoundryError('INVALID_INPUT', `Cannot store ${collection} record ${key}: ${(error as Error).message}; store a JSON value`, { cause: error })
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `Cannot store ${collection} record ${key}: ${(error as Error).message}; store a JSON value`,
+        { cause: error },
+      )
     }
-    if (text === undefined) throw new FoundryError('INVALID_INPUT', `Cannot store ${collection} record ${key}: the value is undefined; store a JSON value (null for none)`)
+    if (text === undefined)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `Cannot store ${collection} record ${key}: the value is undefined; store a JSON value (null for none)`,
+      )
     return `${text}\n`
   },
   decode: (text) => parseJson(text) as JsonValue,
@@ -100,7 +159,9 @@ const CODECS: { [C in KernelCollection]: Codec<Collections[C]> } = { facts, runb
 
 /** How records of `collection` become file text and back. */
 export function codecOf<C extends CollectionName>(collection: C): Codec<RecordOf<C>> {
-  return (isOpen(collection) ? jsonCodec(collection) : CODECS[collection as KernelCollection]) as unknown as Codec<RecordOf<C>>
+  return (isOpen(collection) ? jsonCodec(collection) : CODECS[collection as KernelCollection]) as unknown as Codec<
+    RecordOf<C>
+  >
 }
 
 /**
@@ -110,7 +171,8 @@ export function codecOf<C extends CollectionName>(collection: C): Codec<RecordOf
 export function isRecordOf(collection: 'facts' | 'runbooks') {
   return collection === 'facts'
     ? (value: unknown, key: string): value is Collections['facts'] => checks.fact.check(value) && value.id === key
-    : (value: unknown, key: string): value is Collections['runbooks'] => checks.runbook.check(value) && value.slug === key
+    : (value: unknown, key: string): value is Collections['runbooks'] =>
+        checks.runbook.check(value) && value.slug === key
 }
 
 /** Why JSON would not keep `value` as it is, or undefined when it would. */
@@ -138,7 +200,9 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new FormatError(`invalid JSON${position(text, (error as Error).message)}: ${(error as Error).message.replace(/ in JSON at position \d+.*$/, '')}`)
+    throw new FormatError(
+      `invalid JSON${position(text, (error as Error).message)}: ${(error as Error).message.replace(/ in JSON at position \d+.*$/, '')}`,
+    )
   }
 }
 

@@ -16,9 +16,18 @@ export interface FsDescriptorOptions {
 const FsDescriptorOptionsSchema = {
   type: 'object',
   properties: {
-    folder: { type: 'string', minLength: 1, description: 'The data folder, relative to the project root or absolute. Default .foundry' },
+    folder: {
+      type: 'string',
+      minLength: 1,
+      description: 'The data folder, relative to the project root or absolute. Default .foundry',
+    },
     durable: { type: 'boolean', description: 'fsync every record before a write resolves. Default true' },
-    cache: { type: 'string', minLength: 1, description: 'The folder of derived state (journals, caches, the write lock), relative to the project root or absolute. Default <folder>/cache' },
+    cache: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'The folder of derived state (journals, caches, the write lock), relative to the project root or absolute. Default <folder>/cache',
+    },
   },
   additionalProperties: false,
 } as const

@@ -1,4 +1,14 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { basename, join } from 'node:path'
 import { isValidKey, type DoctorFinding } from '@foundry/kernel/adapter'
 import { isAbandonedTemp, isTempName } from './atomic.js'
@@ -42,7 +52,12 @@ function doctorFolder(root: string, options: DoctorFolderOptions, fix: boolean):
       repair()
       findings.push({ status: 'fixed', check, path, message: `${problem}: ${done}` })
     } catch (error) {
-      findings.push({ status: 'unfixable', check, path, message: `${problem}: could not repair (${(error as Error).message})` })
+      findings.push({
+        status: 'unfixable',
+        check,
+        path,
+        message: `${problem}: could not repair (${(error as Error).message})`,
+      })
     }
   }
   checkLock(layout, findings, found)
@@ -61,17 +76,31 @@ function checkLock(layout: Layout, findings: DoctorFinding[], found: Found): voi
   if (!lock) return
   const who = lock.holder ? `pid ${lock.holder.pid} on ${lock.holder.host}` : 'no owner file'
   if (lock.alive) {
-    findings.push({ status: 'note', check: 'lock', path: layout.lock, message: `write lock held by ${who}, which is running: left alone` })
+    findings.push({
+      status: 'note',
+      check: 'lock',
+      path: layout.lock,
+      message: `write lock held by ${who}, which is running: left alone`,
+    })
     return
   }
   // Without an owner file a holder may be between mkdir and writing it: only an old one is abandoned.
   if (!lock.holder && lock.ageMs < 10_000) return
-  found('lock', layout.lock, `stale write lock (${who}, holder gone)`, 'removed', () => removeAbandonedLock(layout.lock))
+  found('lock', layout.lock, `stale write lock (${who}, holder gone)`, 'removed', () =>
+    removeAbandonedLock(layout.lock),
+  )
 }
 
 /** Temporary files whose writer is gone, in every folder writers write to. */
 function checkTemps(layout: Layout, found: Found): void {
-  const roots = [join(layout.base, 'memory'), layout.folder('runbooks'), layout.folder('contracts'), layout.folder('artifacts'), layout.data, layout.cache]
+  const roots = [
+    join(layout.base, 'memory'),
+    layout.folder('runbooks'),
+    layout.folder('contracts'),
+    layout.folder('artifacts'),
+    layout.data,
+    layout.cache,
+  ]
   const seen = new Set<string>()
   const walk = (dir: string) => {
     if (seen.has(dir)) return
@@ -83,7 +112,8 @@ function checkTemps(layout: Layout, found: Found): void {
       return // missing, or not a folder
     }
     for (const entry of entries) {
-      if (entry.isDirectory()) walk(join(dir, entry.name)) // links are not followed
+      if (entry.isDirectory())
+        walk(join(dir, entry.name)) // links are not followed
       else if (isTempName(entry.name) && isAbandonedTemp(dir, entry.name)) {
         const path = join(dir, entry.name)
         found('temp', path, `temporary file left by a killed writer`, 'removed', () => unlinkSync(path))
@@ -99,7 +129,14 @@ function checkRecordCaches(layout: Layout, found: Found): void {
     const path = layout.records(collection)
     if (!lstatSync(path, { throwIfNoEntry: false })) continue
     const why = recordCacheProblem(layout, collection, path)
-    if (why) found('cache', path, `record cache does not match the files (${why})`, 'discarded (rebuilt at the next listing)', () => unlinkSync(path))
+    if (why)
+      found(
+        'cache',
+        path,
+        `record cache does not match the files (${why})`,
+        'discarded (rebuilt at the next listing)',
+        () => unlinkSync(path),
+      )
   }
 }
 
@@ -118,7 +155,8 @@ function recordCacheProblem(layout: Layout, collection: 'facts' | 'runbooks', pa
   for (const [key, entry] of Object.entries(entries)) {
     if (!Array.isArray(entry) || typeof entry[0] !== 'string') return `entry ${key} is malformed`
     if (!isValidKey(collection, key)) return `entry ${key} is not a ${collection} key`
-    if (fileIdentity(layout.file(collection, key)) === entry[0] && !valid(entry[1], key)) return `entry ${key} is not a valid record`
+    if (fileIdentity(layout.file(collection, key)) === entry[0] && !valid(entry[1], key))
+      return `entry ${key} is not a valid record`
   }
   return undefined
 }
@@ -130,12 +168,22 @@ function checkSnapshot(layout: Layout, found: Found): void {
     const head = join(dir, 'head')
     if (!existsSync(head)) continue
     const why = snapshotProblem(dir, head, retriever)
-    if (why) found('snapshot', dir, `retriever snapshot does not match its parts (${why})`, 'discarded (rebuilt at the next search)', () => rmSync(dir, { recursive: true, force: true }))
+    if (why)
+      found(
+        'snapshot',
+        dir,
+        `retriever snapshot does not match its parts (${why})`,
+        'discarded (rebuilt at the next search)',
+        () => rmSync(dir, { recursive: true, force: true }),
+      )
   }
 }
 
 /** The parts a head names, and those of them that are JSON: bm25's `docs`, `terms`, `data` and `postings` (base64); minisearch's `docs`, `terms` and `s<i>` shards. */
-function snapshotParts(retriever: 'bm25' | 'minisearch', head: { shards?: unknown }): { parts: string[]; json: Set<string> } | undefined {
+function snapshotParts(
+  retriever: 'bm25' | 'minisearch',
+  head: { shards?: unknown },
+): { parts: string[]; json: Set<string> } | undefined {
   if (retriever === 'bm25') return { parts: ['docs', 'terms', 'data', 'postings'], json: new Set(['docs']) }
   const { shards } = head
   if (typeof shards !== 'number' || !Number.isSafeInteger(shards) || shards < 1) return undefined
@@ -186,7 +234,12 @@ function checkFacts(layout: Layout, findings: DoctorFinding[], found: Found): vo
     if (key === undefined) continue
     const path = join(folder, name)
     if (!isValidKey('facts', key)) {
-      findings.push({ status: 'unfixable', check: 'fact', path, message: `${name} is not named like a fact (fact-NNNN.md): rename or move it` })
+      findings.push({
+        status: 'unfixable',
+        check: 'fact',
+        path,
+        message: `${name} is not named like a fact (fact-NNNN.md): rename or move it`,
+      })
       continue
     }
     let reason: string | undefined
@@ -199,7 +252,9 @@ function checkFacts(layout: Layout, findings: DoctorFinding[], found: Found): vo
     }
     if (reason === undefined) continue
     const why = reason
-    found('fact', path, `unreadable fact ${key}: ${why}`, `quarantined to ${quarantinePath(layout, name)}`, () => quarantine(layout, path, name, why))
+    found('fact', path, `unreadable fact ${key}: ${why}`, `quarantined to ${quarantinePath(layout, name)}`, () =>
+      quarantine(layout, path, name, why),
+    )
   }
 }
 
@@ -215,6 +270,9 @@ function quarantinePath(layout: Layout, name: string): string {
 function quarantine(layout: Layout, path: string, name: string, reason: string): void {
   const target = quarantinePath(layout, name)
   mkdirSync(join(layout.base, QUARANTINE), { recursive: true })
-  writeFileSync(`${target}.reason.txt`, `${basename(target)} was moved here from ${path} by foundry doctor on ${new Date().toISOString()}\nbecause it cannot be read as a fact: ${reason}\nFix it and move it back, or delete it once it is not needed.\n`)
+  writeFileSync(
+    `${target}.reason.txt`,
+    `${basename(target)} was moved here from ${path} by foundry doctor on ${new Date().toISOString()}\nbecause it cannot be read as a fact: ${reason}\nFix it and move it back, or delete it once it is not needed.\n`,
+  )
   renameSync(path, target)
 }

@@ -19,7 +19,23 @@ import { FormatError } from './format-error.js'
  * writes them. Whatever is read is then checked against the kernel's schema.
  */
 
-const FACT_KEYS = ['id', 'title', 'type', 'scope', 'tags', 'confidence', 'source', 'author', 'created', 'expires', 'supersedes', 'supersededBy', 'status', 'forgotten', 'forgottenReason'] as const
+const FACT_KEYS = [
+  'id',
+  'title',
+  'type',
+  'scope',
+  'tags',
+  'confidence',
+  'source',
+  'author',
+  'created',
+  'expires',
+  'supersedes',
+  'supersededBy',
+  'status',
+  'forgotten',
+  'forgottenReason',
+] as const
 const FACT_DEFAULTS = { scope: 'project', confidence: 'medium', source: 'conversation', status: 'active' } as const
 const factCheck = validator(FactSchema)
 const runbookCheck = validator(RunbookSchema)
@@ -42,9 +58,22 @@ export function markdownToFact(text: string, at: ReadContext): Fact {
   const { data, body } = splitFrontMatter(text)
   const fact: Record<string, unknown> = { ...data, body }
   const id = data.id ?? at.key
-  if (String(id) !== at.key) throw new FormatError(`id ${String(id)} does not match the file name ${at.file}; make them agree`)
+  if (String(id) !== at.key)
+    throw new FormatError(`id ${String(id)} does not match the file name ${at.file}; make them agree`)
   fact.id = at.key
-  for (const key of ['title', 'type', 'scope', 'confidence', 'source', 'author', 'status', 'supersedes', 'supersededBy', 'forgottenReason'] as const) fact[key] = scalarText(data[key])
+  for (const key of [
+    'title',
+    'type',
+    'scope',
+    'confidence',
+    'source',
+    'author',
+    'status',
+    'supersedes',
+    'supersededBy',
+    'forgottenReason',
+  ] as const)
+    fact[key] = scalarText(data[key])
   for (const [key, value] of Object.entries(FACT_DEFAULTS)) fact[key] ??= value
   fact.tags = tagList(data.tags)
   fact.created = data.created == null ? at.modified().toISOString() : timestamp(data.created)
@@ -57,7 +86,9 @@ export function markdownToFact(text: string, at: ReadContext): Fact {
 
 /** A stored fact must come back exactly as it was put: refuse a timestamp (`created`, `forgotten`) the reader would rewrite. */
 export function checkCreated(created: string, field = 'created'): string | undefined {
-  return ISO_TIMESTAMP.test(created) && !Number.isNaN(Date.parse(created)) ? undefined : `${field} must be an ISO 8601 timestamp such as 2026-01-02T03:04:05.000Z (got ${JSON.stringify(created)})`
+  return ISO_TIMESTAMP.test(created) && !Number.isNaN(Date.parse(created))
+    ? undefined
+    : `${field} must be an ISO 8601 timestamp such as 2026-01-02T03:04:05.000Z (got ${JSON.stringify(created)})`
 }
 
 export function runbookToMarkdown(runbook: Runbook): string {
@@ -69,10 +100,12 @@ export function runbookToMarkdown(runbook: Runbook): string {
 export function markdownToRunbook(text: string, at: ReadContext): Runbook {
   const { data, body } = splitFrontMatter(text)
   const { slug = at.key, title, trigger, ...rest } = data
-  if (String(slug) !== at.key) throw new FormatError(`slug ${String(slug)} does not match the file name ${at.file}; make them agree`)
+  if (String(slug) !== at.key)
+    throw new FormatError(`slug ${String(slug)} does not match the file name ${at.file}; make them agree`)
   const runbook: Record<string, unknown> = { slug: at.key, title: scalarText(title), ...rest, body }
   // A list of trigger phrases is the same as the comma-separated form.
-  if (trigger != null) runbook.trigger = Array.isArray(trigger) ? trigger.map(scalarText).join(', ') : scalarText(trigger)
+  if (trigger != null)
+    runbook.trigger = Array.isArray(trigger) ? trigger.map(scalarText).join(', ') : scalarText(trigger)
   if (runbook.title === undefined) delete runbook.title
   if (!runbookCheck.check(runbook)) throw new FormatError(runbookCheck.problems(runbook).join('; '))
   return runbook
@@ -81,7 +114,8 @@ export function markdownToRunbook(text: string, at: ReadContext): Runbook {
 /** `---`, the YAML, `---`, a blank line, the body, a final newline. Lists are written on one line. */
 function joinFrontMatter(front: Record<string, unknown>, body: string): string {
   const doc = new Document(front)
-  if (isMap(doc.contents)) for (const pair of doc.contents.items) if (pair.value instanceof YAMLSeq) pair.value.flow = true
+  if (isMap(doc.contents))
+    for (const pair of doc.contents.items) if (pair.value instanceof YAMLSeq) pair.value.flow = true
   const yaml = doc.toString({ lineWidth: 0, flowCollectionPadding: false })
   return `---\n${yaml}---\n\n${body}\n`
 }
@@ -95,7 +129,10 @@ const CLOSE = /^---[ \t]*(\r?\n|$)/m
 export function splitFrontMatter(text: string): { data: Record<string, unknown>; body: string } {
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text
   const open = /^---[ \t]*\r?\n/.exec(source)
-  if (!open) throw new FormatError('the file must start with a front matter block: a line `---`, `key: value` lines, and a closing `---`')
+  if (!open)
+    throw new FormatError(
+      'the file must start with a front matter block: a line `---`, `key: value` lines, and a closing `---`',
+    )
   const rest = source.slice(open[0].length)
   const close = CLOSE.exec(rest)
   if (!close) throw new FormatError('the front matter is not closed: add a line `---` after the last `key: value` line')
@@ -142,7 +179,14 @@ function plainValue(text: string): unknown {
   if (PLAIN_WORD.test(text)) return SPECIAL_WORD.test(text) ? undefined : text
   if (PLAIN_TIME.test(text)) return text
   // Words with spaces between, or a word not starting with a digit (no number is either; booleans and null were refused above): text, unless it holds what ends or comments a plain scalar.
-  if (PLAIN_WORDS.test(text) && (text.includes(' ') || !/^\d/.test(text)) && !text.includes(': ') && !text.includes(' #') && !text.endsWith(':')) return text
+  if (
+    PLAIN_WORDS.test(text) &&
+    (text.includes(' ') || !/^\d/.test(text)) &&
+    !text.includes(': ') &&
+    !text.includes(' #') &&
+    !text.endsWith(':')
+  )
+    return text
   if (text.startsWith('"') && text.endsWith('"') && text.length >= 2) {
     try {
       // JSON's escapes mean the same in a YAML double-quoted string; a YAML-only escape fails here.
@@ -158,7 +202,9 @@ function plainValue(text: string): unknown {
   if (!flow) return undefined
   if (!flow[1]!.trim()) return text === '[]' ? [] : undefined
   const items = flow[1]!.split(',').map((item) => item.trim())
-  return items.every((item) => PLAIN_WORD.test(item) && !SPECIAL_WORD.test(item)) && flow[1] === items.join(', ') ? items : undefined
+  return items.every((item) => PLAIN_WORD.test(item) && !SPECIAL_WORD.test(item)) && flow[1] === items.join(', ')
+    ? items
+    : undefined
 }
 
 function parseYaml(yaml: string): Record<string, unknown> {
@@ -171,7 +217,8 @@ function parseYaml(yaml: string): Record<string, unknown> {
   }
   if (doc.contents === null) return {}
   const data: unknown = doc.toJS()
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new FormatError('the front matter must be `key: value` lines')
+  if (!data || typeof data !== 'object' || Array.isArray(data))
+    throw new FormatError('the front matter must be `key: value` lines')
   return data as Record<string, unknown>
 }
 
@@ -190,7 +237,8 @@ function tagList(value: unknown): unknown {
 
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$/
 /** The YAML 1.1 timestamp forms people write: `2026-01-02`, `2026-01-02 03:04:05`, `2026-1-2t3:04:05.5 -5`. */
-const YAML_TIMESTAMP = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|[ \t]+)(\d{1,2}):(\d{2}):(\d{2})(\.\d+)?[ \t]*(Z|[+-]\d{1,2}(?::?\d{2})?)?)?$/
+const YAML_TIMESTAMP =
+  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt]|[ \t]+)(\d{1,2}):(\d{2}):(\d{2})(\.\d+)?[ \t]*(Z|[+-]\d{1,2}(?::?\d{2})?)?)?$/
 
 /** An ISO 8601 string is kept as written; other timestamp forms become `toISOString()` (UTC, milliseconds). */
 function timestamp(value: unknown, field = 'created'): string {
@@ -204,9 +252,22 @@ function timestamp(value: unknown, field = 'created'): string {
       const [, sign, zh, zm = '0'] = /^([+-])(\d{1,2}):?(\d{2})?$/.exec(zone)!
       offset = (sign === '-' ? -1 : 1) * (Number(zh) * 60 + Number(zm))
     }
-    const asWritten = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Math.round(Number(`0${fraction}`) * 1000))
+    const asWritten = Date.UTC(
+      Number(y),
+      Number(mo) - 1,
+      Number(d),
+      Number(h),
+      Number(mi),
+      Number(s),
+      Math.round(Number(`0${fraction}`) * 1000),
+    )
     const check = new Date(asWritten)
-    const valid = check.getUTCMonth() === Number(mo) - 1 && check.getUTCDate() === Number(d) && Number(h) < 24 && Number(mi) < 60 && Number(s) < 61
+    const valid =
+      check.getUTCMonth() === Number(mo) - 1 &&
+      check.getUTCDate() === Number(d) &&
+      Number(h) < 24 &&
+      Number(mi) < 60 &&
+      Number(s) < 61
     if (valid) return new Date(asWritten - offset * 60_000).toISOString()
   }
   throw new FormatError(`${field} must be a timestamp such as 2026-01-02T03:04:05Z (got ${JSON.stringify(text)})`)

@@ -1,8 +1,19 @@
 import { readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import { basename, dirname, join, sep } from 'node:path'
-import { COLLECTIONS, createStorage, EVENTS_LOG, isCollectionName, type CollectionName, type ListOptions, type RecordOf, type StorageDriver, type StorageEntry, type WriteOptions } from '@foundry/kernel/adapter'
-import { type Storage } from '@foundry/kernel'
+import {
+  COLLECTIONS,
+  createStorage,
+  EVENTS_LOG,
+  isCollectionName,
+  type CollectionName,
+  type ListOptions,
+  type RecordOf,
+  type StorageDriver,
+  type StorageEntry,
+  type WriteOptions,
+} from '@foundry/kernel/adapter'
+import type { Storage } from '@foundry/kernel'
 import { FoundryError } from '@foundry/kernel'
 import { isTempName, sweepTemps, syncFolder, writeAtomic, writeAtomicMany } from './atomic.js'
 import { codecOf, isRecordOf } from './codecs.js'
@@ -41,7 +52,13 @@ export interface FsStorageOptions {
 const GITIGNORE =
   '# Local to this machine: telemetry, caches (rebuilt when missing) and logs (run journals).\nmetrics/\ncache/\nlogs/\n' +
   '# What a writer killed mid-write leaves (swept by the next write or listing).\n.*.tmp\n'
-const NOUNS: Record<string, string> = { facts: 'fact', runbooks: 'runbook', contracts: 'contract', artifacts: 'artifact', meta: 'meta' }
+const NOUNS: Record<string, string> = {
+  facts: 'fact',
+  runbooks: 'runbook',
+  contracts: 'contract',
+  artifacts: 'artifact',
+  meta: 'meta',
+}
 const noun = (collection: CollectionName) => NOUNS[collection] ?? `${collection} record`
 
 /**
@@ -57,13 +74,18 @@ export function fsStorage(options: FsStorageOptions): Storage {
 }
 
 /** The folder layout's `StorageDriver`: what `fsStorage` wraps. */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned object holds the methods; each method is short
 export function fsDriver(options: FsStorageOptions): StorageDriver {
   const layout = createLayout(options.root, options.folder, options.cache)
   const inside = layout.cache === layout.base || layout.cache.startsWith(layout.base + sep)
   const guard = inside ? createGuard(layout.base) : routeGuards([createGuard(layout.base), createGuard(layout.cache)])
   const durable = options.durable ?? true
   const lock = createSectionLock(layout.lock, options.lock)
-  const journal = createJournal({ journal: layout.journal, watched: layout.watched, prepare: () => void guard.folder(layout.cache) })
+  const journal = createJournal({
+    journal: layout.journal,
+    watched: layout.watched,
+    prepare: () => void guard.folder(layout.cache),
+  })
   let prepared = false
   let sweptIndexFolder = false
 
@@ -83,7 +105,12 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
   const isDurable = (options: WriteOptions | undefined) => durable && options?.durability !== 'relaxed'
 
   /** The record in the file at `real` (a resolved path inside the folder), or undefined when it is gone. */
-  async function decode<C extends CollectionName>(collection: C, key: string, path: string, real: string): Promise<RecordOf<C> | undefined> {
+  async function decode<C extends CollectionName>(
+    collection: C,
+    key: string,
+    path: string,
+    real: string,
+  ): Promise<RecordOf<C> | undefined> {
     let text: string
     try {
       text = await readText(real)
@@ -111,14 +138,19 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
 
   const corrupt = (collection: CollectionName, key: string, path: string, error: unknown) =>
     error instanceof FormatError
-      ? new FoundryError('CORRUPT', `Cannot read ${noun(collection)} ${key} from ${path}: ${error.message}. Fix the file or delete it.`, { cause: error })
+      ? new FoundryError(
+          'CORRUPT',
+          `Cannot read ${noun(collection)} ${key} from ${path}: ${error.message}. Fix the file or delete it.`,
+          { cause: error },
+        )
       : error
 
   /** Remove what killed writers left in `dirs`; a sweep in a watched folder is journaled, so it breaks no change chain. */
   const sweep = (collection: CollectionName, temps: Array<{ dir: string; names: string[] }>) => {
     for (const { dir, names } of temps) {
       const before = journal.state(collection)
-      if (sweepTemps(dir, names) > 0 && before !== journal.state(collection)) journal.record(collection, 'tmp', '-', [before, journal.state(collection)])
+      if (sweepTemps(dir, names) > 0 && before !== journal.state(collection))
+        journal.record(collection, 'tmp', '-', [before, journal.state(collection)])
     }
   }
 
@@ -153,7 +185,8 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
 
     async list<C extends CollectionName>(collection: C, listOptions: ListOptions) {
       const found = scan(collection, listOptions.prefix ?? '', layout, guard)
-      const report = (key: string, location: string, message: string) => listOptions.onProblem?.({ collection, key, location, message })
+      const report = (key: string, location: string, message: string) =>
+        listOptions.onProblem?.({ collection, key, location, message })
       for (const misfit of found.misfits) report(misfit.key, misfit.path, misfit.message)
       const cache = recordCache<RecordOf<C>>(collection)
       const records: RecordOf<C>[] = []
@@ -200,7 +233,10 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
           break
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'EISDIR')
-            throw new FoundryError('CONFLICT', `Cannot store ${noun(collection)} ${key}: ${path} is a folder. A name cannot be both a record and a folder of records.`)
+            throw new FoundryError(
+              'CONFLICT',
+              `Cannot store ${noun(collection)} ${key}: ${path} is a folder. A name cannot be both a record and a folder of records.`,
+            )
           // Another process pruned the (empty) folder between our check and our write: make it again.
           if (!isMissing(error) || attempt > 2) throw error
         }
@@ -215,7 +251,11 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
       }
     },
 
-    async putMany<C extends CollectionName>(collection: C, entries: ReadonlyArray<StorageEntry<C>>, writeOptions?: WriteOptions) {
+    async putMany<C extends CollectionName>(
+      collection: C,
+      entries: ReadonlyArray<StorageEntry<C>>,
+      writeOptions?: WriteOptions,
+    ) {
       const codec = codecOf(collection)
       prepare()
       const files = entries.map(({ key, value }) => {
@@ -224,11 +264,19 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
         guard.existing(path) // as in put: a link in the record's place is refused when it leads out, else replaced
         const dir = guard.folder(dirname(path))
         if (statSync(join(dir, basename(path)), { throwIfNoEntry: false })?.isDirectory())
-          throw new FoundryError('CONFLICT', `Cannot store ${noun(collection)} ${key}: ${path} is a folder. A name cannot be both a record and a folder of records.`)
+          throw new FoundryError(
+            'CONFLICT',
+            `Cannot store ${noun(collection)} ${key}: ${path} is a folder. A name cannot be both a record and a folder of records.`,
+          )
         return { dir, name: basename(path), data }
       })
       const states = [journal.state(collection)]
-      await writeAtomicMany(files, isDurable(writeOptions), () => void states.push(journal.state(collection)), lock.fence)
+      await writeAtomicMany(
+        files,
+        isDurable(writeOptions),
+        () => void states.push(journal.state(collection)),
+        lock.fence,
+      )
       // One line a key; the first carries every state the folder went through, each later one the last.
       const last = states[states.length - 1]!
       entries.forEach(({ key }, i) => journal.record(collection, 'put', key, i === 0 ? distinct(states) : [last]))
@@ -254,9 +302,11 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
 
     async collections() {
       const real = guard.existing(layout.data)
-      const consumers = real === undefined ? [] : readdirSync(real).filter((name) => isCollectionName(name) && isOpen(name))
+      const consumers =
+        real === undefined ? [] : readdirSync(real).filter((name) => isCollectionName(name) && isOpen(name))
       const found: CollectionName[] = []
-      for (const collection of [...COLLECTIONS, ...(consumers as CollectionName[])]) if (scan(collection, '', layout, guard).found.length) found.push(collection)
+      for (const collection of [...COLLECTIONS, ...(consumers as CollectionName[])])
+        if (scan(collection, '', layout, guard).found.length) found.push(collection)
       return found.sort()
     },
 

@@ -50,7 +50,12 @@ export function createGuard(base: string): Guard {
       real = realpathSync.native(path)
     } catch (error) {
       if (isMissing(error)) return undefined
-      if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new FoundryError('CORRUPT', `${path} is a link that loops back on itself; replace it with the file itself.`, { cause: error })
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+        throw new FoundryError(
+          'CORRUPT',
+          `${path} is a link that loops back on itself; replace it with the file itself.`,
+          { cause: error },
+        )
       throw error
     }
     check(path, real)
@@ -61,7 +66,10 @@ export function createGuard(base: string): Guard {
     const found = existing(dir)
     if (found !== undefined) {
       if (statSync(found).isDirectory()) return found
-      throw new FoundryError('CONFLICT', `${dir} is a file, so nothing can be stored under it: a name cannot be both a record and a folder of records.`)
+      throw new FoundryError(
+        'CONFLICT',
+        `${dir} is a file, so nothing can be stored under it: a name cannot be both a record and a folder of records.`,
+      )
     }
     if (dir === base) {
       mkdirSync(base, { recursive: true })
@@ -77,7 +85,10 @@ export function createGuard(base: string): Guard {
     if (made !== undefined) return made
     // It exists (mkdir said so) but does not resolve: a link to nowhere.
     const link = lstatSync(dir, { throwIfNoEntry: false })
-    throw new FoundryError('CORRUPT', `${dir} is ${link?.isSymbolicLink() ? 'a link to a missing folder' : 'not a folder'}; remove it so Foundry can create the folder.`)
+    throw new FoundryError(
+      'CORRUPT',
+      `${dir} is ${link?.isSymbolicLink() ? 'a link to a missing folder' : 'not a folder'}; remove it so Foundry can create the folder.`,
+    )
   }
 
   return { base, existing, folder, check }
@@ -90,7 +101,11 @@ export function createGuard(base: string): Guard {
 export function routeGuards(guards: Guard[]): Guard {
   const of = (path: string): Guard => {
     const found = guards.find((g) => path === g.base || path.startsWith(g.base + sep))
-    if (!found) throw new FoundryError('CORRUPT', `${path} is outside ${guards.map((g) => g.base).join(' and ')}; Foundry reads and writes only there.`)
+    if (!found)
+      throw new FoundryError(
+        'CORRUPT',
+        `${path} is outside ${guards.map((g) => g.base).join(' and ')}; Foundry reads and writes only there.`,
+      )
     return found
   }
   return {

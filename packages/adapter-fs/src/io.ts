@@ -1,4 +1,16 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFile, readFileSync, readSync, unlinkSync, writeSync, type Stats } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFile,
+  readFileSync,
+  readSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from 'node:fs'
 import { promisify } from 'node:util'
 
 /*
@@ -57,7 +69,8 @@ export function openRegular(path: string): number {
 /** Throws unless `stat` is a regular file's: EISDIR for a folder, `NotRegularFile` for anything else. */
 export function assertRegular(stat: Stats, path: string): void {
   if (stat.isFile()) return
-  if (stat.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR' })
+  if (stat.isDirectory())
+    throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR' })
   throw new NotRegularFile()
 }
 
@@ -74,7 +87,11 @@ export class NotRegularFile extends Error {
  * The kernel positions each O_APPEND write at the end of the file as one step, so lines from
  * concurrent writers never interleave. Returns the file's size after the write.
  */
-export function appendLine(path: string, line: string, options: { replaceLink?: boolean; afterTornLine?: boolean } = {}): number {
+export function appendLine(
+  path: string,
+  line: string,
+  options: { replaceLink?: boolean; afterTornLine?: boolean } = {},
+): number {
   let data = Buffer.from(line.endsWith('\n') ? line : `${line}\n`, 'utf8')
   const fd = options.replaceLink ? openOwnFile(path) : openSync(path, options.afterTornLine ? 'a+' : 'a')
   try {
@@ -83,16 +100,17 @@ export function appendLine(path: string, line: string, options: { replaceLink?: 
       // this one (as log-file.ts does); two appenders doing this at once leave an empty line.
       const size = fstatSync(fd).size
       const last = Buffer.alloc(1)
-      if (size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a) data = Buffer.concat([Buffer.from('\n'), data])
+      if (size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a)
+        data = Buffer.concat([Buffer.from('\n'), data])
     }
     const written = writeSync(fd, data)
-    if (written !== data.length) throw new Error(`short append to ${path}: ${written} of ${data.length} bytes (disk full?)`)
+    if (written !== data.length)
+      throw new Error(`short append to ${path}: ${written} of ${data.length} bytes (disk full?)`)
     return fstatSync(fd).size
   } finally {
     closeSync(fd)
   }
 }
-
 
 /**
  * Open `path` for appending without following a link: a link in its place (a derived file, such as a
@@ -102,7 +120,8 @@ function openOwnFile(path: string): number {
   const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT
   for (let attempt = 0; ; attempt++) {
     try {
-      if (constants.O_NOFOLLOW === undefined && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) throw Object.assign(new Error('a link'), { code: 'ELOOP' })
+      if (constants.O_NOFOLLOW === undefined && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
+        throw Object.assign(new Error('a link'), { code: 'ELOOP' })
       return openSync(path, flags | (constants.O_NOFOLLOW ?? 0), 0o666)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code

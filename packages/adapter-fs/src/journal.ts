@@ -50,7 +50,8 @@ export function createJournal(paths: JournalPaths): Journal {
     return dir === undefined ? 0n : (statSync(dir, { bigint: true, throwIfNoEntry: false })?.mtimeNs ?? 0n)
   }
   // lstat: a journal replaced by a link is never followed (its token then names the link, and reading it fails).
-  const head = (collection: CollectionName) => lstatSync(paths.journal(collection), { bigint: true, throwIfNoEntry: false })
+  const head = (collection: CollectionName) =>
+    lstatSync(paths.journal(collection), { bigint: true, throwIfNoEntry: false })
 
   return {
     state,
@@ -83,7 +84,12 @@ export function createJournal(paths: JournalPaths): Journal {
       // A token from before the journal existed can follow it from its start: the folder chain
       // proves nothing was lost (meta has no folder to prove it with).
       const fresh = ino === '0' && from === '0' && paths.watched(collection) !== undefined
-      if ((String(journal.ino) !== ino && !fresh) || journal.size < BigInt(from) || journal.size - BigInt(from) > BigInt(LIMIT)) return undefined
+      if (
+        (String(journal.ino) !== ino && !fresh) ||
+        journal.size < BigInt(from) ||
+        journal.size - BigInt(from) > BigInt(LIMIT)
+      )
+        return undefined
       const lines = readTail(paths.journal(collection), Number(from), Number(journal.size - BigInt(from)))
       if (lines === undefined) return undefined
       let at = mtime

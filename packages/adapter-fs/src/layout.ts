@@ -18,7 +18,8 @@ export const JSON_EXT = '.json'
 export const LOG_EXT = '.jsonl'
 
 /** A consumer's collection (`marbles.runs`); callers pass only names `assertCollection` accepted. */
-export const isOpen = (collection: CollectionName): collection is OpenCollection => !COLLECTIONS.includes(collection as KernelCollection)
+export const isOpen = (collection: CollectionName): collection is OpenCollection =>
+  !COLLECTIONS.includes(collection as KernelCollection)
 
 /**
  * Where everything lives inside the data folder (`<root>/.foundry` by default):
@@ -88,8 +89,10 @@ export function createLayout(root: string, folder = '.foundry', cacheFolder?: st
     log: (name) => join(logs, ...name.split('/')) + LOG_EXT,
     folder: folderOf,
     file(collection, key) {
-      if (collection === 'meta') return key === INDEX_META_KEY ? join(base, 'memory', 'INDEX.md') : join(metaDir, ...key.split('/'))
-      if (collection === 'artifacts' || isOpen(collection)) return join(folderOf(collection), ...key.split('/')) + JSON_EXT
+      if (collection === 'meta')
+        return key === INDEX_META_KEY ? join(base, 'memory', 'INDEX.md') : join(metaDir, ...key.split('/'))
+      if (collection === 'artifacts' || isOpen(collection))
+        return join(folderOf(collection), ...key.split('/')) + JSON_EXT
       return join(folderOf(collection), key + FLAT[collection].ext)
     },
     watched: (collection) => (collection === 'meta' ? undefined : folderOf(collection)),

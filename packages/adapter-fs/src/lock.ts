@@ -180,7 +180,9 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
       try {
         taken = tryTake() ?? (breakIfStale(), undefined)
       } catch (error) {
-        throw new FoundryError('UNAVAILABLE', `Cannot take the write lock ${path}: ${(error as Error).message}`, { cause: error })
+        throw new FoundryError('UNAVAILABLE', `Cannot take the write lock ${path}: ${(error as Error).message}`, {
+          cause: error,
+        })
       }
       if (taken) return taken
       if (Date.now() >= deadline)
@@ -247,11 +249,17 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
 }
 
 /** The write lock at `path` as `foundry doctor` sees it: none, or its holder and whether that process runs on this host. */
-export function inspectLock(path: string): { holder?: { host: string; pid: number }; alive: boolean; ageMs: number } | undefined {
+export function inspectLock(
+  path: string,
+): { holder?: { host: string; pid: number }; alive: boolean; ageMs: number } | undefined {
   const stat = lstatSync(path, { throwIfNoEntry: false })
   if (!stat) return undefined
   const owner = stat.isDirectory() ? readOwner(path) : undefined
-  return { ...(owner && { holder: { host: owner.host, pid: owner.pid } }), alive: isAlive(owner), ageMs: Date.now() - stat.mtimeMs }
+  return {
+    ...(owner && { holder: { host: owner.host, pid: owner.pid } }),
+    alive: isAlive(owner),
+    ageMs: Date.now() - stat.mtimeMs,
+  }
 }
 
 /** Remove an abandoned lock (its folder and owner file; a link or file in its place is removed itself). */

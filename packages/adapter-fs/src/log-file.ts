@@ -31,7 +31,11 @@ const MAX_CHUNK = 8 * 1024 * 1024
  */
 export async function appendEntries(path: string, entries: readonly string[], durable: boolean): Promise<number> {
   const body = Buffer.from(entries.map((entry) => `${JSON.stringify(String(entry))}\n`).join(''), 'utf8')
-  const handle = await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o666)
+  const handle = await open(
+    path,
+    constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
+    0o666,
+  )
   try {
     const stat = await handle.stat()
     assertRegular(stat, path) // a FIFO in a log's place would take the entries, or block
@@ -39,7 +43,8 @@ export async function appendEntries(path: string, entries: readonly string[], du
     const torn = before > 0 && (await byteAt(handle, before - 1)) !== NEWLINE
     const data = torn ? Buffer.concat([Buffer.from('\n'), body]) : body
     const { bytesWritten } = await handle.write(data, 0, data.length)
-    if (bytesWritten !== data.length) throw new Error(`short append to ${path}: ${bytesWritten} of ${data.length} bytes (disk full?)`)
+    if (bytesWritten !== data.length)
+      throw new Error(`short append to ${path}: ${bytesWritten} of ${data.length} bytes (disk full?)`)
     if (durable) {
       await handle.datasync()
       if (before === 0) await syncFolder(dirname(path)) // the file may be new: make its name durable too
@@ -78,7 +83,11 @@ export async function readEntries(path: string, cursor: number, limit = Infinity
       pending = pending.length ? Buffer.concat([pending, read]) : read
       chunk = Math.min(chunk * 2, MAX_CHUNK)
       let start = 0
-      for (let end = pending.indexOf(NEWLINE); end >= 0 && entries.length < limit; end = pending.indexOf(NEWLINE, start)) {
+      for (
+        let end = pending.indexOf(NEWLINE);
+        end >= 0 && entries.length < limit;
+        end = pending.indexOf(NEWLINE, start)
+      ) {
         const entry = parseLine(pending.subarray(start, end))
         if (entry !== undefined) entries.push(entry)
         start = end + 1

@@ -38,11 +38,20 @@ export function fileIdentity(path: string): string | undefined {
  * Open the cache at `path`; `folder()` returns its (checked, created) real folder when saving;
  * `valid(record, key)` says whether a cached record may be returned for `key`.
  */
-export function openRecordCache<T>(path: string, folder: () => string, valid: (record: unknown, key: string) => record is T): RecordCache<T> {
+export function openRecordCache<T>(
+  path: string,
+  folder: () => string,
+  valid: (record: unknown, key: string) => record is T,
+): RecordCache<T> {
   let entries: Stored<T>['entries'] = Object.create(null)
   try {
     const stored = JSON.parse(readTextSync(path)) as Stored<T> | null
-    if (stored?.format === FORMAT && stored.entries && typeof stored.entries === 'object' && !Array.isArray(stored.entries))
+    if (
+      stored?.format === FORMAT &&
+      stored.entries &&
+      typeof stored.entries === 'object' &&
+      !Array.isArray(stored.entries)
+    )
       entries = Object.assign(Object.create(null), stored.entries)
   } catch {
     // missing or unreadable: start empty
@@ -62,7 +71,7 @@ export function openRecordCache<T>(path: string, folder: () => string, valid: (r
       changed = true
     },
     async save(keys) {
-      for (const key of Object.keys(entries)) if (!keys.has(key)) (delete entries[key], (changed = true))
+      for (const key of Object.keys(entries)) if (!keys.has(key)) delete entries[key], (changed = true)
       if (!changed) return
       const stored: Stored<T> = { format: FORMAT, entries }
       await writeAtomic(folder(), basename(path), JSON.stringify(stored), false)

@@ -39,7 +39,12 @@ export function scan(collection: CollectionName, prefix: string, layout: Layout,
   const add = (key: string, path: string, real?: string) => {
     if (!key.startsWith(prefix)) return
     if (isValidKey(collection, key)) out.found.push(real === undefined ? { key, path } : { key, path, real })
-    else out.misfits.push({ key, path, message: `${path} is not named like a ${collection} record (expected ${shapeOf(collection)}); rename it` })
+    else
+      out.misfits.push({
+        key,
+        path,
+        message: `${path} is not named like a ${collection} record (expected ${shapeOf(collection)}); rename it`,
+      })
   }
   const entries = lister(guard, out)
   const folder = layout.folder(collection)
@@ -65,7 +70,8 @@ export function scan(collection: CollectionName, prefix: string, layout: Layout,
         continue
       }
       for (const agent of agents)
-        if (agent.name.endsWith(JSON_EXT)) add(`${wave.name}/${agent.name.slice(0, -JSON_EXT.length)}`, join(dir, agent.name), agent.real)
+        if (agent.name.endsWith(JSON_EXT))
+          add(`${wave.name}/${agent.name.slice(0, -JSON_EXT.length)}`, join(dir, agent.name), agent.real)
     }
   } else {
     if (collection === 'meta' && INDEX_META_KEY.startsWith(prefix)) {
@@ -78,9 +84,17 @@ export function scan(collection: CollectionName, prefix: string, layout: Layout,
     }
     // Meta files are named by the key itself; open collections' files are `<key>.json`.
     const ext = collection === 'meta' ? '' : JSON_EXT
-    walkNames(folder, prefix, ext, guard, entries, (key, path, real) => {
-      if (!(collection === 'meta' && key === INDEX_META_KEY)) add(key, path, real)
-    }, (key, path, error) => out.misfits.push({ key, path, message: (error as Error).message }))
+    walkNames(
+      folder,
+      prefix,
+      ext,
+      guard,
+      entries,
+      (key, path, real) => {
+        if (!(collection === 'meta' && key === INDEX_META_KEY)) add(key, path, real)
+      },
+      (key, path, error) => out.misfits.push({ key, path, message: (error as Error).message }),
+    )
   }
   out.found.sort(byKey)
   return out
@@ -93,9 +107,18 @@ export function scanLogs(prefix: string, layout: Layout, guard: Guard): Found[] 
   const fail = (_name: string, _path: string, error: unknown) => {
     throw error
   }
-  walkNames(layout.logs, prefix, LOG_EXT, guard, entries, (name, path, real) => {
-    if (name.startsWith(prefix) && isValidKey('meta', name)) found.push(real === undefined ? { key: name, path } : { key: name, path, real })
-  }, fail)
+  walkNames(
+    layout.logs,
+    prefix,
+    LOG_EXT,
+    guard,
+    entries,
+    (name, path, real) => {
+      if (name.startsWith(prefix) && isValidKey('meta', name))
+        found.push(real === undefined ? { key: name, path } : { key: name, path, real })
+    },
+    fail,
+  )
   return found.sort(byKey)
 }
 
@@ -107,7 +130,9 @@ function lister(guard: Guard, out: Scan): (dir: string) => Entry[] {
     const list = readdirSync(real, { withFileTypes: true })
     const temps = list.filter((e) => isTempName(e.name)).map((e) => e.name)
     if (temps.length) out.temps.push({ dir: real, names: temps })
-    return list.filter((e) => !e.name.startsWith('.')).map((e) => Object.assign(e, e.isFile() ? { real: join(real, e.name) } : {}))
+    return list
+      .filter((e) => !e.name.startsWith('.'))
+      .map((e) => Object.assign(e, e.isFile() ? { real: join(real, e.name) } : {}))
   }
 }
 
@@ -136,10 +161,14 @@ function walkNames(
     for (const entry of list) {
       const path = join(dir, entry.name)
       if (entry.isDirectory() || (entry.isSymbolicLink() && isFolder(guard, path))) walk(path, [...names, entry.name])
-      else if (entry.name.endsWith(ext) && entry.name.length > ext.length) visit([...names, entry.name.slice(0, entry.name.length - ext.length)].join('/'), path, entry.real)
+      else if (entry.name.endsWith(ext) && entry.name.length > ext.length)
+        visit([...names, entry.name.slice(0, entry.name.length - ext.length)].join('/'), path, entry.real)
     }
   }
-  const fixed = prefix.slice(0, prefix.lastIndexOf('/') + 1).split('/').filter(Boolean)
+  const fixed = prefix
+    .slice(0, prefix.lastIndexOf('/') + 1)
+    .split('/')
+    .filter(Boolean)
   walk(join(folder, ...fixed), fixed)
 }
 
@@ -152,7 +181,8 @@ const SHAPES: Record<string, string> = {
   artifacts: '<wave>/<agent>.json',
   meta: 'names of [A-Za-z0-9._-]',
 }
-const shapeOf = (collection: CollectionName) => SHAPES[collection] ?? 'slash-separated names of [A-Za-z0-9._-], each file <name>.json'
+const shapeOf = (collection: CollectionName) =>
+  SHAPES[collection] ?? 'slash-separated names of [A-Za-z0-9._-], each file <name>.json'
 
 function isFolder(guard: Guard, path: string): boolean {
   try {

@@ -9,7 +9,10 @@ import { tempRoot } from './helpers.js'
 test('a fact written for a team token keeps its author in the front matter after source, across a reload', async () => {
   const root = tempRoot()
   const first = createKernel({ storage: fsStorage({ root }) })
-  await first.memory.write({ title: 'Money is stored in integer cents', body: 'Never floats.', type: 'convention' }, { author: 'walt' })
+  await first.memory.write(
+    { title: 'Money is stored in integer cents', body: 'Never floats.', type: 'convention' },
+    { author: 'walt' },
+  )
   await first.memory.write({ title: 'Invoices are numbered per year', body: 'INV-2026-0001.', type: 'convention' })
   await first.close()
   const files = (id: string) => readFileSync(join(root, '.foundry', 'memory', 'facts', `${id}.md`), 'utf8')

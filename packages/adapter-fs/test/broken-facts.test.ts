@@ -27,7 +27,11 @@ test('one broken fact file does not break search: it is skipped, reported once, 
   const reader = createKernel({ storage: fsStorage({ root }), root, onProblem: (p) => problems.push(p) })
   for (let i = 0; i < 3; i++) {
     const found = await reader.memory.search({ query: 'billing' })
-    assert.equal(found.hits.map((h) => h.fact.id), ['fact-0002'], found.text)
+    assert.equal(
+      found.hits.map((h) => h.fact.id),
+      ['fact-0002'],
+      found.text,
+    )
     assert.match(found.text, /Billing invoices are immutable/)
   }
   assert.is(problems.length, 1, JSON.stringify(problems))

@@ -11,7 +11,8 @@ storageSuite(test, () => fsStorage({ root: tempRoot() }), {
   prefix: 'fsStorage: ',
   fresh: tempRoot,
   open: (root) => fsStorage({ root }),
-  spawn: (args) => spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/storage-child.ts', ...args], { cwd: packageDir }),
+  spawn: (args) =>
+    spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/storage-child.ts', ...args], { cwd: packageDir }),
   processes: { writers: 6, writes: 40, appenders: 6, calls: 60 },
 })
 

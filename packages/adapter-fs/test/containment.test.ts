@@ -1,4 +1,13 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import type { Fact } from '@foundry/kernel'
 import { test } from 'uvu'
@@ -6,7 +15,18 @@ import * as assert from 'uvu/assert'
 import { fsStorage } from '../src/index.js'
 import { tempRoot } from './helpers.js'
 
-const fact = (id: string): Fact => ({ id, title: `T ${id}`, body: 'B', type: 'domain', scope: 'project', tags: [], confidence: 'medium', source: 'code', created: '2026-01-01T00:00:00.000Z', status: 'active' })
+const fact = (id: string): Fact => ({
+  id,
+  title: `T ${id}`,
+  body: 'B',
+  type: 'domain',
+  scope: 'project',
+  tags: [],
+  confidence: 'medium',
+  source: 'code',
+  created: '2026-01-01T00:00:00.000Z',
+  status: 'active',
+})
 
 test('journals linked outside the data folder are never written through: the link is replaced, and change lists still work', async () => {
   const root = tempRoot()
@@ -23,11 +43,17 @@ test('journals linked outside the data folder are never written through: the lin
   await s.put('meta', 'retriever/x', 'snapshot')
   assert.is(readFileSync(join(outside, 'facts.txt'), 'utf8'), 'precious\n', 'the outside file is untouched')
   assert.is(readFileSync(join(outside, 'meta.txt'), 'utf8'), 'precious\n')
-  assert.match(readFileSync(join(cache, 'facts.journal'), 'utf8'), /^put fact-0001 /, 'a journal of its own in the cache folder')
+  assert.match(
+    readFileSync(join(cache, 'facts.journal'), 'utf8'),
+    /^put fact-0001 /,
+    'a journal of its own in the cache folder',
+  )
   const mid = await s.revision('facts')
   await s.put('facts', 'fact-0002', fact('fact-0002'))
   assert.equal(await s.changes!('facts', mid), ['fact-0002'])
-  assert.ok((await s.changes!('facts', before)) === undefined || (await s.changes!('facts', before))!.includes('fact-0001'))
+  assert.ok(
+    (await s.changes!('facts', before)) === undefined || (await s.changes!('facts', before))!.includes('fact-0001'),
+  )
 })
 
 test('a journal link is never read: a token naming it answers undefined (re-read), not lines from elsewhere', async () => {
@@ -55,7 +81,10 @@ test('a link in the write lock’s place (to a folder outside, or to nothing) is
     symlinkSync(join(outside, target), join(cache, 'write.lock'))
     const s = fsStorage({ root, lock: { stale: 2000, timeout: 3000 } })
     assert.is(await s.exclusive(async () => 'ran'), 'ran', target)
-    assert.ok(existsSync(join(outside, 'dir')) && readdirSync(join(outside, 'dir')).length === 0, 'the outside folder untouched')
+    assert.ok(
+      existsSync(join(outside, 'dir')) && readdirSync(join(outside, 'dir')).length === 0,
+      'the outside folder untouched',
+    )
     assert.is(readFileSync(join(outside, 'file'), 'utf8'), 'x')
     assert.not.ok(existsSync(join(cache, 'write.lock')), 'released')
   }

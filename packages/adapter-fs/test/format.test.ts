@@ -35,7 +35,10 @@ test('a fact is a markdown file: front matter in the documented order, a blank l
   const [open, front, body] = /^(---\n)([\s\S]*?)---\n\n([\s\S]*)$/.exec(text)!.slice(1)
   assert.is(open, '---\n')
   assert.equal(
-    front!.split('\n').filter(Boolean).map((line) => line.split(':')[0]),
+    front!
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(':')[0]),
     ['id', 'title', 'type', 'scope', 'tags', 'confidence', 'source', 'created', 'expires', 'supersedes', 'status'],
   )
   assert.match(front!, /^tags: \[db, migrations\]$/m)
@@ -56,13 +59,28 @@ test('runbooks, contracts, artifacts, INDEX.md, cache and events live at their d
   await storage.put('meta', 'retriever/minisearch/head', '{}')
   await storage.appendEvent({ ts: '2026-01-01T00:00:00.000Z', kind: 'session_end' })
   const runbook = readFileSync(join(base, 'runbooks', 'deploy-production.md'), 'utf8')
-  assert.is(runbook, `---\ntitle: Deploy to production\ntrigger: deploy, release to prod\n---\n\n${sampleRunbook.body}\n`)
-  assert.is(readFileSync(join(base, 'contracts', 'incident.v1.json'), 'utf8'), `${JSON.stringify(sampleContract.schema, null, 2)}\n`)
-  assert.is(readFileSync(join(base, 'blackboard', 'audit', 'appsec-reviewer.json'), 'utf8'), serializeArtifact(sampleArtifact.data))
+  assert.is(
+    runbook,
+    `---\ntitle: Deploy to production\ntrigger: deploy, release to prod\n---\n\n${sampleRunbook.body}\n`,
+  )
+  assert.is(
+    readFileSync(join(base, 'contracts', 'incident.v1.json'), 'utf8'),
+    `${JSON.stringify(sampleContract.schema, null, 2)}\n`,
+  )
+  assert.is(
+    readFileSync(join(base, 'blackboard', 'audit', 'appsec-reviewer.json'), 'utf8'),
+    serializeArtifact(sampleArtifact.data),
+  )
   assert.is(readFileSync(join(base, 'memory', 'INDEX.md'), 'utf8'), '# Memory index\n')
   assert.is(readFileSync(join(base, 'cache', 'meta', 'retriever', 'minisearch', 'head'), 'utf8'), '{}')
-  assert.is(readFileSync(join(base, 'metrics', 'events.jsonl'), 'utf8'), '{"ts":"2026-01-01T00:00:00.000Z","kind":"session_end"}\n')
-  assert.is(storage.locate('artifacts', 'audit/appsec-reviewer'), join(base, 'blackboard', 'audit', 'appsec-reviewer.json'))
+  assert.is(
+    readFileSync(join(base, 'metrics', 'events.jsonl'), 'utf8'),
+    '{"ts":"2026-01-01T00:00:00.000Z","kind":"session_end"}\n',
+  )
+  assert.is(
+    storage.locate('artifacts', 'audit/appsec-reviewer'),
+    join(base, 'blackboard', 'audit', 'appsec-reviewer.json'),
+  )
 })
 
 test('.gitignore keeps metrics and the cache out of git, and a team-edited one is left alone', async () => {
@@ -83,7 +101,11 @@ test('the folder option moves the data folder', async () => {
   const storage = fsStorage({ root, folder: 'memory-store' })
   await storage.put('facts', 'fact-0001', sampleFact(1))
   assert.is(storage.locate('facts', 'fact-0001'), join(root, 'memory-store', 'memory', 'facts', 'fact-0001.md'))
-  assert.ok(readFileSync(join(root, 'memory-store', 'memory', 'facts', 'fact-0001.md'), 'utf8').startsWith('---\nid: fact-0001\n'))
+  assert.ok(
+    readFileSync(join(root, 'memory-store', 'memory', 'facts', 'fact-0001.md'), 'utf8').startsWith(
+      '---\nid: fact-0001\n',
+    ),
+  )
 })
 
 test('hand-written facts read back: any key order, flow or block lists, defaults for left-out fields, YAML dates', async () => {
@@ -108,7 +130,11 @@ Branches are named \`ABC-123-short-description\`.
     'memory/facts/fact-0002.md',
     `---\r\nid: fact-0002\r\ntitle: 42\r\ntype: glossary\r\ntags: [term, 2026]\r\ncreated: 2026-03-04\r\nconfidence: high\r\nsource: code\r\nscope: module:billing\r\nexpires: 2099-12-31T10:00:00Z\r\n---\r\n\r\nThe answer.\r\n`,
   )
-  handWrite(root, 'memory/facts/fact-0003.md', `---\ntitle: Timestamps are UTC\ntype: constraint\ntags: time, storage\ncreated: 2026-03-04T05:06:07+02:00\n---\n\nStore UTC.\n`)
+  handWrite(
+    root,
+    'memory/facts/fact-0003.md',
+    `---\ntitle: Timestamps are UTC\ntype: constraint\ntags: time, storage\ncreated: 2026-03-04T05:06:07+02:00\n---\n\nStore UTC.\n`,
+  )
   const storage = fsStorage({ root })
   const expected: Fact[] = [
     {
@@ -156,20 +182,35 @@ Branches are named \`ABC-123-short-description\`.
   // The kernel reads them like any other fact, and a write goes on from the highest id.
   const kernel = createKernel({ storage })
   assert.is((await kernel.memory.search({ query: 'branch ticket' })).hits[0]?.fact.id, 'fact-0001')
-  const written = await kernel.memory.write({ title: 'Releases are tagged from main', body: 'Tag on main only.', type: 'convention' })
+  const written = await kernel.memory.write({
+    title: 'Releases are tagged from main',
+    body: 'Tag on main only.',
+    type: 'convention',
+  })
   assert.is(written.id, 'fact-0004')
 })
 
 test('a fact without created takes the file modification time', async () => {
   const root = tempRoot()
-  handWrite(root, 'memory/facts/fact-0001.md', `---\ntitle: Logs go to stderr\ntype: convention\n---\n\nstdout is for protocol messages.\n`)
+  handWrite(
+    root,
+    'memory/facts/fact-0001.md',
+    `---\ntitle: Logs go to stderr\ntype: convention\n---\n\nstdout is for protocol messages.\n`,
+  )
   const fact = await fsStorage({ root }).get('facts', 'fact-0001')
-  assert.ok(fact && Math.abs(Date.parse(fact.created) - Date.now()) < 60_000, `created ${fact?.created} is the file's time`)
+  assert.ok(
+    fact && Math.abs(Date.parse(fact.created) - Date.now()) < 60_000,
+    `created ${fact?.created} is the file's time`,
+  )
 })
 
 test('hand-written runbooks read back: trigger as a list, no blank line before the body', async () => {
   const root = tempRoot()
-  handWrite(root, 'runbooks/rotate-keys.md', `---\ntrigger: [rotate keys, key rotation]\ntitle: Rotate the API keys\n---\n# Rotate\n\n1. Generate.\n`)
+  handWrite(
+    root,
+    'runbooks/rotate-keys.md',
+    `---\ntrigger: [rotate keys, key rotation]\ntitle: Rotate the API keys\n---\n# Rotate\n\n1. Generate.\n`,
+  )
   assert.equal(await fsStorage({ root }).get('runbooks', 'rotate-keys'), {
     slug: 'rotate-keys',
     title: 'Rotate the API keys',
@@ -180,14 +221,38 @@ test('hand-written runbooks read back: trigger as a list, no blank line before t
 
 const MALFORMED: Array<[file: string, text: string, problem: RegExp]> = [
   ['memory/facts/fact-0002.md', '---\ntitle: [unclosed\ntype: domain\n---\nBody.\n', /front matter line \d+: .+/],
-  ['memory/facts/fact-0003.md', '---\ntype: domain\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n', /missing required property "title"/],
-  ['memory/facts/fact-0004.md', '---\ntitle: Wrong type\ntype: opinion\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n', /type must be one of decision \| constraint/],
+  [
+    'memory/facts/fact-0003.md',
+    '---\ntype: domain\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n',
+    /missing required property "title"/,
+  ],
+  [
+    'memory/facts/fact-0004.md',
+    '---\ntitle: Wrong type\ntype: opinion\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n',
+    /type must be one of decision \| constraint/,
+  ],
   ['memory/facts/fact-0005.md', 'Just some notes, no front matter.\n', /must start with a front matter block/],
   ['memory/facts/fact-0006.md', '---\ntitle: Never closed\ntype: domain\n', /front matter is not closed/],
-  ['memory/facts/fact-0007.md', '---\nid: fact-0099\ntitle: Moved\ntype: domain\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n', /id fact-0099 does not match the file name fact-0007\.md/],
-  ['memory/facts/fact-0008.md', '---\ntitle: Extra key\ntype: domain\nreviewer: bob\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n', /unknown property "reviewer"/],
-  ['memory/facts/fact-0009.md', '---\ntitle: Bad date\ntype: domain\ncreated: last tuesday\n---\nBody.\n', /created must be a timestamp/],
-  ['memory/facts/fact-0010.md', '---\ntitle: Dup\ntitle: Dup again\ntype: domain\n---\nBody.\n', /front matter line 3: Map keys must be unique/],
+  [
+    'memory/facts/fact-0007.md',
+    '---\nid: fact-0099\ntitle: Moved\ntype: domain\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n',
+    /id fact-0099 does not match the file name fact-0007\.md/,
+  ],
+  [
+    'memory/facts/fact-0008.md',
+    '---\ntitle: Extra key\ntype: domain\nreviewer: bob\ncreated: 2026-01-01T00:00:00Z\n---\nBody.\n',
+    /unknown property "reviewer"/,
+  ],
+  [
+    'memory/facts/fact-0009.md',
+    '---\ntitle: Bad date\ntype: domain\ncreated: last tuesday\n---\nBody.\n',
+    /created must be a timestamp/,
+  ],
+  [
+    'memory/facts/fact-0010.md',
+    '---\ntitle: Dup\ntitle: Dup again\ntype: domain\n---\nBody.\n',
+    /front matter line 3: Map keys must be unique/,
+  ],
 ]
 
 test('a malformed file is CORRUPT on get, naming the file and the problem; list skips and reports it, loading the rest', async () => {
@@ -205,8 +270,14 @@ test('a malformed file is CORRUPT on get, naming the file and the problem; list 
   }
   const problems: StorageProblem[] = []
   const facts = await storage.list('facts', { onProblem: (p) => problems.push(p) })
-  assert.equal(facts.map((f) => f.id), ['fact-0001', 'fact-0011'])
-  assert.equal(problems.map((p) => p.key), MALFORMED.map(([file]) => file.slice('memory/facts/'.length, -'.md'.length)))
+  assert.equal(
+    facts.map((f) => f.id),
+    ['fact-0001', 'fact-0011'],
+  )
+  assert.equal(
+    problems.map((p) => p.key),
+    MALFORMED.map(([file]) => file.slice('memory/facts/'.length, -'.md'.length)),
+  )
   for (const [i, p] of problems.entries()) {
     assert.is(p.collection, 'facts')
     assert.is(p.location, join(root, '.foundry', MALFORMED[i]![0]))
@@ -216,8 +287,15 @@ test('a malformed file is CORRUPT on get, naming the file and the problem; list 
   // The kernel keeps working on what it can read, and reports the rest.
   const reported: StorageProblem[] = []
   const kernel = createKernel({ storage, onProblem: (p) => reported.push(p) })
-  assert.is((await kernel.memory.write({ title: 'Queues are idempotent', body: 'Consumers dedupe by id.', type: 'domain' })).id, 'fact-0012')
-  assert.equal([...new Set(reported.map((p) => p.key))], problems.map((p) => p.key), 'the kernel reports each bad file')
+  assert.is(
+    (await kernel.memory.write({ title: 'Queues are idempotent', body: 'Consumers dedupe by id.', type: 'domain' })).id,
+    'fact-0012',
+  )
+  assert.equal(
+    [...new Set(reported.map((p) => p.key))],
+    problems.map((p) => p.key),
+    'the kernel reports each bad file',
+  )
 })
 
 test('malformed contracts and artifacts name the file and the position', async () => {
@@ -226,9 +304,15 @@ test('malformed contracts and artifacts name the file and the position', async (
   handWrite(root, 'contracts/broken.v1.json', '{\n  "type": "object",\n  "required": ["a"\n}\n')
   handWrite(root, 'contracts/list.v1.json', '[1, 2]\n')
   handWrite(root, 'blackboard/w1/agent.json', '{"summary": }')
-  assert.match((await corrupt(() => storage.get('contracts', 'broken.v1'))).message, /contracts\/broken\.v1\.json: invalid JSON at line 4, column 1/)
+  assert.match(
+    (await corrupt(() => storage.get('contracts', 'broken.v1'))).message,
+    /contracts\/broken\.v1\.json: invalid JSON at line 4, column 1/,
+  )
   assert.match((await corrupt(() => storage.get('contracts', 'list.v1'))).message, /must hold one JSON Schema object/)
-  assert.match((await corrupt(() => storage.get('artifacts', 'w1/agent'))).message, /blackboard\/w1\/agent\.json: invalid JSON/)
+  assert.match(
+    (await corrupt(() => storage.get('artifacts', 'w1/agent'))).message,
+    /blackboard\/w1\/agent\.json: invalid JSON/,
+  )
   const problems: StorageProblem[] = []
   assert.equal(await storage.list('contracts', { onProblem: (p) => problems.push(p) }), [])
   assert.is(problems.length, 2)
@@ -242,9 +326,15 @@ test('files that look like records but are misnamed are reported, other files ar
   handWrite(root, 'memory/facts/notes.txt', 'not a record')
   mkdirSync(join(factsDir(root), 'fact-0002.md'))
   const problems: StorageProblem[] = []
-  assert.equal((await storage.list('facts', { onProblem: (p) => problems.push(p) })).map((f) => f.id), ['fact-0001'])
+  assert.equal(
+    (await storage.list('facts', { onProblem: (p) => problems.push(p) })).map((f) => f.id),
+    ['fact-0001'],
+  )
   assert.equal(problems.map((p) => p.key).sort(), ['fact-0002', 'my-note'])
-  assert.match(problems.find((p) => p.key === 'my-note')!.message, /not named like a facts record \(expected fact-NNNN\.md\)/)
+  assert.match(
+    problems.find((p) => p.key === 'my-note')!.message,
+    /not named like a facts record \(expected fact-NNNN\.md\)/,
+  )
   assert.match(problems.find((p) => p.key === 'fact-0002')!.message, /a folder, not a file/)
 })
 
@@ -271,7 +361,10 @@ test('listings keep parsed records in the cache, and re-read a file edited in pl
   assert.is((await fsStorage({ root }).list('facts')).length, 3, 'an unreadable cache costs a full parse, nothing else')
   await storage.delete('facts', 'fact-0001')
   await storage.list('facts')
-  assert.equal(Object.keys((JSON.parse(readFileSync(cacheFile, 'utf8')) as typeof cached).entries).sort(), ['fact-0002', 'fact-0003'])
+  assert.equal(Object.keys((JSON.parse(readFileSync(cacheFile, 'utf8')) as typeof cached).entries).sort(), [
+    'fact-0002',
+    'fact-0003',
+  ])
 })
 
 test('put refuses a record that would not read back as it is', async () => {

@@ -85,9 +85,33 @@ test('front matter read without the YAML parser gives what the YAML parser gives
 })
 
 test('what Foundry writes is read without the YAML parser, and reads back the same', () => {
-  const titles = ['Mechanisms of Renal Cell Apoptosis: A Systematic Review', 'Queue is Kafka', '5 ways to go', 'true', 'Why? "Because" #1', 'é first', 'a: b', '  padded  ', "it's", 'étude']
+  const titles = [
+    'Mechanisms of Renal Cell Apoptosis: A Systematic Review',
+    'Queue is Kafka',
+    '5 ways to go',
+    'true',
+    'Why? "Because" #1',
+    'é first',
+    'a: b',
+    '  padded  ',
+    "it's",
+    'étude',
+  ]
   for (const [i, title] of titles.entries()) {
-    const fact = { id: `fact-000${i + 1}`, title, body: 'Body.', type: 'decision' as const, scope: 'module:billing', tags: ['ops', 'db/pg'], confidence: 'high' as const, source: 'adr-0007', created: '2026-01-02T03:04:05.000Z', expires: '2027-01-05', status: 'active' as const, supersedes: 'fact-0009' }
+    const fact = {
+      id: `fact-000${i + 1}`,
+      title,
+      body: 'Body.',
+      type: 'decision' as const,
+      scope: 'module:billing',
+      tags: ['ops', 'db/pg'],
+      confidence: 'high' as const,
+      source: 'adr-0007',
+      created: '2026-01-02T03:04:05.000Z',
+      expires: '2027-01-05',
+      status: 'active' as const,
+      supersedes: 'fact-0009',
+    }
     const text = factToMarkdown(fact)
     const yaml = text.slice(4, text.indexOf('\n---\n') + 1)
     const plain = plainFrontMatter(yaml)
@@ -95,7 +119,18 @@ test('what Foundry writes is read without the YAML parser, and reads back the sa
     assert.equal(plain, viaYaml(yaml))
   }
   // YAML-only escapes are left to the YAML parser, with the same result.
-  const odd = factToMarkdown({ id: 'fact-0001', title: 'line\u2028sep\u0085', body: 'B.', type: 'decision', scope: 'project', tags: [], confidence: 'low', source: 'code', created: '2026-01-02T03:04:05.000Z', status: 'active' })
+  const odd = factToMarkdown({
+    id: 'fact-0001',
+    title: 'line\u2028sep\u0085',
+    body: 'B.',
+    type: 'decision',
+    scope: 'project',
+    tags: [],
+    confidence: 'low',
+    source: 'code',
+    created: '2026-01-02T03:04:05.000Z',
+    status: 'active',
+  })
   assert.is(plainFrontMatter(odd.slice(4, odd.indexOf('\n---\n') + 1)), undefined)
   assert.is(splitFrontMatter(odd).data.title, 'line\u2028sep\u0085')
 })

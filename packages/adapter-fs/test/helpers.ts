@@ -50,16 +50,21 @@ export interface Child {
 
 /** Run `test/fixtures/<name>.ts` in a real `node` process (TypeScript through tsx). */
 export function runFixture(name: string, args: string[]): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', `${name}.ts`), ...args], {
-    cwd: join(import.meta.dirname, '..'),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'fixtures', `${name}.ts`), ...args],
+    {
+      cwd: join(import.meta.dirname, '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let stdout = ''
   let stderr = ''
   const waiters: Array<{ text: string; resolve: () => void }> = []
   child.stdout.on('data', (d) => {
     stdout += d
-    for (const w of [...waiters]) if (stdout.split('\n').some((line) => line.startsWith(w.text))) (w.resolve(), waiters.splice(waiters.indexOf(w), 1))
+    for (const w of [...waiters])
+      if (stdout.split('\n').some((line) => line.startsWith(w.text))) w.resolve(), waiters.splice(waiters.indexOf(w), 1)
   })
   child.stderr.on('data', (d) => (stderr += d))
   const done = new Promise<{ code: number | string; stdout: string; stderr: string }>((resolve) =>
@@ -71,7 +76,9 @@ export function runFixture(name: string, args: string[]): Child {
     printed: (text) =>
       new Promise<void>((resolve, reject) => {
         waiters.push({ text, resolve })
-        void done.then((r) => reject(new Error(`fixture ${name} exited (${r.code}) before printing "${text}": ${r.stderr}`)))
+        void done.then((r) =>
+          reject(new Error(`fixture ${name} exited (${r.code}) before printing "${text}": ${r.stderr}`)),
+        )
       }),
     kill: (signal) => void child.kill(signal),
   }

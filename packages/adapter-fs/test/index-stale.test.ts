@@ -14,7 +14,14 @@ test('INDEX.md unwritable after the fact is stored: the write succeeds, the seed
   const outside = tempRoot()
   const cases = [
     { title: 'Invoices are immutable', breakIt: () => (unlinkSync(index), mkdirSync(index)) }, // a folder in its place
-    { title: 'Refunds need a second approver', breakIt: () => (rmdirSync(index), writeFileSync(join(outside, 'INDEX.md'), 'theirs'), symlinkSync(join(outside, 'INDEX.md'), index)) }, // a link out: refused
+    {
+      title: 'Refunds need a second approver',
+      breakIt: () => (
+        rmdirSync(index),
+        writeFileSync(join(outside, 'INDEX.md'), 'theirs'),
+        symlinkSync(join(outside, 'INDEX.md'), index)
+      ),
+    }, // a link out: refused
   ]
   for (const { title, breakIt } of cases) {
     breakIt()
@@ -23,7 +30,11 @@ test('INDEX.md unwritable after the fact is stored: the write succeeds, the seed
     const lines = result.text.split('\n')
     assert.is(lines[0], `created: ${result.id}`)
     assert.match(lines[1]!, /^Index: /)
-    assert.match(lines[lines.length - 1]!, /^warning: the fact is stored, but INDEX\.md could not be rewritten \(.+\); run foundry index once that is fixed$/, result.text)
+    assert.match(
+      lines[lines.length - 1]!,
+      /^warning: the fact is stored, but INDEX\.md could not be rewritten \(.+\); run foundry index once that is fixed$/,
+      result.text,
+    )
     assert.ok(result.indexStale, 'the structured result says so too')
     assert.is((await kernel.memory.get(result.id)).title, title, 'the fact is kept')
   }

@@ -7,7 +7,6 @@ import * as assert from 'uvu/assert'
 import { fsStorage } from '../src/index.js'
 import { refused, tempRoot, touchLater, walk } from './helpers.js'
 
-
 test('open collections live at data/<collection>/<key>.json as pretty-printed JSON; slashes in keys are folders', async () => {
   const root = tempRoot()
   const data = join(root, '.foundry', 'data')
@@ -17,7 +16,14 @@ test('open collections live at data/<collection>/<key>.json as pretty-printed JS
   await storage.put('marbles.runs', 'run-7f3a/steps', ['a', 'b'])
   await storage.put('other-tool.state', 'cursor', 42)
   assert.is(readFileSync(join(data, 'marbles.runs', 'run-1.json'), 'utf8'), `${JSON.stringify(run, null, 2)}\n`)
-  assert.equal(walk(data), ['marbles.runs/', 'marbles.runs/run-1.json', 'marbles.runs/run-7f3a/', 'marbles.runs/run-7f3a/steps.json', 'other-tool.state/', 'other-tool.state/cursor.json'])
+  assert.equal(walk(data), [
+    'marbles.runs/',
+    'marbles.runs/run-1.json',
+    'marbles.runs/run-7f3a/',
+    'marbles.runs/run-7f3a/steps.json',
+    'other-tool.state/',
+    'other-tool.state/cursor.json',
+  ])
   assert.is(storage.locate('marbles.runs', 'run-7f3a/steps'), join(data, 'marbles.runs', 'run-7f3a', 'steps.json'))
   // A key and a folder of keys under the same name live side by side (`a.json` and `a/`).
   await storage.put('marbles.runs', 'run-1/log', 'text')
@@ -44,10 +50,20 @@ test('open-collection files written by hand read back; a bad one is CORRUPT on g
   writeFileSync(join(dir, 'broken.json'), '{\n  "id": "broken",\n}')
   writeFileSync(join(dir, 'notes.txt'), 'not a record')
   assert.equal(await storage.get('marbles.runs', 'by-hand'), { id: 'by-hand' })
-  await refused(() => storage.get('marbles.runs', 'broken'), 'CORRUPT', /Cannot read marbles\.runs record broken from .*broken\.json: invalid JSON at line 3.*Fix the file or delete it/)
+  await refused(
+    () => storage.get('marbles.runs', 'broken'),
+    'CORRUPT',
+    /Cannot read marbles\.runs record broken from .*broken\.json: invalid JSON at line 3.*Fix the file or delete it/,
+  )
   const problems: StorageProblem[] = []
-  assert.equal(await storage.list('marbles.runs', { onProblem: (p) => problems.push(p) }), [{ id: 'by-hand' }, { id: 'run-1' }])
-  assert.equal(problems.map((p) => p.key), ['broken'])
+  assert.equal(await storage.list('marbles.runs', { onProblem: (p) => problems.push(p) }), [
+    { id: 'by-hand' },
+    { id: 'run-1' },
+  ])
+  assert.equal(
+    problems.map((p) => p.key),
+    ['broken'],
+  )
   assert.equal(await storage.keys('marbles.runs'), ['broken', 'by-hand', 'run-1'], 'keys reads no record')
 })
 
@@ -88,7 +104,11 @@ test('values JSON would not keep as they are are refused with INVALID_INPUT nami
   }
   assert.equal(await storage.keys('marbles.runs'), [], 'nothing was stored')
   await storage.put('marbles.runs', 'r', { kept: 1, dropped: undefined } as never)
-  assert.equal(await storage.get('marbles.runs', 'r'), { kept: 1 }, 'an undefined field is left out, like an absent optional one')
+  assert.equal(
+    await storage.get('marbles.runs', 'r'),
+    { kept: 1 },
+    'an undefined field is left out, like an absent optional one',
+  )
 })
 
 test('relaxed and durable writes both round-trip through another instance, and durable: false relaxes everything', async () => {
@@ -121,9 +141,17 @@ test('a nested exclusive is refused with UNSUPPORTED instead of waiting for itse
   const outerSettled = new Promise<void>((resolve) => (settled = resolve))
   const outcome = await storage.exclusive(async () => {
     await storage.put('meta', 'outer', '1')
-    await refused(() => storage.exclusive(async () => 'inner'), 'UNSUPPORTED', /inside an exclusive section of .*\.foundry: sections do not nest/)
+    await refused(
+      () => storage.exclusive(async () => 'inner'),
+      'UNSUPPORTED',
+      /inside an exclusive section of .*\.foundry: sections do not nest/,
+    )
     await refused(() => other.exclusive(async () => 'inner'), 'UNSUPPORTED', /sections do not nest/)
-    assert.is(await elsewhere.exclusive(async () => 'another folder'), 'another folder', 'a section of another folder may run inside')
+    assert.is(
+      await elsewhere.exclusive(async () => 'another folder'),
+      'another folder',
+      'a section of another folder may run inside',
+    )
     later = outerSettled.then(() => storage.exclusive(async () => 'after')) // started inside, runs once the outer one settled
     await storage.put('meta', 'outer', '2')
     return 'outer done'

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { bm25Retriever, buildIndex, createKernel, dayOf, factId, type Retriever, type StorageProblem } from '@foundry/kernel'
-import { type RetrievalChanges } from '@foundry/kernel/adapter'
+import {
+  bm25Retriever,
+  buildIndex,
+  createKernel,
+  dayOf,
+  factId,
+  type Retriever,
+  type StorageProblem,
+} from '@foundry/kernel'
+import type { RetrievalChanges } from '@foundry/kernel/adapter'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { fsStorage } from '../src/index.js'
@@ -18,7 +26,11 @@ test('8 processes × 100 memory writes into one folder: 800 facts, gapless ids, 
   const facts = await storage.list('facts', { onProblem: (p) => problems.push(p) })
   assert.equal(problems, [])
   assert.is(facts.length, 800)
-  assert.equal(new Set(facts.map((f) => f.id)), new Set(Array.from({ length: 800 }, (_, i) => factId(i + 1))), 'fact-0001…fact-0800, no gap, no duplicate')
+  assert.equal(
+    new Set(facts.map((f) => f.id)),
+    new Set(Array.from({ length: 800 }, (_, i) => factId(i + 1))),
+    'fact-0001…fact-0800, no gap, no duplicate',
+  )
   assert.is(new Set(facts.map((f) => f.title)).size, 800, 'every write is a distinct fact')
   assert.ok(facts.every((f) => f.status === 'active'))
 
@@ -28,7 +40,10 @@ test('8 processes × 100 memory writes into one folder: 800 facts, gapless ids, 
   assert.is(expected.listed + expected.omitted, 800)
   assert.is(index.split('\n').filter((line) => line.startsWith('- fact-')).length, expected.listed)
 
-  const events = readFileSync(join(root, '.foundry', 'metrics', 'events.jsonl'), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line))
+  const events = readFileSync(join(root, '.foundry', 'metrics', 'events.jsonl'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line))
   const writes = events.filter((e) => e.kind === 'memory_write')
   assert.is(writes.length, 800, 'one well-formed memory_write line a write')
   assert.ok(writes.every((e) => e.data.action === 'created'))
@@ -49,7 +64,8 @@ test('a writer killed (SIGKILL) at random moments leaves no half-written file, a
   }
   const storage = fsStorage({ root, lock: { stale: 2000, timeout: 10_000 } })
   const problems: StorageProblem[] = []
-  for (const collection of ['facts', 'artifacts', 'meta'] as const) await storage.list(collection, { onProblem: (p) => problems.push(p) })
+  for (const collection of ['facts', 'artifacts', 'meta'] as const)
+    await storage.list(collection, { onProblem: (p) => problems.push(p) })
   assert.equal(problems, [], 'every record reads back')
   const blob = await storage.get('meta', 'churn/blob')
   assert.is(blob?.length, 3_000_000, 'the large blob is whole: the old one or the new one')
@@ -59,7 +75,11 @@ test('a writer killed (SIGKILL) at random moments leaves no half-written file, a
 
   // The last child may have died holding the lock: its holder is gone, so a new writer breaks it and writes.
   const kernel = createKernel({ storage })
-  const written = await kernel.memory.write({ title: 'Writes survive crashed writers', body: 'A killed writer leaves no partial file.', type: 'domain' })
+  const written = await kernel.memory.write({
+    title: 'Writes survive crashed writers',
+    body: 'A killed writer leaves no partial file.',
+    type: 'domain',
+  })
   assert.is(written.action, 'created')
   await kernel.close()
 

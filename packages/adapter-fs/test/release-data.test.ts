@@ -33,15 +33,30 @@ test('writing to a release 0.1.0 folder adds to the same files: nothing on disk 
   const log = readFileSync(join(root, '.foundry', 'logs', 'marbles', 'run-1.jsonl'), 'utf8')
   const storage = fsStorage({ root })
   const kernel = createKernel({ storage })
-  const written = await kernel.memory.write({ title: 'Refunds go through the ledger', body: 'Never edit a paid invoice.', type: 'convention' })
-  assert.is(written.id, 'fact-0043', 'the next id after the release\'s facts')
+  const written = await kernel.memory.write({
+    title: 'Refunds go through the ledger',
+    body: 'Never edit a paid invoice.',
+    type: 'convention',
+  })
+  assert.is(written.id, 'fact-0043', "the next id after the release's facts")
   await storage.appendLog('marbles/run-1', ['after'])
   await kernel.close()
   const after = walk(join(root, '.foundry')).filter((path) => !path.startsWith('cache/'))
-  assert.equal(after.filter((path) => !before.includes(path)), ['memory/facts/fact-0043.md'], 'one new file: the new fact')
+  assert.equal(
+    after.filter((path) => !before.includes(path)),
+    ['memory/facts/fact-0043.md'],
+    'one new file: the new fact',
+  )
   const eventsAfter = readFileSync(join(root, '.foundry', 'metrics', 'events.jsonl'), 'utf8')
-  assert.ok(eventsAfter.startsWith(events) && eventsAfter.length > events.length, 'events appended to metrics/events.jsonl')
-  assert.is(readFileSync(join(root, '.foundry', 'logs', 'marbles', 'run-1.jsonl'), 'utf8'), `${log}"after"\n`, 'the log appended in place')
+  assert.ok(
+    eventsAfter.startsWith(events) && eventsAfter.length > events.length,
+    'events appended to metrics/events.jsonl',
+  )
+  assert.is(
+    readFileSync(join(root, '.foundry', 'logs', 'marbles', 'run-1.jsonl'), 'utf8'),
+    `${log}"after"\n`,
+    'the log appended in place',
+  )
 })
 
 test.run()

@@ -1,4 +1,15 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
@@ -9,12 +20,14 @@ import * as assert from 'uvu/assert'
 import { fsStorage } from '../src/index.js'
 import { refused, sleep, tempRoot, touchLater } from './helpers.js'
 
-
 /** A folder outside the project holding a valid fact file, as a link target. */
 function outside(): { dir: string; fact: string } {
   const dir = tempRoot()
   const fact = join(dir, 'secret.md')
-  writeFileSync(fact, `---\nid: fact-0001\ntitle: Outside\ntype: domain\ncreated: 2026-01-01T00:00:00Z\n---\n\nOutside the root.\n`)
+  writeFileSync(
+    fact,
+    `---\nid: fact-0001\ntitle: Outside\ntype: domain\ncreated: 2026-01-01T00:00:00Z\n---\n\nOutside the root.\n`,
+  )
   return { dir, fact }
 }
 
@@ -32,7 +45,11 @@ test('traversal keys, absolute paths and odd names are refused before any path i
     ['runbooks', 'Upper'],
     ['contracts', 'a/b'],
   ] as const) {
-    await refused(() => storage.put(collection, key, (collection === 'meta' ? 'x' : {}) as never), 'INVALID_INPUT', /Invalid \w+ key/)
+    await refused(
+      () => storage.put(collection, key, (collection === 'meta' ? 'x' : {}) as never),
+      'INVALID_INPUT',
+      /Invalid \w+ key/,
+    )
     await refused(() => storage.get(collection, key), 'INVALID_INPUT', /Invalid \w+ key/)
     await refused(() => storage.delete(collection, key), 'INVALID_INPUT', /Invalid \w+ key/)
     assert.throws(() => storage.locate(collection, key), /Invalid \w+ key/)
@@ -46,9 +63,16 @@ test('a record file linking outside the folder is refused on get, reported on li
   const storage = fsStorage({ root })
   await storage.put('facts', 'fact-0002', sampleFact(2))
   symlinkSync(fact, join(root, '.foundry', 'memory', 'facts', 'fact-0001.md'))
-  await refused(() => storage.get('facts', 'fact-0001'), 'CORRUPT', /fact-0001\.md leads outside .*\.foundry \(to .*secret\.md\); Foundry does not follow links out of its folder/)
+  await refused(
+    () => storage.get('facts', 'fact-0001'),
+    'CORRUPT',
+    /fact-0001\.md leads outside .*\.foundry \(to .*secret\.md\); Foundry does not follow links out of its folder/,
+  )
   const problems: StorageProblem[] = []
-  assert.equal((await storage.list('facts', { onProblem: (p) => problems.push(p) })).map((f) => f.id), ['fact-0002'])
+  assert.equal(
+    (await storage.list('facts', { onProblem: (p) => problems.push(p) })).map((f) => f.id),
+    ['fact-0002'],
+  )
   assert.is(problems.length, 1)
   assert.match(problems[0]!.message, /leads outside/)
   const before = readFileSync(fact, 'utf8')
@@ -64,14 +88,28 @@ test('a folder linking outside is refused for reads and writes, and nothing is c
   const storage = fsStorage({ root })
   await storage.put('artifacts', 'w1/a', { ...sampleArtifact, wave: 'w1', agent: 'a' })
   symlinkSync(dir, join(root, '.foundry', 'blackboard', 'w2'))
-  await refused(() => storage.put('artifacts', 'w2/a', { ...sampleArtifact, wave: 'w2', agent: 'a' }), 'CORRUPT', /blackboard\/w2 leads outside/)
-  await refused(() => storage.put('artifacts', 'w2/b', { ...sampleArtifact, wave: 'w2', agent: 'b' }), 'CORRUPT', /leads outside/)
+  await refused(
+    () => storage.put('artifacts', 'w2/a', { ...sampleArtifact, wave: 'w2', agent: 'a' }),
+    'CORRUPT',
+    /blackboard\/w2 leads outside/,
+  )
+  await refused(
+    () => storage.put('artifacts', 'w2/b', { ...sampleArtifact, wave: 'w2', agent: 'b' }),
+    'CORRUPT',
+    /leads outside/,
+  )
   assert.equal(readdirSync(dir), ['secret.md'], 'nothing written outside')
   writeFileSync(join(dir, 'planted.json'), '{"summary":"planted"}')
   await refused(() => storage.get('artifacts', 'w2/planted'), 'CORRUPT', /leads outside/)
   const problems: StorageProblem[] = []
-  assert.equal((await storage.list('artifacts', { onProblem: (p) => problems.push(p) })).map((a) => a.agent), ['a'])
-  assert.equal(problems.map((p) => p.key), ['w2/'])
+  assert.equal(
+    (await storage.list('artifacts', { onProblem: (p) => problems.push(p) })).map((a) => a.agent),
+    ['a'],
+  )
+  assert.equal(
+    problems.map((p) => p.key),
+    ['w2/'],
+  )
 
   // The cache folder too: meta writes, journals and the lock all live there.
   const other = tempRoot()
@@ -92,7 +130,11 @@ test('links that stay inside the folder are read through and replaced by a put; 
   const storage = fsStorage({ root })
   await storage.put('facts', 'fact-0001', sampleFact(1))
   symlinkSync('fact-0001.md', join(target, 'memory', 'facts', 'fact-0002.md'))
-  await refused(() => storage.get('facts', 'fact-0002'), 'CORRUPT', /id fact-0001 does not match the file name fact-0002\.md/)
+  await refused(
+    () => storage.get('facts', 'fact-0002'),
+    'CORRUPT',
+    /id fact-0001 does not match the file name fact-0002\.md/,
+  )
   await storage.put('facts', 'fact-0002', sampleFact(2)) // replaces the link, never writes through it
   assert.is((await storage.get('facts', 'fact-0002'))?.id, 'fact-0002')
   assert.is((await storage.get('facts', 'fact-0001'))?.id, 'fact-0001')
@@ -108,13 +150,20 @@ test('revision and changes follow writes by other instances, and notice files ad
   await a.put('facts', 'fact-0002', sampleFact(2))
   const r1 = await b.revision('facts')
   assert.is.not(r1, r0)
-  assert.equal(await b.changes!('facts', r0), ['fact-0001', 'fact-0002'], 'a token from before the journal existed follows it')
+  assert.equal(
+    await b.changes!('facts', r0),
+    ['fact-0001', 'fact-0002'],
+    'a token from before the journal existed follows it',
+  )
   await a.delete('facts', 'fact-0001')
   assert.equal(await b.changes!('facts', r1), ['fact-0001'])
 
   // A file added by hand (or by git) changes the folder without a journal line.
   const r2 = await b.revision('facts')
-  writeFileSync(join(root, '.foundry', 'memory', 'facts', 'fact-0009.md'), readFileSync(join(root, '.foundry', 'memory', 'facts', 'fact-0002.md'), 'utf8').replace('fact-0002', 'fact-0009'))
+  writeFileSync(
+    join(root, '.foundry', 'memory', 'facts', 'fact-0009.md'),
+    readFileSync(join(root, '.foundry', 'memory', 'facts', 'fact-0002.md'), 'utf8').replace('fact-0002', 'fact-0009'),
+  )
   touchLater(join(root, '.foundry', 'memory', 'facts'))
   const r3 = await b.revision('facts')
   assert.is.not(r3, r2, 'the revision changes')
@@ -138,7 +187,10 @@ test('a fact edited in place is picked up by memory.index()', async () => {
   writeFileSync(file, readFileSync(file, 'utf8').replace('Deploys happen on Tuesdays', 'Deploys happen on Thursdays'))
   const result = await kernel.memory.index()
   assert.match(result.text, /Rebuilt .*INDEX\.md/)
-  assert.match(readFileSync(join(root, '.foundry', 'memory', 'INDEX.md'), 'utf8'), /fact-0001 · medium · Deploys happen on Thursdays/)
+  assert.match(
+    readFileSync(join(root, '.foundry', 'memory', 'INDEX.md'), 'utf8'),
+    /fact-0001 · medium · Deploys happen on Thursdays/,
+  )
   assert.is((await kernel.memory.search({ query: 'thursdays' })).hits[0]?.fact.id, 'fact-0001')
 })
 
@@ -150,19 +202,26 @@ test('temporary files of writers that died are ignored, then swept; those of liv
   writeFileSync(join(dir, '.fact-0002.md.999999999-k1abc.tmp'), '---\nid: fact-0002\ntitle: half')
   writeFileSync(join(dir, `.fact-0003.md.${process.pid}-k2abc.tmp`), 'in flight')
   const problems: StorageProblem[] = []
-  assert.equal((await storage.list('facts', { onProblem: (p) => problems.push(p) })).map((f) => f.id), ['fact-0001'])
+  assert.equal(
+    (await storage.list('facts', { onProblem: (p) => problems.push(p) })).map((f) => f.id),
+    ['fact-0001'],
+  )
   assert.equal(problems, [])
   assert.equal(readdirSync(dir).sort(), [`.fact-0003.md.${process.pid}-k2abc.tmp`, 'fact-0001.md'])
 })
 
-test('a dead writer\'s temporary INDEX.md, beside the facts folder, is swept by a meta listing', async () => {
+test("a dead writer's temporary INDEX.md, beside the facts folder, is swept by a meta listing", async () => {
   const root = tempRoot()
   const storage = fsStorage({ root })
   await storage.put('meta', 'index', '# Memory index\n')
   const dir = join(root, '.foundry', 'memory')
   writeFileSync(join(dir, '.INDEX.md.999999999-k3abc.tmp'), '# Memory in')
   await storage.list('meta')
-  assert.equal(readdirSync(dir).filter((name) => name.endsWith('.tmp')), [], 'swept')
+  assert.equal(
+    readdirSync(dir).filter((name) => name.endsWith('.tmp')),
+    [],
+    'swept',
+  )
   assert.is(await storage.get('meta', 'index'), '# Memory index\n')
 })
 
@@ -172,14 +231,18 @@ test('exclusive waits for a held lock, breaks a stale one, and times out with UN
   await storage.put('meta', 'index', 'x')
   const lock = join(root, '.foundry', 'cache', 'write.lock')
   mkdirSync(lock) // held by "another process" that keeps it fresh
-  await refused(() => storage.exclusive(async () => 1), 'UNAVAILABLE', /Timed out after 400 ms waiting for the write lock .*write\.lock: another process holds it/)
+  await refused(
+    () => storage.exclusive(async () => 1),
+    'UNAVAILABLE',
+    /Timed out after 400 ms waiting for the write lock .*write\.lock: another process holds it/,
+  )
   const old = new Date(Date.now() - 60_000)
   utimesSync(lock, old, old) // its holder died a minute ago
   assert.is(await storage.exclusive(async () => 'entered'), 'entered')
   assert.not.ok(existsSync(lock), 'released')
 })
 
-test('a fresh lock whose holder on this host is gone is broken at once; a live holder or another host\'s keeps it until stale', async () => {
+test("a fresh lock whose holder on this host is gone is broken at once; a live holder or another host's keeps it until stale", async () => {
   const root = tempRoot()
   const storage = fsStorage({ root, lock: { stale: 60_000, timeout: 400 } })
   await storage.put('meta', 'index', 'x')
@@ -197,7 +260,10 @@ test('a fresh lock whose holder on this host is gone is broken at once; a live h
   await refused(() => storage.exclusive(async () => 1), 'UNAVAILABLE', /Timed out after 400 ms/)
   // A holder killed in its section: its pid runs no more. The lock is an hour from stale, yet broken now.
   const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
-  writeFileSync(join(lock, 'owner'), JSON.stringify({ host: hostname(), pid: Number(dead.stdout), start: '', token: 'held' }))
+  writeFileSync(
+    join(lock, 'owner'),
+    JSON.stringify({ host: hostname(), pid: Number(dead.stdout), start: '', token: 'held' }),
+  )
   assert.is(await storage.exclusive(async () => 'entered'), 'entered')
   assert.not.ok(existsSync(lock), 'released')
 })

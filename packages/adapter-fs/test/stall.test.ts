@@ -39,10 +39,12 @@ test('a holder stopped (SIGSTOP) past the stale time keeps its lock: after SIGCO
     // Others write while it is stopped, for longer than the stale time; it resumes at 3.5 s.
     const resume = sleep(stale + 1500).then(() => holder.kill('SIGCONT'))
     const storage = fsStorage({ root, lock: { stale, timeout: 20_000 } })
-    const writes = await Promise.all([1, 2].map(async (k) => {
-      const title = `round ${round} writer ${k}`
-      acknowledged.set(await writeNext(storage, title), title)
-    }))
+    const writes = await Promise.all(
+      [1, 2].map(async (k) => {
+        const title = `round ${round} writer ${k}`
+        acknowledged.set(await writeNext(storage, title), title)
+      }),
+    )
     assert.is(writes.length, 2)
     await resume
     const { stdout } = await holder.done
@@ -66,12 +68,22 @@ test('a holder whose lock was taken over writes nothing: the rename is fenced by
       writeFileSync(join(lock, 'owner'), JSON.stringify({ host: 'elsewhere', pid: 1, start: '1', token: 'theirs' }))
       await storage.put('facts', 'fact-0002', fact('fact-0002', 'after the lock was lost'))
     })
-    .then(() => undefined, (e: unknown) => e)
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    )
   assert.ok(isFoundryError(error) && error.code === 'UNAVAILABLE', String(error))
   assert.match((error as Error).message, /write lock .*lost/)
   assert.ok(existsSync(join(root, '.foundry', 'memory', 'facts', 'fact-0001.md')))
-  assert.not.ok(existsSync(join(root, '.foundry', 'memory', 'facts', 'fact-0002.md')), 'nothing written once the lock is lost')
-  assert.equal(walk(join(root, '.foundry', 'memory', 'facts')).filter((p) => p.endsWith('.tmp')), [], 'its temporary file removed')
+  assert.not.ok(
+    existsSync(join(root, '.foundry', 'memory', 'facts', 'fact-0002.md')),
+    'nothing written once the lock is lost',
+  )
+  assert.equal(
+    walk(join(root, '.foundry', 'memory', 'facts')).filter((p) => p.endsWith('.tmp')),
+    [],
+    'its temporary file removed',
+  )
   assert.is(JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')).token, 'theirs', 'the other holder’s lock left alone')
 })
 

@@ -116,6 +116,7 @@ export interface ConnectionOptions {
   readAhead?(): Array<{ statement: Statement; then(rows: pg.QueryResultRow[], state: SectionState): void }>
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned object holds the methods; each method is short
 export function createConnection(options: ConnectionOptions): Connection {
   const { url, timeout } = options
   const where = redactUrl(url)
@@ -157,11 +158,16 @@ export function createConnection(options: ConnectionOptions): Connection {
   async function send(s: Section, statements: Statement[]): Promise<pg.QueryResult[]> {
     const opening = !s.begun
     const ahead = opening ? (options.readAhead?.() ?? []) : []
-    const before = [...(opening ? [...BEGIN, ...ahead.map((a) => inline(a.statement))] : []), ...s.pending.map((d) => d.text)]
+    const before = [
+      ...(opening ? [...BEGIN, ...ahead.map((a) => inline(a.statement))] : []),
+      ...s.pending.map((d) => d.text),
+    ]
     if (!before.length && statements.length === 1) return [await s.client.query(statements[0]!)]
     const pending = s.pending.splice(0)
     s.begun = true
-    const results = (await s.client.query([...before, ...statements.map(inline)].join(';\n'))) as unknown as pg.QueryResult[]
+    const results = (await s.client.query(
+      [...before, ...statements.map(inline)].join(';\n'),
+    )) as unknown as pg.QueryResult[]
     if (opening) s.state.tokens.push(...results[BEGIN.length - 1]!.rows.map((r) => r.token as string))
     ahead.forEach((a, i) => a.then(results[BEGIN.length + i]!.rows, s.state))
     const offset = opening ? BEGIN.length + ahead.length : 0
@@ -185,7 +191,10 @@ export function createConnection(options: ConnectionOptions): Connection {
       await s.client.query(`SELECT ${LOCK}`)
       return false
     }
-    const [found] = await send(s, [{ text: 'SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote' }, { text: 'COMMIT' }])
+    const [found] = await send(s, [
+      { text: 'SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote' },
+      { text: 'COMMIT' },
+    ])
     return found!.rows[0]!.wrote === true
   }
 
@@ -201,7 +210,16 @@ export function createConnection(options: ConnectionOptions): Connection {
       throw fail(error)
     }
     const state: SectionState = { prefetched: new Map(), revisions: new Map(), reads: 0, tokens: [] }
-    const s: Section = { client, open: true, begun: false, pending: [], gathering: new Map(), touched: new Set(), tail: Promise.resolve(), state }
+    const s: Section = {
+      client,
+      open: true,
+      begun: false,
+      pending: [],
+      gathering: new Map(),
+      touched: new Set(),
+      tail: Promise.resolve(),
+      state,
+    }
     try {
       const value = await context.run(s, fn)
       s.open = false
@@ -284,7 +302,11 @@ export function createConnection(options: ConnectionOptions): Connection {
     },
 
     async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-      if (section()) throw new FoundryError('UNSUPPORTED', `exclusive sections on ${where} do not nest: call the storage directly inside the section`)
+      if (section())
+        throw new FoundryError(
+          'UNSUPPORTED',
+          `exclusive sections on ${where} do not nest: call the storage directly inside the section`,
+        )
       if (closed) throw new FoundryError('UNAVAILABLE', `postgresStorage for ${where} is closed`)
       const { value, client, wrote } = await enqueue(() => run(fn))
       // The commit did not wait for the WAL flush, so the lock was free for the next section at once.

@@ -23,8 +23,16 @@ export const DATABASE_URL_ENV = 'FOUNDRY_DATABASE_URL'
 const PostgresDescriptorOptionsSchema = {
   type: 'object',
   properties: {
-    url: { type: 'string', minLength: 1, description: `postgres://user:password@host:5432/database; default the ${DATABASE_URL_ENV} environment variable` },
-    timeout: { type: 'integer', minimum: 0, description: 'Milliseconds a write section waits for another process. Default 10000' },
+    url: {
+      type: 'string',
+      minLength: 1,
+      description: `postgres://user:password@host:5432/database; default the ${DATABASE_URL_ENV} environment variable`,
+    },
+    timeout: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Milliseconds a write section waits for another process. Default 10000',
+    },
     poolSize: { type: 'integer', minimum: 1, maximum: 100, description: 'Connections per process at most. Default 4' },
   },
   additionalProperties: false,
@@ -52,7 +60,11 @@ export const postgresDescriptor = defineStorage({
  * The URL the options name, else FOUNDRY_DATABASE_URL's; INVALID_INPUT naming both when neither is
  * set, or when it is not a postgres:// URL (shown with its password redacted).
  */
-export function databaseUrl(options: PostgresDescriptorOptions, site: AdapterSite, env: NodeJS.ProcessEnv = process.env): string {
+export function databaseUrl(
+  options: PostgresDescriptorOptions,
+  site: AdapterSite,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const file = join(site.dataDir, 'config.json')
   const url = options.url ?? env[DATABASE_URL_ENV]
   if (!url)
@@ -65,7 +77,10 @@ export function databaseUrl(options: PostgresDescriptorOptions, site: AdapterSit
   try {
     protocol = new URL(url).protocol
   } catch {
-    throw new FoundryError('INVALID_INPUT', `${from} is not a URL (${redactUrl(url)}): write it as postgres://user:password@host:5432/database (percent-encode special characters in the password)`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${from} is not a URL (${redactUrl(url)}): write it as postgres://user:password@host:5432/database (percent-encode special characters in the password)`,
+    )
   }
   if (protocol !== 'postgres:' && protocol !== 'postgresql:')
     throw new FoundryError('INVALID_INPUT', `${from} must be a postgres:// or postgresql:// URL; got ${redactUrl(url)}`)

@@ -26,11 +26,33 @@ export async function inspectDatabase(url: string): Promise<DoctorFinding[]> {
   try {
     const findings: DoctorFinding[] = []
     const version = await schemaVersion(client, STORAGE_COMPONENT)
-    if (version === undefined) findings.push({ status: 'note', check: 'schema', path, message: 'no Foundry tables yet (created when the project first opens)' })
+    if (version === undefined)
+      findings.push({
+        status: 'note',
+        check: 'schema',
+        path,
+        message: 'no Foundry tables yet (created when the project first opens)',
+      })
     else if (version > STORAGE_SCHEMA_VERSION)
-      findings.push({ status: 'unfixable', check: 'schema', path, message: `storage schema version ${version} is newer than this @foundry/adapter-postgres (${STORAGE_SCHEMA_VERSION}): upgrade @foundry/adapter-postgres` })
-    else findings.push({ status: 'note', check: 'schema', path, message: `storage schema version ${version} (this code: ${STORAGE_SCHEMA_VERSION})` })
-    const { rows } = await client.query<{ pid: number; state: string | null; seconds: number | null; host: string | null }>(
+      findings.push({
+        status: 'unfixable',
+        check: 'schema',
+        path,
+        message: `storage schema version ${version} is newer than this @foundry/adapter-postgres (${STORAGE_SCHEMA_VERSION}): upgrade @foundry/adapter-postgres`,
+      })
+    else
+      findings.push({
+        status: 'note',
+        check: 'schema',
+        path,
+        message: `storage schema version ${version} (this code: ${STORAGE_SCHEMA_VERSION})`,
+      })
+    const { rows } = await client.query<{
+      pid: number
+      state: string | null
+      seconds: number | null
+      host: string | null
+    }>(
       `SELECT l.pid, a.state, extract(epoch FROM now() - a.xact_start)::float AS seconds, a.client_addr::text AS host
          FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
         WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 2`,
@@ -41,7 +63,12 @@ export async function inspectDatabase(url: string): Promise<DoctorFinding[]> {
       const who = `session ${holder.pid}${holder.host ? ` from ${holder.host}` : ''} (${holder.state ?? 'unknown state'})`
       findings.push(
         seconds > STUCK_SECONDS
-          ? { status: 'unfixable', check: 'lock', path, message: `${who} has held the exclusive write section for ${seconds} s: find that process, or end the session with SELECT pg_terminate_backend(${holder.pid})` }
+          ? {
+              status: 'unfixable',
+              check: 'lock',
+              path,
+              message: `${who} has held the exclusive write section for ${seconds} s: find that process, or end the session with SELECT pg_terminate_backend(${holder.pid})`,
+            }
           : { status: 'note', check: 'lock', path, message: `${who} holds the exclusive write section (${seconds} s)` },
       )
     }

@@ -25,7 +25,12 @@ const MIGRATION_LOCK = [0x464f554e, 0]
  * opening a new database at once migrate it once; an already current schema costs one read. Returns
  * the version found before migrating. Throws CONFLICT when the database's schema is newer than the code.
  */
-export async function migrate(client: pg.ClientBase, component: string, steps: readonly MigrationStep[], options: MigrateOptions = {}): Promise<number> {
+export async function migrate(
+  client: pg.ClientBase,
+  component: string,
+  steps: readonly MigrationStep[],
+  options: MigrateOptions = {},
+): Promise<number> {
   const target = options.target ?? steps.length
   const where = options.where ?? 'the database'
   const current = await readVersion(client, component)
@@ -36,7 +41,9 @@ export async function migrate(client: pg.ClientBase, component: string, steps: r
   await client.query('BEGIN')
   try {
     await client.query('SELECT pg_advisory_xact_lock($1, $2)', MIGRATION_LOCK)
-    await client.query('CREATE TABLE IF NOT EXISTS foundry_schema (component text PRIMARY KEY, version integer NOT NULL)')
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS foundry_schema (component text PRIMARY KEY, version integer NOT NULL)',
+    )
     const found = (await readVersion(client, component)) ?? 0
     assertNotNewer(found, steps.length, component, where)
     for (let v = found; v < target; v++) {
@@ -65,7 +72,9 @@ export async function schemaVersion(client: pg.ClientBase, component: string): P
 async function readVersion(client: pg.ClientBase, component: string): Promise<number | undefined> {
   const exists = await client.query<{ t: string | null }>("SELECT to_regclass('foundry_schema')::text AS t")
   if (!exists.rows[0]?.t) return undefined
-  const row = await client.query<{ version: number }>('SELECT version FROM foundry_schema WHERE component = $1', [component])
+  const row = await client.query<{ version: number }>('SELECT version FROM foundry_schema WHERE component = $1', [
+    component,
+  ])
   return row.rows[0]?.version
 }
 

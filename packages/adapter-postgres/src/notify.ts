@@ -27,7 +27,8 @@ const MAX_BACKOFF = 5_000
 
 /** Whether the client's socket keeps the process alive. */
 function holdOpen(client: pg.Client, hold: boolean): void {
-  const stream = (client as unknown as { connection?: { stream?: { ref?(): void; unref?(): void } } }).connection?.stream
+  const stream = (client as unknown as { connection?: { stream?: { ref?(): void; unref?(): void } } }).connection
+    ?.stream
   if (hold) stream?.ref?.()
   else stream?.unref?.()
 }

@@ -1,5 +1,17 @@
-import { createStorage, encodeRecord, EVENTS_LOG, readRecordRow, readRecordRows, type CollectionName, type ListOptions, type RecordOf, type StorageChange, type StorageDriver, type WriteOptions } from '@foundry/kernel/adapter'
-import { type Storage } from '@foundry/kernel'
+import {
+  createStorage,
+  encodeRecord,
+  EVENTS_LOG,
+  readRecordRow,
+  readRecordRows,
+  type CollectionName,
+  type ListOptions,
+  type RecordOf,
+  type StorageChange,
+  type StorageDriver,
+  type WriteOptions,
+} from '@foundry/kernel/adapter'
+import type { Storage } from '@foundry/kernel'
 import { FoundryError } from '@foundry/kernel'
 import pg from 'pg'
 import { createConnection, type SectionState, type Statement } from './connection.js'
@@ -38,7 +50,6 @@ const upTo = (prefix: string) => `${prefix}\u{10FFFF}`
 const REVISION = /^(\d+)\.(\d+)$/
 const token = (row: RevisionRow | undefined) => (row ? `${row.n}.${row.token}` : '0')
 
-
 /**
  * Storage in PostgreSQL (`pg`), shared by many processes on many machines: every collection, the
  * kernel's and the open ones, in one table, with a revision counter and a change log per collection
@@ -52,9 +63,14 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
 }
 
 /** PostgreSQL's `StorageDriver`: what `postgresStorage` wraps. Connects and migrates before it resolves. */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned object holds the methods; each method is short
 export async function postgresDriver(options: PostgresStorageOptions): Promise<StorageDriver> {
   const { url } = options
-  if (typeof url !== 'string' || !url) throw new FoundryError('INVALID_INPUT', 'postgresStorage needs url: a connection URL such as postgres://user:password@host:5432/db')
+  if (typeof url !== 'string' || !url)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      'postgresStorage needs url: a connection URL such as postgres://user:password@host:5432/db',
+    )
   const timeout = options.timeout ?? 10_000
   const logSize = options.changeLogSize ?? 10_000
   const useCache = options.revisionCache ?? true
@@ -100,8 +116,17 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
     readAhead: () => {
       const read = ahead
       if (!read) return []
-      const statement = { text: 'SELECT value FROM foundry_records WHERE collection = $1 AND key = $2', values: [read.c, read.key] }
-      return [{ statement, then: (rows, state) => void state.prefetched.set(`${read.c}/${read.key}`, (rows[0]?.value as string | undefined) ?? null) }]
+      const statement = {
+        text: 'SELECT value FROM foundry_records WHERE collection = $1 AND key = $2',
+        values: [read.c, read.key],
+      }
+      return [
+        {
+          statement,
+          then: (rows, state) =>
+            void state.prefetched.set(`${read.c}/${read.key}`, (rows[0]?.value as string | undefined) ?? null),
+        },
+      ]
     },
   })
   const { where } = connection
@@ -112,7 +137,11 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
   const relaxed = (options?: WriteOptions) => options?.durability === 'relaxed' && !connection.inSection()
 
   async function readRevision(c: string): Promise<RevisionRow | undefined> {
-    const { rows } = await query<RevisionRow>({ name: 'foundry_revision', text: 'SELECT n, token, log_base FROM foundry_revisions WHERE collection = $1', values: [c] })
+    const { rows } = await query<RevisionRow>({
+      name: 'foundry_revision',
+      text: 'SELECT n, token, log_base FROM foundry_revisions WHERE collection = $1',
+      values: [c],
+    })
     return rows[0]
   }
 
@@ -130,7 +159,11 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
   }
 
   async function logEnd(log: string): Promise<number> {
-    const { rows } = await query<{ seq: string }>({ name: 'foundry_log_end', text: 'SELECT seq FROM foundry_log_ends WHERE name = $1', values: [log] })
+    const { rows } = await query<{ seq: string }>({
+      name: 'foundry_log_end',
+      text: 'SELECT seq FROM foundry_log_ends WHERE name = $1',
+      values: [log],
+    })
     return rows.length ? Number(rows[0]!.seq) : 0
   }
 
@@ -139,7 +172,10 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
     if (!row || Number(row.n) - Number(row.log_base) <= 2 * logSize) return
     const base = Number(row.n) - logSize
     await connection.defer(
-      { text: 'WITH trimmed AS (DELETE FROM foundry_changes WHERE collection = $1 AND n <= $2) UPDATE foundry_revisions SET log_base = $2 WHERE collection = $1 AND log_base < $2', values: [c, base] },
+      {
+        text: 'WITH trimmed AS (DELETE FROM foundry_changes WHERE collection = $1 AND n <= $2) UPDATE foundry_revisions SET log_base = $2 WHERE collection = $1 AND log_base < $2',
+        values: [c, base],
+      },
       () => undefined,
     )
   }
@@ -158,12 +194,19 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
     const drawn = held ? state.tokens.shift() : undefined
     const predicted = held && drawn !== undefined ? `${Number(held[1]) + 1}.${drawn}` : undefined
     if (predicted) state.revisions.set(c, predicted)
-    const statement = drawn === undefined ? { text: putSql(false), values: [c, key, text] } : { text: PUT_WITH_TOKEN, values: [c, key, text, drawn] }
+    const statement =
+      drawn === undefined
+        ? { text: putSql(false), values: [c, key, text] }
+        : { text: PUT_WITH_TOKEN, values: [c, key, text, drawn] }
     await connection.defer<RevisionRow>(statement, (rows) => {
       const row = rows[0]
       if (predicted === undefined) {
         if (row) state.revisions.set(c, token(row))
-      } else if (token(row) !== predicted) throw new FoundryError('CONFLICT', `${where}: the revision of ${c} moved under the write section (expected ${predicted}, found ${token(row)})`)
+      } else if (token(row) !== predicted)
+        throw new FoundryError(
+          'CONFLICT',
+          `${where}: the revision of ${c} moved under the write section (expected ${predicted}, found ${token(row)})`,
+        )
       afterBump(c, row).catch(() => undefined) // housekeeping: a trim that fails is due again at the next write
     })
   }
@@ -186,7 +229,8 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
   }
   async function appendEvents(texts: readonly string[]): Promise<number> {
     if (connection.inSection()) {
-      for (const text of texts) await query({ name: 'foundry_event', text: 'INSERT INTO foundry_events (event) VALUES ($1)', values: [text] })
+      for (const text of texts)
+        await query({ name: 'foundry_event', text: 'INSERT INTO foundry_events (event) VALUES ($1)', values: [text] })
       return 0
     }
     if (!texts.length) return 0
@@ -197,7 +241,10 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
   /** Every event, whole (the kernel reads the events log from 0 only). */
   async function readEvents() {
     await eventsWritten
-    const { rows } = await query<{ event: string }>({ name: 'foundry_events', text: 'SELECT event FROM foundry_events ORDER BY seq' })
+    const { rows } = await query<{ event: string }>({
+      name: 'foundry_events',
+      text: 'SELECT event FROM foundry_events ORDER BY seq',
+    })
     return { entries: rows.map((r) => r.event), cursor: rows.length }
   }
 
@@ -215,7 +262,11 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
         state.prefetched.delete(memo)
       } else {
         // Gathered: the gets made at once (a write's candidate facts, a search's hits) travel as one statement.
-        text = await connection.gather(`get:${c}`, key, (keys) => ({ name: 'foundry_get_many', text: GET_MANY, values: [c, keys] }))
+        text = await connection.gather(`get:${c}`, key, (keys) => ({
+          name: 'foundry_get_many',
+          text: GET_MANY,
+          values: [c, keys],
+        }))
       }
       if (text === null || text === undefined) return undefined
       return readRecordRow(c, text, locate(c, key))
@@ -245,14 +296,22 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
       const state = connection.sectionState()
       if (state) return putInSection(state, c, key, text)
       const slow = relaxed(options)
-      const { rows } = await query<RevisionRow>({ name: slow ? 'foundry_put_relaxed' : 'foundry_put', text: putSql(slow), values: [c, key, text] })
+      const { rows } = await query<RevisionRow>({
+        name: slow ? 'foundry_put_relaxed' : 'foundry_put',
+        text: putSql(slow),
+        values: [c, key, text],
+      })
       wrote(c, key, rows[0])
       await afterBump(c, rows[0])
     },
 
     async delete(c, key, options) {
       const slow = relaxed(options)
-      const { rows } = await query<RevisionRow>({ name: slow ? 'foundry_delete_relaxed' : 'foundry_delete', text: deleteSql(slow), values: [c, key] })
+      const { rows } = await query<RevisionRow>({
+        name: slow ? 'foundry_delete_relaxed' : 'foundry_delete',
+        text: deleteSql(slow),
+        values: [c, key],
+      })
       connection.sectionState()?.prefetched.delete(`${c}/${key}`)
       if (!rows.length) return false
       wrote(c, key, rows[0])
@@ -280,7 +339,11 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
         if (known !== undefined) return known
         // Read with the row locked until the section ends: no other process can move the revision
         // meanwhile (its write waits, bounded by the timeout), so the section's next read needs no round trip.
-        const { rows } = await query<RevisionRow>({ name: 'foundry_revision_locked', text: 'SELECT n, token, log_base FROM foundry_revisions WHERE collection = $1 FOR UPDATE', values: [c] })
+        const { rows } = await query<RevisionRow>({
+          name: 'foundry_revision_locked',
+          text: 'SELECT n, token, log_base FROM foundry_revisions WHERE collection = $1 FOR UPDATE',
+          values: [c],
+        })
         const found = token(rows[0])
         if (rows[0]) state.revisions.set(c, found)
         return found
@@ -293,7 +356,13 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
       }
       const before = { connected: listener.connected, epoch, generation: generations.get(c) ?? 0 }
       const found = token(await readRevision(c))
-      if (before.connected && listener.connected && before.epoch === epoch && before.generation === (generations.get(c) ?? 0)) cached.set(c, found)
+      if (
+        before.connected &&
+        listener.connected &&
+        before.epoch === epoch &&
+        before.generation === (generations.get(c) ?? 0)
+      )
+        cached.set(c, found)
       return found
     },
 
@@ -306,7 +375,13 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
       const state = connection.sectionState()
       const keysAfter = async (n: number) => {
         if (!state)
-          return (await query<{ key: string }>({ name: 'foundry_changes', text: 'SELECT key FROM foundry_changes WHERE collection = $1 AND n > $2 ORDER BY n', values: [c, n] })).rows.map((r) => r.key)
+          return (
+            await query<{ key: string }>({
+              name: 'foundry_changes',
+              text: 'SELECT key FROM foundry_changes WHERE collection = $1 AND n > $2 ORDER BY n',
+              values: [c, n],
+            })
+          ).rows.map((r) => r.key)
         const { rows } = await query<{ key: string; value: string | null }>({
           name: 'foundry_changes_with_values',
           text: `SELECT ch.key, r.value FROM foundry_changes ch LEFT JOIN foundry_records r ON r.collection = ch.collection AND r.key = ch.key
@@ -322,7 +397,11 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
       const from = Number(match[1])
       if (from >= Number(now.n) || from <= Number(now.log_base)) return undefined
       // The token must name a write this database still remembers: same number and same token.
-      const { rows } = await query<{ token: string }>({ name: 'foundry_change_at', text: 'SELECT token FROM foundry_changes WHERE collection = $1 AND n = $2', values: [c, from] })
+      const { rows } = await query<{ token: string }>({
+        name: 'foundry_change_at',
+        text: 'SELECT token FROM foundry_changes WHERE collection = $1 AND n = $2',
+        values: [c, from],
+      })
       if (rows[0]?.token !== match[2]) return undefined
       return keysAfter(from)
     },
@@ -330,7 +409,11 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
     async appendLog(log, texts, options) {
       if (log === EVENTS_LOG) return appendEvents(texts)
       const slow = relaxed(options)
-      const { rows } = await query<{ seq: string }>({ name: slow ? 'foundry_append_relaxed' : 'foundry_append', text: appendSql(slow), values: [log, texts, texts.length] })
+      const { rows } = await query<{ seq: string }>({
+        name: slow ? 'foundry_append_relaxed' : 'foundry_append',
+        text: appendSql(slow),
+        values: [log, texts, texts.length],
+      })
       connection.wrote(`l:${log}`)
       return Number(rows[0]!.seq)
     },

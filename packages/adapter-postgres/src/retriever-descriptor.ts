@@ -21,16 +21,35 @@ const weight = { type: 'number', minimum: 0 } as const
 const PostgresRetrieverDescriptorOptionsSchema = {
   type: 'object',
   properties: {
-    config: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_.]*$', description: 'The text search configuration (english, simple, german…). Default english' },
-    prefixMinLength: { type: 'integer', minimum: 0, maximum: 50, description: 'Prefix-match unknown query words this long or longer; 0 turns it off' },
-    fuzzy: { type: 'number', minimum: 0, maximum: 0.5, description: 'Edit distance for unknown words, as a fraction of their length; 0 turns it off' },
+    config: {
+      type: 'string',
+      pattern: '^[A-Za-z_][A-Za-z0-9_.]*$',
+      description: 'The text search configuration (english, simple, german…). Default english',
+    },
+    prefixMinLength: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 50,
+      description: 'Prefix-match unknown query words this long or longer; 0 turns it off',
+    },
+    fuzzy: {
+      type: 'number',
+      minimum: 0,
+      maximum: 0.5,
+      description: 'Edit distance for unknown words, as a fraction of their length; 0 turns it off',
+    },
     weights: { type: 'object', properties: { title: weight, tags: weight }, additionalProperties: false },
     bm25: {
       type: 'object',
       properties: { k1: { type: 'number', minimum: 0, maximum: 10 }, b: { type: 'number', minimum: 0, maximum: 1 } },
       additionalProperties: false,
     },
-    connections: { type: 'integer', minimum: 1, maximum: 100, description: 'Connections per process at most. Default 2' },
+    connections: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      description: 'Connections per process at most. Default 2',
+    },
   },
   additionalProperties: false,
 } as const

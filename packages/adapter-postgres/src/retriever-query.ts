@@ -35,5 +35,9 @@ const likeInside = (part: string): string => `%${part.replace(/[\\%_]/g, (c) => 
 export function typoPatterns(word: string, max: number): string[] {
   const chars = [...word]
   const pieces = Math.min(max + 1, chars.length)
-  return Array.from({ length: pieces }, (_, i) => likeInside(chars.slice(Math.floor((i * chars.length) / pieces), Math.floor(((i + 1) * chars.length) / pieces)).join('')))
+  return Array.from({ length: pieces }, (_, i) =>
+    likeInside(
+      chars.slice(Math.floor((i * chars.length) / pieces), Math.floor(((i + 1) * chars.length) / pieces)).join(''),
+    ),
+  )
 }

@@ -12,7 +12,8 @@ export const RETRIEVER_COMPONENT = 'retriever'
  */
 export const RETRIEVER_STEPS: readonly MigrationStep[] = [
   {
-    about: 'foundry_retriever_docs (tsvector, GIN), foundry_retriever_terms (document frequency), foundry_retriever_index (revision, totals)',
+    about:
+      'foundry_retriever_docs (tsvector, GIN), foundry_retriever_terms (document frequency), foundry_retriever_index (revision, totals)',
     sql: `
       CREATE TABLE foundry_retriever_docs (
         id text PRIMARY KEY,

@@ -1,5 +1,11 @@
 import { FoundryError, type Retriever } from '@foundry/kernel'
-import { boundedDistance, type RetrievalChanges, type RetrievalDoc, type RetrievalHit, type RetrievalQuery } from '@foundry/kernel/adapter'
+import {
+  boundedDistance,
+  type RetrievalChanges,
+  type RetrievalDoc,
+  type RetrievalHit,
+  type RetrievalQuery,
+} from '@foundry/kernel/adapter'
 import pg from 'pg'
 import { translate } from './errors.js'
 import { migrate } from './migrate.js'
@@ -90,7 +96,8 @@ const SEARCH = `WITH q AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS q(l
   LIMIT $10`
 
 /** The most a lexeme adds to a document's score: BM25's term frequency factor tends to k1 + 1. */
-const upperBound = (term: Term, n: number, k1: number) => term.weight * Math.log(1 + (n - term.docs + 0.5) / (term.docs + 0.5)) * (k1 + 1)
+const upperBound = (term: Term, n: number, k1: number) =>
+  term.weight * Math.log(1 + (n - term.docs + 0.5) / (term.docs + 0.5)) * (k1 + 1)
 
 /** The query's rarest lexemes, together in at most `RARE_SHARE` of the `n` documents, and the rest. */
 function splitByRarity(terms: Map<string, Term>, n: number): { rare: string[]; common: string[] } {
@@ -112,12 +119,21 @@ function splitByRarity(terms: Map<string, Term>, n: number): { rare: string[]; c
  * and the revision it reflects live in the database, so every process on every machine shares one,
  * and a new process answers at once.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned object holds the methods; each method is short
 export function postgresRetriever(options: PostgresRetrieverOptions): Retriever {
-  if (!options.pool && !options.url) throw new FoundryError('INVALID_INPUT', 'postgresRetriever: give url (postgres://…) or pool')
+  if (!options.pool && !options.url)
+    throw new FoundryError('INVALID_INPUT', 'postgresRetriever: give url (postgres://…) or pool')
   const url = options.url
   const where = url ? redactUrl(url) : 'the database'
   // allowExitOnIdle: a CLI process exits when its work is done, without waiting for idle connections to time out.
-  const pool = options.pool ?? new pg.Pool({ connectionString: url, max: options.connections ?? 2, allowExitOnIdle: true, idleTimeoutMillis: 10_000 })
+  const pool =
+    options.pool ??
+    new pg.Pool({
+      connectionString: url,
+      max: options.connections ?? 2,
+      allowExitOnIdle: true,
+      idleTimeoutMillis: 10_000,
+    })
   if (!options.pool) {
     // An idle pooled connection that breaks: the next query reports it.
     pool.on('error', () => undefined)
@@ -167,7 +183,9 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
 
   async function prepare(client: pg.PoolClient): Promise<void> {
     await migrate(client, RETRIEVER_COMPONENT, RETRIEVER_STEPS, { where })
-    const found = await client.query('SELECT 1 FROM pg_ts_config WHERE oid::regconfig::text = $1 OR cfgname = $1', [config])
+    const found = await client.query('SELECT 1 FROM pg_ts_config WHERE oid::regconfig::text = $1 OR cfgname = $1', [
+      config,
+    ])
     if (!found.rowCount) {
       const known = await client.query<{ name: string }>('SELECT cfgname AS name FROM pg_ts_config ORDER BY cfgname')
       throw new FoundryError(
@@ -201,7 +219,10 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
       values: [ids],
     })
     // A lexeme no document holds any more leaves the vocabulary prefix and typo matching search.
-    if (emptied.rowCount) await client.query('DELETE FROM foundry_retriever_terms WHERE lexeme = ANY($1::text[]) AND docs <= 0', [emptied.rows.map((r) => r.lexeme)])
+    if (emptied.rowCount)
+      await client.query('DELETE FROM foundry_retriever_terms WHERE lexeme = ANY($1::text[]) AND docs <= 0', [
+        emptied.rows.map((r) => r.lexeme),
+      ])
   }
 
   /** Insert documents (none of whose ids is indexed), raising their lexemes' document frequencies and the totals. */
@@ -264,7 +285,8 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
         for (const row of longer.rows) add(row.lexeme, row.docs, PREFIX_WEIGHT)
         if (longer.rowCount) continue
       }
-      for (const [variant, docs, distance] of await typoVariants(client, lexeme)) add(variant, docs, (FUZZY_WEIGHT * lexeme.length) / (lexeme.length + distance))
+      for (const [variant, docs, distance] of await typoVariants(client, lexeme))
+        add(variant, docs, (FUZZY_WEIGHT * lexeme.length) / (lexeme.length + distance))
     }
     return { terms, n: Number(found.rows[0]?.n ?? 0) }
   }
@@ -294,7 +316,11 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
 
     revision: () =>
       withClient(async (client) => {
-        const row = (await client.query<{ revision: string | null; analyzer: string | null }>('SELECT revision, analyzer FROM foundry_retriever_index')).rows[0]
+        const row = (
+          await client.query<{ revision: string | null; analyzer: string | null }>(
+            'SELECT revision, analyzer FROM foundry_retriever_index',
+          )
+        ).rows[0]
         return row?.analyzer === analyzer ? (row.revision ?? undefined) : undefined
       }),
 
@@ -302,7 +328,8 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
       withClient((client) =>
         transaction(client, async () => {
           // The row lock serialises appliers across processes; searches read on, from their snapshot.
-          const before = (await client.query<{ docs: string }>('SELECT docs FROM foundry_retriever_index FOR UPDATE')).rows[0]
+          const before = (await client.query<{ docs: string }>('SELECT docs FROM foundry_retriever_index FOR UPDATE'))
+            .rows[0]
           let empty = Number(before?.docs ?? 0) === 0
           if (changes.reset) {
             // DELETE, not TRUNCATE: searches in other processes read on from their snapshot meanwhile.
@@ -318,7 +345,10 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
           // Statistics for the planner after a rebuild (an index scan or a sequential one): autovacuum would take a while.
           if (changes.reset) await client.query('ANALYZE foundry_retriever_docs, foundry_retriever_terms')
           // Empty, the index is analysed this way from now on; otherwise it keeps what it was analysed with.
-          await client.query('UPDATE foundry_retriever_index SET revision = $1, analyzer = CASE WHEN $2 THEN $3 ELSE analyzer END', [changes.revision, empty, analyzer])
+          await client.query(
+            'UPDATE foundry_retriever_index SET revision = $1, analyzer = CASE WHEN $2 THEN $3 ELSE analyzer END',
+            [changes.revision, empty, analyzer],
+          )
         }),
       ),
 
@@ -332,7 +362,18 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
           client.query<{ id: string; score: number }>({
             name: 'foundry_retriever_search',
             text: SEARCH,
-            values: [lexemes, lexemes.map((l) => terms.get(l)!.weight), k1, b, titleWeight - 1, tagsWeight - 1, anyOf(matching), query.type ?? null, query.scope ?? null, query.limit],
+            values: [
+              lexemes,
+              lexemes.map((l) => terms.get(l)!.weight),
+              k1,
+              b,
+              titleWeight - 1,
+              tagsWeight - 1,
+              anyOf(matching),
+              query.type ?? null,
+              query.scope ?? null,
+              query.limit,
+            ],
           })
         // MaxScore: the documents holding one of the rarer lexemes first, scored on every lexeme. When
         // the last of the best `limit` scores more than the commonest lexemes can add up to at most
@@ -342,7 +383,8 @@ export function postgresRetriever(options: PostgresRetrieverOptions): Retriever 
         if (pruning && rare.length && common.length) {
           const first = (await scored(rare)).rows
           const ceiling = common.reduce((sum, l) => sum + upperBound(terms.get(l)!, n, k1), 0) * (1 + 1e-9)
-          if (first.length === query.limit && first[first.length - 1]!.score > ceiling) return first.map((r) => ({ id: r.id, score: r.score }))
+          if (first.length === query.limit && first[first.length - 1]!.score > ceiling)
+            return first.map((r) => ({ id: r.id, score: r.score }))
         }
         return (await scored(lexemes)).rows.map((r) => ({ id: r.id, score: r.score }))
       })

@@ -10,7 +10,8 @@ export const STORAGE_COMPONENT = 'storage'
  */
 export const STORAGE_MIGRATIONS: readonly MigrationStep[] = [
   {
-    about: 'records of every collection (kernel and open) as text, a revision counter and change log per collection, the event log, append-only logs',
+    about:
+      'records of every collection (kernel and open) as text, a revision counter and change log per collection, the event log, append-only logs',
     sql: `
       CREATE TABLE foundry_records (
         collection text COLLATE "C" NOT NULL,

@@ -43,7 +43,10 @@ export async function startTestDatabase(options: TestDatabaseOptions = {}): Prom
 }
 
 /** Create a fresh, uniquely named database on `url`'s server; returns its URL. For isolation between tests on one server. */
-export async function createDatabase(url: string, name = `foundry_test_${randomBytes(6).toString('hex')}`): Promise<string> {
+export async function createDatabase(
+  url: string,
+  name = `foundry_test_${randomBytes(6).toString('hex')}`,
+): Promise<string> {
   await withClient(url, (client) => client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`))
   return withDatabase(url, name)
 }
@@ -51,7 +54,9 @@ export async function createDatabase(url: string, name = `foundry_test_${randomB
 /** Drop the database `url` names, closing its sessions (connect through the server's `postgres` database). */
 async function dropDatabase(url: string): Promise<void> {
   const name = decodeURIComponent(new URL(url).pathname.slice(1))
-  await withClient(withDatabase(url, 'postgres'), (client) => client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`))
+  await withClient(withDatabase(url, 'postgres'), (client) =>
+    client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`),
+  )
 }
 
 async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -114,15 +119,21 @@ async function startEmbedded(options: TestDatabaseOptions): Promise<TestDatabase
     persistent: false,
     initdbFlags: ['--encoding=UTF8'],
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'unix_socket_directories=',
-      '-c', 'max_connections=300',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=300',
       ...(options.fsync ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off']),
     ],
     onLog: (message) => log(String(message).trimEnd()),
     onError: (message) => log(String(message instanceof Error ? message.message : message).trimEnd()),
   })
-  const watchdog = spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), dir], { detached: true, stdio: 'ignore' })
+  const watchdog = spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), dir], {
+    detached: true,
+    stdio: 'ignore',
+  })
   watchdog.unref()
   const stopWatchdog = () => {
     try {
@@ -137,7 +148,10 @@ async function startEmbedded(options: TestDatabaseOptions): Promise<TestDatabase
     rmSync(dir, { recursive: true, force: true })
     stopWatchdog()
     const detail = error instanceof Error ? error.message : 'the server exited during start-up'
-    throw new Error(`startTestDatabase: the embedded PostgreSQL server did not start (${detail})\n${lines.slice(-20).join('\n')}`, { cause: error })
+    throw new Error(
+      `startTestDatabase: the embedded PostgreSQL server did not start (${detail})\n${lines.slice(-20).join('\n')}`,
+      { cause: error },
+    )
   }
   const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`
   let stopping: Promise<void> | undefined

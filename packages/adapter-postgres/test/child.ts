@@ -5,7 +5,10 @@ const packageDir = fileURLToPath(new URL('..', import.meta.url))
 
 /** Start a fixture script (`test/fixtures/<name>.ts`) in a new Node process, TypeScript through tsx. */
 export function startChild(name: string, args: string[], env?: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', `test/fixtures/${name}.ts`, ...args], { cwd: packageDir, ...(env && { env }) })
+  return spawn(process.execPath, ['--import', 'tsx', `test/fixtures/${name}.ts`, ...args], {
+    cwd: packageDir,
+    ...(env && { env }),
+  })
 }
 
 /** Run a fixture to the end; resolves with its stdout, rejects with its stderr on a non-zero exit. */
@@ -16,7 +19,9 @@ export function runChild(name: string, args: string[]): Promise<string> {
   child.stdout.on('data', (d) => (out += d))
   child.stderr.on('data', (d) => (err += d))
   return new Promise((resolve, reject) =>
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${name} exited with ${code}: ${err.trim()}`)))),
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${name} exited with ${code}: ${err.trim()}`)),
+    ),
   )
 }
 

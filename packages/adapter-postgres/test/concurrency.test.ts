@@ -7,7 +7,7 @@ import { failure, useServer } from './helpers.js'
 
 const server = useServer(test)
 
-test('a section waits for another process\'s, then gives up with UNAVAILABLE after its timeout; writes to other collections go on meanwhile', async () => {
+test("a section waits for another process's, then gives up with UNAVAILABLE after its timeout; writes to other collections go on meanwhile", async () => {
   const url = await server.fresh()
   const holder = startChild('hold-section', [url])
   await waitForLine(holder, 'holding')
@@ -20,19 +20,25 @@ test('a section waits for another process\'s, then gives up with UNAVAILABLE aft
     assert.ok(Date.now() - started >= 250, 'it waited')
     assert.not.match(error.message, new URL(url).password)
     await storage.put('marbles.runs', 'outside', 'a plain write to another collection does not wait for the section')
-    const same = await failure(() => storage.put('meta', 'outside', 'the section wrote meta: this waits for its commit'))
+    const same = await failure(() =>
+      storage.put('meta', 'outside', 'the section wrote meta: this waits for its commit'),
+    )
     assert.is(same.code, 'UNAVAILABLE', 'a write to a collection the section wrote waits, bounded by the timeout')
-    assert.is(await storage.get('meta', 'holder'), undefined, 'the holder\'s write is not visible before its commit')
+    assert.is(await storage.get('meta', 'holder'), undefined, "the holder's write is not visible before its commit")
     holder.stdin.end()
     await new Promise((resolve) => holder.on('close', resolve))
-    assert.is(await storage.exclusive(async () => storage.get('meta', 'holder')), String(holder.pid), 'the section is free again, and sees the holder\'s commit')
+    assert.is(
+      await storage.exclusive(async () => storage.get('meta', 'holder')),
+      String(holder.pid),
+      "the section is free again, and sees the holder's commit",
+    )
   } finally {
     holder.kill()
     await storage.close?.()
   }
 })
 
-test('a section\'s holder that dies releases the section: its writes roll back', async () => {
+test("a section's holder that dies releases the section: its writes roll back", async () => {
   const url = await server.fresh()
   const holder = startChild('hold-section', [url])
   await waitForLine(holder, 'holding')
@@ -40,13 +46,17 @@ test('a section\'s holder that dies releases the section: its writes roll back',
   await new Promise((resolve) => holder.on('close', resolve))
   const storage = await postgresStorage({ url, timeout: 10_000 })
   try {
-    assert.is(await storage.exclusive(async () => storage.get('meta', 'holder')), undefined, 'the killed section left nothing')
+    assert.is(
+      await storage.exclusive(async () => storage.get('meta', 'holder')),
+      undefined,
+      'the killed section left nothing',
+    )
   } finally {
     await storage.close?.()
   }
 })
 
-test('inside a section: changes() brings the changed records along, a get after the section\'s own write reads that write, and the revision after it is the committed one', async () => {
+test("inside a section: changes() brings the changed records along, a get after the section's own write reads that write, and the revision after it is the committed one", async () => {
   const url = await server.fresh()
   const mine = await postgresStorage({ url })
   const other = await postgresStorage({ url })
@@ -67,9 +77,13 @@ test('inside a section: changes() brings the changed records along, a get after 
     assert.equal(inside.keys, ['fact-0001', 'fact-0001', 'fact-0002'])
     assert.is(inside.read, 'second', 'the latest value')
     assert.is(inside.gone, undefined, 'a deleted record reads as missing')
-    assert.is(inside.again, 'third', 'the section\'s own write, not what changes() brought')
+    assert.is(inside.again, 'third', "the section's own write, not what changes() brought")
     const fresh = await postgresStorage({ url, revisionCache: false })
-    assert.is(await fresh.revision('facts'), inside.revision, 'the revision the section saw after its write is the one committed')
+    assert.is(
+      await fresh.revision('facts'),
+      inside.revision,
+      'the revision the section saw after its write is the one committed',
+    )
     await fresh.close?.()
   } finally {
     await mine.close?.()
@@ -77,7 +91,7 @@ test('inside a section: changes() brings the changed records along, a get after 
   }
 })
 
-test('a section that read a collection\'s revision holds it: another process\'s write to it waits for the section, so the section\'s reads agree', async () => {
+test("a section that read a collection's revision holds it: another process's write to it waits for the section, so the section's reads agree", async () => {
   const url = await server.fresh()
   const mine = await postgresStorage({ url })
   const other = await postgresStorage({ url, timeout: 300 })

@@ -13,7 +13,8 @@ storageSuite(test, async () => postgresStorage({ url: await server.fresh() }), {
   prefix: 'postgresStorage: ',
   fresh: () => server.fresh(),
   open: (url) => postgresStorage({ url }),
-  spawn: (args) => spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/storage-child.ts', ...args], { cwd: packageDir }),
+  spawn: (args) =>
+    spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/storage-child.ts', ...args], { cwd: packageDir }),
   processes: { writers: 6, writes: 40, appenders: 6, calls: 40 },
 })
 storageSuite(test, async () => postgresStorage({ url: await server.fresh(), revisionCache: false }), {

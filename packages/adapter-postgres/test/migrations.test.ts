@@ -22,9 +22,21 @@ test('a fresh database is migrated to the current version, with every table', as
   const url = await server.fresh()
   const storage = await postgresStorage({ url })
   await storage.close?.()
-  assert.equal(await sql(url, 'SELECT component, version FROM foundry_schema'), [{ component: 'storage', version: STORAGE_SCHEMA_VERSION }])
-  const tables = (await sql<{ t: string }>(url, "SELECT tablename AS t FROM pg_tables WHERE tablename LIKE 'foundry_%' ORDER BY 1")).map((r) => r.t)
-  assert.equal(tables, ['foundry_changes', 'foundry_events', 'foundry_log_ends', 'foundry_logs', 'foundry_records', 'foundry_revisions', 'foundry_schema'])
+  assert.equal(await sql(url, 'SELECT component, version FROM foundry_schema'), [
+    { component: 'storage', version: STORAGE_SCHEMA_VERSION },
+  ])
+  const tables = (
+    await sql<{ t: string }>(url, "SELECT tablename AS t FROM pg_tables WHERE tablename LIKE 'foundry_%' ORDER BY 1")
+  ).map((r) => r.t)
+  assert.equal(tables, [
+    'foundry_changes',
+    'foundry_events',
+    'foundry_log_ends',
+    'foundry_logs',
+    'foundry_records',
+    'foundry_revisions',
+    'foundry_schema',
+  ])
 })
 
 test('re-opening is idempotent: the data stays, the version stays, nothing is migrated twice', async () => {
@@ -53,7 +65,10 @@ test('a database whose schema is newer than this code is refused with a clear CO
   await sql(url, "UPDATE foundry_schema SET version = 99 WHERE component = 'storage'")
   const error = await failure(() => postgresStorage({ url }))
   assert.is(error.code, 'CONFLICT')
-  assert.match(error.message, `the storage schema version 99 is newer than this @foundry/adapter-postgres (${STORAGE_SCHEMA_VERSION}): upgrade @foundry/adapter-postgres`)
+  assert.match(
+    error.message,
+    `the storage schema version 99 is newer than this @foundry/adapter-postgres (${STORAGE_SCHEMA_VERSION}): upgrade @foundry/adapter-postgres`,
+  )
   assert.not.match(error.message, new URL(url).password, 'the password is not in the message')
   assert.equal(await sql(url, 'SELECT version FROM foundry_schema'), [{ version: 99 }], 'nothing was written')
 })
@@ -65,7 +80,10 @@ test('migrate() steps a component version by version, records it, and runs a ste
   try {
     const steps = [
       { about: 'a table', sql: 'CREATE TABLE thing (n int)' },
-      { about: 'a row, by a function', sql: async (c: pg.ClientBase) => void (await c.query('INSERT INTO thing VALUES (1)')) },
+      {
+        about: 'a row, by a function',
+        sql: async (c: pg.ClientBase) => void (await c.query('INSERT INTO thing VALUES (1)')),
+      },
     ]
     assert.is(await migrate(client, 'thing', steps, { target: 1 }), 0, 'found nothing')
     assert.is(await migrate(client, 'thing', steps), 1, 'found version 1, took it to 2')
@@ -73,14 +91,19 @@ test('migrate() steps a component version by version, records it, and runs a ste
     assert.equal((await client.query('SELECT n FROM thing')).rows, [{ n: 1 }], 'the second step ran once')
     const error = await failure(() => migrate(client, 'thing', steps.slice(0, 1), { where: 'db' }))
     assert.is(error.code, 'CONFLICT')
-    assert.is(error.message, 'db: the thing schema version 2 is newer than this @foundry/adapter-postgres (1): upgrade @foundry/adapter-postgres, or export the data with the newer version')
+    assert.is(
+      error.message,
+      'db: the thing schema version 2 is newer than this @foundry/adapter-postgres (1): upgrade @foundry/adapter-postgres, or export the data with the newer version',
+    )
     // A step that fails rolls back with the others of its run: the version is not recorded.
     const broken = [...steps, { about: 'broken', sql: 'CREATE TABLE thing (n int)' }]
     await migrate(client, 'thing', broken).then(
       () => assert.unreachable('the broken step must throw'),
       (e: Error) => assert.match(e.message, 'already exists'),
     )
-    assert.equal((await client.query("SELECT version FROM foundry_schema WHERE component = 'thing'")).rows, [{ version: 2 }])
+    assert.equal((await client.query("SELECT version FROM foundry_schema WHERE component = 'thing'")).rows, [
+      { version: 2 },
+    ])
   } finally {
     await client.end()
   }

@@ -19,7 +19,9 @@ test(`${WORKERS} processes × ${WRITES} memory writes through openProject into o
     mkdirSync(join(root, '.foundry'))
     writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify({ storage: { kind: 'postgres' } }))
     const env = { ...process.env, FOUNDRY_DATABASE_URL: url }
-    const children = Array.from({ length: WORKERS }, (_, k) => startChild('project-writer', [root, String(k), String(WRITES)], env))
+    const children = Array.from({ length: WORKERS }, (_, k) =>
+      startChild('project-writer', [root, String(k), String(WRITES)], env),
+    )
     await Promise.all(children.map((child) => waitForLine(child, 'ready')))
     const outputs = children.map(
       (child) =>
@@ -28,7 +30,11 @@ test(`${WORKERS} processes × ${WRITES} memory writes through openProject into o
           let err = ''
           child.stdout.on('data', (d) => (out += d))
           child.stderr.on('data', (d) => (err += d))
-          child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as string[]) : reject(new Error(`writer exited with ${code}: ${err.trim()}`))))
+          child.on('close', (code) =>
+            code === 0
+              ? resolve(JSON.parse(out.trim().split('\n').pop()!) as string[])
+              : reject(new Error(`writer exited with ${code}: ${err.trim()}`)),
+          )
         }),
     )
     // Every writer starts at once, so their writes contend for the exclusive section.
@@ -42,9 +48,17 @@ test(`${WORKERS} processes × ${WRITES} memory writes through openProject into o
     const facts = await storage.list('facts')
     assert.is(facts.length, total)
     assert.equal(new Set(facts.map((f) => f.id)), new Set(expected), `fact-0001 … ${factId(total)}, no gaps`)
-    assert.ok(facts.every((f) => f.status === 'active'), 'no write superseded another')
-    for (let k = 0; k < WORKERS; k++) assert.is(facts.filter((f) => f.scope === `module:w${k}`).length, WRITES, `worker ${k}`)
-    assert.is((await storage.readEvents()).filter((e) => e.kind === 'memory_write').length, total, 'one event per write')
+    assert.ok(
+      facts.every((f) => f.status === 'active'),
+      'no write superseded another',
+    )
+    for (let k = 0; k < WORKERS; k++)
+      assert.is(facts.filter((f) => f.scope === `module:w${k}`).length, WRITES, `worker ${k}`)
+    assert.is(
+      (await storage.readEvents()).filter((e) => e.kind === 'memory_write').length,
+      total,
+      'one event per write',
+    )
     await storage.close?.()
   } finally {
     rmSync(root, { recursive: true, force: true })

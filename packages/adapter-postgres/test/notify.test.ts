@@ -31,7 +31,10 @@ test('another process is told of a put and an append through NOTIFY', async () =
     await storage.appendLog('marbles/run-1', ['started'])
     await eventually(() => lines.includes('{"log":"marbles/run-1"}'), 'the append')
     assert.ok(lines.includes('{"collection":"marbles.runs"}'), `the put was reported: ${lines.join(' | ')}`)
-    assert.ok(lines.indexOf('{"collection":"marbles.runs"}') < lines.indexOf('{"log":"marbles/run-1"}'), 'in commit order')
+    assert.ok(
+      lines.indexOf('{"collection":"marbles.runs"}') < lines.indexOf('{"log":"marbles/run-1"}'),
+      'in commit order',
+    )
   } finally {
     watcher.stdin.end()
     await storage.close?.()
@@ -47,10 +50,12 @@ test('a section that rolls back notifies nobody; one that commits notifies once 
   try {
     await listening(storage)
     seen.length = 0
-    await storage.exclusive(async () => {
-      await storage.put('marbles.runs', 'a', 1)
-      throw new Error('roll back')
-    }).catch(() => undefined)
+    await storage
+      .exclusive(async () => {
+        await storage.put('marbles.runs', 'a', 1)
+        throw new Error('roll back')
+      })
+      .catch(() => undefined)
     await storage.exclusive(async () => {
       await storage.put('meta', 'b', 'kept')
       await caughtUp(storage, other) // a write committed after the put is heard: a notice sent before the commit is in too
@@ -66,7 +71,7 @@ test('a section that rolls back notifies nobody; one that commits notifies once 
   }
 })
 
-test('revision() answers from its cache, and learns of another process\'s write through NOTIFY', async () => {
+test("revision() answers from its cache, and learns of another process's write through NOTIFY", async () => {
   const url = await server.fresh()
   const storage = await postgresStorage({ url })
   try {
@@ -87,19 +92,28 @@ test('the listener reconnects when its session is killed, and changes are report
   const storage = await postgresStorage({ url })
   const other = await postgresStorage({ url, revisionCache: false })
   const seen: StorageChange[] = []
-  const stop = storage.onChange!((change) => 'collection' in change && change.collection === 'test.probe' ? undefined : seen.push(change))
+  const stop = storage.onChange!((change) =>
+    'collection' in change && change.collection === 'test.probe' ? undefined : seen.push(change),
+  )
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
   try {
     await listening(storage)
-    const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN foundry_change' AND datname = current_database()")
+    const killed = await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN foundry_change' AND datname = current_database()",
+    )
     assert.is(killed.rowCount, 1, 'one listening session')
     const r1 = await storage.revision('meta')
     await other.put('meta', 'after', 'kill')
     // While the listener is away the cache is not trusted; once it is back, it was cleared.
     await eventually(async () => (await storage.revision('meta')) !== r1, 'the revision after the kill')
     seen.length = 0
-    await eventually(async () => (await other.put('marbles.runs', 'x', 1), seen.some((c) => 'collection' in c && c.collection === 'marbles.runs')), 'a change after the reconnection')
+    await eventually(
+      async () => (
+        await other.put('marbles.runs', 'x', 1), seen.some((c) => 'collection' in c && c.collection === 'marbles.runs')
+      ),
+      'a change after the reconnection',
+    )
   } finally {
     stop()
     await admin.end()
@@ -111,7 +125,9 @@ test('the listener reconnects when its session is killed, and changes are report
 test('a short-lived process with a listener closes and exits by itself, at once', async () => {
   const url = await server.fresh()
   let bound: NodeJS.Timeout | undefined
-  const hung = new Promise<string>((resolve) => (bound = setTimeout(() => resolve('still running after 60 s: a connection kept it alive'), 60_000)))
+  const hung = new Promise<string>(
+    (resolve) => (bound = setTimeout(() => resolve('still running after 60 s: a connection kept it alive'), 60_000)),
+  )
   const out = await Promise.race([runChild('short-lived', [url]), hung]).finally(() => clearTimeout(bound))
   assert.is(out.trim(), 'closed', 'ran to the end (exit 0) and exited by itself')
 })
@@ -119,7 +135,9 @@ test('a short-lived process with a listener closes and exits by itself, at once'
 /** Resolves once `storage`'s listener hears a write (probes in a collection of their own, which the cases ignore). */
 async function listening(storage: Storage): Promise<void> {
   let heard = false
-  const stop = storage.onChange!((change) => void ('collection' in change && change.collection === 'test.probe' && (heard = true)))
+  const stop = storage.onChange!(
+    (change) => void ('collection' in change && change.collection === 'test.probe' && (heard = true)),
+  )
   await eventually(async () => (await storage.put('test.probe', 'p', 1), heard), 'the listener')
   stop()
   await caughtUp(storage, storage) // the notices of the last probes are in before a case starts counting

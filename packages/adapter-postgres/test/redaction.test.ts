@@ -9,12 +9,25 @@ const server = useServer(test)
 const site = { root: '/project', dataDir: '/project/.foundry' }
 
 test('redactUrl hides the password of every URL shape, and nothing else', () => {
-  assert.is(redactUrl('postgres://alice:s3cret@db.example:5432/foundry'), 'postgres://alice:***@db.example:5432/foundry')
-  assert.is(redactUrl('postgresql://alice:p%40ss%3Aword@db/foundry?sslmode=require'), 'postgresql://alice:***@db/foundry?sslmode=require')
-  assert.is(redactUrl('postgres://db/foundry?user=alice&password=s3cret'), 'postgres://db/foundry?user=alice&password=***')
+  assert.is(
+    redactUrl('postgres://alice:s3cret@db.example:5432/foundry'),
+    'postgres://alice:***@db.example:5432/foundry',
+  )
+  assert.is(
+    redactUrl('postgresql://alice:p%40ss%3Aword@db/foundry?sslmode=require'),
+    'postgresql://alice:***@db/foundry?sslmode=require',
+  )
+  assert.is(
+    redactUrl('postgres://db/foundry?user=alice&password=s3cret'),
+    'postgres://db/foundry?user=alice&password=***',
+  )
   assert.is(redactUrl('postgres://alice@db/foundry'), 'postgres://alice@db/foundry', 'no password, nothing to hide')
   assert.not.match(redactUrl('not a url alice:s3cret@db'), 's3cret')
-  assert.is(redactText('failed for postgres://a:p%40ss@h/d (p@ss)', 'postgres://a:p%40ss@h/d'), 'failed for postgres://a:***@h/d (***)', 'the URL and the decoded password')
+  assert.is(
+    redactText('failed for postgres://a:p%40ss@h/d (p@ss)', 'postgres://a:p%40ss@h/d'),
+    'failed for postgres://a:***@h/d (***)',
+    'the URL and the decoded password',
+  )
 })
 
 test('a wrong password is refused with UNAVAILABLE, naming the URL without the password', async () => {
@@ -38,7 +51,10 @@ test('an unreachable server is UNAVAILABLE, without the password', async () => {
 test('the URL comes from the options, else FOUNDRY_DATABASE_URL; neither, or a wrong one, is one clear line', () => {
   assert.is(databaseUrl({ url: 'postgres://a:b@h/d' }, site, {}), 'postgres://a:b@h/d')
   assert.is(databaseUrl({}, site, { FOUNDRY_DATABASE_URL: 'postgresql://e/f' }), 'postgresql://e/f')
-  assert.is(databaseUrl({ url: 'postgres://file/wins' }, site, { FOUNDRY_DATABASE_URL: 'postgres://env/loses' }), 'postgres://file/wins')
+  assert.is(
+    databaseUrl({ url: 'postgres://file/wins' }, site, { FOUNDRY_DATABASE_URL: 'postgres://env/loses' }),
+    'postgres://file/wins',
+  )
   let error: any
   try {
     databaseUrl({}, site, {})
@@ -79,7 +95,10 @@ test('locations, doctor findings and errors never carry the password', async () 
     await storage.close?.()
   }
   const findings = await postgresDescriptor.doctor!({ url }, site, { fix: false })
-  assert.ok(findings.some((f) => f.check === 'schema' && f.status === 'note'), JSON.stringify(findings))
+  assert.ok(
+    findings.some((f) => f.check === 'schema' && f.status === 'note'),
+    JSON.stringify(findings),
+  )
   assert.not.match(JSON.stringify(findings), password)
 })
 

@@ -25,15 +25,34 @@ test('config.json names storage and retrieval "postgres": two instances share on
   const root = mkdtempSync(join(tmpdir(), 'foundry-pg-retrieval-'))
   try {
     mkdirSync(join(root, '.foundry'))
-    writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify({ storage: { kind: 'postgres', url }, retrieval: { kind: 'postgres' } }))
+    writeFileSync(
+      join(root, '.foundry', 'config.json'),
+      JSON.stringify({ storage: { kind: 'postgres', url }, retrieval: { kind: 'postgres' } }),
+    )
     const writer = await openProject({ root })
-    await writer.kernel.memory.write({ title: 'Deployments require two approvals', body: 'Production releases need two reviewers.', type: 'constraint' })
+    await writer.kernel.memory.write({
+      title: 'Deployments require two approvals',
+      body: 'Production releases need two reviewers.',
+      type: 'constraint',
+    })
     // The first search builds the index; from then on each write sends its change.
     assert.is((await writer.kernel.memory.search({ query: 'approvals' })).hits.length, 1)
-    await writer.kernel.memory.write({ title: 'Orders are final once paid', body: '注文は決済後に確定する。', type: 'domain' })
-    await writer.kernel.memory.write({ title: 'Payments use Stripe webhooks', body: 'Why: retries are idempotent. How to apply: verify signatures.', type: 'convention', scope: 'module:billing' })
+    await writer.kernel.memory.write({
+      title: 'Orders are final once paid',
+      body: '注文は決済後に確定する。',
+      type: 'domain',
+    })
+    await writer.kernel.memory.write({
+      title: 'Payments use Stripe webhooks',
+      body: 'Why: retries are idempotent. How to apply: verify signatures.',
+      type: 'convention',
+      scope: 'module:billing',
+    })
 
-    const indexed = await rows<{ id: string; xmin: string }>(url, 'SELECT id, xmin::text FROM foundry_retriever_docs ORDER BY id')
+    const indexed = await rows<{ id: string; xmin: string }>(
+      url,
+      'SELECT id, xmin::text FROM foundry_retriever_docs ORDER BY id',
+    )
     assert.equal(
       indexed.map((r) => r.id),
       ['fact-0001', 'fact-0002', 'fact-0003'],
@@ -42,14 +61,37 @@ test('config.json names storage and retrieval "postgres": two instances share on
     const reader = await openProject({ root })
     assert.is((await reader.kernel.memory.search({ query: 'deploying approval' })).hits[0]?.fact.id, 'fact-0001')
     assert.is((await reader.kernel.memory.search({ query: '決済' })).hits[0]?.fact.id, 'fact-0002')
-    assert.equal((await reader.kernel.memory.search({ query: 'stripe', scope: 'module:billing' })).hits.map((h) => h.fact.id), ['fact-0003'])
-    assert.equal(await rows(url, 'SELECT id, xmin::text FROM foundry_retriever_docs ORDER BY id'), indexed, 'no row rewritten: the reader did not re-index')
+    assert.equal(
+      (await reader.kernel.memory.search({ query: 'stripe', scope: 'module:billing' })).hits.map((h) => h.fact.id),
+      ['fact-0003'],
+    )
+    assert.equal(
+      await rows(url, 'SELECT id, xmin::text FROM foundry_retriever_docs ORDER BY id'),
+      indexed,
+      'no row rewritten: the reader did not re-index',
+    )
 
     // A correction by the writer reaches the reader's next search through the shared index.
-    await writer.kernel.memory.write({ title: 'Payments use Adyen webhooks', body: 'Why: retries are idempotent. How to apply: verify signatures.', type: 'convention', scope: 'module:billing', supersedes: 'fact-0003' })
-    assert.equal((await reader.kernel.memory.search({ query: 'stripe', scope: 'module:billing' })).hits, [], 'superseded')
-    assert.equal((await reader.kernel.memory.search({ query: 'adyen' })).hits.map((h) => h.fact.id), ['fact-0004'])
-    const [state] = await rows<{ revision: string; docs: string }>(url, 'SELECT revision, docs FROM foundry_retriever_index')
+    await writer.kernel.memory.write({
+      title: 'Payments use Adyen webhooks',
+      body: 'Why: retries are idempotent. How to apply: verify signatures.',
+      type: 'convention',
+      scope: 'module:billing',
+      supersedes: 'fact-0003',
+    })
+    assert.equal(
+      (await reader.kernel.memory.search({ query: 'stripe', scope: 'module:billing' })).hits,
+      [],
+      'superseded',
+    )
+    assert.equal(
+      (await reader.kernel.memory.search({ query: 'adyen' })).hits.map((h) => h.fact.id),
+      ['fact-0004'],
+    )
+    const [state] = await rows<{ revision: string; docs: string }>(
+      url,
+      'SELECT revision, docs FROM foundry_retriever_index',
+    )
     assert.is(state!.docs, '3', 'three active facts indexed')
     await writer.close()
     await reader.close()

@@ -17,7 +17,6 @@ const dirs: string[] = []
 test.after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 const tempDir = () => (dirs.push(mkdtempSync(join(tmpdir(), 'foundry-pg-transfer-'))), dirs[dirs.length - 1]!)
 
-
 /** Every file under `dir` but the cache (retriever snapshots, journals, the lock), by relative path. */
 function files(dir: string): Map<string, string> {
   const out = new Map<string, string>()
@@ -46,7 +45,10 @@ test('the folder layout → postgres → sqlite → postgres → the folder layo
 
   const a = files(join(one, '.foundry'))
   const b = files(join(two, '.foundry'))
-  assert.ok(a.has(join('data', 'marbles.runs', 'run-1.json')) && a.has(join('logs', 'marbles', 'run-1.jsonl')), 'a consumer\'s records and log are among them')
+  assert.ok(
+    a.has(join('data', 'marbles.runs', 'run-1.json')) && a.has(join('logs', 'marbles', 'run-1.jsonl')),
+    "a consumer's records and log are among them",
+  )
   assert.equal([...b.keys()].sort(), [...a.keys()].sort(), 'the same files')
   for (const [path, text] of a) assert.fixture(b.get(path) ?? '', text, path)
 })

@@ -153,7 +153,13 @@ export function createConnection(db: Database, file: string, timeout: number): C
     },
 
     exclusive(fn) {
-      if (inSection()) return Promise.reject(new FoundryError('UNSUPPORTED', `exclusive sections on ${file} do not nest: call the storage directly inside the section`))
+      if (inSection())
+        return Promise.reject(
+          new FoundryError(
+            'UNSUPPORTED',
+            `exclusive sections on ${file} do not nest: call the storage directly inside the section`,
+          ),
+        )
       return enqueue(async () => {
         await begin(true)
         let settle!: () => void

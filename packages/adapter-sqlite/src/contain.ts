@@ -11,7 +11,10 @@ export function configuredPath(option: string, file: string, root: string): stri
   if (isAbsolute(file)) return resolve(file)
   const full = resolve(root, file)
   if (!isInside(root, full))
-    throw new FoundryError('INVALID_INPUT', `${option} "${file}" is outside the project ${root}; use a path inside it, or an absolute path to keep the database elsewhere on purpose.`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${option} "${file}" is outside the project ${root}; use a path inside it, or an absolute path to keep the database elsewhere on purpose.`,
+    )
   return insideAfterLinks(full, root)
 }
 
@@ -36,10 +39,17 @@ export function insideAfterLinks(file: string, base: string): string {
   } catch {
     // A link to something missing: SQLite would create its target.
     real = resolve(dirname(existing), readlinkSync(existing))
-    if (isInside(realBase, real)) throw new FoundryError('CORRUPT', `${existing} is a link to nothing; remove it so Foundry can create the database there.`)
+    if (isInside(realBase, real))
+      throw new FoundryError(
+        'CORRUPT',
+        `${existing} is a link to nothing; remove it so Foundry can create the database there.`,
+      )
   }
   if (!isInside(realBase, real))
-    throw new FoundryError('CORRUPT', `${existing} leads outside ${base} (to ${real}); Foundry does not follow links out of the project. Replace the link with the file or folder itself.`)
+    throw new FoundryError(
+      'CORRUPT',
+      `${existing} leads outside ${base} (to ${real}); Foundry does not follow links out of the project. Replace the link with the file or folder itself.`,
+    )
   return file
 }
 

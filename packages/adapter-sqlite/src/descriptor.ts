@@ -33,8 +33,15 @@ const weight = { type: 'number', minimum: 0 } as const
 const SqliteDescriptorOptionsSchema = {
   type: 'object',
   properties: {
-    path: { ...path, description: `The SQLite file, relative to the project root or absolute. Default ${DEFAULT_SQLITE_PATH}` },
-    timeout: { type: 'integer', minimum: 0, description: 'Milliseconds a write waits for another process. Default 10000' },
+    path: {
+      ...path,
+      description: `The SQLite file, relative to the project root or absolute. Default ${DEFAULT_SQLITE_PATH}`,
+    },
+    timeout: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Milliseconds a write waits for another process. Default 10000',
+    },
   },
   additionalProperties: false,
 } as const
@@ -43,8 +50,18 @@ const FtsDescriptorOptionsSchema = {
   type: 'object',
   properties: {
     path: { ...path, description: 'The index file. Default: the storage SQLite file, else <dataDir>/cache/fts.db' },
-    prefixMinLength: { type: 'integer', minimum: 0, maximum: 50, description: 'Prefix-match unknown query words this long or longer; 0 turns it off' },
-    fuzzy: { type: 'number', minimum: 0, maximum: 0.5, description: 'Edit distance for unknown words, as a fraction of their length; 0 turns it off' },
+    prefixMinLength: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 50,
+      description: 'Prefix-match unknown query words this long or longer; 0 turns it off',
+    },
+    fuzzy: {
+      type: 'number',
+      minimum: 0,
+      maximum: 0.5,
+      description: 'Edit distance for unknown words, as a fraction of their length; 0 turns it off',
+    },
     weights: {
       type: 'object',
       properties: { title: weight, tags: weight, body: weight },
@@ -66,7 +83,8 @@ export const sqliteDescriptor = defineStorage({
 /** `"retrieval": { "kind": "fts" }`: FTS5 in the storage's SQLite file, or beside the folder layout in `cache/fts.db`. */
 export const ftsDescriptor = defineRetriever({
   kind: 'fts',
-  description: 'SQLite FTS5 keyword retrieval, in the storage file when the storage is sqlite, else in <dataDir>/cache/fts.db',
+  description:
+    'SQLite FTS5 keyword retrieval, in the storage file when the storage is sqlite, else in <dataDir>/cache/fts.db',
   options: FtsDescriptorOptionsSchema,
   open: ({ path: file, ...options }: FtsDescriptorOptions, site) =>
     ftsRetriever({

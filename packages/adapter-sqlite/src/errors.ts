@@ -21,10 +21,23 @@ export function translate(error: unknown, file: string): unknown {
   if (!code) return error
   const detail = `${(error as Error).message} [${code}]`
   if (CORRUPT.test(code))
-    return new FoundryError('CORRUPT', `${file} is not a readable SQLite database (${detail}): restore it from a backup, or move it aside and import the folder layout again`, { cause: error })
+    return new FoundryError(
+      'CORRUPT',
+      `${file} is not a readable SQLite database (${detail}): restore it from a backup, or move it aside and import the folder layout again`,
+      { cause: error },
+    )
   if (code.startsWith('SQLITE_READONLY'))
-    return new FoundryError('UNAVAILABLE', `${file} is read-only here (${detail}): this process cannot write the file or its folder; reads work, writes need write access to both`, { cause: error })
-  if (UNAVAILABLE.test(code)) return new FoundryError('UNAVAILABLE', `${file} cannot be used right now (${detail}): check that the disk has space and the file is writable, then retry`, { cause: error })
+    return new FoundryError(
+      'UNAVAILABLE',
+      `${file} is read-only here (${detail}): this process cannot write the file or its folder; reads work, writes need write access to both`,
+      { cause: error },
+    )
+  if (UNAVAILABLE.test(code))
+    return new FoundryError(
+      'UNAVAILABLE',
+      `${file} cannot be used right now (${detail}): check that the disk has space and the file is writable, then retry`,
+      { cause: error },
+    )
   return error
 }
 

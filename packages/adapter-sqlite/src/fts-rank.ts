@@ -37,7 +37,8 @@ export interface RankSource {
 const expression = (words: Word[]) => words.map((w) => w.phrases.map((p) => p.expr).join(' OR ')).join(' OR ')
 
 /** The most a word adds to a row: each phrase's IDF (from a lower bound of its rows, so never too low) × (k1 + 1). */
-export const wordBound = (word: Word, rows: number) => word.phrases.reduce((sum, p) => sum + maxScore(idf(rows, p.hits)), 0)
+export const wordBound = (word: Word, rows: number) =>
+  word.phrases.reduce((sum, p) => sum + maxScore(idf(rows, p.hits)), 0)
 
 const better = (a: Hit, b: Hit) => a.score > b.score || (a.score === b.score && a.id < b.id)
 

@@ -1,5 +1,12 @@
 import { FoundryError, type Retriever } from '@foundry/kernel'
-import { processTerm, segmentWords, type RetrievalChanges, type RetrievalDoc, type RetrievalHit, type RetrievalQuery } from '@foundry/kernel/adapter'
+import {
+  processTerm,
+  segmentWords,
+  type RetrievalChanges,
+  type RetrievalDoc,
+  type RetrievalHit,
+  type RetrievalQuery,
+} from '@foundry/kernel/adapter'
 import { boundedDistance, matchExpression, queryTerms, quote, termPhrases, vocabulary } from './fts-query.js'
 import { rankTopK, type Word } from './fts-rank.js'
 import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
@@ -65,6 +72,7 @@ const SCORE_SCALE_EXACT_ONLY = 1
  * process answers at once. Give it its own `path` (beside fsStorage, e.g. `.foundry/cache/fts.db`),
  * the storage's path, or the same `database` as `sqliteStorage`.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned object holds the methods; each method is short
 export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
   const opened = openTarget(options, options)
   const { connection } = opened
@@ -75,7 +83,9 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
   const pruneMinRows = options.pruneMinRows ?? 50_000
   const sql = {
     revision: db.prepare<[string], string>('SELECT value FROM fts_state WHERE key = ?').pluck(),
-    setRevision: db.prepare<[string, string]>('INSERT INTO fts_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    setRevision: db.prepare<[string, string]>(
+      'INSERT INTO fts_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ),
     clearIndex: db.prepare(`INSERT INTO fts_index (fts_index) VALUES ('delete-all')`),
     clearDocs: db.prepare('DELETE FROM fts_docs'),
     anyDoc: db.prepare<[], number>('SELECT 1 FROM fts_docs LIMIT 1').pluck(),
@@ -87,8 +97,13 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
         'INSERT INTO fts_docs (id, type, scope) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET type = excluded.type, scope = excluded.scope RETURNING rowid',
       )
       .pluck(),
-    putIndex: db.prepare<[number, string, string, string]>('INSERT OR REPLACE INTO fts_index (rowid, title, tags, body) VALUES (?, ?, ?, ?)'),
-    search: db.prepare<{ match: string; type: string | null; scope: string | null; limit: number }, { id: string; rank: number }>(
+    putIndex: db.prepare<[number, string, string, string]>(
+      'INSERT OR REPLACE INTO fts_index (rowid, title, tags, body) VALUES (?, ?, ?, ?)',
+    ),
+    search: db.prepare<
+      { match: string; type: string | null; scope: string | null; limit: number },
+      { id: string; rank: number }
+    >(
       `SELECT d.id AS id, bm25(fts_index, ${w.title}, ${w.tags}, ${w.body}) AS rank
        FROM fts_index JOIN fts_docs d ON d.rowid = fts_index.rowid
        WHERE fts_index MATCH :match AND (:type IS NULL OR d.type = :type) AND (:scope IS NULL OR d.scope = :scope)
@@ -96,13 +111,21 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
     ),
     matchesAny: db.prepare<[string], number>('SELECT 1 FROM fts_index WHERE fts_index MATCH ? LIMIT 1').pluck(),
     clearWords: db.prepare('DELETE FROM fts_words'),
-    wordsOfIndex: db.prepare('INSERT OR IGNORE INTO fts_words (length, term) SELECT length(term), term FROM fts_terms WHERE length(term) >= 2'),
+    wordsOfIndex: db.prepare(
+      'INSERT OR IGNORE INTO fts_words (length, term) SELECT length(term), term FROM fts_terms WHERE length(term) >= 2',
+    ),
     addWord: db.prepare<[number, string]>('INSERT OR IGNORE INTO fts_words (length, term) VALUES (?, ?)'),
-    wordsByLength: db.prepare<[number, number], string>('SELECT term FROM fts_words WHERE length BETWEEN ? AND ?').pluck(),
+    wordsByLength: db
+      .prepare<[number, number], string>('SELECT term FROM fts_words WHERE length BETWEEN ? AND ?')
+      .pluck(),
     knownWord: db.prepare<[number, string], number>('SELECT 1 FROM fts_words WHERE length = ? AND term = ?').pluck(),
     rows: db.prepare<[], number>('SELECT count(*) FROM fts_docs').pluck(),
     count: db.prepare<[string], number>('SELECT count(*) FROM fts_index WHERE fts_index MATCH ?').pluck(),
-    rowScores: db.prepare<[string], [number, number]>(`SELECT rowid, bm25(fts_index, ${w.title}, ${w.tags}, ${w.body}) FROM fts_index WHERE fts_index MATCH ?`).raw(),
+    rowScores: db
+      .prepare<[string], [number, number]>(
+        `SELECT rowid, bm25(fts_index, ${w.title}, ${w.tags}, ${w.body}) FROM fts_index WHERE fts_index MATCH ?`,
+      )
+      .raw(),
     filteredRowScores: db
       .prepare<{ match: string; type: string | null; scope: string | null }, [number, string, number]>(
         `SELECT d.rowid, d.id, bm25(fts_index, ${w.title}, ${w.tags}, ${w.body})
@@ -133,10 +156,14 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
     // with it builds the whole prefix's doclist. The vocabulary holds Porter stems as FTS5 cuts them
     // after a rebuild; a stem it lacks is asked of FTS5.
     const stem = processTerm(term) ?? term
-    if (sql.knownWord.get(stem.length, stem) !== undefined || sql.matchesAny.get(`${quote(term)}*`) !== undefined) return []
+    if (sql.knownWord.get(stem.length, stem) !== undefined || sql.matchesAny.get(`${quote(term)}*`) !== undefined)
+      return []
     const found: Array<[string, number]> = []
     for (const candidate of sql.wordsByLength.all(Math.min(term.length, stem.length) - max, term.length + max)) {
-      const d = stem === term ? boundedDistance(term, candidate, max) : Math.min(boundedDistance(term, candidate, max), boundedDistance(stem, candidate, max))
+      const d =
+        stem === term
+          ? boundedDistance(term, candidate, max)
+          : Math.min(boundedDistance(term, candidate, max), boundedDistance(stem, candidate, max))
       if (d <= max) found.push([candidate, d])
     }
     return found
@@ -152,7 +179,8 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
 
   function statistics(): NonNullable<typeof atRevision> {
     const revision = sql.revision.get(REVISION_KEY)
-    if (atRevision?.revision !== revision || !atRevision) atRevision = { revision, rows: sql.rows.get()!, hits: new Map() }
+    if (atRevision?.revision !== revision || !atRevision)
+      atRevision = { revision, rows: sql.rows.get()!, hits: new Map() }
     return atRevision
   }
 
@@ -162,7 +190,9 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
    */
   function scoreRows(rare: string, common: string, filter: { type: string | null; scope: string | null }) {
     const twice = new Map(sql.rowScores.all(`(${rare}) AND (${common} OR ${rare})`))
-    return sql.filteredRowScores.all({ match: rare, ...filter }).map(([rowid, id, once]) => ({ id, score: once - twice.get(rowid)! }))
+    return sql.filteredRowScores
+      .all({ match: rare, ...filter })
+      .map(([rowid, id, once]) => ({ id, score: once - twice.get(rowid)! }))
   }
 
   return {
@@ -172,31 +202,39 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
 
     async revision() {
       ensureOpen()
-      return connection.read(() => (sql.revision.get(ANALYZER_KEY) === ANALYZER ? sql.revision.get(REVISION_KEY) : undefined))
+      return connection.read(() =>
+        sql.revision.get(ANALYZER_KEY) === ANALYZER ? sql.revision.get(REVISION_KEY) : undefined,
+      )
     },
 
     async apply(changes: RetrievalChanges) {
       ensureOpen()
       // The index is a cache of storage: a commit lost to a power cut is replayed from storage, so no sync.
-      await connection.write(() => {
-        if (changes.reset) (sql.clearIndex.run(), sql.clearDocs.run(), sql.clearWords.run())
-        // Empty, the index is cut this way from now on; otherwise it keeps what it was cut with.
-        if (sql.anyDoc.get() === undefined) sql.setRevision.run(ANALYZER_KEY, ANALYZER)
-        for (const id of changes.remove) {
-          const rowid = sql.rowid.get(id)
-          if (rowid !== undefined) (sql.removeIndex.run(rowid), sql.removeDoc.run(rowid))
-        }
-        const docs = dedupe(changes.upsert)
-        for (const doc of docs) {
-          const rowid = sql.upsertDoc.get(doc.id, doc.type, doc.scope)!
-          sql.putIndex.run(rowid, segmentWords(doc.title), segmentWords(doc.tags.join(' ')), segmentWords(doc.body))
-        }
-        // The vocabulary: FTS5's own after a full rebuild; the new documents' words otherwise (words
-        // of removed documents stay until the next rebuild: as typo candidates they match nothing).
-        if (changes.reset) sql.wordsOfIndex.run()
-        else for (const doc of docs) for (const word of vocabulary(`${doc.title} ${doc.tags.join(' ')} ${doc.body}`)) sql.addWord.run(word.length, word)
-        sql.setRevision.run(REVISION_KEY, changes.revision)
-      }, { durable: false })
+      await connection.write(
+        () => {
+          if (changes.reset) sql.clearIndex.run(), sql.clearDocs.run(), sql.clearWords.run()
+          // Empty, the index is cut this way from now on; otherwise it keeps what it was cut with.
+          if (sql.anyDoc.get() === undefined) sql.setRevision.run(ANALYZER_KEY, ANALYZER)
+          for (const id of changes.remove) {
+            const rowid = sql.rowid.get(id)
+            if (rowid !== undefined) sql.removeIndex.run(rowid), sql.removeDoc.run(rowid)
+          }
+          const docs = dedupe(changes.upsert)
+          for (const doc of docs) {
+            const rowid = sql.upsertDoc.get(doc.id, doc.type, doc.scope)!
+            sql.putIndex.run(rowid, segmentWords(doc.title), segmentWords(doc.tags.join(' ')), segmentWords(doc.body))
+          }
+          // The vocabulary: FTS5's own after a full rebuild; the new documents' words otherwise (words
+          // of removed documents stay until the next rebuild: as typo candidates they match nothing).
+          if (changes.reset) sql.wordsOfIndex.run()
+          else
+            for (const doc of docs)
+              for (const word of vocabulary(`${doc.title} ${doc.tags.join(' ')} ${doc.body}`))
+                sql.addWord.run(word.length, word)
+          sql.setRevision.run(REVISION_KEY, changes.revision)
+        },
+        { durable: false },
+      )
     },
 
     async search(query: RetrievalQuery): Promise<RetrievalHit[]> {
@@ -218,7 +256,11 @@ export function ftsRetriever(options: FtsRetrieverOptions): Retriever {
             const ranked = rankTopK(
               [
                 // A word's rows as written: a lower bound of its prefix phrase's rows.
-                ...terms.map((term): Word => ({ phrases: termPhrases(term, prefixMin).map((p) => ({ expr: p.expr, hits: count(quote(term)) })) })),
+                ...terms.map(
+                  (term): Word => ({
+                    phrases: termPhrases(term, prefixMin).map((p) => ({ expr: p.expr, hits: count(quote(term)) })),
+                  }),
+                ),
                 ...variants.map((v): Word => ({ phrases: [{ expr: quote(v), hits: count(quote(v)) }] })),
               ],
               query.limit,

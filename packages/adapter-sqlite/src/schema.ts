@@ -42,7 +42,8 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    about: 'retrieval: an FTS5 index of title, tags and body (Porter stemming), the filter fields, its vocabulary, and the revision it reflects',
+    about:
+      'retrieval: an FTS5 index of title, tags and body (Porter stemming), the filter fields, its vocabulary, and the revision it reflects',
     sql: `
       CREATE TABLE fts_docs (
         rowid INTEGER PRIMARY KEY,
@@ -62,7 +63,8 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    about: 'storage: append-only logs, entries numbered from 1 per log without gaps (the number is the cursor after the entry)',
+    about:
+      'storage: append-only logs, entries numbered from 1 per log without gaps (the number is the cursor after the entry)',
     sql: `
       -- Keyed by (name, seq): logEnd is max(seq) for a name, one lookup in the key's index. A rowid
       -- table, so entries of any size stay out of that index.
@@ -108,7 +110,13 @@ function check(db: Database, file: string): number {
       'CONFLICT',
       `${file} has schema version ${version}, newer than the ${SCHEMA_VERSION} this @foundry/adapter-sqlite understands: upgrade @foundry/adapter-sqlite, or export the data with the newer version`,
     )
-  if (version === 0 && db.prepare(`SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'`).pluck().get() !== 0)
-    throw new FoundryError('CONFLICT', `${file} is an SQLite database that Foundry did not create (it has tables but no Foundry schema version): point sqlite.path at a new file`)
+  if (
+    version === 0 &&
+    db.prepare(`SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'`).pluck().get() !== 0
+  )
+    throw new FoundryError(
+      'CONFLICT',
+      `${file} is an SQLite database that Foundry did not create (it has tables but no Foundry schema version): point sqlite.path at a new file`,
+    )
   return version
 }

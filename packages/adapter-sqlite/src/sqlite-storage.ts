@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto'
-import { createStorage, encodeRecord, EVENTS_LOG, readRecordRow, readRecordRows, type CollectionName, type ListOptions, type RecordOf, type StorageDriver, type StorageEntry, type WriteOptions } from '@foundry/kernel/adapter'
-import { type Storage } from '@foundry/kernel'
+import {
+  createStorage,
+  encodeRecord,
+  EVENTS_LOG,
+  readRecordRow,
+  readRecordRows,
+  type CollectionName,
+  type ListOptions,
+  type RecordOf,
+  type StorageDriver,
+  type StorageEntry,
+  type WriteOptions,
+} from '@foundry/kernel/adapter'
+import type { Storage } from '@foundry/kernel'
 import { openTarget, type OpenOptions, type SqliteTarget } from './open.js'
 
 export type SqliteStorageOptions = SqliteTarget &
@@ -41,6 +53,7 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
 }
 
 /** The SQLite file's `StorageDriver`: what `sqliteStorage` wraps. */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned object holds the methods; each method is short
 export function sqliteDriver(options: SqliteStorageOptions): StorageDriver {
   const opened = openTarget(options, options)
   const { connection } = opened
@@ -48,14 +61,20 @@ export function sqliteDriver(options: SqliteStorageOptions): StorageDriver {
   const logSize = options.changeLogSize ?? 10_000
   const sql = {
     get: db.prepare<[string, string], string>('SELECT value FROM records WHERE collection = ? AND key = ?').pluck(),
-    list: db.prepare<[string], { key: string; value: string }>('SELECT key, value FROM records WHERE collection = ? ORDER BY key'),
+    list: db.prepare<[string], { key: string; value: string }>(
+      'SELECT key, value FROM records WHERE collection = ? ORDER BY key',
+    ),
     listPrefix: db.prepare<[string, string, string], { key: string; value: string }>(
       'SELECT key, value FROM records WHERE collection = ? AND key >= ? AND key < ? ORDER BY key',
     ),
     put: db.prepare<[string, string, string]>(
       'INSERT INTO records (collection, key, value) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value',
     ),
-    keys: db.prepare<[string, string, string], string>('SELECT key FROM records WHERE collection = ? AND key >= ? AND key < ? ORDER BY key').pluck(),
+    keys: db
+      .prepare<[string, string, string], string>(
+        'SELECT key FROM records WHERE collection = ? AND key >= ? AND key < ? ORDER BY key',
+      )
+      .pluck(),
     delete: db.prepare<[string, string]>('DELETE FROM records WHERE collection = ? AND key = ?'),
     // Jump from one collection to the next through the primary key's index, instead of reading every row.
     collections: db
@@ -73,19 +92,29 @@ export function sqliteDriver(options: SqliteStorageOptions): StorageDriver {
        ON CONFLICT (collection) DO UPDATE SET revision = revision + 1, tag = excluded.tag
        RETURNING revision, tag, log_base`,
     ),
-    log: db.prepare<[string, number, string, string]>('INSERT INTO changes (collection, revision, key, tag) VALUES (?, ?, ?, ?)'),
+    log: db.prepare<[string, number, string, string]>(
+      'INSERT INTO changes (collection, revision, key, tag) VALUES (?, ?, ?, ?)',
+    ),
     trim: db.prepare<[string, number]>('DELETE FROM changes WHERE collection = ? AND revision <= ?'),
     setBase: db.prepare<[number, string]>('UPDATE revisions SET log_base = ? WHERE collection = ?'),
     revision: db.prepare<[string], RevisionRow>('SELECT revision, tag, log_base FROM revisions WHERE collection = ?'),
-    tagAt: db.prepare<[string, number], string>('SELECT tag FROM changes WHERE collection = ? AND revision = ?').pluck(),
-    changes: db.prepare<[string, number], string>('SELECT key FROM changes WHERE collection = ? AND revision > ? ORDER BY revision').pluck(),
+    tagAt: db
+      .prepare<[string, number], string>('SELECT tag FROM changes WHERE collection = ? AND revision = ?')
+      .pluck(),
+    changes: db
+      .prepare<[string, number], string>(
+        'SELECT key FROM changes WHERE collection = ? AND revision > ? ORDER BY revision',
+      )
+      .pluck(),
     append: db.prepare<[string]>('INSERT INTO events (event) VALUES (?)'),
     events: db.prepare<[], string>('SELECT event FROM events ORDER BY seq').pluck(),
     logEnd: db.prepare<[string], number>('SELECT coalesce(max(seq), 0) FROM logs WHERE name = ?').pluck(),
     logAppend: db.prepare<[string, number, string]>('INSERT INTO logs (name, seq, entry) VALUES (?, ?, ?)'),
     logDelete: db.prepare<[string]>('DELETE FROM logs WHERE name = ?'),
     // LIMIT -1: no limit.
-    logRead: db.prepare<[string, number, number], { seq: number; entry: string }>('SELECT seq, entry FROM logs WHERE name = ? AND seq > ? ORDER BY seq LIMIT ?'),
+    logRead: db.prepare<[string, number, number], { seq: number; entry: string }>(
+      'SELECT seq, entry FROM logs WHERE name = ? AND seq > ? ORDER BY seq LIMIT ?',
+    ),
     logs: db
       .prepare<[{ from: string; to: string }], string>(
         `WITH RECURSIVE found(name) AS (
@@ -134,38 +163,29 @@ export function sqliteDriver(options: SqliteStorageOptions): StorageDriver {
 
     async put<C extends CollectionName>(c: C, key: string, value: RecordOf<C>, options?: WriteOptions) {
       const text = encodeRecord(c, value)
-      await connection.write(
-        () => {
-          sql.put.run(c, key, text)
-          touch(c, key)
-        },
-        durable(options),
-      )
+      await connection.write(() => {
+        sql.put.run(c, key, text)
+        touch(c, key)
+      }, durable(options))
     },
 
     async putMany<C extends CollectionName>(c: C, entries: ReadonlyArray<StorageEntry<C>>, options?: WriteOptions) {
       const rows = entries.map(({ key, value }) => [key, encodeRecord(c, value)] as const)
       // One transaction (a savepoint inside a section): one commit, one sync of the log.
-      await connection.write(
-        () => {
-          for (const [key, text] of rows) {
-            sql.put.run(c, key, text)
-            touch(c, key)
-          }
-        },
-        durable(options),
-      )
+      await connection.write(() => {
+        for (const [key, text] of rows) {
+          sql.put.run(c, key, text)
+          touch(c, key)
+        }
+      }, durable(options))
     },
 
     async delete(c, key, options) {
-      return connection.write(
-        () => {
-          if (sql.delete.run(c, key).changes === 0) return false
-          touch(c, key)
-          return true
-        },
-        durable(options),
-      )
+      return connection.write(() => {
+        if (sql.delete.run(c, key).changes === 0) return false
+        touch(c, key)
+        return true
+      }, durable(options))
     },
 
     async collections() {
@@ -197,7 +217,10 @@ export function sqliteDriver(options: SqliteStorageOptions): StorageDriver {
 
     async appendLog(log, texts, options) {
       // Events keep their table; telemetry never waits for a sync.
-      if (log === EVENTS_LOG) return connection.write(() => Number(texts.map((text) => sql.append.run(text).lastInsertRowid).pop()), { durable: false })
+      if (log === EVENTS_LOG)
+        return connection.write(() => Number(texts.map((text) => sql.append.run(text).lastInsertRowid).pop()), {
+          durable: false,
+        })
       // max(seq) + 1 inside the write transaction: SQLite's write lock orders appenders of every process.
       return connection.write(() => {
         const end = sql.logEnd.get(log)!
@@ -207,7 +230,8 @@ export function sqliteDriver(options: SqliteStorageOptions): StorageDriver {
     },
 
     async readLog(log, from, count) {
-      if (log === EVENTS_LOG) return connection.read(() => sql.events.all()).then((entries) => ({ entries, cursor: entries.length }))
+      if (log === EVENTS_LOG)
+        return connection.read(() => sql.events.all()).then((entries) => ({ entries, cursor: entries.length }))
       const limit = count ?? -1
       return connection.read(() => {
         const rows = sql.logRead.all(log, from, limit)

@@ -16,7 +16,9 @@ export function runChild(name: string, args: string[]): Promise<string> {
   child.stdout.on('data', (d) => (out += d))
   child.stderr.on('data', (d) => (err += d))
   return new Promise((resolve, reject) =>
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${name} exited with ${code}: ${err.trim()}`)))),
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${name} exited with ${code}: ${err.trim()}`)),
+    ),
   )
 }
 

@@ -16,11 +16,14 @@ storageSuite(test, () => sqliteStorage({ path: tempDb() }), {
   prefix: 'sqliteStorage: ',
   fresh: () => tempDb(),
   open: (path) => sqliteStorage({ path }),
-  spawn: (args) => spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/storage-child.ts', ...args], { cwd: packageDir }),
+  spawn: (args) =>
+    spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/storage-child.ts', ...args], { cwd: packageDir }),
   processes: { writers: 6, writes: 40, appenders: 6, calls: 40 },
 })
 retrieverSuite(test, (store) => ftsRetriever({ path: fileFor(store) }), { prefix: 'ftsRetriever: ' })
 // MaxScore pruning runs from 50000 rows on by default: here on every query of several words.
-retrieverSuite(test, (store) => ftsRetriever({ path: fileFor(store), pruneMinRows: 0 }), { prefix: 'ftsRetriever, pruning always: ' })
+retrieverSuite(test, (store) => ftsRetriever({ path: fileFor(store), pruneMinRows: 0 }), {
+  prefix: 'ftsRetriever, pruning always: ',
+})
 
 test.run()

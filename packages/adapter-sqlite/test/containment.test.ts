@@ -26,7 +26,9 @@ test('a relative sqlite path that leaves the project root is refused, and nothin
     const r = await refusal(() => sqliteDescriptor.open({ path }, site(root)))
     assert.is(r.code, 'INVALID_INPUT', `${path}: ${r.message}`)
     assert.match(r.message, /outside the project/, r.message)
-    const fts = await refusal(() => ftsDescriptor.open({ path }, { ...site(root), storage: { kind: 'fs', options: {} } }))
+    const fts = await refusal(() =>
+      ftsDescriptor.open({ path }, { ...site(root), storage: { kind: 'fs', options: {} } }),
+    )
     assert.is(fts.code, 'INVALID_INPUT', `fts ${path}: ${fts.message}`)
   }
   assert.equal(readdirSync(parent), ['project'], 'no database beside the project')

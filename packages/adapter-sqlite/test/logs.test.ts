@@ -3,7 +3,6 @@ import * as assert from 'uvu/assert'
 import { sqliteStorage } from '../src/index.js'
 import { failure, tempDb } from './helpers.js'
 
-
 test('a section that throws rolls back its log appends with its records, and the next append leaves no gap', async () => {
   const storage = sqliteStorage({ path: tempDb() })
   await storage.appendLog('run/1', ['a'])
@@ -20,7 +19,7 @@ test('a section that throws rolls back its log appends with its records, and the
   assert.is(await storage.logEnd('run/1'), 1, 'the appends rolled back')
   assert.equal(await storage.readLog('run/1', 0), { entries: ['a'], cursor: 1 })
   assert.equal(await storage.logs(), ['run/1'], 'a log created inside the section is gone too')
-  assert.is(await storage.get('marbles.runs', 'run-1'), undefined, 'with the section\'s records')
+  assert.is(await storage.get('marbles.runs', 'run-1'), undefined, "with the section's records")
   assert.is(await storage.appendLog('run/1', ['d']), 2, 'the next append takes the next cursor')
   assert.equal((await storage.readLog('run/1', 0)).entries, ['a', 'd'])
 
@@ -28,7 +27,11 @@ test('a section that throws rolls back its log appends with its records, and the
     await storage.appendLog('run/1', ['e'])
     await storage.appendLog('run/1', ['f'])
   })
-  assert.equal(await storage.readLog('run/1', 1), { entries: ['d', 'e', 'f'], cursor: 4 }, 'a section that succeeds commits its appends')
+  assert.equal(
+    await storage.readLog('run/1', 1),
+    { entries: ['d', 'e', 'f'], cursor: 4 },
+    'a section that succeeds commits its appends',
+  )
   await storage.close?.()
 })
 
@@ -40,7 +43,11 @@ test('readLog: a cursor past the end answers the end, fractions floor, a bad cur
   assert.equal(await storage.readLog('j', 99), { entries: [], cursor: 3 })
   assert.equal(await storage.readLog('j', 1.7), { entries: ['b', 'c'], cursor: 3 })
   assert.equal(await storage.readLog('j', -5, { limit: 1 }), { entries: ['a'], cursor: 1 })
-  assert.equal(await storage.readLog('j', 1, { limit: 0 }), { entries: [], cursor: 1 }, 'limit 0 reads nothing and keeps the cursor')
+  assert.equal(
+    await storage.readLog('j', 1, { limit: 0 }),
+    { entries: [], cursor: 1 },
+    'limit 0 reads nothing and keeps the cursor',
+  )
   const refused = async (fn: () => unknown, field: string) => {
     const error = await failure(fn)
     assert.is(error.code, 'INVALID_INPUT')

@@ -40,9 +40,17 @@ test('writing to a release 0.1.0 database adds rows to the same tables: events t
   const [events, entries] = [count('events'), count('logs')]
   const storage = sqliteStorage({ path })
   const kernel = createKernel({ storage, retriever: ftsRetriever({ path }) })
-  const written = await kernel.memory.write({ title: 'Refunds go through the ledger', body: 'Never edit a paid invoice.', type: 'convention' })
-  assert.is(written.id, 'fact-0043', 'the next id after the release\'s facts')
-  assert.is((await kernel.memory.search({ query: 'invoice tax document' })).hits[0]?.fact.id, 'fact-0005', 'the release\'s facts are found')
+  const written = await kernel.memory.write({
+    title: 'Refunds go through the ledger',
+    body: 'Never edit a paid invoice.',
+    type: 'convention',
+  })
+  assert.is(written.id, 'fact-0043', "the next id after the release's facts")
+  assert.is(
+    (await kernel.memory.search({ query: 'invoice tax document' })).hits[0]?.fact.id,
+    'fact-0005',
+    "the release's facts are found",
+  )
   await storage.appendLog('marbles/run-1', ['after'])
   await kernel.close()
   assert.ok(count('events') > events, 'events appended to the events table')

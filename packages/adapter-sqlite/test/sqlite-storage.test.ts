@@ -10,13 +10,14 @@ import { MIGRATIONS, migrate, schemaVersion } from '../src/schema.js'
 import { startChild, waitForLine } from './child.js'
 import { failure, tempDb } from './helpers.js'
 
-
 test('a file from an older schema version is migrated, keeping its records', async () => {
   const path = tempDb()
   const old = new Database(path)
   migrate(old, path, 1)
   const fact = sampleFact(1)
-  old.prepare('INSERT INTO records (collection, key, value) VALUES (?, ?, ?)').run('facts', fact.id, JSON.stringify(fact))
+  old
+    .prepare('INSERT INTO records (collection, key, value) VALUES (?, ?, ?)')
+    .run('facts', fact.id, JSON.stringify(fact))
   old.close()
 
   const storage = sqliteStorage({ path })
@@ -26,8 +27,17 @@ test('a file from an older schema version is migrated, keeping its records', asy
   assert.is(schemaVersion(db), SCHEMA_VERSION)
   db.close()
   const retriever = ftsRetriever({ path })
-  await retriever.apply({ revision: '1', reset: true, upsert: [{ id: fact.id, title: fact.title, body: fact.body, tags: fact.tags, type: fact.type, scope: fact.scope }], remove: [] })
-  assert.is((await retriever.search({ text: 'apostrophe', limit: 5 }))[0]?.id, fact.id, 'the tables the migration added work')
+  await retriever.apply({
+    revision: '1',
+    reset: true,
+    upsert: [{ id: fact.id, title: fact.title, body: fact.body, tags: fact.tags, type: fact.type, scope: fact.scope }],
+    remove: [],
+  })
+  assert.is(
+    (await retriever.search({ text: 'apostrophe', limit: 5 }))[0]?.id,
+    fact.id,
+    'the tables the migration added work',
+  )
   await retriever.close?.()
 })
 
@@ -57,7 +67,11 @@ test('a file from before the logs table gains it on opening, its records, events
   await storage.close?.()
   const db = new Database(path)
   assert.is(schemaVersion(db), SCHEMA_VERSION)
-  assert.equal(db.prepare('SELECT value FROM fts_state').pluck().all(), ['"7.abc"'], 'the retriever\'s tables are untouched')
+  assert.equal(
+    db.prepare('SELECT value FROM fts_state').pluck().all(),
+    ['"7.abc"'],
+    "the retriever's tables are untouched",
+  )
   db.close()
 })
 
@@ -69,7 +83,10 @@ test('a file with a newer schema version is refused with CONFLICT naming the fil
   const error = await failure(() => sqliteStorage({ path }))
   assert.is(error.code, 'CONFLICT')
   assert.ok(error.message.includes(path), error.message)
-  assert.ok(error.message.includes(`version ${SCHEMA_VERSION + 1}`) && error.message.includes(`the ${SCHEMA_VERSION} this`), error.message)
+  assert.ok(
+    error.message.includes(`version ${SCHEMA_VERSION + 1}`) && error.message.includes(`the ${SCHEMA_VERSION} this`),
+    error.message,
+  )
 })
 
 test('an SQLite file Foundry did not create is refused with CONFLICT', async () => {
@@ -119,14 +136,22 @@ test('a record that is not valid JSON or breaks its schema is CORRUPT to get and
   await storage.put('facts', 'fact-0001', sampleFact(1))
   await storage.put('facts', 'fact-0002', sampleFact(2))
   database.prepare(`UPDATE records SET value = '{"id": "fact-0002", "title": ' WHERE key = 'fact-0002'`).run()
-  database.prepare('INSERT INTO records (collection, key, value) VALUES (?, ?, ?)').run('facts', 'fact-0003', JSON.stringify({ ...sampleFact(3), type: 'rumour' }))
+  database
+    .prepare('INSERT INTO records (collection, key, value) VALUES (?, ?, ?)')
+    .run('facts', 'fact-0003', JSON.stringify({ ...sampleFact(3), type: 'rumour' }))
   const error = await failure(() => storage.get('facts', 'fact-0002'))
   assert.is(error.code, 'CORRUPT')
   assert.ok(error.message.includes(`${database.name}#facts/fact-0002`), error.message)
   const problems: StorageProblem[] = []
   const listed = await storage.list('facts', { onProblem: (p) => problems.push(p) })
-  assert.equal(listed.map((f) => f.id), ['fact-0001'])
-  assert.equal(problems.map((p) => p.key), ['fact-0002', 'fact-0003'])
+  assert.equal(
+    listed.map((f) => f.id),
+    ['fact-0001'],
+  )
+  assert.equal(
+    problems.map((p) => p.key),
+    ['fact-0002', 'fact-0003'],
+  )
   assert.ok(problems[1]!.message.includes('type'), problems[1]!.message)
   await storage.close?.()
   assert.ok(database.open, 'a database the caller passed stays open')
@@ -191,7 +216,11 @@ test('a section that throws rolls back its writes, and its revision token is nev
   assert.is(await storage.revision('facts'), before, 'revision back to before the section')
   assert.is(await storage.changes!('facts', inside), undefined, 'the rolled-back token names nothing')
   await storage.put('facts', 'fact-0003', sampleFact(3))
-  assert.not.equal(await storage.revision('facts'), inside, 'the next write has a new token although its number is the same')
+  assert.not.equal(
+    await storage.revision('facts'),
+    inside,
+    'the next write has a new token although its number is the same',
+  )
   assert.equal(await storage.changes!('facts', before), ['fact-0003'])
   await storage.close?.()
 })
@@ -263,15 +292,19 @@ test('open collections, logs, events and revisions survive closing and reopening
   assert.equal(await second.logs(), ['marbles/run-1'])
   assert.is(await second.logEnd('marbles/run-1'), 3)
   assert.equal(await second.readLog('marbles/run-1', 1), { entries: ['line\nbreak', 'done'], cursor: 3 })
-  assert.equal((await second.readEvents()).map((e) => e.kind), ['marbles.run_finished'], 'an event of a consumer\'s kind')
-  assert.is(await second.revision('marbles.runs'), revision, 'the revision token is the file\'s, not the process\'s')
+  assert.equal(
+    (await second.readEvents()).map((e) => e.kind),
+    ['marbles.run_finished'],
+    "an event of a consumer's kind",
+  )
+  assert.is(await second.revision('marbles.runs'), revision, "the revision token is the file's, not the process's")
   await second.delete('marbles.runs', 'run-1')
   assert.equal(await second.changes!('marbles.runs', revision), ['run-1'], 'changes reach back across the reopen')
   assert.is(await second.appendLog('marbles/run-1', ['again']), 4, 'appends continue after the last entry')
   await second.close?.()
 })
 
-test('durability is the caller\'s: relaxed writes commit without a sync, durable ones (the default) with one', async () => {
+test("durability is the caller's: relaxed writes commit without a sync, durable ones (the default) with one", async () => {
   // The sync level of the write's transaction is the one trace of durability short of cutting the power.
   const database = new Database(tempDb())
   const storage = sqliteStorage({ database })
@@ -308,7 +341,14 @@ test('a storage and a retriever sharing one database share its transactions', as
   const database = new Database(tempDb())
   const storage = sqliteStorage({ database })
   const retriever = ftsRetriever({ database })
-  const doc = { id: 'fact-0001', title: 'Payments use Stripe', body: 'Cards only.', tags: [], type: 'decision' as const, scope: 'project' }
+  const doc = {
+    id: 'fact-0001',
+    title: 'Payments use Stripe',
+    body: 'Cards only.',
+    tags: [],
+    type: 'decision' as const,
+    scope: 'project',
+  }
   await storage
     .exclusive(async () => {
       await storage.put('facts', 'fact-0001', sampleFact(1))

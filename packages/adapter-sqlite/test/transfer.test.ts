@@ -33,8 +33,16 @@ test('the folder layout → sqlite → the folder layout gives identical files',
 
   const a = files(join(one, '.foundry'))
   const b = files(join(two, '.foundry'))
-  assert.ok(a.has(join('memory', 'facts', 'fact-0003.md')) && a.has(join('metrics', 'events.jsonl')) && a.has(join('memory', 'INDEX.md')), [...a.keys()].join(', '))
-  assert.ok(a.has(join('data', 'marbles.runs', 'run-1.json')) && a.has(join('logs', 'marbles', 'run-1.jsonl')), 'a consumer\'s records and log are among them')
+  assert.ok(
+    a.has(join('memory', 'facts', 'fact-0003.md')) &&
+      a.has(join('metrics', 'events.jsonl')) &&
+      a.has(join('memory', 'INDEX.md')),
+    [...a.keys()].join(', '),
+  )
+  assert.ok(
+    a.has(join('data', 'marbles.runs', 'run-1.json')) && a.has(join('logs', 'marbles', 'run-1.jsonl')),
+    "a consumer's records and log are among them",
+  )
   assert.equal([...b.keys()].sort(), [...a.keys()].sort(), 'the same files')
   for (const [path, text] of a) assert.fixture(b.get(path) ?? '', text, path)
 })

@@ -35,21 +35,55 @@ export interface Route {
 
 const FACT_ID = new RegExp(FACT_ID_PATTERN)
 const factId = (text: string | undefined) => {
-  if (!text || !FACT_ID.test(text)) throw new FoundryError('INVALID_INPUT', `fact id: write it as fact-0012, got ${JSON.stringify((text ?? '').slice(0, 40))}`)
+  if (!text || !FACT_ID.test(text))
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `fact id: write it as fact-0012, got ${JSON.stringify((text ?? '').slice(0, 40))}`,
+    )
   return text
 }
 const param = (ctx: RouteContext, i = 0) => ctx.params[i] ?? ''
 
 export const ROUTES: readonly Route[] = [
-  { method: 'GET', path: /^session$/, role: 'read', call: async (ctx): Promise<SessionAnswer> => ({ name: ctx.principal.name, roles: ctx.principal.roles }) },
+  {
+    method: 'GET',
+    path: /^session$/,
+    role: 'read',
+    call: async (ctx): Promise<SessionAnswer> => ({ name: ctx.principal.name, roles: ctx.principal.roles }),
+  },
   { method: 'GET', path: /^facts$/, role: 'read', call: (ctx) => findFacts(ctx.project, ctx.query) },
   { method: 'GET', path: /^facts\/([^/]+)$/, role: 'read', call: (ctx) => factPage(ctx.project, factId(param(ctx))) },
-  { method: 'POST', path: /^facts\/([^/]+)\/forget$/, role: 'write', call: async (ctx) => forgetFact(ctx.project, factId(param(ctx)), await readJson(ctx.req)) },
-  { method: 'POST', path: /^facts\/([^/]+)\/edit$/, role: 'write', call: async (ctx) => editFact(ctx.project, factId(param(ctx)), await readJson(ctx.req), ctx.principal.name) },
+  {
+    method: 'POST',
+    path: /^facts\/([^/]+)\/forget$/,
+    role: 'write',
+    call: async (ctx) => forgetFact(ctx.project, factId(param(ctx)), await readJson(ctx.req)),
+  },
+  {
+    method: 'POST',
+    path: /^facts\/([^/]+)\/edit$/,
+    role: 'write',
+    call: async (ctx) => editFact(ctx.project, factId(param(ctx)), await readJson(ctx.req), ctx.principal.name),
+  },
   { method: 'GET', path: /^review$/, role: 'read', call: (ctx) => reviewQueue(ctx.project) },
-  { method: 'POST', path: /^review\/([^/]+)\/accept$/, role: 'write', call: (ctx) => acceptProposal(ctx.project, proposalId(param(ctx))) },
-  { method: 'POST', path: /^review\/([^/]+)\/reject$/, role: 'write', call: async (ctx) => rejectProposal(ctx.project, proposalId(param(ctx)), await readJson(ctx.req)) },
-  { method: 'POST', path: /^review\/([^/]+)\/edit$/, role: 'write', call: async (ctx) => editProposal(ctx.project, proposalId(param(ctx)), await readJson(ctx.req)) },
+  {
+    method: 'POST',
+    path: /^review\/([^/]+)\/accept$/,
+    role: 'write',
+    call: (ctx) => acceptProposal(ctx.project, proposalId(param(ctx))),
+  },
+  {
+    method: 'POST',
+    path: /^review\/([^/]+)\/reject$/,
+    role: 'write',
+    call: async (ctx) => rejectProposal(ctx.project, proposalId(param(ctx)), await readJson(ctx.req)),
+  },
+  {
+    method: 'POST',
+    path: /^review\/([^/]+)\/edit$/,
+    role: 'write',
+    call: async (ctx) => editProposal(ctx.project, proposalId(param(ctx)), await readJson(ctx.req)),
+  },
   {
     method: 'GET',
     path: /^index$/,
@@ -59,16 +93,33 @@ export const ROUTES: readonly Route[] = [
       return { text, tokens: estimateTokens(text), budget: project.config.indexTokenBudget }
     },
   },
-  { method: 'GET', path: /^runbooks$/, role: 'read', call: async ({ project }) => (await project.kernel.runbooks.list()).runbooks },
-  { method: 'GET', path: /^runbooks\/([^/]+)$/, role: 'read', call: async (ctx) => (await ctx.project.kernel.runbooks.get({ slug: param(ctx) })).runbook },
+  {
+    method: 'GET',
+    path: /^runbooks$/,
+    role: 'read',
+    call: async ({ project }) => (await project.kernel.runbooks.list()).runbooks,
+  },
+  {
+    method: 'GET',
+    path: /^runbooks\/([^/]+)$/,
+    role: 'read',
+    call: async (ctx) => (await ctx.project.kernel.runbooks.get({ slug: param(ctx) })).runbook,
+  },
   { method: 'GET', path: /^contracts$/, role: 'read', call: ({ project }) => project.kernel.contracts.list() },
-  { method: 'GET', path: /^contracts\/([^/]+)$/, role: 'read', call: async (ctx) => ({ id: param(ctx), schema: await ctx.project.kernel.contracts.get(param(ctx)) }) },
+  {
+    method: 'GET',
+    path: /^contracts\/([^/]+)$/,
+    role: 'read',
+    call: async (ctx) => ({ id: param(ctx), schema: await ctx.project.kernel.contracts.get(param(ctx)) }),
+  },
   { method: 'GET', path: /^blackboard$/, role: 'read', call: ({ project }) => project.kernel.blackboard.all() },
   {
     method: 'GET',
     path: /^blackboard\/([^/]+)\/([^/]+)$/,
     role: 'read',
-    call: async (ctx) => ({ text: (await ctx.project.kernel.blackboard.read({ wave: param(ctx), agent: param(ctx, 1), full: true })).text }),
+    call: async (ctx) => ({
+      text: (await ctx.project.kernel.blackboard.read({ wave: param(ctx), agent: param(ctx, 1), full: true })).text,
+    }),
   },
   {
     method: 'GET',
@@ -82,8 +133,19 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: /^health$/, role: 'read', call: ({ project }) => health(project) },
   { method: 'GET', path: /^doctor$/, role: 'read', call: ({ project }) => doctorProject({ root: project.root }) },
   { method: 'GET', path: /^runs$/, role: 'read', call: ({ project }) => listRuns(project.storage) },
-  { method: 'GET', path: /^runs\/([^/]+)$/, role: 'read', call: (ctx) => getRun(ctx.project.storage, runId(param(ctx))) },
-  { method: 'GET', path: /^runs\/([^/]+)\/journal$/, role: 'read', stream: true, call: (ctx) => streamJournal(ctx, runId(param(ctx))) },
+  {
+    method: 'GET',
+    path: /^runs\/([^/]+)$/,
+    role: 'read',
+    call: (ctx) => getRun(ctx.project.storage, runId(param(ctx))),
+  },
+  {
+    method: 'GET',
+    path: /^runs\/([^/]+)\/journal$/,
+    role: 'read',
+    stream: true,
+    call: (ctx) => streamJournal(ctx, runId(param(ctx))),
+  },
   { method: 'GET', path: /^live$/, role: 'read', stream: true, call: streamChanges },
 ]
 
@@ -117,7 +179,11 @@ async function health(project: Project): Promise<HealthAnswer> {
 async function streamChanges(ctx: RouteContext): Promise<void> {
   const stream = openEventStream(ctx.res)
   const off = ctx.feed.subscribe((change) => {
-    if ('collection' in change && (change.collection === 'facts' || change.collection === 'memory.proposals' || change.collection === RUNS)) stream.send(change.collection === RUNS ? 'runs' : 'facts', {})
+    if (
+      'collection' in change &&
+      (change.collection === 'facts' || change.collection === 'memory.proposals' || change.collection === RUNS)
+    )
+      stream.send(change.collection === RUNS ? 'runs' : 'facts', {})
   })
   await stream.closed
   off()
@@ -134,18 +200,27 @@ async function streamJournal(ctx: RouteContext, id: string): Promise<void> {
   let cursor = 0
   let reading: Promise<void> = Promise.resolve()
   const catchUp = () =>
-    (reading = reading.then(async () => {
-      for (;;) {
-        const page = await readJournal(storage, id, cursor)
-        if (!page.records.length) return
-        cursor = page.cursor
-        stream.send('entries', page.records)
-      }
-    }).catch(() => {}))
-  const off = ctx.feed.subscribe((change) => {
-    if ('log' in change) void catchUp()
-    else if (change.collection === RUNS) void getRun(storage, id).then((run) => stream.send('run', run), () => {})
-  }, [journalLog(id)])
+    (reading = reading
+      .then(async () => {
+        for (;;) {
+          const page = await readJournal(storage, id, cursor)
+          if (!page.records.length) return
+          cursor = page.cursor
+          stream.send('entries', page.records)
+        }
+      })
+      .catch(() => {}))
+  const off = ctx.feed.subscribe(
+    (change) => {
+      if ('log' in change) void catchUp()
+      else if (change.collection === RUNS)
+        void getRun(storage, id).then(
+          (run) => stream.send('run', run),
+          () => {},
+        )
+    },
+    [journalLog(id)],
+  )
   await catchUp()
   await stream.closed
   off()

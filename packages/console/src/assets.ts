@@ -19,10 +19,21 @@ const TYPES: Record<string, string> = {
  * bundled bin, or the sources run by tests). Throws UNAVAILABLE naming the build command when it is missing.
  */
 export function loadAssets(dir?: string): Assets {
-  const candidates = dir ? [dir] : [fileURLToPath(new URL('./ui/', import.meta.url)), fileURLToPath(new URL('../ui/', import.meta.url)), fileURLToPath(new URL('../dist/ui/', import.meta.url))]
+  const candidates = dir
+    ? [dir]
+    : [
+        fileURLToPath(new URL('./ui/', import.meta.url)),
+        fileURLToPath(new URL('../ui/', import.meta.url)),
+        fileURLToPath(new URL('../dist/ui/', import.meta.url)),
+      ]
   const found = candidates.find((d) => existsSync(`${d}/index.html`))
-  if (!found) throw new FoundryError('UNAVAILABLE', `the console's front end is not built (no index.html in ${candidates.join(' or ')}): run npx tsup in packages/console`)
+  if (!found)
+    throw new FoundryError(
+      'UNAVAILABLE',
+      `the console's front end is not built (no index.html in ${candidates.join(' or ')}): run npx tsup in packages/console`,
+    )
   const files = new Map<string, { body: Buffer; type: string }>()
-  for (const [name, type] of Object.entries(TYPES)) if (existsSync(`${found}/${name}`)) files.set(name, { body: readFileSync(`${found}/${name}`), type })
+  for (const [name, type] of Object.entries(TYPES))
+    if (existsSync(`${found}/${name}`)) files.set(name, { body: readFileSync(`${found}/${name}`), type })
   return { get: (name) => files.get(name) }
 }

@@ -21,7 +21,6 @@ export interface TokenVerifier {
   verify(secret: string): ConsolePrincipal | undefined
 }
 
-
 /**
  * The project's team tokens, as its team servers read them (`@foundry/server`'s `loadTokens`:
  * `.foundry/tokens.json` or `FOUNDRY_TOKEN_FILE`, and `FOUNDRY_TOKENS`). None: an empty verifier. A
@@ -33,7 +32,11 @@ export function projectTokens(root: string): TokenVerifier {
 
 /** One token given to the console (its own `--token`): it may read and write. */
 export function singleToken(secret: string, name = 'console'): TokenVerifier {
-  if (secret.length < 8) throw new FoundryError('INVALID_INPUT', 'token: use at least 8 characters (a random secret, e.g. openssl rand -hex 16)')
+  if (secret.length < 8)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      'token: use at least 8 characters (a random secret, e.g. openssl rand -hex 16)',
+    )
   return secretTokens([{ principal: { name, roles: ['read', 'write'] }, secret }])
 }
 

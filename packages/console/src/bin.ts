@@ -14,19 +14,37 @@ start; the address printed at a terminal carries it), so no other local user bro
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { root: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      root: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      token: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: true,
   })
   if (values.help) return void console.log(USAGE)
   const port = values.port === undefined ? undefined : Number(values.port)
-  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new Error(`--port: a number from 0 to 65535, got ${values.port}`)
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536))
+    throw new Error(`--port: a number from 0 to 65535, got ${values.port}`)
   const root = locateProject({ ...(values.root !== undefined && { root: values.root }), cwd: process.cwd() })
   // Without team tokens the console is the user's alone: it requires the user's local token (as foundry ui does).
-  const server = await serveConsole({ root, ...(values.host && { host: values.host }), ...(port !== undefined && { port }), ...(values.token && { token: values.token }), localToken: localTokenPath() })
+  const server = await serveConsole({
+    root,
+    ...(values.host && { host: values.host }),
+    ...(port !== undefined && { port }),
+    ...(values.token && { token: values.token }),
+    localToken: localTokenPath(),
+  })
   const { local } = server
   console.log(`Foundry console: ${server.url}`)
   // The secret is shown only to a person at a terminal, in the one URL to open; a log gets where it is.
-  if (local) console.log(process.stdout.isTTY ? `Foundry console: open ${server.url}#token=${local.secret}` : `Foundry console: enter the local token from ${local.file}`)
+  if (local)
+    console.log(
+      process.stdout.isTTY
+        ? `Foundry console: open ${server.url}#token=${local.secret}`
+        : `Foundry console: enter the local token from ${local.file}`,
+    )
   const stop = () => void server.close().then(() => process.exit(0))
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)

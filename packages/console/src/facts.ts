@@ -34,22 +34,45 @@ export async function findFacts(project: Project, params: URLSearchParams): Prom
   const query = (params.get('q') ?? '').trim()
   const type = params.get('type') || undefined
   const status = params.get('status') || 'active'
-  if (type !== undefined && !isType(type)) throw new FoundryError('INVALID_INPUT', `type: one of ${FACT_TYPES.join(', ')}, got ${JSON.stringify(type.slice(0, 40))}`)
-  if (!isStatus(status)) throw new FoundryError('INVALID_INPUT', `status: one of ${STATUSES.join(', ')}, got ${JSON.stringify(status.slice(0, 40))}`)
+  if (type !== undefined && !isType(type))
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `type: one of ${FACT_TYPES.join(', ')}, got ${JSON.stringify(type.slice(0, 40))}`,
+    )
+  if (!isStatus(status))
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `status: one of ${STATUSES.join(', ')}, got ${JSON.stringify(status.slice(0, 40))}`,
+    )
   if (query && status === 'active') {
     const result = await project.kernel.memory.search({ query: query.slice(0, 2000), limit: 25, ...(type && { type }) })
-    return { mode: 'search', facts: result.hits.map((h) => rowOf(h.fact, h)), ...(result.dropped && { dropped: result.dropped }), ...(result.missing && { missing: result.missing }) }
+    return {
+      mode: 'search',
+      facts: result.hits.map((h) => rowOf(h.fact, h)),
+      ...(result.dropped && { dropped: result.dropped }),
+      ...(result.missing && { missing: result.missing }),
+    }
   }
   const options: FactListOptions = { status, ...(type && { type }) }
   const facts = await project.kernel.memory.list(options)
-  return { mode: 'list', facts: facts.slice(-500).reverse().map((f) => rowOf(f)) }
+  return {
+    mode: 'list',
+    facts: facts
+      .slice(-500)
+      .reverse()
+      .map((f) => rowOf(f)),
+  }
 }
 
 /** A fact's page: the fact whole, what it is now, and its supersede chain oldest first. */
 export async function factPage(project: Project, id: string): Promise<FactAnswer> {
   const fact = await project.kernel.memory.get(id)
   const history = await project.kernel.memory.history(id)
-  return { fact, state: stateOf(fact, today()), chain: history.chain.map((e) => ({ ...rowOf(e.fact), state: e.state })) }
+  return {
+    fact,
+    state: stateOf(fact, today()),
+    chain: history.chain.map((e) => ({ ...rowOf(e.fact), state: e.state })),
+  }
 }
 
 const EDITABLE = ['title', 'body', 'type', 'scope', 'tags', 'confidence', 'source', 'expires'] as const
@@ -58,15 +81,30 @@ const EDITABLE = ['title', 'body', 'type', 'scope', 'tags', 'confidence', 'sourc
  * Edit: a new fact that supersedes `id` (facts are never changed in place), written by `author`.
  * The kernel validates the fields and names the one at fault.
  */
-export async function editFact(project: Project, id: string, body: Record<string, unknown>, author: string): Promise<EditAnswer> {
+export async function editFact(
+  project: Project,
+  id: string,
+  body: Record<string, unknown>,
+  author: string,
+): Promise<EditAnswer> {
   const unknown = Object.keys(body).filter((k) => !(EDITABLE as readonly string[]).includes(k))
-  if (unknown.length) throw new FoundryError('INVALID_INPUT', `${unknown[0]}: not editable; send ${EDITABLE.join(', ')}`)
+  if (unknown.length)
+    throw new FoundryError('INVALID_INPUT', `${unknown[0]}: not editable; send ${EDITABLE.join(', ')}`)
   const current = await project.kernel.memory.get(id)
-  if (stateOf(current, today()) !== 'active') throw new FoundryError('INVALID_INPUT', `${id} is ${stateOf(current, today())}: only an active fact can be edited; edit the fact that replaced it`)
+  if (stateOf(current, today()) !== 'active')
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${id} is ${stateOf(current, today())}: only an active fact can be edited; edit the fact that replaced it`,
+    )
   const input: Record<string, unknown> = { supersedes: id }
   for (const key of EDITABLE) if (body[key] !== undefined) input[key] = body[key]
   const result = await project.kernel.memory.write(input, { author })
-  return { id: result.id, action: result.action, ...(result.supersedes && { supersedes: result.supersedes }), text: result.text }
+  return {
+    id: result.id,
+    action: result.action,
+    ...(result.supersedes && { supersedes: result.supersedes }),
+    text: result.text,
+  }
 }
 
 /** Forget: the kernel's `memory.forget`, with the reason required here so the message names the field. */

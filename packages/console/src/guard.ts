@@ -23,7 +23,11 @@ export function refusal(req: IncomingMessage, hostnames: readonly string[]): str
   const name = hostname(host)
   if (!name || !(isLoopback(name) || hostnames.includes(name))) return `Invalid Host header: ${host.slice(0, 100)}`
   const origin = req.headers.origin
-  if (origin !== undefined && origin.toLowerCase() !== `http://${host.toLowerCase()}` && origin.toLowerCase() !== `https://${host.toLowerCase()}`)
+  if (
+    origin !== undefined &&
+    origin.toLowerCase() !== `http://${host.toLowerCase()}` &&
+    origin.toLowerCase() !== `https://${host.toLowerCase()}`
+  )
     return `Invalid Origin header: ${origin.slice(0, 100)}`
   return undefined
 }

@@ -3,7 +3,16 @@ import { FoundryError } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
 import { ROUTES } from './api.js'
 import { loadAssets } from './assets.js'
-import { bearerOf, eitherToken, holds, LOCAL_READER, projectTokens, singleToken, type ConsolePrincipal, type TokenVerifier } from './auth.js'
+import {
+  bearerOf,
+  eitherToken,
+  holds,
+  LOCAL_READER,
+  projectTokens,
+  singleToken,
+  type ConsolePrincipal,
+  type TokenVerifier,
+} from './auth.js'
 import { refusal } from './guard.js'
 import { SECURITY_HEADERS, sendError, sendJson } from './http.js'
 import { createChangeFeed } from './live.js'
@@ -55,24 +64,39 @@ export function createConsoleHandler(options: ConsoleHandlerOptions): ConsoleHan
     const refused = refusal(req, hostnames)
     if (refused) return sendJson(res, 403, { error: { code: 'FORBIDDEN', message: refused } })
     if (`${url.pathname}/` === base) return void res.writeHead(308, { ...SECURITY_HEADERS, location: base }).end()
-    if (!url.pathname.startsWith(base)) return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `Not found: the console is at ${base}` } })
+    if (!url.pathname.startsWith(base))
+      return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `Not found: the console is at ${base}` } })
     const rest = url.pathname.slice(base.length)
     if (rest.startsWith('api/')) return api(req, res, rest.slice(4), url.searchParams)
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: { code: 'METHOD', message: `${req.method} not allowed here` } })
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return sendJson(res, 405, { error: { code: 'METHOD', message: `${req.method} not allowed here` } })
     const file = assets.get(rest === '' ? 'index.html' : rest)
     if (!file) return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `Not found: ${rest.slice(0, 100)}` } })
-    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': file.type, 'cache-control': 'no-cache', 'content-length': String(file.body.length) })
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'content-type': file.type,
+      'cache-control': 'no-cache',
+      'content-length': String(file.body.length),
+    })
     res.end(req.method === 'HEAD' ? undefined : file.body)
   }
 
   async function api(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const principal = authenticate(req)
-    if (typeof principal === 'string') return sendJson(res, 401, { error: { code: 'UNAUTHORIZED', message: principal } }, { 'www-authenticate': 'Bearer realm="foundry"' })
+    if (typeof principal === 'string')
+      return sendJson(
+        res,
+        401,
+        { error: { code: 'UNAUTHORIZED', message: principal } },
+        { 'www-authenticate': 'Bearer realm="foundry"' },
+      )
     for (const route of ROUTES) {
       const m = route.path.exec(path)
       if (!m) continue
-      if (route.method !== req.method) return sendJson(res, 405, { error: { code: 'METHOD', message: `${req.method} ${path}: use ${route.method}` } })
-      if (!holds(principal, route.role)) return sendJson(res, 403, { error: { code: 'FORBIDDEN', message: forbidden(principal, route.role) } })
+      if (route.method !== req.method)
+        return sendJson(res, 405, { error: { code: 'METHOD', message: `${req.method} ${path}: use ${route.method}` } })
+      if (!holds(principal, route.role))
+        return sendJson(res, 403, { error: { code: 'FORBIDDEN', message: forbidden(principal, route.role) } })
       const params = m.slice(1).map((p) => decode(p))
       const value = await route.call({ project, feed, principal, params, query, req, res })
       if (!route.stream) sendJson(res, 200, value)
@@ -84,8 +108,13 @@ export function createConsoleHandler(options: ConsoleHandlerOptions): ConsoleHan
   /** The caller, or why it is refused (401). */
   function authenticate(req: IncomingMessage): ConsolePrincipal | string {
     const secret = bearerOf(req.headers.authorization)
-    if (secret) return tokens.verify(secret) ?? 'Unauthorized: the token is not known; use a token from foundry token create (or the one the console was started with)'
-    if (teamRequired) return 'Unauthorized: this project has team tokens; send Authorization: Bearer <token> (enter a read token in the console)'
+    if (secret)
+      return (
+        tokens.verify(secret) ??
+        'Unauthorized: the token is not known; use a token from foundry token create (or the one the console was started with)'
+      )
+    if (teamRequired)
+      return 'Unauthorized: this project has team tokens; send Authorization: Bearer <token> (enter a read token in the console)'
     return LOCAL_READER
   }
 
@@ -93,7 +122,8 @@ export function createConsoleHandler(options: ConsoleHandlerOptions): ConsoleHan
 }
 
 function forbidden(principal: ConsolePrincipal, role: string): string {
-  if (principal === LOCAL_READER) return `Forbidden: this needs a ${role} token; start the console with --token <secret> or create one with foundry token create --role ${role}`
+  if (principal === LOCAL_READER)
+    return `Forbidden: this needs a ${role} token; start the console with --token <secret> or create one with foundry token create --role ${role}`
   return `Forbidden: the token ${principal.name} has role ${principal.roles.join('+') || 'none'}; this needs ${role} (foundry token create --role ${role})`
 }
 
@@ -107,6 +137,10 @@ function decode(part: string): string {
 
 /** `/ui` → `/ui/`; `/` stays. Throws INVALID_INPUT for anything but a plain absolute path. */
 function normalBase(path: string): string {
-  if (!/^\/[A-Za-z0-9._~/-]*$/.test(path)) throw new FoundryError('INVALID_INPUT', `basePath: an absolute path such as /ui, got ${JSON.stringify(path.slice(0, 60))}`)
+  if (!/^\/[A-Za-z0-9._~/-]*$/.test(path))
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `basePath: an absolute path such as /ui, got ${JSON.stringify(path.slice(0, 60))}`,
+    )
   return path.endsWith('/') ? path : `${path}/`
 }

@@ -30,17 +30,35 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cross-origin-resource-policy': 'same-origin',
 }
 
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify(value)
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers })
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    ...headers,
+  })
   res.end(body)
 }
 
-const STATUS: Record<FoundryError['code'], number> = { INVALID_INPUT: 400, NOT_FOUND: 404, CONFLICT: 409, CORRUPT: 500, UNSUPPORTED: 400, UNAVAILABLE: 503 }
+const STATUS: Record<FoundryError['code'], number> = {
+  INVALID_INPUT: 400,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  CORRUPT: 500,
+  UNSUPPORTED: 400,
+  UNAVAILABLE: 503,
+}
 
 /** `{ error: { code, message } }`: a FoundryError's one line, or a generic one for anything else (logged, never sent). */
 export function sendError(res: ServerResponse, error: unknown, log: (line: string) => void): void {
-  if (isFoundryError(error)) return sendJson(res, STATUS[error.code] ?? 500, { error: { code: error.code, message: error.message } })
+  if (isFoundryError(error))
+    return sendJson(res, STATUS[error.code] ?? 500, { error: { code: error.code, message: error.message } })
   log(`console: request failed: ${(error as Error)?.stack ?? String(error)}`)
   sendJson(res, 500, { error: { code: 'INTERNAL', message: 'The console failed to answer; see the server log' } })
 }
@@ -60,6 +78,7 @@ export async function readJson(req: IncomingMessage): Promise<Record<string, unk
   } catch {
     throw new FoundryError('INVALID_INPUT', 'request body: send a JSON object (content-type: application/json)')
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new FoundryError('INVALID_INPUT', 'request body: send a JSON object')
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new FoundryError('INVALID_INPUT', 'request body: send a JSON object')
   return value as Record<string, unknown>
 }

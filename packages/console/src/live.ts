@@ -68,7 +68,7 @@ export function createChangeFeed(storage: Storage, pollMs = POLL_MS): ChangeFeed
       stop ??= start()
       return () => {
         listeners.delete(listener)
-        if (!listeners.size) (stop?.(), (stop = undefined))
+        if (!listeners.size) stop?.(), (stop = undefined)
       }
     },
     close() {
@@ -88,7 +88,13 @@ export interface EventStream {
 
 /** Start a server-sent-events answer on `res`, with a comment every 15 s to keep proxies from closing it. */
 export function openEventStream(res: ServerResponse): EventStream {
-  res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' })
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  })
   res.write(': open\n\n')
   const ping = setInterval(() => res.write(': ping\n\n'), 15_000)
   ping.unref?.()

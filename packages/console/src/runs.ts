@@ -8,7 +8,11 @@ const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/
 
 /** A run id from a URL. Throws INVALID_INPUT naming the field. */
 export function runId(text: string): string {
-  if (!RUN_ID.test(text)) throw new FoundryError('INVALID_INPUT', `run id: letters, digits, . _ - (at most 100), got ${JSON.stringify(text.slice(0, 40))}`)
+  if (!RUN_ID.test(text))
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `run id: letters, digits, . _ - (at most 100), got ${JSON.stringify(text.slice(0, 40))}`,
+    )
   return text
 }
 
@@ -21,7 +25,13 @@ function summaryOf(value: JsonValue, key: string): RunSummary {
   const createdAt = num(r.createdAt)
   const updatedAt = num(r.updatedAt)
   const reason = text(r.reason)
-  return { ...summary, ...(createdAt !== undefined && { createdAt }), ...(updatedAt !== undefined && { updatedAt }), ...(reason && { reason }), ...(error && { error }) }
+  return {
+    ...summary,
+    ...(createdAt !== undefined && { createdAt }),
+    ...(updatedAt !== undefined && { updatedAt }),
+    ...(reason && { reason }),
+    ...(error && { error }),
+  }
 }
 
 /** Every run Marbles recorded, most recently updated first (read only). */
@@ -43,7 +53,11 @@ export async function getRun(storage: Storage, id: string): Promise<RunSummary> 
 }
 
 /** Journal entries from `cursor` on, each parsed (an entry that is not JSON is kept as its text), and the cursor after them. */
-export async function readJournal(storage: Storage, id: string, cursor: number): Promise<{ records: JsonValue[]; cursor: number }> {
+export async function readJournal(
+  storage: Storage,
+  id: string,
+  cursor: number,
+): Promise<{ records: JsonValue[]; cursor: number }> {
   const page = await storage.readLog(journalLog(id), cursor, { limit: 500 })
   return { records: page.entries.map(parsed), cursor: page.cursor }
 }

@@ -51,7 +51,9 @@ const RECORDED = new Set(['memory_write', 'memory_forget', 'memory_index'])
 export async function serveConsole(options: ServeConsoleOptions = {}): Promise<ConsoleServer> {
   const host = options.host ?? '127.0.0.1'
   let storage: Storage | undefined
-  const telemetry = safeTelemetry({ record: async (event) => void (RECORDED.has(event.kind) && (await storage?.appendEvent(event))) })
+  const telemetry = safeTelemetry({
+    record: async (event) => void (RECORDED.has(event.kind) && (await storage?.appendEvent(event))),
+  })
   const project = await openProject({ ...(options.root && { root: options.root }), kernel: { telemetry } })
   storage = project.storage
   // The project's team tokens (its file, or its database), followed while serving: a revocation counts within a second.
@@ -59,14 +61,31 @@ export async function serveConsole(options: ServeConsoleOptions = {}): Promise<C
   try {
     team = await tokenBook(project).open()
     if (!isLoopback(host) && team.size === 0)
-      throw new FoundryError('INVALID_INPUT', `--host ${host} is not a loopback address and the project has no team tokens: create one with foundry token create --role read --name <who>, or bind to 127.0.0.1`)
-    const local = !options.tokens && team.size === 0 && options.localToken ? await claimLocalToken(options.localToken) : undefined
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `--host ${host} is not a loopback address and the project has no team tokens: create one with foundry token create --role read --name <who>, or bind to 127.0.0.1`,
+      )
+    const local =
+      !options.tokens && team.size === 0 && options.localToken ? await claimLocalToken(options.localToken) : undefined
     const tokens = options.tokens ?? local?.store ?? team
-    const handler = createConsoleHandler({ project, tokens, ...(options.token && { token: options.token }), ...(options.hostnames && { hostnames: options.hostnames }), ...(options.log && { log: options.log }) })
+    const handler = createConsoleHandler({
+      project,
+      tokens,
+      ...(options.token && { token: options.token }),
+      ...(options.hostnames && { hostnames: options.hostnames }),
+      ...(options.log && { log: options.log }),
+    })
     const server = createServer(handler)
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(error.code === 'EADDRINUSE' ? new FoundryError('UNAVAILABLE', `--port ${options.port ?? 7413} is in use: pick another (--port 0 for any free one)`) : error),
+        reject(
+          error.code === 'EADDRINUSE'
+            ? new FoundryError(
+                'UNAVAILABLE',
+                `--port ${options.port ?? 7413} is in use: pick another (--port 0 for any free one)`,
+              )
+            : error,
+        ),
       )
       server.listen(options.port ?? 7413, host, resolve)
     })

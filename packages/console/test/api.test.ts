@@ -7,7 +7,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openProject } from '@foundry/project'
 import { createConsoleHandler, serveConsole } from '../src/index.js'
-import { type ConsoleServer } from '../src/serve.js'
+import type { ConsoleServer } from '../src/serve.js'
 import { cleanup, fillProject, startAppender, tempProject, writeRun } from './helpers.js'
 
 interface Answer {
@@ -18,19 +18,29 @@ interface Answer {
 }
 
 /** One HTTP request with full control of its headers (fetch will not send another Host). */
-function request(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? 'GET', headers: { ...(options.body !== undefined && { 'content-type': 'application/json' }), ...options.headers } }, (res) => {
-      let body = ''
-      res.on('data', (d) => (body += d))
-      res.on('end', () => {
-        let json: unknown
-        try {
-          json = JSON.parse(body)
-        } catch {}
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json })
-      })
-    })
+    const req = httpRequest(
+      url,
+      {
+        method: options.method ?? 'GET',
+        headers: { ...(options.body !== undefined && { 'content-type': 'application/json' }), ...options.headers },
+      },
+      (res) => {
+        let body = ''
+        res.on('data', (d) => (body += d))
+        res.on('end', () => {
+          let json: unknown
+          try {
+            json = JSON.parse(body)
+          } catch {}
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json })
+        })
+      },
+    )
     req.on('error', reject)
     req.end(options.body === undefined ? undefined : JSON.stringify(options.body))
   })
@@ -43,12 +53,19 @@ test.after.each(async () => {
 })
 test.after(cleanup)
 
-async function started(options: { token?: string; tokens?: Array<{ name: string; roles: string[]; secret: string }> } = {}) {
+async function started(
+  options: { token?: string; tokens?: Array<{ name: string; roles: string[]; secret: string }> } = {},
+) {
   const root = await tempProject()
   const filled = await fillProject(root)
   await filled.project.close()
   if (options.tokens) {
-    const tokens = options.tokens.map((t) => ({ name: t.name, roles: t.roles, sha256: createHash('sha256').update(t.secret).digest('hex'), created: '2026-12-01' }))
+    const tokens = options.tokens.map((t) => ({
+      name: t.name,
+      roles: t.roles,
+      sha256: createHash('sha256').update(t.secret).digest('hex'),
+      created: '2026-12-01',
+    }))
     writeFileSync(join(root, '.foundry', 'tokens.json'), JSON.stringify({ tokens }))
   }
   const server = await serveConsole({ root, port: 0, ...(options.token && { token: options.token }) })
@@ -85,11 +102,17 @@ test('search goes through the project retriever; listing filters by type and sta
   const found = (await request(`${server.url}api/facts?q=flyway%20migrations`)).json
   assert.is(found.mode, 'search')
   assert.ok(found.facts.some((f: { id: string }) => f.id === chain[2]))
-  assert.not.ok(found.facts.some((f: { id: string }) => f.id === chain[0]), 'a superseded fact is not found by search')
+  assert.not.ok(
+    found.facts.some((f: { id: string }) => f.id === chain[0]),
+    'a superseded fact is not found by search',
+  )
   const superseded = (await request(`${server.url}api/facts?status=superseded`)).json
   assert.equal(superseded.facts.map((f: { id: string }) => f.id).sort(), [chain[0], chain[1]])
   const risks = (await request(`${server.url}api/facts?type=risk`)).json
-  assert.equal(risks.facts.map((f: { type: string }) => f.type), ['risk'])
+  assert.equal(
+    risks.facts.map((f: { type: string }) => f.type),
+    ['risk'],
+  )
   const bad = await request(`${server.url}api/facts?type=wish`)
   assert.is(bad.status, 400)
   assert.match(bad.json.error.message, /^type: one of decision/)
@@ -103,22 +126,43 @@ test('a fact page carries the fact and its whole supersede chain, oldest first',
   const page = (await request(`${server.url}api/facts/${chain[1]}`)).json
   assert.is(page.fact.id, chain[1])
   assert.is(page.state, 'superseded')
-  assert.equal(page.chain.map((e: { id: string }) => e.id), chain)
-  assert.equal(page.chain.map((e: { state: string }) => e.state), ['superseded', 'superseded', 'active'])
+  assert.equal(
+    page.chain.map((e: { id: string }) => e.id),
+    chain,
+  )
+  assert.equal(
+    page.chain.map((e: { state: string }) => e.state),
+    ['superseded', 'superseded', 'active'],
+  )
   assert.is(page.chain[2].author, 'alice')
 })
 
 test('without team tokens: anyone on loopback reads, only the console token writes', async () => {
   const { server, chain, root } = await started({ token: 'console-secret-1' })
-  const refused = await request(`${server.url}api/facts/${chain[2]}/forget`, { method: 'POST', body: { reason: 'moved to the platform team' } })
+  const refused = await request(`${server.url}api/facts/${chain[2]}/forget`, {
+    method: 'POST',
+    body: { reason: 'moved to the platform team' },
+  })
   assert.is(refused.status, 403)
   assert.match(refused.json.error.message, /needs a write token/)
-  const wrong = await request(`${server.url}api/facts/${chain[2]}/forget`, { method: 'POST', headers: bearer('not-the-token'), body: { reason: 'x' } })
+  const wrong = await request(`${server.url}api/facts/${chain[2]}/forget`, {
+    method: 'POST',
+    headers: bearer('not-the-token'),
+    body: { reason: 'x' },
+  })
   assert.is(wrong.status, 401)
-  const noReason = await request(`${server.url}api/facts/${chain[2]}/forget`, { method: 'POST', headers: bearer('console-secret-1'), body: {} })
+  const noReason = await request(`${server.url}api/facts/${chain[2]}/forget`, {
+    method: 'POST',
+    headers: bearer('console-secret-1'),
+    body: {},
+  })
   assert.is(noReason.status, 400)
   assert.match(noReason.json.error.message, /^reason:/)
-  const done = await request(`${server.url}api/facts/${chain[2]}/forget`, { method: 'POST', headers: bearer('console-secret-1'), body: { reason: 'moved to the platform team' } })
+  const done = await request(`${server.url}api/facts/${chain[2]}/forget`, {
+    method: 'POST',
+    headers: bearer('console-secret-1'),
+    body: { reason: 'moved to the platform team' },
+  })
   assert.is(done.status, 200, done.body)
   const project = await openProject({ root })
   const fact = await project.kernel.memory.get(chain[2]!)
@@ -128,27 +172,56 @@ test('without team tokens: anyone on loopback reads, only the console token writ
 })
 
 test('with team tokens: no token is refused, a read token browses but may not write, a write token edits as its name', async () => {
-  const { server, chain } = await started({ tokens: [{ name: 'viewer', roles: ['read'], secret: 'read-secret-123' }, { name: 'bob', roles: ['write'], secret: 'write-secret-456' }] })
+  const { server, chain } = await started({
+    tokens: [
+      { name: 'viewer', roles: ['read'], secret: 'read-secret-123' },
+      { name: 'bob', roles: ['write'], secret: 'write-secret-456' },
+    ],
+  })
   assert.is((await request(`${server.url}api/facts`)).status, 401)
   assert.is((await request(server.url)).status, 200, 'the page itself holds no data')
   assert.is((await request(`${server.url}api/facts`, { headers: bearer('read-secret-123') })).status, 200)
-  const edit = { title: 'Flyway migrations run in the deploy job only', body: 'Migrations run in the deploy job.\nWhy: replicas raced.\nHow to apply: flyway migrate in deploy.yml.', type: 'decision' }
-  const refused = await request(`${server.url}api/facts/${chain[2]}/edit`, { method: 'POST', headers: bearer('read-secret-123'), body: edit })
+  const edit = {
+    title: 'Flyway migrations run in the deploy job only',
+    body: 'Migrations run in the deploy job.\nWhy: replicas raced.\nHow to apply: flyway migrate in deploy.yml.',
+    type: 'decision',
+  }
+  const refused = await request(`${server.url}api/facts/${chain[2]}/edit`, {
+    method: 'POST',
+    headers: bearer('read-secret-123'),
+    body: edit,
+  })
   assert.is(refused.status, 403)
   assert.match(refused.json.error.message, /token viewer has role read; this needs write/)
-  const edited = await request(`${server.url}api/facts/${chain[2]}/edit`, { method: 'POST', headers: bearer('write-secret-456'), body: edit })
+  const edited = await request(`${server.url}api/facts/${chain[2]}/edit`, {
+    method: 'POST',
+    headers: bearer('write-secret-456'),
+    body: edit,
+  })
   assert.is(edited.status, 200, edited.body)
   assert.is(edited.json.supersedes, chain[2])
   const page = (await request(`${server.url}api/facts/${edited.json.id}`, { headers: bearer('write-secret-456') })).json
   assert.is(page.fact.author, 'bob')
-  assert.equal(page.chain.map((e: { id: string }) => e.id), [...chain, edited.json.id])
-  const unknownField = await request(`${server.url}api/facts/${edited.json.id}/edit`, { method: 'POST', headers: bearer('write-secret-456'), body: { ...edit, status: 'active' } })
+  assert.equal(
+    page.chain.map((e: { id: string }) => e.id),
+    [...chain, edited.json.id],
+  )
+  const unknownField = await request(`${server.url}api/facts/${edited.json.id}/edit`, {
+    method: 'POST',
+    headers: bearer('write-secret-456'),
+    body: { ...edit, status: 'active' },
+  })
   assert.is(unknownField.status, 400)
   assert.match(unknownField.json.error.message, /^status: not editable/)
 })
 
 test('the review queue: a read token lists it, a write token accepts (through the write path), rejects and edits', async () => {
-  const { server, root } = await started({ tokens: [{ name: 'viewer', roles: ['read'], secret: 'read-secret-123' }, { name: 'bob', roles: ['write'], secret: 'write-secret-456' }] })
+  const { server, root } = await started({
+    tokens: [
+      { name: 'viewer', roles: ['read'], secret: 'read-secret-123' },
+      { name: 'bob', roles: ['write'], secret: 'write-secret-456' },
+    ],
+  })
   const project = await openProject({ root })
   await project.kernel.review.propose(
     [
@@ -162,22 +235,58 @@ test('the review queue: a read token lists it, a write token accepts (through th
   const read = bearer('read-secret-123')
   const write = bearer('write-secret-456')
   const queue = await request(`${server.url}api/review`, { headers: read })
-  assert.equal(queue.json.proposals.map((p: { id: string; author: string }) => [p.id, p.author]), [['proposal-0001', 'capture'], ['proposal-0002', 'capture'], ['proposal-0003', 'capture']])
-  const refused = await request(`${server.url}api/review/proposal-0001/accept`, { method: 'POST', headers: read, body: {} })
+  assert.equal(
+    queue.json.proposals.map((p: { id: string; author: string }) => [p.id, p.author]),
+    [
+      ['proposal-0001', 'capture'],
+      ['proposal-0002', 'capture'],
+      ['proposal-0003', 'capture'],
+    ],
+  )
+  const refused = await request(`${server.url}api/review/proposal-0001/accept`, {
+    method: 'POST',
+    headers: read,
+    body: {},
+  })
   assert.is(refused.status, 403)
-  const accepted = await request(`${server.url}api/review/proposal-0001/accept`, { method: 'POST', headers: write, body: {} })
+  const accepted = await request(`${server.url}api/review/proposal-0001/accept`, {
+    method: 'POST',
+    headers: write,
+    body: {},
+  })
   assert.is(accepted.status, 200, accepted.body)
   assert.equal([accepted.json.proposal, accepted.json.action], ['proposal-0001', 'created'])
   assert.match(accepted.json.text, /^created: fact-\d+/)
-  const rejected = await request(`${server.url}api/review/proposal-0002/reject`, { method: 'POST', headers: write, body: { reason: 'per year' } })
+  const rejected = await request(`${server.url}api/review/proposal-0002/reject`, {
+    method: 'POST',
+    headers: write,
+    body: { reason: 'per year' },
+  })
   assert.match(rejected.json.text, /^rejected: proposal-0002/)
-  const edited = await request(`${server.url}api/review/proposal-0003/edit`, { method: 'POST', headers: write, body: { body: 'Per line, rounded half up.' } })
+  const edited = await request(`${server.url}api/review/proposal-0003/edit`, {
+    method: 'POST',
+    headers: write,
+    body: { body: 'Per line, rounded half up.' },
+  })
   assert.match(edited.json.text, /^edited: proposal-0003/)
-  const bad = await request(`${server.url}api/review/proposal-0003/edit`, { method: 'POST', headers: write, body: { type: 'opinion' } })
+  const bad = await request(`${server.url}api/review/proposal-0003/edit`, {
+    method: 'POST',
+    headers: write,
+    body: { type: 'opinion' },
+  })
   assert.is(bad.status, 400)
   assert.match(bad.json.error.message, /type/)
-  assert.is((await request(`${server.url}api/review/prop-1/accept`, { method: 'POST', headers: write, body: {} })).json.error.message, 'proposal id: write it as proposal-0003, got "prop-1"')
-  assert.equal((await request(`${server.url}api/review`, { headers: read })).json.proposals.map((p: { id: string; fact: { body: string } }) => [p.id, p.fact.body]), [['proposal-0003', 'Per line, rounded half up.']])
+  assert.is(
+    (await request(`${server.url}api/review/prop-1/accept`, { method: 'POST', headers: write, body: {} })).json.error
+      .message,
+    'proposal id: write it as proposal-0003, got "prop-1"',
+  )
+  assert.equal(
+    (await request(`${server.url}api/review`, { headers: read })).json.proposals.map(
+      (p: { id: string; fact: { body: string } }) => [p.id, p.fact.body],
+    ),
+    [['proposal-0003', 'Per line, rounded half up.']],
+  )
 })
 
 test('runs are listed from marbles.runs, and a journal streams entries another process appends', async () => {
@@ -186,7 +295,10 @@ test('runs are listed from marbles.runs, and a journal streams entries another p
   await writeRun(project, 'run-7f3a')
   await project.close()
   const runs = (await request(`${server.url}api/runs`)).json
-  assert.equal(runs.map((r: { id: string; status: string }) => [r.id, r.status]), [['run-7f3a', 'running']])
+  assert.equal(
+    runs.map((r: { id: string; status: string }) => [r.id, r.status]),
+    [['run-7f3a', 'running']],
+  )
   assert.is((await request(`${server.url}api/runs/run-nope`)).status, 404)
 
   const abort = new AbortController()
@@ -216,7 +328,9 @@ test('mounted under /ui in another server: redirects to the slash, serves the pa
   const root = await tempProject()
   const project = await openProject({ root })
   const handler = createConsoleHandler({ project, basePath: '/ui' })
-  const server: Server = createServer((req, res) => (req.url?.startsWith('/ui') ? handler(req, res) : res.writeHead(200).end('other')))
+  const server: Server = createServer((req, res) =>
+    req.url?.startsWith('/ui') ? handler(req, res) : res.writeHead(200).end('other'),
+  )
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   try {

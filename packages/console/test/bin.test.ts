@@ -15,7 +15,10 @@ const running: Array<{ child: ChildProcess; exited: Promise<unknown>; runtimeDir
 /** The bin on a free loopback port, its XDG_RUNTIME_DIR a fresh private folder; resolves at its address line. */
 async function startConsole(args: string[], env: Record<string, string> = {}) {
   const runtimeDir = mkdtempSync(join(tmpdir(), 'console-runtime-'))
-  const child = spawn(process.execPath, [BIN, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FOUNDRY_TOKENS: '', XDG_RUNTIME_DIR: runtimeDir, ...env } })
+  const child = spawn(process.execPath, [BIN, '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, FOUNDRY_TOKENS: '', XDG_RUNTIME_DIR: runtimeDir, ...env },
+  })
   const exited = new Promise((resolve) => child.once('exit', resolve))
   running.push({ child, exited, runtimeDir })
   let out = ''
@@ -36,7 +39,8 @@ async function startConsole(args: string[], env: Record<string, string> = {}) {
   return { url, output: () => out, tokenFile: join(runtimeDir, 'foundry', 'http.token') }
 }
 
-const session = async (url: string, secret?: string) => fetch(new URL('api/session', url), secret ? { headers: { authorization: `Bearer ${secret}` } } : {})
+const session = async (url: string, secret?: string) =>
+  fetch(new URL('api/session', url), secret ? { headers: { authorization: `Bearer ${secret}` } } : {})
 
 test.after.each(async () => {
   for (const { child, exited, runtimeDir } of running.splice(0)) {

@@ -6,7 +6,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openProject } from '@foundry/project'
 import { serveConsole } from '../src/index.js'
-import { type ConsoleServer } from '../src/serve.js'
+import type { ConsoleServer } from '../src/serve.js'
 import { browserPath, launch, noBrowser, pageWithToken, seriousViolations } from './browser.js'
 import { cleanup, fillProject, startAppender, tempProject, writeRun } from './helpers.js'
 
@@ -70,7 +70,10 @@ maybe('keyboard reaches the search box and the results; a result opens its fact'
   assert.ok(reached, 'Tab reaches the search box')
   await page.keyboard.type('flyway deploy')
   await page.locator('.results li mark').first().waitFor()
-  assert.ok((await page.locator('.results mark').allTextContents()).some((t) => /^flyway$/i.test(t)), 'matched words are highlighted')
+  assert.ok(
+    (await page.locator('.results mark').allTextContents()).some((t) => /^flyway$/i.test(t)),
+    'matched words are highlighted',
+  )
   let onResult = false
   for (let i = 0; i < 6 && !onResult; i++) {
     await page.keyboard.press('Tab')
@@ -97,9 +100,12 @@ maybe('a supersede chain is followed from the oldest fact to the current one', a
   await page.locator('h1', { hasText: 'Flyway for schema migrations' }).waitFor()
   await page.locator('dd a', { hasText: chain[2]! }).click()
   await page.locator('h1', { hasText: 'never at application start' }).waitFor()
-  assert.equal(await page.locator('.timeline li').evaluateAll((lis) => lis.map((li) => li.querySelector('.mono')?.textContent)), chain)
+  assert.equal(
+    await page.locator('.timeline li').evaluateAll((lis) => lis.map((li) => li.querySelector('.mono')?.textContent)),
+    chain,
+  )
   assert.is(await page.locator('.timeline li[aria-current="step"] .mono').textContent(), chain[2])
-  assert.match(await page.locator('.details').textContent() ?? '', /alice/)
+  assert.match((await page.locator('.details').textContent()) ?? '', /alice/)
 })
 
 maybe('forget is refused with a read token and done with a write token', async () => {
@@ -110,7 +116,7 @@ maybe('forget is refused with a read token and done with a write token', async (
   await page.getByRole('button', { name: 'Forget…' }).click()
   await page.getByLabel('Why is it forgotten?').fill('billing moved to the ledger service')
   await page.getByRole('button', { name: `Forget ${target}` }).click()
-  assert.match(await page.getByRole('alert').textContent() ?? '', /token viewer has role read; this needs write/)
+  assert.match((await page.getByRole('alert').textContent()) ?? '', /token viewer has role read; this needs write/)
   await page.getByRole('button', { name: /^Access:/ }).click()
   await page.getByLabel('Access token').fill(WRITE)
   await page.getByRole('button', { name: 'Use' }).click()
@@ -153,7 +159,11 @@ maybe('the Review page: a write token accepts one proposal, rejects one, edits o
   const check = await openProject({ root })
   const all = (await check.kernel.review.list({ status: 'all' })).proposals.map((p) => [p.id, p.status, p.reason ?? ''])
   await check.close()
-  assert.equal(all, [['proposal-0001', 'accepted', ''], ['proposal-0002', 'rejected', 'numbered per year'], ['proposal-0003', 'proposed', '']])
+  assert.equal(all, [
+    ['proposal-0001', 'accepted', ''],
+    ['proposal-0002', 'rejected', 'numbered per year'],
+    ['proposal-0003', 'proposed', ''],
+  ])
 })
 
 maybe('a fact written by another writer appears on the open Memory page without a reload', async () => {
@@ -161,7 +171,11 @@ maybe('a fact written by another writer appears on the open Memory page without 
   await page.locator('.results li').first().waitFor()
   const writer = await openProject({ root })
   try {
-    await writer.kernel.memory.write({ title: 'Queue consumers must be idempotent', body: 'Messages can arrive twice; handle a repeat as a no-op.', type: 'convention' })
+    await writer.kernel.memory.write({
+      title: 'Queue consumers must be idempotent',
+      body: 'Messages can arrive twice; handle a repeat as a no-op.',
+      type: 'convention',
+    })
   } finally {
     await writer.close()
   }
@@ -182,7 +196,7 @@ maybe('edit from the fact page writes a new fact that supersedes it, by the writ
   await page.locator('h1', { hasText: 'with a stable type URI' }).waitFor()
   assert.not.match(page.url(), new RegExp(`${target}$`))
   assert.equal(await page.locator('.timeline li .badge').allTextContents(), ['superseded', 'active'])
-  assert.match(await page.locator('.details').textContent() ?? '', /author\s*bob/)
+  assert.match((await page.locator('.details').textContent()) ?? '', /author\s*bob/)
 })
 
 maybe('a hostile title and a javascript: link stay inert text', async () => {
@@ -192,8 +206,11 @@ maybe('a hostile title and a javascript: link stay inert text', async () => {
   const found = await page.evaluate(() => ({
     images: document.querySelectorAll('main img').length,
     scripts: [...document.querySelectorAll('script')].map((s) => s.getAttribute('src')),
-    handlers: [...document.querySelectorAll('*')].flatMap((el) => [...el.attributes].filter((a) => a.name.startsWith('on')).map((a) => `${el.tagName}.${a.name}`)),
-    jsLinks: [...document.querySelectorAll('a')].filter((a) => /^\s*javascript:/i.test(a.getAttribute('href') ?? '')).length,
+    handlers: [...document.querySelectorAll('*')].flatMap((el) =>
+      [...el.attributes].filter((a) => a.name.startsWith('on')).map((a) => `${el.tagName}.${a.name}`),
+    ),
+    jsLinks: [...document.querySelectorAll('a')].filter((a) => /^\s*javascript:/i.test(a.getAttribute('href') ?? ''))
+      .length,
   }))
   assert.equal(found, { images: 0, scripts: ['./app.js'], handlers: [], jsLinks: 0 })
   await page.goto(`${server.url}#/memory?status=all`)

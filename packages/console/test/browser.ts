@@ -2,8 +2,14 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { chromium, type Browser, type Page } from 'playwright-core'
 
-const INSTALL = 'install it with: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH to a Chromium or Chrome binary)'
-const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable']
+const INSTALL =
+  'install it with: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH to a Chromium or Chrome binary)'
+const CANDIDATES = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+]
 
 /** The browser the tests drive: `CHROMIUM_PATH`, else Debian's chromium; undefined when there is none. */
 export function browserPath(): string | undefined {
@@ -32,11 +38,25 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
 export async function seriousViolations(page: Page): Promise<string[]> {
   await page.evaluate(axeSource)
   const results = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, options: object): Promise<{ passes: unknown[]; violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            ctx: Document,
+            options: object,
+          ): Promise<{
+            passes: unknown[]
+            violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }>
+          }>
+        }
+      }
+    ).axe
     return axe.run(document, { resultTypes: ['violations'] })
   })
   if (!results.passes.length) throw new Error('axe-core ran no rule on the page')
-  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target)).slice(0, 200)}`)
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target)).slice(0, 200)}`)
 }
 
 /** A page that sends `token` (sessionStorage, set before the console's script runs). */

@@ -7,7 +7,9 @@ const project = await openProject({ root: root! })
 const log = `marbles/${id}`
 let seq = await project.storage.logEnd(log).then(async () => (await project.storage.readLog(log, 0)).entries.length)
 for await (const line of createInterface({ input: process.stdin })) {
-  await project.storage.appendLog(log, [JSON.stringify({ seq, at: Date.now(), type: 'log', level: 'info', message: line })])
+  await project.storage.appendLog(log, [
+    JSON.stringify({ seq, at: Date.now(), type: 'log', level: 'info', message: line }),
+  ])
   seq++
   process.stdout.write(`appended ${seq}\n`)
 }

@@ -15,7 +15,9 @@ export function consoleRoute(project: Project, tokens: TokenVerifier, hostnames:
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const path = (req.url ?? '/').split('?')[0]!
     if (path !== CONSOLE_PATH.slice(0, -1) && !path.startsWith(CONSOLE_PATH)) return false
-    handler ??= import('@foundry/console').then(({ createConsoleHandler }) => createConsoleHandler({ project, tokens, basePath: CONSOLE_PATH, hostnames }))
+    handler ??= import('@foundry/console').then(({ createConsoleHandler }) =>
+      createConsoleHandler({ project, tokens, basePath: CONSOLE_PATH, hostnames }),
+    )
     ;(await handler)(req, res)
     return true
   }

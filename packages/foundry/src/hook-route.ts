@@ -11,7 +11,12 @@ export const HOOKS_PATH = '/hooks/'
  * the per-prompt hooks (`SERVED_HOOKS`: they read memory) are served; they need the read role.
  */
 export function hookRoute(project: Project) {
-  return async (req: IncomingMessage, res: ServerResponse, principal: Principal, body: () => Promise<Buffer>): Promise<boolean> => {
+  return async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: Principal,
+    body: () => Promise<Buffer>,
+  ): Promise<boolean> => {
     const path = (req.url ?? '/').split('?')[0]!
     if (!path.startsWith(HOOKS_PATH)) return false
     const name = path.slice(HOOKS_PATH.length)

@@ -13,7 +13,10 @@ export interface StartedHooks {
  * session on it) and when listening fails: the failure is one line in `log`, never an error of the
  * MCP server, and the hooks then run in their own processes.
  */
-export async function startHookServer(project: Project, log: (line: string) => void): Promise<StartedHooks | undefined> {
+export async function startHookServer(
+  project: Project,
+  log: (line: string) => void,
+): Promise<StartedHooks | undefined> {
   try {
     const { serveHooks } = await import('@foundry/hooks')
     return await serveHooks(project)

@@ -44,7 +44,10 @@ for (const [what, breakIt] of breakages) {
     writeFileSync(path, breakIt(readFileSync(path, 'utf8')))
     const broken = readFileSync(path)
 
-    const write = cli(['write', '--title', 'Logs are JSON lines', '--body', 'One object a line.', '--type', 'convention'], { cwd: root })
+    const write = cli(
+      ['write', '--title', 'Logs are JSON lines', '--body', 'One object a line.', '--type', 'convention'],
+      { cwd: root },
+    )
     assert.is(write.code, 0, write.stderr)
     assert.match(write.stdout, /created: fact-0003/)
     // The write reads only its candidates (the write catalog); reading every fact meets the broken file and reports it.
@@ -62,7 +65,11 @@ test('a fact broken while a server runs: the same server gives the next write a 
     const path = factFile(root, 'fact-0002')
     writeFileSync(path, readFileSync(path, 'utf8').replace(/^type: convention$/m, 'type: conventionz'))
     const broken = readFileSync(path)
-    const written = await call(server.client, 'memory_write', { title: 'Logs are JSON lines', body: 'One object a line.', type: 'convention' })
+    const written = await call(server.client, 'memory_write', {
+      title: 'Logs are JSON lines',
+      body: 'One object a line.',
+      type: 'convention',
+    })
     assert.not.ok(written.isError, written.text)
     assert.match(written.text, /fact-0003/)
     assert.equal(readFileSync(path), broken)
@@ -86,7 +93,15 @@ test('a FIFO named like a fact hangs nothing: list and write answer, the FIFO is
   assert.match(list.stdout, /fact-0001/)
   assert.match(list.stderr, /fact-0003.*not a regular file/)
 
-  const write = bounded(['write', '--title', 'Logs are JSON lines', '--body', 'One object a line.', '--type', 'convention'])
+  const write = bounded([
+    'write',
+    '--title',
+    'Logs are JSON lines',
+    '--body',
+    'One object a line.',
+    '--type',
+    'convention',
+  ])
   assert.is(write.status, 0, write.stderr)
   assert.match(write.stdout, /created: fact-0004/, 'the id the FIFO holds is not given away')
   assert.ok(statSync(path).isFIFO(), 'the FIFO is left in place')

@@ -29,7 +29,10 @@ const STALLED_MS = 120_000
 async function answersTo(server: RawServer, ids: number[]) {
   const all = Promise.all(ids.map((id) => server.answer(id, 2 ** 31 - 1))) // the longest timer Node keeps: no time bound of its own
   let settled = false
-  void all.then(() => (settled = true), () => (settled = true))
+  void all.then(
+    () => (settled = true),
+    () => (settled = true),
+  )
   let seen = -1
   let since = Date.now()
   while (!settled) {
@@ -37,7 +40,9 @@ async function answersTo(server: RawServer, ids: number[]) {
     if (count !== seen) (seen = count), (since = Date.now())
     else if (Date.now() - since > STALLED_MS) {
       server.child.kill('SIGKILL') // its exit ends every wait
-      throw new Error(`no message from the server for ${STALLED_MS / 1000} s, ${count} received; stderr: ${server.stderr().slice(-500)}`)
+      throw new Error(
+        `no message from the server for ${STALLED_MS / 1000} s, ${count} received; stderr: ${server.stderr().slice(-500)}`,
+      )
     }
     await new Promise((r) => setTimeout(r, 100))
   }
@@ -61,18 +66,30 @@ for (const storage of ['fs', 'sqlite'] as const) {
       })
       const seeded = Array.from({ length: SEEDED }, (_, n) => toolCall(100_000 + n, 'memory_write', fact(n, 'one')))
       await server.send(...seeded)
-      for (const answer of await answersTo(server, seeded.map((m) => (m as { id: number }).id))) assert.not.ok(answer.result?.isError, textOf(answer))
+      for (const answer of await answersTo(
+        server,
+        seeded.map((m) => (m as { id: number }).id),
+      ))
+        assert.not.ok(answer.result?.isError, textOf(answer))
       const messages: object[] = []
       // Every third request rewrites a seeded fact (a superseding write), the others search.
       const writes = new Map<number, string>()
       for (let i = 1; i <= REQUESTS; i++) {
         if (i % 3 === 0) {
           writes.set(i, `Version two of ${i}`)
-          messages.push(toolCall(i, 'memory_write', { ...fact(i % SEEDED, 'two'), body: `Version two of ${i}: service s${i % SEEDED} retries with jitter.` }))
+          messages.push(
+            toolCall(i, 'memory_write', {
+              ...fact(i % SEEDED, 'two'),
+              body: `Version two of ${i}: service s${i % SEEDED} retries with jitter.`,
+            }),
+          )
         } else messages.push(toolCall(i, 'memory_search', { query: `service s${i % SEEDED} queue retries` }))
       }
       await server.send(...messages)
-      const answers = await answersTo(server, messages.map((_, i) => i + 1))
+      const answers = await answersTo(
+        server,
+        messages.map((_, i) => i + 1),
+      )
       assert.ok(server.alive(), `the server exited: ${server.stderr().slice(-800)}`)
       const peak = server.peakRssMiB()
       let acknowledged = 0
@@ -95,7 +112,9 @@ for (const storage of ['fs', 'sqlite'] as const) {
         const text = textOf(answer)
         if (answer.result?.isError) assert.match(text, /^memory_search refused: the server is busy/, text)
       }
-      console.log(`  burst (${storage}): ${REQUESTS} requests, ${acknowledged} writes acknowledged, ${busy} refused busy, peak RSS ${peak.toFixed(0)} MiB`)
+      console.log(
+        `  burst (${storage}): ${REQUESTS} requests, ${acknowledged} writes acknowledged, ${busy} refused busy, peak RSS ${peak.toFixed(0)} MiB`,
+      )
       assert.ok(peak < RSS_LIMIT_MIB, `peak RSS ${peak.toFixed(0)} MiB`)
       const { code } = await server.close()
       assert.is(code, 0, server.stderr())
@@ -117,27 +136,38 @@ for (const storage of ['fs', 'sqlite'] as const) {
 const busy = suite('burst: the bound on work in flight')
 busy.after(cleanup)
 
-busy('past running + waiting, a tool call is refused as busy at once, before any work; the rest are served', async () => {
-  const project = await openProject({ root: tempProject() })
-  const server = createServer({ kernel: project.kernel, log: () => {}, limits: { running: 1, waiting: 3 } })
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  await server.connect(serverSide)
-  const client = new Client({ name: 'burst', version: '1' })
-  await client.connect(clientSide)
-  try {
-    const results = (await Promise.all(
-      Array.from({ length: 12 }, (_, i) => client.callTool({ name: 'memory_write', arguments: { title: `Limit rule ${i} is kept`, body: `Body ${i}.`, type: 'convention' } })),
-    )) as CallToolResult[]
-    const texts = results.map((r) => (r.content[0] as { text: string }).text)
-    const refused = texts.filter((t) => t.startsWith('memory_write refused: the server is busy'))
-    assert.is(refused.length, 8, texts.join('\n'))
-    assert.match(refused[0]!, /^memory_write refused: the server is busy \(4 requests in flight, the limit is 4\); nothing was done: retry in a moment$/)
-    assert.is(texts.filter((t) => t.startsWith('created: fact-')).length, 4)
-    assert.is((await project.kernel.memory.list({ status: 'all' })).length, 4, 'the refused writes wrote nothing')
-  } finally {
-    await client.close()
-    await project.close()
-  }
-})
+busy(
+  'past running + waiting, a tool call is refused as busy at once, before any work; the rest are served',
+  async () => {
+    const project = await openProject({ root: tempProject() })
+    const server = createServer({ kernel: project.kernel, log: () => {}, limits: { running: 1, waiting: 3 } })
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await server.connect(serverSide)
+    const client = new Client({ name: 'burst', version: '1' })
+    await client.connect(clientSide)
+    try {
+      const results = (await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          client.callTool({
+            name: 'memory_write',
+            arguments: { title: `Limit rule ${i} is kept`, body: `Body ${i}.`, type: 'convention' },
+          }),
+        ),
+      )) as CallToolResult[]
+      const texts = results.map((r) => (r.content[0] as { text: string }).text)
+      const refused = texts.filter((t) => t.startsWith('memory_write refused: the server is busy'))
+      assert.is(refused.length, 8, texts.join('\n'))
+      assert.match(
+        refused[0]!,
+        /^memory_write refused: the server is busy \(4 requests in flight, the limit is 4\); nothing was done: retry in a moment$/,
+      )
+      assert.is(texts.filter((t) => t.startsWith('created: fact-')).length, 4)
+      assert.is((await project.kernel.memory.list({ status: 'all' })).length, 4, 'the refused writes wrote nothing')
+    } finally {
+      await client.close()
+      await project.close()
+    }
+  },
+)
 
 busy.run()

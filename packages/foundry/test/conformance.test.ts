@@ -6,7 +6,10 @@ import { startHttp } from './http-helpers.js'
 import { FOUNDRY_EXPECTED, GENERIC_SCENARIOS, runScenario, withBearer } from './conformance/run.js'
 
 test('foundry mcp --http passes the generic server scenarios, bar the expected failures (each with its reason)', async () => {
-  const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', tempProject()], { FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_TOKENS: undefined })
+  const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', tempProject()], {
+    FOUNDRY_HOOK_SERVER: 'off',
+    FOUNDRY_TOKENS: undefined,
+  })
   const proxy = await withBearer(server.url, server.localToken()!) // the suite sends no token; the server requires its local one
   try {
     for (const scenario of GENERIC_SCENARIOS) {

@@ -32,7 +32,10 @@ function world(storage: 'fs' | 'sqlite'): World {
   mkdirSync(root)
   mkdirSync(outside)
   writeFileSync(join(outside, 'secret.txt'), `${SECRET}\n`)
-  writeFileSync(join(outside, 'secret.json'), JSON.stringify({ title: SECRET, severity: SECRET, summary: SECRET, failureScenario: SECRET }))
+  writeFileSync(
+    join(outside, 'secret.json'),
+    JSON.stringify({ title: SECRET, severity: SECRET, summary: SECRET, failureScenario: SECRET }),
+  )
   assert.is(cli(['init', '--storage', storage], { cwd: root }).code, 0)
   symlinkSync(join(outside, 'secret.json'), join(root, 'link.json'))
   symlinkSync(outside, join(root, 'linkdir'))
@@ -72,7 +75,9 @@ interface Case {
 function hook(name: string, event: object, env: Record<string, string> = {}): Promise<string> {
   const { FOUNDRY_ROOT, CLAUDE_PROJECT_DIR, ...inherited } = process.env
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [HOOK_BIN, name], { env: { ...inherited, FOUNDRY_HOOK_SERVER: 'off', ...env } })
+    const child = spawn(process.execPath, [HOOK_BIN, name], {
+      env: { ...inherited, FOUNDRY_HOOK_SERVER: 'off', ...env },
+    })
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     child.stderr.on('data', (d) => (out += d))
@@ -126,26 +131,82 @@ function cases(w: World, server: () => RawServer, storage: 'fs' | 'sqlite'): Cas
     ['symlinked wave folder', 'evil'],
   ]
   const out: Case[] = []
-  for (const [attack, path] of paths) out.push({ surface: 'tool', input: 'contract_validate.path', attack, run: tool('contract_validate', { schema: 'finding.v1', path }) })
+  for (const [attack, path] of paths)
+    out.push({
+      surface: 'tool',
+      input: 'contract_validate.path',
+      attack,
+      run: tool('contract_validate', { schema: 'finding.v1', path }),
+    })
   for (const [attack, name] of names) {
-    out.push({ surface: 'tool', input: 'blackboard_write.wave', attack, run: tool('blackboard_write', { wave: name, agent: 'a', schema: 'finding.v1', data: finding }) })
-    out.push({ surface: 'tool', input: 'blackboard_write.agent', attack, run: tool('blackboard_write', { wave: 'w', agent: name, schema: 'finding.v1', data: finding }) })
-    out.push({ surface: 'tool', input: 'blackboard_read.wave', attack, run: tool('blackboard_read', { wave: name, full: true }) })
-    out.push({ surface: 'tool', input: 'blackboard_read.agent', attack, run: tool('blackboard_read', { wave: 'w', agent: name, full: true }) })
+    out.push({
+      surface: 'tool',
+      input: 'blackboard_write.wave',
+      attack,
+      run: tool('blackboard_write', { wave: name, agent: 'a', schema: 'finding.v1', data: finding }),
+    })
+    out.push({
+      surface: 'tool',
+      input: 'blackboard_write.agent',
+      attack,
+      run: tool('blackboard_write', { wave: 'w', agent: name, schema: 'finding.v1', data: finding }),
+    })
+    out.push({
+      surface: 'tool',
+      input: 'blackboard_read.wave',
+      attack,
+      run: tool('blackboard_read', { wave: name, full: true }),
+    })
+    out.push({
+      surface: 'tool',
+      input: 'blackboard_read.agent',
+      attack,
+      run: tool('blackboard_read', { wave: 'w', agent: name, full: true }),
+    })
     out.push({ surface: 'tool', input: 'runbook_get.slug', attack, run: tool('runbook_get', { slug: name }) })
-    out.push({ surface: 'tool', input: 'memory_forget.id', attack, run: tool('memory_forget', { id: name, reason: 'r' }) })
-    out.push({ surface: 'tool', input: 'memory_search.scope', attack, run: tool('memory_search', { query: 'secret', scope: `module:${name}` }) })
-    out.push({ surface: 'tool', input: 'blackboard_write.schema', attack, run: tool('blackboard_write', { wave: 'w', agent: 'a', schema: name, data: finding }) })
+    out.push({
+      surface: 'tool',
+      input: 'memory_forget.id',
+      attack,
+      run: tool('memory_forget', { id: name, reason: 'r' }),
+    })
+    out.push({
+      surface: 'tool',
+      input: 'memory_search.scope',
+      attack,
+      run: tool('memory_search', { query: 'secret', scope: `module:${name}` }),
+    })
+    out.push({
+      surface: 'tool',
+      input: 'blackboard_write.schema',
+      attack,
+      run: tool('blackboard_write', { wave: 'w', agent: 'a', schema: name, data: finding }),
+    })
   }
-  out.push({ surface: 'tool', input: 'runbook_get.slug', attack: 'symlinked runbook file', run: tool('runbook_get', { slug: 'leak' }) })
+  out.push({
+    surface: 'tool',
+    input: 'runbook_get.slug',
+    attack: 'symlinked runbook file',
+    run: tool('runbook_get', { slug: 'leak' }),
+  })
   for (const [attack, suffix] of [
     ['../', `../../${rel}/secret`],
     ['encoded separators', '%2e%2e%2f%2e%2e%2foutside%2fsecret'],
     ['absolute', w.outside],
     ['symlinked runbook file', 'leak'],
   ] as const)
-    out.push({ surface: 'resource', input: 'foundry://runbooks/<slug>', attack, run: resource(`foundry://runbooks/${suffix}`) })
-  out.push({ surface: 'resource', input: 'uri', attack: 'file URL', run: resource(`file://${join(w.outside, 'secret.txt')}`) })
+    out.push({
+      surface: 'resource',
+      input: 'foundry://runbooks/<slug>',
+      attack,
+      run: resource(`foundry://runbooks/${suffix}`),
+    })
+  out.push({
+    surface: 'resource',
+    input: 'uri',
+    attack: 'file URL',
+    run: resource(`file://${join(w.outside, 'secret.txt')}`),
+  })
   // CLI arguments (the CLI runs as its user, who may read any file: containment is about where it writes).
   for (const [attack, name] of names.slice(0, 5)) {
     out.push({
@@ -160,24 +221,73 @@ function cases(w: World, server: () => RawServer, storage: 'fs' | 'sqlite'): Cas
     })
   }
   // Hook events.
-  const event = (extra: object) => ({ session_id: 's', transcript_path: join(w.outside, 'secret.txt'), cwd: w.root, hook_event_name: 'SubagentStop', permission_mode: 'default', ...extra })
+  const event = (extra: object) => ({
+    session_id: 's',
+    transcript_path: join(w.outside, 'secret.txt'),
+    cwd: w.root,
+    hook_event_name: 'SubagentStop',
+    permission_mode: 'default',
+    ...extra,
+  })
   for (const [attack, name] of names) {
     out.push({
       surface: 'hook',
       input: 'subagent-firewall agent_type / agent_id',
       attack,
-      run: () => hook('subagent-firewall', event({ stop_hook_active: false, agent_id: name, agent_type: name, agent_transcript_path: join(w.outside, 'secret.txt'), last_assistant_message: 'word '.repeat(4000) })),
+      run: () =>
+        hook(
+          'subagent-firewall',
+          event({
+            stop_hook_active: false,
+            agent_id: name,
+            agent_type: name,
+            agent_transcript_path: join(w.outside, 'secret.txt'),
+            last_assistant_message: 'word '.repeat(4000),
+          }),
+        ),
     })
   }
-  out.push({ surface: 'hook', input: 'prompt-context cwd', attack: '../', run: () => hook('prompt-context', { ...event({}), hook_event_name: 'UserPromptSubmit', cwd: join(w.root, '..', 'outside'), prompt: 'what is the secret of the project?' }) })
-  out.push({ surface: 'hook', input: 'precompact transcript_path', attack: 'absolute', run: () => hook('precompact', { ...event({}), hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' }) })
-  out.push({ surface: 'hook', input: 'session-start cwd', attack: 'symlinked folder', run: () => hook('session-start', { ...event({}), hook_event_name: 'SessionStart', cwd: join(w.root, 'linkdir'), source: 'startup' }) })
+  out.push({
+    surface: 'hook',
+    input: 'prompt-context cwd',
+    attack: '../',
+    run: () =>
+      hook('prompt-context', {
+        ...event({}),
+        hook_event_name: 'UserPromptSubmit',
+        cwd: join(w.root, '..', 'outside'),
+        prompt: 'what is the secret of the project?',
+      }),
+  })
+  out.push({
+    surface: 'hook',
+    input: 'precompact transcript_path',
+    attack: 'absolute',
+    run: () =>
+      hook('precompact', { ...event({}), hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' }),
+  })
+  out.push({
+    surface: 'hook',
+    input: 'session-start cwd',
+    attack: 'symlinked folder',
+    run: () =>
+      hook('session-start', {
+        ...event({}),
+        hook_event_name: 'SessionStart',
+        cwd: join(w.root, 'linkdir'),
+        source: 'startup',
+      }),
+  })
   // Config keys.
   if (storage === 'sqlite')
     for (const [attack, path, skip] of [
       ['../', `../${rel}/evil.db`, undefined],
       ['symlinked folder', 'linkdir/evil.db', undefined],
-      ['absolute', join(w.outside, 'evil.db'), 'by design: an absolute storage path is the config author\'s explicit choice of a place outside the project (adapter-sqlite contain.ts)'],
+      [
+        'absolute',
+        join(w.outside, 'evil.db'),
+        "by design: an absolute storage path is the config author's explicit choice of a place outside the project (adapter-sqlite contain.ts)",
+      ],
     ] as const)
       out.push({
         surface: 'config',
@@ -225,12 +335,21 @@ for (const storage of ['fs', 'sqlite'] as const) {
       if (/\bHOME=\//.test(seen)) problems.push('leaked the environment')
       if (seen.startsWith('ERROR no answer')) problems.push('hung')
       const after = snapshot(w.outside)
-      if (after !== before) problems.push(`changed outside: ${after.split('\n').filter((l) => !before.split('\n').includes(l)).join(', ')}`)
-      if (problems.length) (c.skip ? known : escapes).push(`${label}: ${problems.join('; ')}${c.skip ? ` (known: ${c.skip})` : ''}`)
+      if (after !== before)
+        problems.push(
+          `changed outside: ${after
+            .split('\n')
+            .filter((l) => !before.split('\n').includes(l))
+            .join(', ')}`,
+        )
+      if (problems.length)
+        (c.skip ? known : escapes).push(`${label}: ${problems.join('; ')}${c.skip ? ` (known: ${c.skip})` : ''}`)
       before = after // each case is judged on what it changed itself
     }
     await server.close()
-    console.log(`  containment (${storage}): ${table.length} cases tried, ${escapes.length} escapes${known.length ? `, ${known.length} known gaps` : ''}`)
+    console.log(
+      `  containment (${storage}): ${table.length} cases tried, ${escapes.length} escapes${known.length ? `, ${known.length} known gaps` : ''}`,
+    )
     for (const line of known) console.log(`    known gap: ${line}`)
     assert.equal(escapes, [], escapes.join('\n'))
   })

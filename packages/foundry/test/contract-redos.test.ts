@@ -32,11 +32,18 @@ test('foundry mcp answers contract_validate on every crafted string, and answers
   const root = project()
   const server = await connect(root)
   try {
-    const result = await server.client.callTool({ name: 'contract_validate', arguments: { schema: 'names.v1', data: crafted } }, undefined, { timeout: 60_000 })
+    const result = await server.client.callTool(
+      { name: 'contract_validate', arguments: { schema: 'names.v1', data: crafted } },
+      undefined,
+      { timeout: 60_000 },
+    )
     const text = (result.content as Array<{ text: string }>)[0]!.text
     assert.match(text, /^INVALID against names\.v1/)
     for (const field of ['p0', 'p1', 'p2', 'p3']) assert.match(text, new RegExp(`- ${field} has the wrong form`))
-    assert.match((await call(server.client, 'contract_validate', { schema: 'names.v1', data: { p0: 'abc1', p3: 'abc' } })).text, /^VALID/)
+    assert.match(
+      (await call(server.client, 'contract_validate', { schema: 'names.v1', data: { p0: 'abc1', p3: 'abc' } })).text,
+      /^VALID/,
+    )
   } finally {
     await server.close()
   }
@@ -46,7 +53,12 @@ test('foundry validate answers from a file of crafted strings', () => {
   const root = project()
   const file = join(root, 'artifact.json')
   writeFileSync(file, JSON.stringify(crafted))
-  const run = spawnSync(process.execPath, [BIN, 'validate', 'names.v1', file], { cwd: root, encoding: 'utf8', timeout: 60_000, input: '' })
+  const run = spawnSync(process.execPath, [BIN, 'validate', 'names.v1', file], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+    input: '',
+  })
   assert.is(run.signal, null, 'foundry validate hung')
   assert.is(run.status, 1, run.stdout + run.stderr)
   assert.match(run.stdout, /INVALID against names\.v1/)

@@ -48,7 +48,10 @@ test('foundry init in a subfolder of a project makes a new, nested project there
   mkdirSync(sub, { recursive: true })
   const init = cli(['init'], { cwd: sub })
   assert.is(init.code, 0, init.stderr)
-  assert.match(init.stdout, `Initialised ${join(sub, '.foundry')} (storage fs)\nThis is a new project nested inside the one at ${root}: commands under ${sub} now use it.\n`)
+  assert.match(
+    init.stdout,
+    `Initialised ${join(sub, '.foundry')} (storage fs)\nThis is a new project nested inside the one at ${root}: commands under ${sub} now use it.\n`,
+  )
   assert.ok(existsSync(join(sub, '.foundry', 'config.json')))
   assert.is(JSON.parse(cli(['init', '--json'], { cwd: sub }).stdout).created, false)
 })
@@ -58,8 +61,15 @@ test('foundry init rewrites a config.json of the old shape in the current one, i
   const file = join(root, '.foundry', 'config.json')
   const init = cli(['init'], { cwd: root })
   assert.is(init.code, 0, init.stderr)
-  assert.match(init.stdout, `Already initialised: ${file} (storage fs)\nRewrote ${file} in the current shape: "storage" and "retrieval" are { "kind": …, …options }.\nRebuilt `)
-  assert.equal(JSON.parse(readFileSync(file, 'utf8')), { storage: { kind: 'fs' }, retrieval: { kind: 'fts' }, indexTokenBudget: 3000 })
+  assert.match(
+    init.stdout,
+    `Already initialised: ${file} (storage fs)\nRewrote ${file} in the current shape: "storage" and "retrieval" are { "kind": …, …options }.\nRebuilt `,
+  )
+  assert.equal(JSON.parse(readFileSync(file, 'utf8')), {
+    storage: { kind: 'fs' },
+    retrieval: { kind: 'fts' },
+    indexTokenBudget: 3000,
+  })
 })
 
 test('foundry mcp outside a project starts and initializes, answers each tool with the error, creates nothing, and works once initialised', async () => {

@@ -49,7 +49,10 @@ test('doctor lists each problem (exit 1); --fix repairs them, quarantines the br
 
   // A stale lock: its owner file names a process that is gone.
   mkdirSync(join(data, 'cache', 'write.lock'), { recursive: true })
-  writeFileSync(join(data, 'cache', 'write.lock', 'owner'), JSON.stringify({ host: hostname(), pid: dead, start: '', token: 'x' }))
+  writeFileSync(
+    join(data, 'cache', 'write.lock', 'owner'),
+    JSON.stringify({ host: hostname(), pid: dead, start: '', token: 'x' }),
+  )
   // Temporary files of killed writers.
   writeFileSync(join(data, 'memory', 'facts', `.fact-0004.md.${dead}-1ab.tmp`), 'half a fact')
   writeFileSync(join(data, 'memory', `.INDEX.md.${dead}.tmp`), 'half an index')
@@ -67,12 +70,27 @@ test('doctor lists each problem (exit 1); --fix repairs them, quarantines the br
   const check = cli(['doctor'], { cwd: root })
   assert.is(check.code, 1, check.stdout + check.stderr)
   const lines = check.stdout.trim().split('\n')
-  assert.ok(lines.some((l) => /^problem: lock: stale write lock/.test(l)), check.stdout)
+  assert.ok(
+    lines.some((l) => /^problem: lock: stale write lock/.test(l)),
+    check.stdout,
+  )
   assert.is(lines.filter((l) => l.startsWith('problem: temp: ')).length, 3, check.stdout)
-  assert.ok(lines.some((l) => /^problem: cache: record cache .*facts\.records\.json/.test(l)), check.stdout)
-  assert.ok(lines.some((l) => /^problem: fact: unreadable fact fact-0004/.test(l)), check.stdout)
-  assert.ok(lines.some((l) => /^problem: index: INDEX\.md is out of date/.test(l)), check.stdout)
-  assert.ok(lines.some((l) => l.startsWith('problem: snapshot: ')), check.stdout)
+  assert.ok(
+    lines.some((l) => /^problem: cache: record cache .*facts\.records\.json/.test(l)),
+    check.stdout,
+  )
+  assert.ok(
+    lines.some((l) => /^problem: fact: unreadable fact fact-0004/.test(l)),
+    check.stdout,
+  )
+  assert.ok(
+    lines.some((l) => /^problem: index: INDEX\.md is out of date/.test(l)),
+    check.stdout,
+  )
+  assert.ok(
+    lines.some((l) => l.startsWith('problem: snapshot: ')),
+    check.stdout,
+  )
   assert.match(lines.at(-1)!, /to fix \(run foundry doctor --fix\)/)
   // Reporting changed nothing.
   assert.ok(existsSync(join(data, 'cache', 'write.lock', 'owner')))
@@ -82,8 +100,15 @@ test('doctor lists each problem (exit 1); --fix repairs them, quarantines the br
   const fix = cli(['doctor', '--fix'], { cwd: root })
   assert.is(fix.code, 0, fix.stdout + fix.stderr)
   const fixed = fix.stdout.trim().split('\n')
-  for (const check of ['lock', 'temp', 'cache', 'snapshot', 'fact', 'index']) assert.ok(fixed.some((l) => l.startsWith(`fixed: ${check}: `)), `${check}: ${fix.stdout}`)
-  assert.not.ok(fixed.some((l) => /^(problem|unfixable):/.test(l)), fix.stdout)
+  for (const check of ['lock', 'temp', 'cache', 'snapshot', 'fact', 'index'])
+    assert.ok(
+      fixed.some((l) => l.startsWith(`fixed: ${check}: `)),
+      `${check}: ${fix.stdout}`,
+    )
+  assert.not.ok(
+    fixed.some((l) => /^(problem|unfixable):/.test(l)),
+    fix.stdout,
+  )
   assert.not.ok(existsSync(join(data, 'cache', 'write.lock')))
   assert.not.ok(existsSync(join(data, 'memory', `.INDEX.md.${dead}.tmp`)))
   assert.not.ok(existsSync(join(data, 'memory', 'facts', `.fact-0004.md.${dead}-1ab.tmp`)))
@@ -92,7 +117,10 @@ test('doctor lists each problem (exit 1); --fix repairs them, quarantines the br
   const quarantined = join(data, 'quarantine', 'fact-0004.md')
   assert.is(readFileSync(quarantined, 'utf8'), '---\nid: [unclosed\n---\nnot a fact\n')
   assert.match(readFileSync(`${quarantined}.reason.txt`, 'utf8'), /cannot be read as a fact: /)
-  assert.ok(fixed.some((l) => l.includes(quarantined)), 'the fix names where the fact went')
+  assert.ok(
+    fixed.some((l) => l.includes(quarantined)),
+    'the fix names where the fact went',
+  )
   assert.not.ok(existsSync(join(data, 'memory', 'facts', 'fact-0004.md')))
   // No other fact lost; the index lists them again.
   assert.equal(ids(root), before)
@@ -111,9 +139,15 @@ test('a live lock holder is reported and left alone; --json gives the findings',
   writeFileSync(join(lock, 'owner'), JSON.stringify({ host: hostname(), pid: process.pid, start: '', token: 'x' }))
   const out = cli(['doctor', '--fix', '--json'], { cwd: root })
   assert.is(out.code, 0, out.stdout + out.stderr)
-  const report = JSON.parse(out.stdout) as { healthy: boolean; findings: Array<{ status: string; check: string; message: string }> }
+  const report = JSON.parse(out.stdout) as {
+    healthy: boolean
+    findings: Array<{ status: string; check: string; message: string }>
+  }
   assert.ok(report.healthy)
-  assert.ok(report.findings.some((f) => f.status === 'note' && f.check === 'lock' && /running: left alone/.test(f.message)), out.stdout)
+  assert.ok(
+    report.findings.some((f) => f.status === 'note' && f.check === 'lock' && /running: left alone/.test(f.message)),
+    out.stdout,
+  )
   assert.ok(existsSync(join(lock, 'owner')))
 })
 

@@ -46,7 +46,10 @@ export function connect(root: string, extraArgs: string[] = [], env?: Record<str
 }
 
 /** `foundry mcp <args>` started in `cwd` (as a client starts it from .mcp.json), connected with the SDK client. */
-export async function connectWith(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Connection> {
+export async function connectWith(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<Connection> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', ...args],
@@ -68,9 +71,14 @@ export async function connectWith(args: string[], options: { cwd?: string; env?:
 export async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult
   const output = KERNEL_TOOLS.find((row) => row.name === name)?.output
-  if (output && result.structuredContent !== undefined) validator(output).parse(result.structuredContent, `${name} structuredContent`)
+  if (output && result.structuredContent !== undefined)
+    validator(output).parse(result.structuredContent, `${name} structuredContent`)
   const first = result.content[0]
-  return { text: first?.type === 'text' ? first.text : '', structured: result.structuredContent as Record<string, any> | undefined, isError: result.isError === true }
+  return {
+    text: first?.type === 'text' ? first.text : '',
+    structured: result.structuredContent as Record<string, any> | undefined,
+    isError: result.isError === true,
+  }
 }
 
 export interface CliResult {
@@ -80,7 +88,10 @@ export interface CliResult {
 }
 
 /** Run the `foundry` bin to completion in `cwd`. */
-export function cli(args: string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): CliResult {
+export function cli(
+  args: string[],
+  options: { cwd?: string; input?: string; env?: Record<string, string> } = {},
+): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? tempDir(), // a folder of its own: nothing another process leaves in the shared one is found
     input: options.input ?? '',
@@ -129,7 +140,7 @@ export const finding = {
   title: 'Orders endpoint lacks access control',
   severity: 'high',
   summary: 'Six findings, two high. Access control on /api/orders is the blocking one.',
-  failureScenario: 'A signed-in customer requests /api/orders/42 and reads another customer\'s order.',
+  failureScenario: "A signed-in customer requests /api/orders/42 and reads another customer's order.",
 }
 
 /** The text of a resource (every foundry resource is one markdown text). */

@@ -11,7 +11,11 @@ const TOKENS = 'rita:read:read-secret-1,wanda:write:write-secret-2'
 const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` })
 const running: HttpProcess[] = []
 const serve = async (env: Record<string, string>) => {
-  const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', tempProject()], { FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_TOKENS: TOKENS, ...env })
+  const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', tempProject()], {
+    FOUNDRY_HOOK_SERVER: 'off',
+    FOUNDRY_TOKENS: TOKENS,
+    ...env,
+  })
   running.push(server)
   return server
 }
@@ -26,10 +30,25 @@ async function initialize(url: string, secret: string, clientName = 'raw'): Prom
   const message = { ...INITIALIZE, params: { ...INITIALIZE.params, clientInfo: { name: clientName, version: '1' } } }
   const answer = await new Promise<{ status: number; id: string | undefined }>((resolve, reject) => {
     const target = new URL(url)
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...bearer(secret) } }, (res) => {
-      res.resume()
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, id: res.headers['mcp-session-id'] as string | undefined }))
-    })
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...bearer(secret),
+        },
+      },
+      (res) => {
+        res.resume()
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, id: res.headers['mcp-session-id'] as string | undefined }),
+        )
+      },
+    )
     req.on('error', reject)
     req.end(JSON.stringify(message))
   })
@@ -39,7 +58,11 @@ async function initialize(url: string, secret: string, clientName = 'raw'): Prom
 }
 
 const ping = (url: string, secret: string, session: string) =>
-  rawPost(url, { jsonrpc: '2.0', id: 2, method: 'ping' }, { ...bearer(secret), 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' })
+  rawPost(
+    url,
+    { jsonrpc: '2.0', id: 2, method: 'ping' },
+    { ...bearer(secret), 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+  )
 
 test('one read token opening more sessions than its cap: its oldest idle ones are evicted (404, initialize again), and a writer still gets in', async () => {
   const server = await serve({ FOUNDRY_HTTP_SESSIONS: '6', FOUNDRY_HTTP_SESSIONS_PER_TOKEN: '4' })
@@ -48,9 +71,13 @@ test('one read token opening more sessions than its cap: its oldest idle ones ar
   const evicted = await ping(server.url, 'read-secret-1', ids[0]!)
   assert.is(evicted.status, 404, evicted.body)
   assert.match(evicted.body, /Session not found: initialize again/)
-  for (const id of ids.slice(-4)) assert.is((await ping(server.url, 'read-secret-1', id)).status, 200, 'the newest four are kept')
+  for (const id of ids.slice(-4))
+    assert.is((await ping(server.url, 'read-secret-1', id)).status, 200, 'the newest four are kept')
   const writer = await httpClient(server.url, 'write-secret-2')
-  const written = (await writer.callTool({ name: 'memory_write', arguments: { title: 'Writers get in', body: 'A greedy reader cannot fill the table.', type: 'convention' } })) as CallToolResult
+  const written = (await writer.callTool({
+    name: 'memory_write',
+    arguments: { title: 'Writers get in', body: 'A greedy reader cannot fill the table.', type: 'convention' },
+  })) as CallToolResult
   assert.not.ok(written.isError, JSON.stringify(written.content))
   await writer.close()
   const again = await initialize(server.url, 'read-secret-1', 'x'.repeat(1024 * 1024)) // a huge client name is accepted (and kept short)
@@ -63,14 +90,30 @@ test('a full table makes room from its largest holder: another token still gets 
   for (let i = 0; i < 4; i++) ids.push(await initialize(server.url, 'read-secret-1'))
   const writer = await initialize(server.url, 'write-secret-2')
   assert.is((await ping(server.url, 'write-secret-2', writer)).status, 200)
-  assert.is((await ping(server.url, 'read-secret-1', ids[0]!)).status, 404, 'the oldest idle session of the largest holder made room')
+  assert.is(
+    (await ping(server.url, 'read-secret-1', ids[0]!)).status,
+    404,
+    'the oldest idle session of the largest holder made room',
+  )
   for (const id of ids.slice(1)) assert.is((await ping(server.url, 'read-secret-1', id)).status, 200)
 })
 
 /** A POST of `length` declared bytes, of which only the first byte is sent once the server has taken it in (100-continue): `finish()` sends the rest. */
 async function holdBody(url: string, secret: string, length: number) {
   const target = new URL(url)
-  const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(length), expect: '100-continue', ...bearer(secret) } })
+  const req = request({
+    host: target.hostname,
+    port: target.port,
+    path: target.pathname,
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'content-length': String(length),
+      expect: '100-continue',
+      ...bearer(secret),
+    },
+  })
   const answered = new Promise<number>((resolve, reject) => {
     req.on('response', (res) => {
       res.resume()
@@ -97,7 +140,8 @@ test('a second large body from one token while one is in flight is refused (429)
   held.finish()
   assert.is(await held.answered, 400, 'the held body is read once sent (it is not an initialize)')
   let after = 0
-  for (let i = 0; i < 200 && after !== 400; i++) after = (await rawPost(server.url, { pad: 'w'.repeat(size - 20) }, bearer('read-secret-1'))).status
+  for (let i = 0; i < 200 && after !== 400; i++)
+    after = (await rawPost(server.url, { pad: 'w'.repeat(size - 20) }, bearer('read-secret-1'))).status
   assert.is(after, 400, 'once the first body is done, the token may send another')
 })
 

@@ -24,10 +24,17 @@ export interface HttpProcess {
  * Spawn `node <bin> <args>` and wait (at most 20 s) for its "serving MCP over HTTP at <url>" line. The
  * server's XDG_RUNTIME_DIR is a fresh private folder (removed when it stops) unless `env` sets one.
  */
-export async function startHttp(bin: string, args: string[], env: Record<string, string | undefined> = {}): Promise<HttpProcess> {
+export async function startHttp(
+  bin: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<HttpProcess> {
   const own = env.XDG_RUNTIME_DIR === undefined ? mkdtempSync(join(tmpdir(), 'foundry-runtime-')) : undefined
   const runtimeDir = env.XDG_RUNTIME_DIR ?? own!
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir, ...env } })
+  const child = spawn(process.execPath, [bin, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir, ...env },
+  })
   let stderr = ''
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   child.stdout!.on('data', () => {})
@@ -68,18 +75,32 @@ export async function startHttp(bin: string, args: string[], env: Record<string,
 
 /** The SDK's own client over Streamable HTTP, with a bearer token when given. */
 export async function httpClient(url: string, token?: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {})
+  const transport = new StreamableHTTPClientTransport(
+    new URL(url),
+    token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {},
+  )
   const client = new Client({ name: 'foundry-http-test', version: '1.0.0' })
   await client.connect(transport)
   return client
 }
 
 /** One raw HTTP request (node:http, so any Host header can be sent): the status and the body. */
-export function rawPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export function rawPost(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   const target = new URL(url)
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, timeout: 10_000 },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        timeout: 10_000,
+      },
       (res) => {
         let text = ''
         res.on('data', (d: Buffer) => (text += d.toString()))
@@ -92,4 +113,9 @@ export function rawPost(url: string, body: unknown, headers: Record<string, stri
   })
 }
 
-export const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }
+export const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+}

@@ -19,16 +19,31 @@ const running: HttpProcess[] = []
 async function projectWith(title: string): Promise<string> {
   const root = tempProject({})
   const project = await openProject({ root })
-  await project.kernel.memory.write({ type: 'risk', title, body: 'Stripe retries webhook deliveries for three days.\nWhy: at-least-once delivery.\nHow to apply: make the stripe webhook handler idempotent.' })
+  await project.kernel.memory.write({
+    type: 'risk',
+    title,
+    body: 'Stripe retries webhook deliveries for three days.\nWhy: at-least-once delivery.\nHow to apply: make the stripe webhook handler idempotent.',
+  })
   await project.close()
   return root
 }
 
 function promptHook(cwd: string, env: Record<string, string>) {
-  const input = { session_id: 's', transcript_path: join(cwd, 't.jsonl'), cwd, hook_event_name: 'UserPromptSubmit', prompt: PROMPT }
+  const input = {
+    session_id: 's',
+    transcript_path: join(cwd, 't.jsonl'),
+    cwd,
+    hook_event_name: 'UserPromptSubmit',
+    prompt: PROMPT,
+  }
   const { FOUNDRY_ROOT, CLAUDE_PROJECT_DIR, FOUNDRY_URL, FOUNDRY_TOKEN, ...inherited } = process.env
   const start = performance.now()
-  const run = spawnSync(process.execPath, [HOOK_BIN, 'prompt-context'], { input: JSON.stringify(input), encoding: 'utf8', env: { ...inherited, FOUNDRY_HOOK_SERVER: 'off', ...env }, timeout: 20_000 })
+  const run = spawnSync(process.execPath, [HOOK_BIN, 'prompt-context'], {
+    input: JSON.stringify(input),
+    encoding: 'utf8',
+    env: { ...inherited, FOUNDRY_HOOK_SERVER: 'off', ...env },
+    timeout: 20_000,
+  })
   return { ...run, ms: performance.now() - start }
 }
 
@@ -49,7 +64,10 @@ test('foundry-hook prompt-context answered by a team server: its memory, not the
   assert.match(answered.stdout, TEAM_FACT)
   assert.is(answered.stderr, '')
   // Without /mcp too.
-  assert.match(promptHook(elsewhere, { FOUNDRY_URL: server.url.replace(/\/mcp$/, ''), FOUNDRY_TOKEN: secret }).stdout, TEAM_FACT)
+  assert.match(
+    promptHook(elsewhere, { FOUNDRY_URL: server.url.replace(/\/mcp$/, ''), FOUNDRY_TOKEN: secret }).stdout,
+    TEAM_FACT,
+  )
   const local = await projectWith(LOCAL_FACT)
   const wrong = promptHook(local, { FOUNDRY_URL: server.url, FOUNDRY_TOKEN: 'fdy_wrong' })
   assert.is(wrong.status, 0)

@@ -13,7 +13,11 @@ import { httpClient, INITIALIZE, rawPost, startHttp, type HttpProcess } from './
 const HOOK_BIN = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.js', import.meta.url))
 const running: HttpProcess[] = []
 const serve = async (root: string, env: Record<string, string | undefined> = {}) => {
-  const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root], { FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_TOKENS: undefined, ...env })
+  const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root], {
+    FOUNDRY_HOOK_SERVER: 'off',
+    FOUNDRY_TOKENS: undefined,
+    ...env,
+  })
   running.push(server)
   return server
 }
@@ -38,7 +42,10 @@ test('no team token: a request without the local token gets 401; the token file 
   assert.match(server.stderr(), /web console at http:\/\/127\.0\.0\.1:\d+\/ui\/ \(enter the local token from /)
   assert.not.match(server.stderr(), secret)
   const client = await httpClient(server.url, secret)
-  const written = (await client.callTool({ name: 'memory_write', arguments: { title: 'Local writes still work', body: 'With the local token.', type: 'convention' } })) as CallToolResult
+  const written = (await client.callTool({
+    name: 'memory_write',
+    arguments: { title: 'Local writes still work', body: 'With the local token.', type: 'convention' },
+  })) as CallToolResult
   assert.not.ok(written.isError, JSON.stringify(written.content))
   await client.close()
 })
@@ -66,20 +73,41 @@ test('foundry-hook with a loopback FOUNDRY_URL and no FOUNDRY_TOKEN reads the lo
   const root = tempProject()
   const server = await serve(root)
   const client = await httpClient(server.url, server.localToken())
-  await client.callTool({ name: 'memory_write', arguments: { type: 'risk', title: 'Stripe webhook retries can record a payment twice', body: 'Stripe retries webhook deliveries.\nWhy: at-least-once delivery.\nHow to apply: make the stripe webhook handler idempotent.' } })
+  await client.callTool({
+    name: 'memory_write',
+    arguments: {
+      type: 'risk',
+      title: 'Stripe webhook retries can record a payment twice',
+      body: 'Stripe retries webhook deliveries.\nWhy: at-least-once delivery.\nHow to apply: make the stripe webhook handler idempotent.',
+    },
+  })
   await client.close()
   const cwd = tempDir()
-  const input = { session_id: 's', transcript_path: join(cwd, 't.jsonl'), cwd, hook_event_name: 'UserPromptSubmit', prompt: 'the stripe webhook retries created a duplicate payment' }
+  const input = {
+    session_id: 's',
+    transcript_path: join(cwd, 't.jsonl'),
+    cwd,
+    hook_event_name: 'UserPromptSubmit',
+    prompt: 'the stripe webhook retries created a duplicate payment',
+  }
   const { FOUNDRY_ROOT, CLAUDE_PROJECT_DIR, FOUNDRY_TOKEN, ...inherited } = process.env
   const run = (runtime: string) =>
-    spawnSync(process.execPath, [HOOK_BIN, 'prompt-context'], { input: JSON.stringify(input), encoding: 'utf8', env: { ...inherited, FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_URL: server.url, XDG_RUNTIME_DIR: runtime }, timeout: 20_000 })
+    spawnSync(process.execPath, [HOOK_BIN, 'prompt-context'], {
+      input: JSON.stringify(input),
+      encoding: 'utf8',
+      env: { ...inherited, FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_URL: server.url, XDG_RUNTIME_DIR: runtime },
+      timeout: 20_000,
+    })
   const answered = run(server.runtimeDir)
   assert.is(answered.status, 0, answered.stderr)
   assert.match(answered.stdout, 'Stripe webhook retries can record a payment twice')
   assert.is(answered.stderr, '')
   const stranger = run(tempDir()) // no token file there: refused, and the hook falls back
   assert.match(stranger.stderr, /answered HTTP 401/)
-  assert.not.match(stranger.stderr + stranger.stdout, readFileSync(join(server.runtimeDir, 'foundry', 'http.token'), 'utf8').trim())
+  assert.not.match(
+    stranger.stderr + stranger.stdout,
+    readFileSync(join(server.runtimeDir, 'foundry', 'http.token'), 'utf8').trim(),
+  )
 })
 
 test('explicit team tokens keep working as before: no local token is written or accepted', async () => {

@@ -33,10 +33,19 @@ test('ingest: a dry run writes nothing, a run writes the facts and the chain, a 
 
   const run = cli(['ingest', '.'], { cwd: root })
   assert.is(run.code, 0, run.stderr)
-  assert.match(run.stdout, /docs\/adr\/ADR-4\.md:1 created: fact-\d+ \(supersedes fact-\d+\) "Use Flyway for database migrations"/)
+  assert.match(
+    run.stdout,
+    /docs\/adr\/ADR-4\.md:1 created: fact-\d+ \(supersedes fact-\d+\) "Use Flyway for database migrations"/,
+  )
   assert.match(run.stdout, /Wrote 14 facts from 8 files \(1 supersede link, 0 unchanged\)\./)
-  assert.match(cli(['search', 'which tool runs database migrations'], { cwd: root }).stdout, /Use Flyway for database migrations/)
-  assert.match(cli(['ingest', '.'], { cwd: root }).stdout, /Wrote 0 facts from 8 files \(0 supersede links, 14 unchanged\)\./)
+  assert.match(
+    cli(['search', 'which tool runs database migrations'], { cwd: root }).stdout,
+    /Use Flyway for database migrations/,
+  )
+  assert.match(
+    cli(['ingest', '.'], { cwd: root }).stdout,
+    /Wrote 0 facts from 8 files \(0 supersede links, 14 unchanged\)\./,
+  )
 
   const missing = cli(['ingest', 'nowhere'], { cwd: root })
   assert.is(missing.code, 1)
@@ -56,7 +65,11 @@ test('foundry ui serves the console for the project until SIGTERM', async () => 
   const root = project()
   assert.is(cli(['ingest', 'docs/adr'], { cwd: root }).code, 0)
   const runtime = tempDir() // the user's private runtime folder, where the local token is written
-  const child = spawn(process.execPath, [BIN, 'ui', '--port', '0'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, XDG_RUNTIME_DIR: runtime, FOUNDRY_TOKENS: '' } })
+  const child = spawn(process.execPath, [BIN, 'ui', '--port', '0'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, XDG_RUNTIME_DIR: runtime, FOUNDRY_TOKENS: '' },
+  })
   let stderr = ''
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
   try {
@@ -72,12 +85,18 @@ test('foundry ui serves the console for the project until SIGTERM', async () => 
     assert.is(page.status, 200)
     assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/)
     assert.match(await page.text(), /<html/)
-    assert.is((await fetch(`${url}api/facts?q=migrations`)).status, 401, 'without team tokens, the API needs the local token')
+    assert.is(
+      (await fetch(`${url}api/facts?q=migrations`)).status,
+      401,
+      'without team tokens, the API needs the local token',
+    )
     const file = join(runtime, 'foundry', 'http.token')
     assert.match(stderr, `enter the local token from ${file}`)
     const secret = readFileSync(file, 'utf8').trim()
     assert.not.match(stderr, secret)
-    const facts = (await (await fetch(`${url}api/facts?q=migrations`, { headers: { authorization: `Bearer ${secret}` } })).json()) as unknown
+    const facts = (await (
+      await fetch(`${url}api/facts?q=migrations`, { headers: { authorization: `Bearer ${secret}` } })
+    ).json()) as unknown
     assert.match(JSON.stringify(facts), /Use Flyway for database migrations/)
   } finally {
     child.kill('SIGTERM')
@@ -91,7 +110,10 @@ test("foundry mcp --http serves the console under /ui/, behind the server's toke
   const created = cli(['token', 'create', '--role', 'read', '--name', 'viewer', '--root', root])
   assert.is(created.code, 0, created.stderr)
   const secret = created.stdout.split('\n')[0]!
-  const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root], { FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_TOKENS: undefined })
+  const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root], {
+    FOUNDRY_HOOK_SERVER: 'off',
+    FOUNDRY_TOKENS: undefined,
+  })
   try {
     const base = server.url.replace(/\/mcp$/, '/ui/')
     const page = await fetch(base)
@@ -101,7 +123,11 @@ test("foundry mcp --http serves the console under /ui/, behind the server's toke
     const answer = await fetch(`${base}api/facts?q=migrations`, { headers: { authorization: `Bearer ${secret}` } })
     assert.is(answer.status, 200)
     assert.match(await answer.text(), /Use Flyway for database migrations/)
-    const forget = await fetch(`${base}api/facts/fact-0001/forget`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'testing' }) })
+    const forget = await fetch(`${base}api/facts/fact-0001/forget`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'testing' }),
+    })
     assert.is(forget.status, 403, 'a read token cannot forget')
     assert.is((await fetch(server.url, { method: 'POST' })).status, 401, 'MCP itself still needs the token')
   } finally {

@@ -31,7 +31,19 @@ test('the inspector CLI lists the eleven tools', () => {
   const { tools } = JSON.parse(run.stdout) as { tools: Array<{ name: string }> }
   assert.equal(
     tools.map((t) => t.name),
-    ['memory_search', 'memory_write', 'memory_index', 'runbook_list', 'runbook_get', 'contract_validate', 'blackboard_write', 'blackboard_read', 'token_report', 'memory_forget', 'memory_review'],
+    [
+      'memory_search',
+      'memory_write',
+      'memory_index',
+      'runbook_list',
+      'runbook_get',
+      'contract_validate',
+      'blackboard_write',
+      'blackboard_read',
+      'token_report',
+      'memory_forget',
+      'memory_review',
+    ],
   )
 })
 

@@ -46,38 +46,72 @@ copy('self-contained: no symlink, no node_modules path in hooks.json or .mcp.jso
     assert.match(text, '${CLAUDE_PLUGIN_ROOT}/bin/', file)
   }
   const marketplace = JSON.parse(readFileSync(join(work, 'marketplace', '.claude-plugin', 'marketplace.json'), 'utf8'))
-  assert.equal(marketplace.plugins.map((entry: { name: string; source: string }) => [entry.name, entry.source]), [['foundry', './foundry']])
+  assert.equal(
+    marketplace.plugins.map((entry: { name: string; source: string }) => [entry.name, entry.source]),
+    [['foundry', './foundry']],
+  )
   assert.ok(existsSync(join(plugin, '.claude-plugin', 'plugin.json')))
 })
 
-copy('every hook it declares runs from the copy with the JSON Claude Code sends, and its server answers initialize', () => {
-  const run = spawnSync(process.execPath, [join(REPO, 'examples', 'claude-code-plugin', 'main.mjs'), plugin], { cwd: work, encoding: 'utf8', timeout: 120_000 })
-  assert.is(run.status, 0, run.stdout + run.stderr)
-  assert.match(run.stdout, /hooks\.json: 5 events, \d+ hook runs/)
-  assert.match(run.stdout, '${CLAUDE_PLUGIN_ROOT}/bin/mcp/foundry.js mcp" answers initialize')
-  assert.match(run.stdout, 'claude-code-plugin: ok')
-})
+copy(
+  'every hook it declares runs from the copy with the JSON Claude Code sends, and its server answers initialize',
+  () => {
+    const run = spawnSync(process.execPath, [join(REPO, 'examples', 'claude-code-plugin', 'main.mjs'), plugin], {
+      cwd: work,
+      encoding: 'utf8',
+      timeout: 120_000,
+    })
+    assert.is(run.status, 0, run.stdout + run.stderr)
+    assert.match(run.stdout, /hooks\.json: 5 events, \d+ hook runs/)
+    assert.match(run.stdout, '${CLAUDE_PLUGIN_ROOT}/bin/mcp/foundry.js mcp" answers initialize')
+    assert.match(run.stdout, 'claude-code-plugin: ok')
+  },
+)
 
-copy('the MCP server .mcp.json names, started from the copy, answers the SDK Client on fs and SQLite projects', async () => {
-  const server = JSON.parse(readFileSync(join(plugin, '.mcp.json'), 'utf8')).mcpServers.foundry
-  const args = (server.args as string[]).map((arg) => arg.replaceAll('${CLAUDE_PLUGIN_ROOT}', plugin))
-  const { FOUNDRY_ROOT, CLAUDE_PROJECT_DIR, FOUNDRY_HOOK_SERVER, ...env } = process.env
-  for (const storage of existsSync(join(plugin, 'node_modules', 'better-sqlite3')) ? ['fs', 'sqlite'] : ['fs']) {
-    const project = join(work, `project-${storage}`)
-    mkdirSync(project)
-    const init = spawnSync(process.execPath, [args[0]!, 'init', '--storage', storage], { cwd: project, encoding: 'utf8' })
-    assert.is(init.status, 0, init.stderr)
-    const transport = new StdioClientTransport({ command: process.execPath, args, cwd: project, env: { ...env, CLAUDE_PLUGIN_ROOT: plugin } as Record<string, string>, stderr: 'pipe' })
-    const client = new Client({ name: 'plugin-copy-test', version: '0' })
-    await client.connect(transport)
-    try {
-      await client.callTool({ name: 'memory_write', arguments: { type: 'convention', title: `Plugin copies keep their bins on ${storage}`, body: 'The plugin folder holds bundled bins.' } })
-      const found = (await client.callTool({ name: 'memory_search', arguments: { query: 'plugin bins' } })) as { content: Array<{ text?: string }> }
-      assert.match(found.content.map((part) => part.text ?? '').join('\n'), `Plugin copies keep their bins on ${storage}`)
-    } finally {
-      await client.close()
+copy(
+  'the MCP server .mcp.json names, started from the copy, answers the SDK Client on fs and SQLite projects',
+  async () => {
+    const server = JSON.parse(readFileSync(join(plugin, '.mcp.json'), 'utf8')).mcpServers.foundry
+    const args = (server.args as string[]).map((arg) => arg.replaceAll('${CLAUDE_PLUGIN_ROOT}', plugin))
+    const { FOUNDRY_ROOT, CLAUDE_PROJECT_DIR, FOUNDRY_HOOK_SERVER, ...env } = process.env
+    for (const storage of existsSync(join(plugin, 'node_modules', 'better-sqlite3')) ? ['fs', 'sqlite'] : ['fs']) {
+      const project = join(work, `project-${storage}`)
+      mkdirSync(project)
+      const init = spawnSync(process.execPath, [args[0]!, 'init', '--storage', storage], {
+        cwd: project,
+        encoding: 'utf8',
+      })
+      assert.is(init.status, 0, init.stderr)
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args,
+        cwd: project,
+        env: { ...env, CLAUDE_PLUGIN_ROOT: plugin } as Record<string, string>,
+        stderr: 'pipe',
+      })
+      const client = new Client({ name: 'plugin-copy-test', version: '0' })
+      await client.connect(transport)
+      try {
+        await client.callTool({
+          name: 'memory_write',
+          arguments: {
+            type: 'convention',
+            title: `Plugin copies keep their bins on ${storage}`,
+            body: 'The plugin folder holds bundled bins.',
+          },
+        })
+        const found = (await client.callTool({ name: 'memory_search', arguments: { query: 'plugin bins' } })) as {
+          content: Array<{ text?: string }>
+        }
+        assert.match(
+          found.content.map((part) => part.text ?? '').join('\n'),
+          `Plugin copies keep their bins on ${storage}`,
+        )
+      } finally {
+        await client.close()
+      }
     }
-  }
-})
+  },
+)
 
 copy.run()

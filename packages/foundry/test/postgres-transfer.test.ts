@@ -40,7 +40,10 @@ function inOrder(part: string[], whole: string[]): boolean {
   return at === part.length
 }
 
-test('export → import → export is identical across fs, SQLite and Postgres (fs → pg → sqlite → pg → fs)', async ({ server, outputs }) => {
+test('export → import → export is identical across fs, SQLite and Postgres (fs → pg → sqlite → pg → fs)', async ({
+  server,
+  outputs,
+}) => {
   const run = (args: string[], cwd: string, env: Record<string, string> = {}): CliResult => {
     const result = cli(args, { cwd, env })
     outputs.push(result.stdout, result.stderr)
@@ -53,23 +56,83 @@ test('export → import → export is identical across fs, SQLite and Postgres (
     mkdirSync(join(source, '.foundry', path, '..'), { recursive: true })
     writeFileSync(join(source, '.foundry', path), text)
   }
-  write('runbooks/deploy-production.md', '---\ntitle: Deploy to production\ntrigger: deploy, release to prod\n---\n\n1. Tag the release.\n2. Run `make deploy`.\n')
-  write('contracts/adr.v1.json', JSON.stringify({ type: 'object', required: ['decision'], properties: { decision: { type: 'string' } } }))
+  write(
+    'runbooks/deploy-production.md',
+    '---\ntitle: Deploy to production\ntrigger: deploy, release to prod\n---\n\n1. Tag the release.\n2. Run `make deploy`.\n',
+  )
+  write(
+    'contracts/adr.v1.json',
+    JSON.stringify({ type: 'object', required: ['decision'], properties: { decision: { type: 'string' } } }),
+  )
   run(['init'], source)
-  run(['write', '--title', flyway.title, '--body', flyway.body, '--type', 'decision', '--confidence', 'high', '--source', 'adr-0007', '--tags', 'db,migrations'], source)
-  run(['write', '--type', 'convention', '--title', 'API timeout is 30 seconds', '--body', 'Agreed in review.', '--scope', 'module:gateway'], source)
-  run(['write', '--type', 'convention', '--title', 'API timeout is 60 seconds', '--body', 'Agreed again: ünïcödé ✓ "quotes".', '--scope', 'module:gateway', '--expires', '2099-01-01'], source)
+  run(
+    [
+      'write',
+      '--title',
+      flyway.title,
+      '--body',
+      flyway.body,
+      '--type',
+      'decision',
+      '--confidence',
+      'high',
+      '--source',
+      'adr-0007',
+      '--tags',
+      'db,migrations',
+    ],
+    source,
+  )
+  run(
+    [
+      'write',
+      '--type',
+      'convention',
+      '--title',
+      'API timeout is 30 seconds',
+      '--body',
+      'Agreed in review.',
+      '--scope',
+      'module:gateway',
+    ],
+    source,
+  )
+  run(
+    [
+      'write',
+      '--type',
+      'convention',
+      '--title',
+      'API timeout is 60 seconds',
+      '--body',
+      'Agreed again: ünïcödé ✓ "quotes".',
+      '--scope',
+      'module:gateway',
+      '--expires',
+      '2099-01-01',
+    ],
+    source,
+  )
   writeFileSync(join(source, 'finding.json'), JSON.stringify(finding))
   run(['blackboard', 'write', 'audit', 'appsec-reviewer', 'finding.v1', 'finding.json'], source)
 
-  const hops: Array<{ storage: 'fs' | 'sqlite' | 'postgres' }> = [{ storage: 'postgres' }, { storage: 'sqlite' }, { storage: 'postgres' }, { storage: 'fs' }]
+  const hops: Array<{ storage: 'fs' | 'sqlite' | 'postgres' }> = [
+    { storage: 'postgres' },
+    { storage: 'sqlite' },
+    { storage: 'postgres' },
+    { storage: 'fs' },
+  ]
   let exported = tempDir()
   run(['export', exported], source)
   const first = files(join(exported, '.foundry'))
-  assert.ok(Object.keys(first).some((p) => p.startsWith('blackboard/')), `the artifact is exported: ${Object.keys(first).join(', ')}`)
+  assert.ok(
+    Object.keys(first).some((p) => p.startsWith('blackboard/')),
+    `the artifact is exported: ${Object.keys(first).join(', ')}`,
+  )
   for (const hop of hops) {
     const root = tempDir()
-    const env: Record<string, string> = hop.storage === 'postgres' ? { FOUNDRY_DATABASE_URL: await createDatabase(server.url) } : {}
+    const env: Record<string, string> =
+      hop.storage === 'postgres' ? { FOUNDRY_DATABASE_URL: await createDatabase(server.url) } : {}
     run(['init', '--storage', hop.storage], root, env)
     run(['import', exported], root, env)
     const next = tempDir()
@@ -102,7 +165,11 @@ test('the same CLI works unchanged on a Postgres project', async ({ server, outp
   const init = run('init', '--storage', 'postgres')
   assert.is(init.code, 0, init.stderr)
   assert.match(init.stdout, /\(storage postgres\)/)
-  assert.equal(JSON.parse(readFileSync(join(root, '.foundry', 'config.json'), 'utf8')), { storage: { kind: 'postgres' } }, 'no URL (nor password) written to the file')
+  assert.equal(
+    JSON.parse(readFileSync(join(root, '.foundry', 'config.json'), 'utf8')),
+    { storage: { kind: 'postgres' } },
+    'no URL (nor password) written to the file',
+  )
   assert.is(run('write', '--title', flyway.title, '--body', flyway.body, '--type', 'decision').code, 0)
   assert.is(run('write', '--type', 'convention', '--title', 'API timeout is 30 seconds', '--body', 'Agreed.').code, 0)
   const superseding = run('write', '--type', 'convention', '--title', 'API timeout is 60 seconds', '--body', 'Raised.')
@@ -123,7 +190,10 @@ test('the same CLI works unchanged on a Postgres project', async ({ server, outp
   wrong.password = 'not-the-password-0815'
   const refused = cli(['list'], { cwd: root, env: { FOUNDRY_DATABASE_URL: wrong.toString() } })
   assert.is(refused.code, 1)
-  assert.match(refused.stderr, /^error: postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+: the server refused the credentials/)
+  assert.match(
+    refused.stderr,
+    /^error: postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+: the server refused the credentials/,
+  )
   assert.not.match(refused.stderr, 'not-the-password-0815')
   assert.is(refused.stderr.split('\n').filter(Boolean).length, 1, 'one line, no stack trace')
 })
@@ -143,7 +213,13 @@ test('foundry mcp over stdio (the SDK client) works unchanged on a Postgres proj
     assert.not.ok(found.isError, found.text)
     assert.match(found.text, /fact-0001/)
     // A write by another process (the CLI) is seen by the running server.
-    assert.is(cli(['write', '--type', 'convention', '--title', 'Queues are Kafka topics', '--body', 'Agreed.'], { cwd: root, env }).code, 0)
+    assert.is(
+      cli(['write', '--type', 'convention', '--title', 'Queues are Kafka topics', '--body', 'Agreed.'], {
+        cwd: root,
+        env,
+      }).code,
+      0,
+    )
     const again = await call(conn.client, 'memory_search', { query: 'kafka' })
     assert.match(again.text, /fact-0002/)
   } finally {
@@ -152,11 +228,18 @@ test('foundry mcp over stdio (the SDK client) works unchanged on a Postgres proj
   }
 })
 
-test('foundry mcp --http (Streamable HTTP, the SDK client) works unchanged on a Postgres project', async ({ server, outputs }) => {
+test('foundry mcp --http (Streamable HTTP, the SDK client) works unchanged on a Postgres project', async ({
+  server,
+  outputs,
+}) => {
   const root = tempDir()
   const env = { FOUNDRY_DATABASE_URL: await createDatabase(server.url) }
   assert.is(cli(['init', '--storage', 'postgres'], { cwd: root, env }).code, 0)
-  const http = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root], { ...env, FOUNDRY_HOOK_SERVER: 'off', FOUNDRY_TOKENS: undefined })
+  const http = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root], {
+    ...env,
+    FOUNDRY_HOOK_SERVER: 'off',
+    FOUNDRY_TOKENS: undefined,
+  })
   try {
     const client = await httpClient(http.url, http.localToken())
     const written = await call(client, 'memory_write', flyway)
@@ -169,17 +252,41 @@ test('foundry mcp --http (Streamable HTTP, the SDK client) works unchanged on a 
   }
 })
 
-test('the hooks work unchanged on a Postgres project (prompt-context in its own process)', async ({ server, outputs }) => {
+test('the hooks work unchanged on a Postgres project (prompt-context in its own process)', async ({
+  server,
+  outputs,
+}) => {
   const root = tempDir()
   const env = { FOUNDRY_DATABASE_URL: await createDatabase(server.url) }
   assert.is(cli(['init', '--storage', 'postgres'], { cwd: root, env }).code, 0)
   const fact = 'Stripe webhook retries can record a payment twice'
-  const written = cli(['write', '--type', 'risk', '--title', fact, '--body', 'Stripe retries webhooks for three days.\nWhy: the handler was not idempotent.\nHow to apply: upsert payments by PaymentIntent id.'], { cwd: root, env })
+  const written = cli(
+    [
+      'write',
+      '--type',
+      'risk',
+      '--title',
+      fact,
+      '--body',
+      'Stripe retries webhooks for three days.\nWhy: the handler was not idempotent.\nHow to apply: upsert payments by PaymentIntent id.',
+    ],
+    { cwd: root, env },
+  )
   assert.is(written.code, 0, written.stderr)
   const hookBin = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.js', import.meta.url))
-  const input = { session_id: 's', transcript_path: join(root, 't.jsonl'), cwd: root, hook_event_name: 'UserPromptSubmit', prompt: 'the stripe webhook retries created a duplicate payment again' }
+  const input = {
+    session_id: 's',
+    transcript_path: join(root, 't.jsonl'),
+    cwd: root,
+    hook_event_name: 'UserPromptSubmit',
+    prompt: 'the stripe webhook retries created a duplicate payment again',
+  }
   const { FOUNDRY_ROOT: _r, CLAUDE_PROJECT_DIR: _c, ...inherited } = process.env
-  const run = spawnSync(process.execPath, [hookBin, 'prompt-context'], { input: JSON.stringify(input), encoding: 'utf8', env: { ...inherited, ...env, FOUNDRY_HOOK_SERVER: 'off' } })
+  const run = spawnSync(process.execPath, [hookBin, 'prompt-context'], {
+    input: JSON.stringify(input),
+    encoding: 'utf8',
+    env: { ...inherited, ...env, FOUNDRY_HOOK_SERVER: 'off' },
+  })
   outputs.push(run.stdout, run.stderr)
   assert.is(run.status, 0, run.stderr)
   assert.match(run.stdout, fact)
@@ -189,7 +296,10 @@ test('no output of any command above carries the password', ({ server, outputs }
   const password = new URL(server.url).password
   assert.ok(password.length >= 8 && outputs.length > 10)
   for (const text of outputs) assert.not.ok(text.includes(password), `the password leaked into: ${text.slice(0, 200)}`)
-  assert.ok(outputs.some((text) => text.includes('***@127.0.0.1')), 'the URL is printed, redacted')
+  assert.ok(
+    outputs.some((text) => text.includes('***@127.0.0.1')),
+    'the URL is printed, redacted',
+  )
 })
 
 test.run()

@@ -19,7 +19,8 @@ const PROGRESS_BOUND_MS = 120_000 // a generous bound on the wait for the next a
 const WRITERS = 3
 
 /** A word no other fact holds, for fact `n` of writer `w`: letters only, so the analyzer keeps it whole. */
-const wordOf = (w: number, n: number) => `zq${'abcdefghij'[w]}${[...String(n)].map((d) => 'klmnopqrst'[Number(d)]).join('')}x`
+const wordOf = (w: number, n: number) =>
+  `zq${'abcdefghij'[w]}${[...String(n)].map((d) => 'klmnopqrst'[Number(d)]).join('')}x`
 
 for (const storage of ['fs', 'sqlite'] as const) {
   const test = suite(`soak: writers killed and stalled at random (${storage})`)
@@ -43,7 +44,12 @@ for (const storage of ['fs', 'sqlite'] as const) {
       while (!stopped && server.alive()) {
         const n = ++next
         const word = wordOf(w, n)
-        const fact = { title: `Soak fact ${word} is kept`, body: `Written by writer ${w} as number ${n}; its word is ${word}.`, type: 'convention', supersede: false }
+        const fact = {
+          title: `Soak fact ${word} is kept`,
+          body: `Written by writer ${w} as number ${n}; its word is ${word}.`,
+          type: 'convention',
+          supersede: false,
+        }
         await server.send(toolCall(n, 'memory_write', fact))
         const answer = await server.answer(n, 30_000).catch(() => undefined)
         if (!answer) break // killed before it answered: not acknowledged
@@ -67,7 +73,10 @@ for (const storage of ['fs', 'sqlite'] as const) {
       let deadline = Date.now() + PROGRESS_BOUND_MS
       while (acked.size < count) {
         if (acked.size > seen) (seen = acked.size), (deadline = Date.now() + PROGRESS_BOUND_MS)
-        assert.ok(Date.now() < deadline, `stuck at ${acked.size} acknowledged writes (${kills} SIGKILLs, ${stalls} SIGSTOPs so far)`)
+        assert.ok(
+          Date.now() < deadline,
+          `stuck at ${acked.size} acknowledged writes (${kills} SIGKILLs, ${stalls} SIGSTOPs so far)`,
+        )
         await new Promise((r) => setTimeout(r, 20))
       }
     }
@@ -98,7 +107,9 @@ for (const storage of ['fs', 'sqlite'] as const) {
     await Promise.all(writers.map((server) => server?.close(2000)))
     await Promise.all(running)
     await Promise.all(writers.map((server) => server?.alive() && server.close(2000)))
-    console.log(`  soak (${storage}): ${kills} SIGKILLs, ${stalls} SIGSTOPs, ${acked.size} facts acknowledged; writers settled in ${Date.now() - settling} ms`)
+    console.log(
+      `  soak (${storage}): ${kills} SIGKILLs, ${stalls} SIGSTOPs, ${acked.size} facts acknowledged; writers settled in ${Date.now() - settling} ms`,
+    )
     assert.ok(acked.size >= WRITES, `${acked.size} of ${WRITES} writes acknowledged`)
     assert.ok(kills + stalls > 0, 'the writers were killed or stalled')
 
@@ -116,7 +127,11 @@ for (const storage of ['fs', 'sqlite'] as const) {
       }
       assert.is(lost, 0, `${lost} acknowledged facts lost or changed`)
       const numbers = facts.map((f) => Number(f.id.slice(5))).sort((a, b) => a - b)
-      assert.equal(numbers, numbers.map((_, i) => i + 1), 'fact ids gapless from fact-0001')
+      assert.equal(
+        numbers,
+        numbers.map((_, i) => i + 1),
+        'fact ids gapless from fact-0001',
+      )
       // The retriever (its snapshots replayed or rebuilt) finds each acknowledged fact by its word.
       let missed = 0
       for (const [id, fact] of acked) {

@@ -13,15 +13,36 @@ const test = suite('the storage choice: no hidden second store, no half-made pro
 test.after(cleanup)
 
 /** The environment without a database URL, so a postgres init has none. */
-const noUrl = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'FOUNDRY_DATABASE_URL')) as Record<string, string>
+const noUrl = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'FOUNDRY_DATABASE_URL')) as Record<
+  string,
+  string
+>
 
 test('--storage sqlite on a folder project is refused naming both storages; nothing is written anywhere', () => {
   const root = tempDir()
   assert.is(cli(['init'], { cwd: root }).code, 0)
-  assert.is(cli(['write', '--title', 'Money is stored in integer cents', '--body', 'Never floats.', '--type', 'convention'], { cwd: root }).code, 0)
+  assert.is(
+    cli(['write', '--title', 'Money is stored in integer cents', '--body', 'Never floats.', '--type', 'convention'], {
+      cwd: root,
+    }).code,
+    0,
+  )
   const before = readdirSync(join(root, '.foundry')).sort()
 
-  const write = cli(['--storage', 'sqlite', 'write', '--title', 'Dates are stored in UTC', '--body', 'At the edge.', '--type', 'convention'], { cwd: root })
+  const write = cli(
+    [
+      '--storage',
+      'sqlite',
+      'write',
+      '--title',
+      'Dates are stored in UTC',
+      '--body',
+      'At the edge.',
+      '--type',
+      'convention',
+    ],
+    { cwd: root },
+  )
   assert.is(write.code, 1, write.stdout)
   assert.match(write.stderr, /^error: .*storage "fs".*not "sqlite"/)
   assert.not.ok(existsSync(join(root, '.foundry', 'foundry.db')), 'no hidden database')

@@ -17,13 +17,20 @@ test.after(cleanup)
 function project(): string {
   const root = tempDir()
   assert.is(cli(['init'], { cwd: root }).code, 0)
-  for (const title of ['Money is stored in integer cents', 'Dates are stored in UTC']) assert.is(cli(['write', '--type', 'convention', '--title', title, '--body', `${title}.`], { cwd: root }).code, 0)
-  const artifact = cli(['blackboard', 'write', 'w1', 'scout', 'handoff.v1', '-'], { cwd: root, input: JSON.stringify({ summary: 'done', next: ['review'] }) })
+  for (const title of ['Money is stored in integer cents', 'Dates are stored in UTC'])
+    assert.is(cli(['write', '--type', 'convention', '--title', title, '--body', `${title}.`], { cwd: root }).code, 0)
+  const artifact = cli(['blackboard', 'write', 'w1', 'scout', 'handoff.v1', '-'], {
+    cwd: root,
+    input: JSON.stringify({ summary: 'done', next: ['review'] }),
+  })
   assert.is(artifact.code, 0, artifact.stdout + artifact.stderr)
   return root
 }
 
-const eventLines = (dir: string) => readFileSync(join(dir, '.foundry', 'metrics', 'events.jsonl'), 'utf8').split('\n').filter(Boolean).length
+const eventLines = (dir: string) =>
+  readFileSync(join(dir, '.foundry', 'metrics', 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean).length
 
 test('import of a path that does not exist, or of a folder holding no export, fails naming the path (exit 1) and imports nothing', () => {
   const root = project()
@@ -75,7 +82,12 @@ test('import reads what the tools accept: a FIFO in the export hangs nothing, an
 
   const root = tempDir()
   assert.is(cli(['init'], { cwd: root }).code, 0)
-  const run = spawnSync(process.execPath, [BIN, 'import', exported], { cwd: root, encoding: 'utf8', timeout: 60_000, input: '' })
+  const run = spawnSync(process.execPath, [BIN, 'import', exported], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+    input: '',
+  })
   assert.is(run.signal, null, 'import hung')
   assert.is(run.status, 0, run.stderr)
   assert.match(run.stdout, /Imported 2 facts/)

@@ -36,7 +36,10 @@ async function main(): Promise<void> {
     return
   }
   // A team server first (FOUNDRY_URL), then the project's hook server, then this process; none blocks the prompt.
-  const result = (await askTeam(name, stdin, process.env, (line) => process.stderr.write(`foundry-hook: ${line}\n`))) ?? (await served(name, stdin)) ?? (await inProcess(name, stdin))
+  const result =
+    (await askTeam(name, stdin, process.env, (line) => process.stderr.write(`foundry-hook: ${line}\n`))) ??
+    (await served(name, stdin)) ??
+    (await inProcess(name, stdin))
   process.stdout.write(result.stdout)
   process.stderr.write(result.stderr)
   process.exitCode = result.exitCode === EXIT_OK ? EXIT_OK : EXIT_ERROR // never 2, whoever answered
@@ -57,7 +60,10 @@ async function served(name: HookName, stdin: string): Promise<HookAnswer | undef
 }
 
 async function inProcess(name: HookName, stdin: string): Promise<HookAnswer> {
-  const { runHook } = runCachedScript<typeof import('./run.js')>(new URL('./foundry-hook-run.cjs', import.meta.url), name)
+  const { runHook } = runCachedScript<typeof import('./run.js')>(
+    new URL('./foundry-hook-run.cjs', import.meta.url),
+    name,
+  )
   return runHook(name, stdin)
 }
 

@@ -47,13 +47,33 @@ function thisModule(): string[] {
 export async function startCapture(input: CommonInput, project: ProjectContext): Promise<void> {
   if (!project.config.capture.enabled || !input.transcript_path) return
   const bin = resolveMarblesBin(project.root)
-  if (!bin) return void (await project.kernel.record('hooks.capture', { started: false, reason: `${MARBLES_PACKAGE} is not installed` }))
+  if (!bin)
+    return void (await project.kernel.record('hooks.capture', {
+      started: false,
+      reason: `${MARBLES_PACKAGE} is not installed`,
+    }))
   try {
-    const args = [bin, '--root', project.root, 'distill', input.transcript_path, ...(input.session_id ? ['--session', input.session_id] : [])]
-    const child = spawn(process.execPath, args, { cwd: project.root, detached: true, stdio: 'ignore', windowsHide: true })
+    const args = [
+      bin,
+      '--root',
+      project.root,
+      'distill',
+      input.transcript_path,
+      ...(input.session_id ? ['--session', input.session_id] : []),
+    ]
+    const child = spawn(process.execPath, args, {
+      cwd: project.root,
+      detached: true,
+      stdio: 'ignore',
+      windowsHide: true,
+    })
     child.on('error', () => {})
     child.unref()
-    await project.kernel.record('hooks.capture', { started: true, event: input.hook_event_name, sessionId: input.session_id })
+    await project.kernel.record('hooks.capture', {
+      started: true,
+      event: input.hook_event_name,
+      sessionId: input.session_id,
+    })
   } catch (error) {
     await project.kernel.record('hooks.capture', { started: false, reason: (error as Error).message })
   }

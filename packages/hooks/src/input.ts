@@ -57,11 +57,21 @@ type FieldKind = 'string' | 'boolean'
 const FIELDS: Record<HookEventName, Record<string, FieldKind>> = {
   SessionStart: { 'source?': 'string' },
   UserPromptSubmit: { prompt: 'string' },
-  SubagentStop: { 'stop_hook_active?': 'boolean', 'agent_id?': 'string', 'agent_type?': 'string', 'last_assistant_message?': 'string' },
+  SubagentStop: {
+    'stop_hook_active?': 'boolean',
+    'agent_id?': 'string',
+    'agent_type?': 'string',
+    'last_assistant_message?': 'string',
+  },
   PreCompact: { 'trigger?': 'string' },
   SessionEnd: { 'reason?': 'string' },
 }
-const COMMON: Record<string, FieldKind> = { 'session_id?': 'string', 'transcript_path?': 'string', 'cwd?': 'string', 'hook_event_name?': 'string' }
+const COMMON: Record<string, FieldKind> = {
+  'session_id?': 'string',
+  'transcript_path?': 'string',
+  'cwd?': 'string',
+  'hook_event_name?': 'string',
+}
 
 /**
  * Parse stdin as the payload of `event`. Throws HookInputError naming the problem: not JSON, a
@@ -71,7 +81,9 @@ const COMMON: Record<string, FieldKind> = { 'session_id?': 'string', 'transcript
 export function parseHookInput<E extends HookEventName>(event: E, text: string): HookInputs[E] {
   const raw = parseJsonObject(text)
   if (raw.hook_event_name !== undefined && raw.hook_event_name !== event)
-    throw new HookInputError(`received a ${String(raw.hook_event_name)} event but this hook handles ${event}; check the event it is wired to in hooks.json`)
+    throw new HookInputError(
+      `received a ${String(raw.hook_event_name)} event but this hook handles ${event}; check the event it is wired to in hooks.json`,
+    )
   for (const [spec, kind] of Object.entries({ ...COMMON, ...FIELDS[event] })) {
     const optional = spec.endsWith('?')
     const field = optional ? spec.slice(0, -1) : spec
@@ -80,7 +92,10 @@ export function parseHookInput<E extends HookEventName>(event: E, text: string):
       if (!optional) throw new HookInputError(`${event} input has no "${field}" (expected a ${kind})`)
       continue
     }
-    if (typeof value !== kind) throw new HookInputError(`${event} input field "${field}" must be a ${kind}, got ${Array.isArray(value) ? 'array' : typeof value}`)
+    if (typeof value !== kind)
+      throw new HookInputError(
+        `${event} input field "${field}" must be a ${kind}, got ${Array.isArray(value) ? 'array' : typeof value}`,
+      )
   }
   return {
     ...raw,

@@ -21,7 +21,8 @@ export class HookInputError extends Error {
 
 /** Everything on stdin, as UTF-8. Refuses a terminal: a hook is run by Claude Code with the event piped in. */
 export async function readStdin(stream: NodeJS.ReadStream = process.stdin): Promise<string> {
-  if (stream.isTTY) throw new HookInputError('expects the hook event JSON on stdin (Claude Code pipes it in); nothing was piped')
+  if (stream.isTTY)
+    throw new HookInputError('expects the hook event JSON on stdin (Claude Code pipes it in); nothing was piped')
   const chunks: Buffer[] = []
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
   return Buffer.concat(chunks).toString('utf8')
@@ -36,7 +37,8 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   } catch (error) {
     throw new HookInputError(`stdin is not JSON (${(error as Error).message}); expected the hook event JSON`)
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HookInputError('stdin is JSON but not an object; expected the hook event JSON')
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new HookInputError('stdin is JSON but not an object; expected the hook event JSON')
   return value as Record<string, unknown>
 }
 

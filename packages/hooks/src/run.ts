@@ -42,7 +42,8 @@ export interface RunOptions {
  * so the session goes on as if the hook were absent.
  */
 export async function runHook(name: string, stdin: string, options: RunOptions = {}): Promise<HookRun> {
-  if (!isHookName(name)) return failed(name, new HookInputError(`unknown hook "${name}"; use one of ${HOOK_NAMES.join(', ')}`))
+  if (!isHookName(name))
+    return failed(name, new HookInputError(`unknown hook "${name}"; use one of ${HOOK_NAMES.join(', ')}`))
   let input: InputOf<HookName>
   try {
     input = parseHookInput(HOOK_EVENTS[name], stdin)
@@ -64,9 +65,16 @@ export async function runHook(name: string, stdin: string, options: RunOptions =
 }
 
 /** Answer a parsed event on an open project (the hook server calls this with its own). */
-export async function answer<N extends HookName>(name: N, input: InputOf<N>, project: ProjectContext): Promise<HookRun> {
+export async function answer<N extends HookName>(
+  name: N,
+  input: InputOf<N>,
+  project: ProjectContext,
+): Promise<HookRun> {
   try {
-    const output = await (HANDLERS[name] as (input: InputOf<N>, project: ProjectContext) => Promise<HookOutput>)(input, project)
+    const output = await (HANDLERS[name] as (input: InputOf<N>, project: ProjectContext) => Promise<HookOutput>)(
+      input,
+      project,
+    )
     return { stdout: renderOutput(output), stderr: '', exitCode: EXIT_OK }
   } catch (error) {
     return failed(name, error)

@@ -92,7 +92,12 @@ async function isPrivateSocket(path: string): Promise<boolean> {
 }
 
 /** Ask the project's hook server to run `hook`; `undefined` when no server of this user answers (run it yourself). */
-export async function askServer(root: string, hook: HookName, stdin: string, timeoutMs = ANSWER_TIMEOUT_MS): Promise<HookAnswer | undefined> {
+export async function askServer(
+  root: string,
+  hook: HookName,
+  stdin: string,
+  timeoutMs = ANSWER_TIMEOUT_MS,
+): Promise<HookAnswer | undefined> {
   const path = hookSocketPath(root)
   if (!(await isPrivateSocket(path))) return undefined
   return new Promise((settle) => {
@@ -105,7 +110,9 @@ export async function askServer(root: string, hook: HookName, stdin: string, tim
     }
     const timer = setTimeout(() => done(undefined), timeoutMs)
     socket.setEncoding('utf8')
-    socket.on('connect', () => socket.end(`${JSON.stringify({ v: PROTOCOL_VERSION, hook, stdin } satisfies HookRequest)}\n`))
+    socket.on('connect', () =>
+      socket.end(`${JSON.stringify({ v: PROTOCOL_VERSION, hook, stdin } satisfies HookRequest)}\n`),
+    )
     socket.on('data', (chunk: string) => {
       received += chunk
       const end = received.indexOf('\n')
@@ -120,7 +127,13 @@ export async function askServer(root: string, hook: HookName, stdin: string, tim
 export function parseAnswer(line: string): HookAnswer | undefined {
   try {
     const value = JSON.parse(line) as Partial<HookAnswer> & { v?: unknown }
-    if (value.v !== PROTOCOL_VERSION || typeof value.stdout !== 'string' || typeof value.stderr !== 'string' || typeof value.exitCode !== 'number') return undefined
+    if (
+      value.v !== PROTOCOL_VERSION ||
+      typeof value.stdout !== 'string' ||
+      typeof value.stderr !== 'string' ||
+      typeof value.exitCode !== 'number'
+    )
+      return undefined
     // Whatever the server says, a hook exits 0 or 1: exit 2 would block the session (io.ts).
     return { stdout: value.stdout, stderr: value.stderr, exitCode: value.exitCode === EXIT_OK ? EXIT_OK : EXIT_ERROR }
   } catch {

@@ -16,7 +16,12 @@ export const TEAM_TIMEOUT_MS = 1500
  * the caller then answers from the local project, or stays silent. `warn` gets one line saying why
  * (the token never appears in it).
  */
-export function askTeam(hook: HookName, stdin: string, env: NodeJS.ProcessEnv = process.env, warn: (line: string) => void = () => {}): Promise<HookAnswer | undefined> {
+export function askTeam(
+  hook: HookName,
+  stdin: string,
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (line: string) => void = () => {},
+): Promise<HookAnswer | undefined> {
   const url = env.FOUNDRY_URL
   if (!url || !SERVED_HOOKS.has(hook)) return Promise.resolve(undefined)
   let target: URL
@@ -27,7 +32,11 @@ export function askTeam(hook: HookName, stdin: string, env: NodeJS.ProcessEnv = 
     return Promise.resolve(undefined)
   }
   const timeoutMs = Number(env.FOUNDRY_HOOK_TIMEOUT_MS) > 0 ? Number(env.FOUNDRY_HOOK_TIMEOUT_MS) : TEAM_TIMEOUT_MS
-  const secret = env.FOUNDRY_TOKEN ? Promise.resolve(env.FOUNDRY_TOKEN) : isLoopbackName(target.hostname) ? localToken() : Promise.resolve(undefined)
+  const secret = env.FOUNDRY_TOKEN
+    ? Promise.resolve(env.FOUNDRY_TOKEN)
+    : isLoopbackName(target.hostname)
+      ? localToken()
+      : Promise.resolve(undefined)
   return secret.then((token) => post(target, stdin, token, timeoutMs, warn))
 }
 
@@ -51,7 +60,13 @@ const isLoopbackName = (name: string) => {
   return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare)
 }
 
-async function post(target: URL, stdin: string, token: string | undefined, timeoutMs: number, warn: (line: string) => void): Promise<HookAnswer | undefined> {
+async function post(
+  target: URL,
+  stdin: string,
+  token: string | undefined,
+  timeoutMs: number,
+  warn: (line: string) => void,
+): Promise<HookAnswer | undefined> {
   // Imported here: a hook with no team server never loads the HTTP client (~4 ms of a new process).
   const { request: send } = target.protocol === 'https:' ? await import('node:https') : await import('node:http')
   return new Promise((resolve) => {
@@ -67,7 +82,10 @@ async function post(target: URL, stdin: string, token: string | undefined, timeo
     const timer = setTimeout(() => finish(undefined, `did not answer within ${timeoutMs} ms`), timeoutMs)
     const req = send(
       target,
-      { method: 'POST', headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) } },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+      },
       (res) => {
         let text = ''
         res.setEncoding('utf8')
@@ -76,14 +94,20 @@ async function post(target: URL, stdin: string, token: string | undefined, timeo
           if (text.length > 4 * 1024 * 1024) finish(undefined, 'sent an answer over 4 MiB')
         })
         res.on('end', () => {
-          if (res.statusCode !== 200) return finish(undefined, `answered HTTP ${res.statusCode}${res.statusCode === 401 ? ' (check FOUNDRY_TOKEN)' : ''}`)
+          if (res.statusCode !== 200)
+            return finish(
+              undefined,
+              `answered HTTP ${res.statusCode}${res.statusCode === 401 ? ' (check FOUNDRY_TOKEN)' : ''}`,
+            )
           const answer = parseAnswer(text)
           finish(answer, answer ? undefined : 'sent an answer this foundry-hook cannot read')
         })
         res.on('error', (error) => finish(undefined, `failed (${error.message})`))
       },
     )
-    req.on('error', (error) => finish(undefined, `cannot be reached (${(error as NodeJS.ErrnoException).code ?? error.message})`))
+    req.on('error', (error) =>
+      finish(undefined, `cannot be reached (${(error as NodeJS.ErrnoException).code ?? error.message})`),
+    )
     req.end(stdin)
   })
 }

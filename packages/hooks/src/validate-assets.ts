@@ -51,7 +51,9 @@ export async function validateAssets(options: ValidateAssetsOptions): Promise<As
   await assertFolder(root)
   const max = options.maxSkillLines ?? SKILL_MAX_LINES
   const { agentDirs, skillDirs, violations } = await assetFolders(root)
-  const agents = unique((await Promise.all(agentDirs.map((dir) => filesIn(dir, (name) => name.endsWith('.md'))))).flat())
+  const agents = unique(
+    (await Promise.all(agentDirs.map((dir) => filesIn(dir, (name) => name.endsWith('.md'))))).flat(),
+  )
   const skills = unique((await Promise.all(skillDirs.map(skillFiles))).flat())
   for (const file of agents) violations.push(...checkAgent(rel(root, file), await readFile(file, 'utf8')))
   for (const file of skills) violations.push(...checkSkill(rel(root, file), await readFile(file, 'utf8'), max))
@@ -71,30 +73,56 @@ export function formatAssetReport(report: AssetReport): string {
 /** The violations of one agent definition: front matter present and parseable, with non-empty `model` and `effort`. */
 export function checkAgent(file: string, text: string): AssetViolation[] {
   const front = frontMatter(text)
-  if (!front) return [{ file, line: 1, message: `no front matter: start the file with a --- block declaring ${AGENT_KEYS.map((k) => `${k}:`).join(' and ')}` }]
+  if (!front)
+    return [
+      {
+        file,
+        line: 1,
+        message: `no front matter: start the file with a --- block declaring ${AGENT_KEYS.map((k) => `${k}:`).join(' and ')}`,
+      },
+    ]
   const lines = new LineCounter()
   const doc = parseDocument(front.yaml, { lineCounter: lines, prettyErrors: false })
   const lineAt = (offset: number) => front.firstLine + lines.linePos(offset).line - 1
   if (doc.errors.length) {
     const error = doc.errors[0]!
-    return [{ file, line: lineAt(error.pos[0]), message: `front matter is not valid YAML: ${error.message.split('\n')[0]}` }]
+    return [
+      { file, line: lineAt(error.pos[0]), message: `front matter is not valid YAML: ${error.message.split('\n')[0]}` },
+    ]
   }
-  if (doc.contents !== null && !isMap(doc.contents)) return [{ file, line: front.firstLine, message: 'front matter must be a YAML mapping of keys to values' }]
+  if (doc.contents !== null && !isMap(doc.contents))
+    return [{ file, line: front.firstLine, message: 'front matter must be a YAML mapping of keys to values' }]
   const out: AssetViolation[] = []
   for (const key of AGENT_KEYS) {
     const pair = doc.contents?.items.find((item) => isScalar(item.key) && item.key.value === key)
     if (!pair) {
-      out.push({ file, line: front.firstLine - 1, message: `front matter does not declare ${key}: (${key === 'model' ? 'haiku, sonnet, opus or inherit' : EFFORT_LIST}, per the routing table)` })
+      out.push({
+        file,
+        line: front.firstLine - 1,
+        message: `front matter does not declare ${key}: (${key === 'model' ? 'haiku, sonnet, opus or inherit' : EFFORT_LIST}, per the routing table)`,
+      })
       continue
     }
     const value = isScalar(pair.value) ? pair.value.value : undefined
     const line = lineAt((isScalar(pair.key) && pair.key.range?.[0]) || 0)
     if (value === null || value === undefined || (typeof value === 'string' && !value.trim())) {
-      out.push({ file, line, message: `${key}: must name a ${key === 'model' ? 'model' : 'reasoning effort'}, not be empty` })
+      out.push({
+        file,
+        line,
+        message: `${key}: must name a ${key === 'model' ? 'model' : 'reasoning effort'}, not be empty`,
+      })
     } else if (key === 'effort' && !(AGENT_EFFORTS as readonly unknown[]).includes(value)) {
-      out.push({ file, line, message: `effort: ${String(value)} is not a reasoning effort: use ${EFFORT_LIST}, per the routing table` })
+      out.push({
+        file,
+        line,
+        message: `effort: ${String(value)} is not a reasoning effort: use ${EFFORT_LIST}, per the routing table`,
+      })
     } else if (typeof value !== 'string') {
-      out.push({ file, line, message: `${key}: must name a ${key === 'model' ? 'model' : 'reasoning effort'}, not ${JSON.stringify(value)}` })
+      out.push({
+        file,
+        line,
+        message: `${key}: must name a ${key === 'model' ? 'model' : 'reasoning effort'}, not ${JSON.stringify(value)}`,
+      })
     }
   }
   return out
@@ -108,7 +136,13 @@ export function checkSkill(file: string, text: string, max = SKILL_MAX_LINES): A
   if (all[all.length - 1] === '') all.pop()
   const body = all.length - bodyStart + 1
   if (body <= max) return []
-  return [{ file, line: bodyStart + max, message: `SKILL.md body is ${body} lines; the limit is ${max}: move depth to references/*.md, scripts/ or templates/` }]
+  return [
+    {
+      file,
+      line: bodyStart + max,
+      message: `SKILL.md body is ${body} lines; the limit is ${max}: move depth to references/*.md, scripts/ or templates/`,
+    },
+  ]
 }
 
 interface FrontMatter {
@@ -140,16 +174,23 @@ async function assertFolder(root: string): Promise<void> {
     const code = (error as NodeJS.ErrnoException).code
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
     const { FoundryError } = await import('@foundry/kernel')
-    throw new FoundryError('NOT_FOUND', `No folder at ${root}: pass a project or plugin folder that exists`, { cause: error })
+    throw new FoundryError('NOT_FOUND', `No folder at ${root}: pass a project or plugin folder that exists`, {
+      cause: error,
+    })
   }
   if (!isFolder) {
     const { FoundryError } = await import('@foundry/kernel')
-    throw new FoundryError('INVALID_INPUT', `${root} is a file, not a folder: pass the project or plugin folder that holds it`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${root} is a file, not a folder: pass the project or plugin folder that holds it`,
+    )
   }
 }
 
 /** Where agents and skills live under `root`; a broken plugin.json is itself a violation. */
-async function assetFolders(root: string): Promise<{ agentDirs: string[]; skillDirs: string[]; violations: AssetViolation[] }> {
+async function assetFolders(
+  root: string,
+): Promise<{ agentDirs: string[]; skillDirs: string[]; violations: AssetViolation[] }> {
   const agentDirs = [join(root, '.claude', 'agents'), join(root, 'agents')]
   const skillDirs = [join(root, '.claude', 'skills'), join(root, 'skills')]
   const violations: AssetViolation[] = []
@@ -165,14 +206,23 @@ async function assetFolders(root: string): Promise<{ agentDirs: string[]; skillD
     agentDirs.push(...declaredPaths(root, plugin.agents))
     skillDirs.push(...declaredPaths(root, plugin.skills))
   } catch (error) {
-    violations.push({ file: rel(root, manifest), line: 1, message: `plugin.json is not valid JSON: ${(error as Error).message}` })
+    violations.push({
+      file: rel(root, manifest),
+      line: 1,
+      message: `plugin.json is not valid JSON: ${(error as Error).message}`,
+    })
   }
   return { agentDirs, skillDirs, violations }
 }
 
 /** A plugin's `agents`/`skills`: a path or paths relative to the plugin root; a path to one .md file names that file's folder. */
 function declaredPaths(root: string, value: unknown): string[] {
-  const paths = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+  const paths =
+    typeof value === 'string'
+      ? [value]
+      : Array.isArray(value)
+        ? value.filter((v): v is string => typeof v === 'string')
+        : []
   return paths.map((p) => resolve(root, p.endsWith('.md') ? join(p, '..') : p))
 }
 
@@ -188,7 +238,9 @@ async function filesIn(dir: string, keep: (name: string) => boolean): Promise<st
 async function skillFiles(dir: string): Promise<string[]> {
   try {
     const entries = await readdir(dir, { withFileTypes: true })
-    const found = await Promise.all(entries.filter((e) => e.isDirectory()).map((e) => filesIn(join(dir, e.name), (name) => name === 'SKILL.md')))
+    const found = await Promise.all(
+      entries.filter((e) => e.isDirectory()).map((e) => filesIn(join(dir, e.name), (name) => name === 'SKILL.md')),
+    )
     return found.flat()
   } catch {
     return []

@@ -30,7 +30,11 @@ test('from a subfolder, the hooks use the project above and leave no .foundry/ i
   const dir = await larkspurProject()
   const sub = join(dir, 'apps', 'web')
   mkdirSync(sub, { recursive: true })
-  assert.ok(contextOf(await runHookBin('prompt-context', payload.prompt(sub, 'the stripe webhook handler created duplicate payments'))))
+  assert.ok(
+    contextOf(
+      await runHookBin('prompt-context', payload.prompt(sub, 'the stripe webhook handler created duplicate payments')),
+    ),
+  )
   assert.is((await runHookBin('session-end', payload.sessionEnd(sub))).code, 0)
   assert.equal(tree(join(dir, 'apps')), ['web'])
 })

@@ -10,7 +10,8 @@ function staticGraph(file: string, seen = new Set<string>()): Set<string> {
   seen.add(file)
   const text = readFileSync(file, 'utf8')
   // `import … from "./x.js"` and `import "./x.js"`, not `import("./x.js")`: what loads before main() runs.
-  for (const [, spec] of text.matchAll(/^(?:import|export)\s[^;]*?["'](\.\/[^"']+)["']/gm)) staticGraph(join(dirname(file), spec!), seen)
+  for (const [, spec] of text.matchAll(/^(?:import|export)\s[^;]*?["'](\.\/[^"']+)["']/gm))
+    staticGraph(join(dirname(file), spec!), seen)
   return seen
 }
 
@@ -19,7 +20,8 @@ test('the hook bin finds the project and asks the hook server without loading th
   const bytes = files.reduce((sum, file) => sum + readFileSync(file).length, 0)
   const text = files.map((file) => readFileSync(file, 'utf8')).join('\n')
   assert.ok(text.includes('.foundry'), 'finding the project is on the fast path')
-  for (const marker of ['createKernel', 'minisearch', 'better-sqlite3', 'proper-lockfile', 'typebox']) assert.not.ok(text.includes(marker), marker)
+  for (const marker of ['createKernel', 'minisearch', 'better-sqlite3', 'proper-lockfile', 'typebox'])
+    assert.not.ok(text.includes(marker), marker)
   assert.ok(bytes < 64 * 1024, `the fast path is ${bytes} bytes`)
 })
 

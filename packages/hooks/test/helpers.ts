@@ -81,7 +81,12 @@ export function runHookBin(hook: string, stdin: unknown, env: Record<string, str
   return run(HOOK_BIN, [hook], typeof stdin === 'string' ? stdin : JSON.stringify(stdin), env)
 }
 
-export function run(bin: string, args: string[], stdin: string | undefined, env: Record<string, string> = {}): Promise<Ran> {
+export function run(
+  bin: string,
+  args: string[],
+  stdin: string | undefined,
+  env: Record<string, string> = {},
+): Promise<Ran> {
   const base = { ...process.env }
   delete base.FOUNDRY_ROOT
   delete base.CLAUDE_PROJECT_DIR
@@ -107,7 +112,13 @@ export function run(bin: string, args: string[], stdin: string | undefined, env:
 }
 
 /** The payloads Claude Code sends (fields as documented at https://code.claude.com/docs/en/hooks). */
-const common = (event: string, cwd: string) => ({ session_id: 'sess-7f3a', transcript_path: join(cwd, 'transcript.jsonl'), cwd, hook_event_name: event, permission_mode: 'default' })
+const common = (event: string, cwd: string) => ({
+  session_id: 'sess-7f3a',
+  transcript_path: join(cwd, 'transcript.jsonl'),
+  cwd,
+  hook_event_name: event,
+  permission_mode: 'default',
+})
 export const payload = {
   sessionStart: (cwd: string, source = 'startup') => ({ ...common('SessionStart', cwd), source }),
   prompt: (cwd: string, prompt: string) => ({ ...common('UserPromptSubmit', cwd), prompt }),

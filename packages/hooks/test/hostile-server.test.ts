@@ -43,7 +43,14 @@ async function hostile(root: string, answer: Record<string, unknown>): Promise<v
 
 function promptContext(root: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { FOUNDRY_ROOT, CLAUDE_PROJECT_DIR, FOUNDRY_HOOK_SERVER, ...env } = process.env
-  const event = { session_id: 's', transcript_path: join(root, 't.jsonl'), cwd: root, hook_event_name: 'UserPromptSubmit', permission_mode: 'default', prompt: 'How do we deploy the billing service?' }
+  const event = {
+    session_id: 's',
+    transcript_path: join(root, 't.jsonl'),
+    cwd: root,
+    hook_event_name: 'UserPromptSubmit',
+    permission_mode: 'default',
+    prompt: 'How do we deploy the billing service?',
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [HOOK_BIN, 'prompt-context'], { env })
     let stdout = ''
@@ -70,7 +77,6 @@ test('a socket server answering exit code 2 (or 137, or -1) never makes the hook
   await hostile(root, { stdout: '', stderr: '', exitCode: 0 })
   assert.is((await promptContext(root)).code, 0)
 })
-
 
 // Issue 14, item 12: a stored fact reached the model verbatim through prompt-context.
 test('prompt-context frames the facts as quoted project data; an injected body cannot close the frame or forge a fact', async () => {

@@ -19,16 +19,26 @@ test('precompact prints the reminder naming the fact count, as plain text, and e
 test('precompact counts every active fact, however many INDEX.md lists, and with no cache at all', async () => {
   const dir = await larkspurProject({ indexTokenBudget: 400 })
   const all = larkspurFacts().length
-  assert.match((await runHookBin('precompact', payload.preCompact(dir, 'manual'))).stdout, new RegExp(`^Foundry memory holds ${all} facts\\.`))
+  assert.match(
+    (await runHookBin('precompact', payload.preCompact(dir, 'manual'))).stdout,
+    new RegExp(`^Foundry memory holds ${all} facts\\.`),
+  )
   rmSync(join(dir, '.foundry', 'memory', 'INDEX.md'))
   rmSync(join(dir, '.foundry', 'cache'), { recursive: true }) // the stored figures too: only the facts are left
-  assert.match((await runHookBin('precompact', payload.preCompact(dir, 'manual'))).stdout, new RegExp(`^Foundry memory holds ${all} facts\\.`))
+  assert.match(
+    (await runHookBin('precompact', payload.preCompact(dir, 'manual'))).stdout,
+    new RegExp(`^Foundry memory holds ${all} facts\\.`),
+  )
 })
 
 test('precompact follows writes made by another process', async () => {
   const dir = await larkspurProject()
   const { kernel } = await openProject({ root: dir })
-  await kernel.memory.write({ title: 'Reminder texts go out at 09:00 clinic time', body: 'Never at night, whatever the time zone of the server.', type: 'convention' })
+  await kernel.memory.write({
+    title: 'Reminder texts go out at 09:00 clinic time',
+    body: 'Never at night, whatever the time zone of the server.',
+    type: 'convention',
+  })
   await kernel.close()
   const ran = await runHookBin('precompact', payload.preCompact(dir))
   assert.match(ran.stdout, new RegExp(`^Foundry memory holds ${larkspurFacts().length + 1} facts\\.`))

@@ -2,7 +2,18 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { contextOf, emptyProject, events, HOOK_BIN, larkspurProject, messageOf, payload, plainFolder, run, runHookBin } from './helpers.js'
+import {
+  contextOf,
+  emptyProject,
+  events,
+  HOOK_BIN,
+  larkspurProject,
+  messageOf,
+  payload,
+  plainFolder,
+  run,
+  runHookBin,
+} from './helpers.js'
 
 const HOOKS = ['session-start', 'prompt-context', 'subagent-firewall', 'precompact', 'session-end']
 
@@ -28,7 +39,10 @@ test('a payload of another event, or a field of the wrong type, is named', async
   const dir = emptyProject()
   const wrong = await runHookBin('prompt-context', payload.sessionStart(dir))
   assert.is(wrong.code, 1)
-  assert.match(wrong.stderr, /received a SessionStart event but this hook handles UserPromptSubmit; check the event it is wired to in hooks.json/)
+  assert.match(
+    wrong.stderr,
+    /received a SessionStart event but this hook handles UserPromptSubmit; check the event it is wired to in hooks.json/,
+  )
   const typed = await runHookBin('prompt-context', { ...payload.prompt(dir, 'x'), prompt: 42 })
   assert.is(typed.code, 1)
   assert.match(typed.stderr, /field "prompt" must be a string, got number/)
@@ -61,7 +75,10 @@ test('an invalid config.json is one line naming the file and the key', async () 
 test('unknown hook and --help', async () => {
   const unknown = await run(HOOK_BIN, ['post-tool-use'], '{}')
   assert.is(unknown.code, 1)
-  assert.match(unknown.stderr, /^foundry-hook post-tool-use: unknown hook; use one of session-start, prompt-context, subagent-firewall, precompact, session-end\n$/)
+  assert.match(
+    unknown.stderr,
+    /^foundry-hook post-tool-use: unknown hook; use one of session-start, prompt-context, subagent-firewall, precompact, session-end\n$/,
+  )
   const help = await run(HOOK_BIN, ['--help'], undefined)
   assert.is(help.code, 0)
   assert.match(help.stdout, /^Usage: foundry-hook </)
@@ -89,8 +106,14 @@ test('the project is found above cwd, from CLAUDE_PROJECT_DIR, or at FOUNDRY_ROO
   const prompt = 'the stripe webhook handler created duplicate payments'
   assert.ok(contextOf(await runHookBin('prompt-context', payload.prompt(sub, prompt))), 'walks up from cwd')
   const elsewhere = plainFolder()
-  assert.ok(contextOf(await runHookBin('prompt-context', payload.prompt(elsewhere, prompt), { CLAUDE_PROJECT_DIR: dir })), 'CLAUDE_PROJECT_DIR')
-  assert.ok(contextOf(await runHookBin('prompt-context', payload.prompt(elsewhere, prompt), { FOUNDRY_ROOT: dir })), 'FOUNDRY_ROOT')
+  assert.ok(
+    contextOf(await runHookBin('prompt-context', payload.prompt(elsewhere, prompt), { CLAUDE_PROJECT_DIR: dir })),
+    'CLAUDE_PROJECT_DIR',
+  )
+  assert.ok(
+    contextOf(await runHookBin('prompt-context', payload.prompt(elsewhere, prompt), { FOUNDRY_ROOT: dir })),
+    'FOUNDRY_ROOT',
+  )
 })
 
 test('a metrics folder that cannot be written never breaks a hook', async () => {
@@ -101,7 +124,10 @@ test('a metrics folder that cannot be written never breaks a hook', async () => 
   mkdirSync(join(metrics, 'events.jsonl'), { recursive: true })
   chmodSync(metrics, 0o555)
   try {
-    const prompt = await runHookBin('prompt-context', payload.prompt(dir, 'the stripe webhook handler created duplicate payments'))
+    const prompt = await runHookBin(
+      'prompt-context',
+      payload.prompt(dir, 'the stripe webhook handler created duplicate payments'),
+    )
     assert.is(prompt.code, 0, prompt.stderr)
     assert.ok(contextOf(prompt))
     const blocked = await runHookBin('subagent-firewall', payload.subagentStop(dir, messageOf(5000)))
@@ -126,7 +152,10 @@ test('session-end records session_end with the reason, and prints nothing', asyn
   const dir = emptyProject()
   const ran = await runHookBin('session-end', payload.sessionEnd(dir, 'clear'))
   assert.equal([ran.code, ran.stdout], [0, ''])
-  assert.equal(events(dir).map((e) => [e.kind, e.data]), [['session_end', { sessionId: 'sess-7f3a', reason: 'clear' }]])
+  assert.equal(
+    events(dir).map((e) => [e.kind, e.data]),
+    [['session_end', { sessionId: 'sess-7f3a', reason: 'clear' }]],
+  )
 })
 
 test.run()

@@ -39,7 +39,10 @@ test('the served answer is byte for byte the in-process answer', async () => {
   try {
     const served = await runHookBin('prompt-context', payload.prompt(dir, PROMPT))
     assert.is(served.stdout, alone.stdout)
-    assert.equal(events(dir).map((e) => e.kind), ['memory_search', 'memory_search'])
+    assert.equal(
+      events(dir).map((e) => e.kind),
+      ['memory_search', 'memory_search'],
+    )
   } finally {
     await server?.close()
     await project.close()
@@ -100,8 +103,14 @@ test('the server refuses what it does not serve, so the client runs the hook its
       socket.on('error', reject)
     })
   try {
-    assert.equal(JSON.parse(await ask('{"v":1,"hook":"subagent-firewall","stdin":"{}"}\n')), { v: 1, unavailable: 'hook "subagent-firewall" is not served' })
-    assert.match(JSON.parse(await ask('{"v":2,"hook":"prompt-context","stdin":"{}"}\n')).unavailable, /unsupported request/)
+    assert.equal(JSON.parse(await ask('{"v":1,"hook":"subagent-firewall","stdin":"{}"}\n')), {
+      v: 1,
+      unavailable: 'hook "subagent-firewall" is not served',
+    })
+    assert.match(
+      JSON.parse(await ask('{"v":2,"hook":"prompt-context","stdin":"{}"}\n')).unavailable,
+      /unsupported request/,
+    )
     assert.match(JSON.parse(await ask('not json\n')).unavailable, /^bad request/)
     const bad = JSON.parse(await ask(`${JSON.stringify({ v: 1, hook: 'prompt-context', stdin: 'not json' })}\n`))
     assert.equal([bad.exitCode, bad.stdout], [1, ''])

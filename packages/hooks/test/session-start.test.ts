@@ -16,7 +16,8 @@ test('session-start injects INDEX.md, exactly, as SessionStart additionalContext
 
 test('session-start injects nothing else from memory: no fact body reaches the context', async () => {
   const dir = await larkspurProject()
-  const context: string = (await runHookBin('session-start', payload.sessionStart(dir))).json!.hookSpecificOutput.additionalContext
+  const context: string = (await runHookBin('session-start', payload.sessionStart(dir))).json!.hookSpecificOutput
+    .additionalContext
   assert.ok(context.includes('Money is stored as integer minor units with an ISO currency code'), 'titles are listed')
   assert.not.ok(context.includes('float rounding produced one-penny mismatches'), 'bodies are not')
 })

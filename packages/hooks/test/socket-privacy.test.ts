@@ -1,5 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -58,8 +68,18 @@ async function impostor(path: string, stdout = 'impostor'): Promise<Server> {
 const HOOK_BIN = new URL('../dist/bin/foundry-hook.js', import.meta.url).pathname
 
 /** Run the built `foundry-hook session-start` for the project at `root`, as Claude Code does (TMPDIR as set now). */
-function sessionStart(root: string, env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  const event = { session_id: 'sess-7f3a', transcript_path: join(root, 'transcript.jsonl'), cwd: root, hook_event_name: 'SessionStart', permission_mode: 'default', source: 'startup' }
+function sessionStart(
+  root: string,
+  env: Record<string, string> = {},
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  const event = {
+    session_id: 'sess-7f3a',
+    transcript_path: join(root, 'transcript.jsonl'),
+    cwd: root,
+    hook_event_name: 'SessionStart',
+    permission_mode: 'default',
+    source: 'startup',
+  }
   const { FOUNDRY_ROOT, CLAUDE_PROJECT_DIR, ...inherited } = process.env
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [HOOK_BIN, 'session-start'], { env: { ...inherited, ...env } })
@@ -118,7 +138,11 @@ test('with XDG_RUNTIME_DIR a folder of the user, the socket sits in $XDG_RUNTIME
     await server?.close()
   }
   process.env.XDG_RUNTIME_DIR = 'relative/run'
-  assert.is(dirname(hookSocketPath(project.root)), join(base, 'tmp', `foundry-${UID}`), 'a relative XDG_RUNTIME_DIR is ignored')
+  assert.is(
+    dirname(hookSocketPath(project.root)),
+    join(base, 'tmp', `foundry-${UID}`),
+    'a relative XDG_RUNTIME_DIR is ignored',
+  )
   process.env.XDG_RUNTIME_DIR = join(base, 'missing')
   assert.is(dirname(hookSocketPath(project.root)), join(base, 'tmp', `foundry-${UID}`), 'a missing one too')
 })
@@ -196,7 +220,10 @@ test('a stale socket of the user is replaced', async () => {
   const path = hookSocketPath(project.root)
   mkdirSync(dirname(path), { mode: 0o700 })
   // A server killed while listening leaves its socket file behind.
-  spawnSync(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`])
+  spawnSync(process.execPath, [
+    '-e',
+    `require('node:net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`,
+  ])
   assert.ok(lstatSync(path).isSocket())
   assert.is(await ask(project.root), undefined, 'nothing listens')
   const server = await serveHooks(project, { warm: false })

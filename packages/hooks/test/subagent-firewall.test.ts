@@ -8,7 +8,9 @@ import { allEvents, emptyProject, events, messageOf, payload, runHookBin } from 
 /** The one return the firewall saved in `dir` (its name ends in a hash of the return), or a path that does not exist. */
 const saved = (dir: string, agent = 'code-reviewer-a91c2e') => {
   const folder = join(dir, '.foundry', 'blackboard', 'firewall')
-  const found = existsSync(folder) ? readdirSync(folder).filter((f) => f.startsWith(`${agent}-`) && f.endsWith('.json')) : []
+  const found = existsSync(folder)
+    ? readdirSync(folder).filter((f) => f.startsWith(`${agent}-`) && f.endsWith('.json'))
+    : []
   return join(folder, found[0] ?? `${agent}.json`)
 }
 
@@ -20,7 +22,15 @@ test('a return within 3 × handoffSummaryTokenBudget (900 tokens) passes silentl
   const [event, ...rest] = events(dir)
   assert.equal(rest, [])
   assert.is(event!.kind, 'subagent_return')
-  assert.equal(event!.data, { agentType: 'code-reviewer', agentId: 'a91c2e', sessionId: 'sess-7f3a', tokens: 900, limit: 900, outcome: 'within-budget', enforcement: 'gate' })
+  assert.equal(event!.data, {
+    agentType: 'code-reviewer',
+    agentId: 'a91c2e',
+    sessionId: 'sess-7f3a',
+    tokens: 900,
+    limit: 900,
+    outcome: 'within-budget',
+    enforcement: 'gate',
+  })
 })
 
 test('an oversized return is blocked with the instruction, and saved to the blackboard first', async () => {
@@ -43,9 +53,15 @@ test('an oversized return is blocked with the instruction, and saved to the blac
   assert.is(artifact.sessionId, 'sess-7f3a')
   assert.is(artifact.tokens, 2400)
   assert.match(artifact.summary, /^Oversized return of code-reviewer \(~2400 tokens, limit 900\)/)
-  const check = await createKernel({ storage: memoryStorage() }).contracts.validate({ schema: 'handoff.v1', data: artifact })
+  const check = await createKernel({ storage: memoryStorage() }).contracts.validate({
+    schema: 'handoff.v1',
+    data: artifact,
+  })
   assert.ok(check.valid, `the artifact satisfies the built-in handoff.v1: ${check.violations.join('; ')}`)
-  assert.not.ok(existsSync(join(dir, '.foundry', 'contracts')), 'the contract is the kernel\'s built-in: nothing is installed in the project')
+  assert.not.ok(
+    existsSync(join(dir, '.foundry', 'contracts')),
+    "the contract is the kernel's built-in: nothing is installed in the project",
+  )
   const kinds = events(dir).map((e) => e.kind)
   assert.equal(kinds, ['subagent_return', 'blackboard_write', 'gate_blocked'])
   const blocked = events(dir)[2]!.data!
@@ -55,10 +71,16 @@ test('an oversized return is blocked with the instruction, and saved to the blac
 
 test('stop_hook_active: never blocks twice in a row', async () => {
   const dir = emptyProject()
-  const ran = await runHookBin('subagent-firewall', payload.subagentStop(dir, messageOf(5000), { stop_hook_active: true }))
+  const ran = await runHookBin(
+    'subagent-firewall',
+    payload.subagentStop(dir, messageOf(5000), { stop_hook_active: true }),
+  )
   assert.is(ran.code, 0, ran.stderr)
   assert.is(ran.stdout, '')
-  assert.equal(events(dir).map((e) => [e.kind, e.data?.outcome]), [['subagent_return', 'passed-after-block']])
+  assert.equal(
+    events(dir).map((e) => [e.kind, e.data?.outcome]),
+    [['subagent_return', 'passed-after-block']],
+  )
   assert.not.ok(existsSync(saved(dir)))
 })
 
@@ -66,7 +88,10 @@ test('enforcement off lets everything through; warn blocks exactly as gate does'
   const off = emptyProject({ enforcement: 'off' })
   const passed = await runHookBin('subagent-firewall', payload.subagentStop(off, messageOf(5000)))
   assert.is(passed.stdout, '')
-  assert.equal(events(off).map((e) => [e.kind, e.data?.outcome]), [['subagent_return', 'enforcement-off']])
+  assert.equal(
+    events(off).map((e) => [e.kind, e.data?.outcome]),
+    [['subagent_return', 'enforcement-off']],
+  )
   const reasons: string[] = []
   for (const enforcement of ['warn', 'gate']) {
     const dir = emptyProject({ enforcement })
@@ -96,7 +121,10 @@ test('the limit follows handoffSummaryTokenBudget', async () => {
 
 test('agent names are sanitised into one safe path segment', async () => {
   const dir = emptyProject()
-  const ran = await runHookBin('subagent-firewall', payload.subagentStop(dir, messageOf(1000), { agent_type: 'plugin:../../reviewer', agent_id: 'x/y' }))
+  const ran = await runHookBin(
+    'subagent-firewall',
+    payload.subagentStop(dir, messageOf(1000), { agent_type: 'plugin:../../reviewer', agent_id: 'x/y' }),
+  )
   assert.is(ran.json?.decision, 'block')
   assert.ok(existsSync(saved(dir, 'plugin-reviewer-x-y')))
 })
@@ -104,10 +132,16 @@ test('agent names are sanitised into one safe path segment', async () => {
 test('a project file handoff.v1 does not replace the built-in: the return is still saved against it', async () => {
   const dir = emptyProject()
   mkdirSync(join(dir, '.foundry', 'contracts'), { recursive: true })
-  writeFileSync(join(dir, '.foundry', 'contracts', 'handoff.v1.json'), JSON.stringify({ type: 'object', required: ['verdict'] }))
+  writeFileSync(
+    join(dir, '.foundry', 'contracts', 'handoff.v1.json'),
+    JSON.stringify({ type: 'object', required: ['verdict'] }),
+  )
   const ran = await runHookBin('subagent-firewall', payload.subagentStop(dir, messageOf(1000)))
   assert.is(ran.json?.decision, 'block')
-  assert.match(ran.json!.reason, /saved unchanged to \.foundry\/blackboard\/firewall\/code-reviewer-a91c2e-[0-9a-f]{12}\.json/)
+  assert.match(
+    ran.json!.reason,
+    /saved unchanged to \.foundry\/blackboard\/firewall\/code-reviewer-a91c2e-[0-9a-f]{12}\.json/,
+  )
   assert.is(JSON.parse(readFileSync(saved(dir), 'utf8')).schema, 'handoff.v1')
 })
 
@@ -119,9 +153,15 @@ test('when the artifact cannot be saved it still blocks, and says so', async () 
   const ran = await runHookBin('subagent-firewall', payload.subagentStop(dir, messageOf(1000)))
   assert.is(ran.code, 0, ran.stderr)
   assert.is(ran.json?.decision, 'block')
-  assert.match(ran.json!.reason, /could not be saved for you \(.*blackboard\/firewall is a file.*\): write your full result with blackboard_write first/)
+  assert.match(
+    ran.json!.reason,
+    /could not be saved for you \(.*blackboard\/firewall is a file.*\): write your full result with blackboard_write first/,
+  )
   assert.match(ran.json!.reason, /1\. the path of the blackboard artifact holding your full result;/)
-  assert.equal(events(dir).map((e) => e.kind), ['subagent_return', 'gate_blocked'])
+  assert.equal(
+    events(dir).map((e) => e.kind),
+    ['subagent_return', 'gate_blocked'],
+  )
   assert.is(events(dir)[1]!.data!.artifact, undefined)
 })
 

@@ -27,10 +27,19 @@ const GOOD = agent('name: reviewer\ndescription: Reviews billing changes\nmodel:
 test('agents must declare model: and effort:; each violation names the file and the line', () => {
   assert.equal(checkAgent('a.md', GOOD), [])
   assert.equal(checkAgent('a.md', agent('name: x\ndescription: y\nmodel: haiku')), [
-    { file: 'a.md', line: 1, message: 'front matter does not declare effort: (low, medium, high or xhigh, per the routing table)' },
+    {
+      file: 'a.md',
+      line: 1,
+      message: 'front matter does not declare effort: (low, medium, high or xhigh, per the routing table)',
+    },
   ])
-  assert.equal(checkAgent('a.md', agent('name: x\nmodel:\neffort: high')), [{ file: 'a.md', line: 3, message: 'model: must name a model, not be empty' }])
-  assert.equal(checkAgent('a.md', 'You are a reviewer.\n').map((v) => [v.line, v.message.slice(0, 15)]), [[1, 'no front matter']])
+  assert.equal(checkAgent('a.md', agent('name: x\nmodel:\neffort: high')), [
+    { file: 'a.md', line: 3, message: 'model: must name a model, not be empty' },
+  ])
+  assert.equal(
+    checkAgent('a.md', 'You are a reviewer.\n').map((v) => [v.line, v.message.slice(0, 15)]),
+    [[1, 'no front matter']],
+  )
   const broken = checkAgent('a.md', agent('name: x\nmodel: [sonnet\neffort: high'))
   assert.is(broken.length, 1)
   assert.match(broken[0]!.message, /^front matter is not valid YAML/)
@@ -41,19 +50,31 @@ test('a SKILL.md body may have 500 lines, not 501; the violation points at line 
   const front = '---\nname: invoices\ndescription: Build invoices\n---\n'
   assert.equal(checkSkill('s/SKILL.md', `${front}${lines(500)}\n`), [])
   assert.equal(checkSkill('s/SKILL.md', `${front}${lines(501)}\n`), [
-    { file: 's/SKILL.md', line: 505, message: 'SKILL.md body is 501 lines; the limit is 500: move depth to references/*.md, scripts/ or templates/' },
+    {
+      file: 's/SKILL.md',
+      line: 505,
+      message: 'SKILL.md body is 501 lines; the limit is 500: move depth to references/*.md, scripts/ or templates/',
+    },
   ])
-  assert.equal(checkSkill('s/SKILL.md', lines(501)).map((v) => v.line), [501], 'no front matter: the whole file is the body')
+  assert.equal(
+    checkSkill('s/SKILL.md', lines(501)).map((v) => v.line),
+    [501],
+    'no front matter: the whole file is the body',
+  )
 })
 
-test('validateAssets scans .claude/ and a plugin\'s agents/, skills/ and the extra paths plugin.json declares', async () => {
+test("validateAssets scans .claude/ and a plugin's agents/, skills/ and the extra paths plugin.json declares", async () => {
   const root = tree({
     '.claude/agents/reviewer.md': GOOD,
     '.claude/agents/extractor.md': agent('name: extractor\ndescription: Pulls facts\nmodel: haiku'),
     '.claude/skills/invoices/SKILL.md': `---\nname: invoices\n---\n${lines(20)}\n`,
     '.claude/skills/huge/SKILL.md': `---\nname: huge\n---\n${lines(600)}\n`,
     '.claude/skills/huge/references/detail.md': lines(2000),
-    '.claude-plugin/plugin.json': JSON.stringify({ name: 'larkspur', agents: './extra/agents/', skills: ['./extra/skills'] }),
+    '.claude-plugin/plugin.json': JSON.stringify({
+      name: 'larkspur',
+      agents: './extra/agents/',
+      skills: ['./extra/skills'],
+    }),
     'agents/architect.md': agent('name: architect\ndescription: Designs\neffort: high'),
     'extra/agents/auditor.md': agent('name: auditor\ndescription: Audits'),
     'extra/skills/refunds/SKILL.md': lines(10),
@@ -88,13 +109,32 @@ test('foundry-validate-assets: file:line lines and exit 1 on violations, exit 0 
 })
 
 test('effort: must be one of low, medium, high, xhigh; any other value is refused on its line with the list', () => {
-  for (const effort of ['low', 'medium', 'high', 'xhigh']) assert.equal(checkAgent('a.md', agent(`name: x\nmodel: opus\neffort: ${effort}`)), [], effort)
+  for (const effort of ['low', 'medium', 'high', 'xhigh'])
+    assert.equal(checkAgent('a.md', agent(`name: x\nmodel: opus\neffort: ${effort}`)), [], effort)
   const refused = (effort: string) => checkAgent('a.md', agent(`name: x\nmodel: opus\neffort: ${effort}`))
-  assert.equal(refused('turbo'), [{ file: 'a.md', line: 4, message: 'effort: turbo is not a reasoning effort: use low, medium, high or xhigh, per the routing table' }])
-  assert.equal(refused('High').map((v) => v.message), ['effort: High is not a reasoning effort: use low, medium, high or xhigh, per the routing table'])
-  assert.equal(refused('3').map((v) => v.message), ['effort: 3 is not a reasoning effort: use low, medium, high or xhigh, per the routing table'])
-  assert.equal(refused('').map((v) => v.message), ['effort: must name a reasoning effort, not be empty'])
-  assert.equal(checkAgent('a.md', agent('name: x\nmodel: 4\neffort: low')).map((v) => v.message), ['model: must name a model, not 4'])
+  assert.equal(refused('turbo'), [
+    {
+      file: 'a.md',
+      line: 4,
+      message: 'effort: turbo is not a reasoning effort: use low, medium, high or xhigh, per the routing table',
+    },
+  ])
+  assert.equal(
+    refused('High').map((v) => v.message),
+    ['effort: High is not a reasoning effort: use low, medium, high or xhigh, per the routing table'],
+  )
+  assert.equal(
+    refused('3').map((v) => v.message),
+    ['effort: 3 is not a reasoning effort: use low, medium, high or xhigh, per the routing table'],
+  )
+  assert.equal(
+    refused('').map((v) => v.message),
+    ['effort: must name a reasoning effort, not be empty'],
+  )
+  assert.equal(
+    checkAgent('a.md', agent('name: x\nmodel: 4\neffort: low')).map((v) => v.message),
+    ['model: must name a model, not 4'],
+  )
 })
 
 test('a folder that does not exist, or a file, is an error naming it, never "no violations"', async () => {
@@ -112,31 +152,46 @@ test('a folder that does not exist, or a file, is an error naming it, never "no 
     assert.unreachable('should reject')
   } catch (error) {
     assert.ok(isFoundryError(error, 'INVALID_INPUT'), String(error))
-    assert.is((error as Error).message, `${file} is a file, not a folder: pass the project or plugin folder that holds it`)
+    assert.is(
+      (error as Error).message,
+      `${file} is a file, not a folder: pass the project or plugin folder that holds it`,
+    )
   }
 })
 
 test('foundry-validate-assets: a missing folder exits 1 with the error on stderr; the other folders are still checked', async () => {
   const missing = join(tree({}), 'no-such-dir')
   const alone = await run(VALIDATE_BIN, [missing], undefined)
-  assert.equal([alone.code, alone.stdout, alone.stderr], [1, '', `foundry-validate-assets: No folder at ${missing}: pass a project or plugin folder that exists\n`])
+  assert.equal(
+    [alone.code, alone.stdout, alone.stderr],
+    [1, '', `foundry-validate-assets: No folder at ${missing}: pass a project or plugin folder that exists\n`],
+  )
   const good = tree({ '.claude/agents/a.md': GOOD })
   const both = await run(VALIDATE_BIN, [missing, good], undefined)
   assert.is(both.code, 1)
   assert.is(both.stdout, `${good}\nChecked 1 agent definition and 0 skills: no violations.\n`)
-  assert.match(both.stderr, /^foundry-validate-assets: No folder at .*no-such-dir: pass a project or plugin folder that exists\n$/)
+  assert.match(
+    both.stderr,
+    /^foundry-validate-assets: No folder at .*no-such-dir: pass a project or plugin folder that exists\n$/,
+  )
 })
 
 test('foundry-validate-assets: effort: turbo fails with the listed values', async () => {
   const root = tree({ '.claude/agents/fast.md': agent('name: fast\ndescription: d\nmodel: haiku\neffort: turbo') })
   const ran = await run(VALIDATE_BIN, [root], undefined)
   assert.is(ran.code, 1)
-  assert.is(ran.stdout, '.claude/agents/fast.md:5: effort: turbo is not a reasoning effort: use low, medium, high or xhigh, per the routing table\n1 violation in 1 agent definition and 0 skills.\n')
+  assert.is(
+    ran.stdout,
+    '.claude/agents/fast.md:5: effort: turbo is not a reasoning effort: use low, medium, high or xhigh, per the routing table\n1 violation in 1 agent definition and 0 skills.\n',
+  )
 })
 
 test('a plugin.json that is not JSON is itself a violation', async () => {
   const report = await validateAssets({ root: tree({ '.claude-plugin/plugin.json': '{ name: ' }) })
-  assert.equal(report.violations.map((v) => [v.file, v.line]), [['.claude-plugin/plugin.json', 1]])
+  assert.equal(
+    report.violations.map((v) => [v.file, v.line]),
+    [['.claude-plugin/plugin.json', 1]],
+  )
 })
 
 test.run()

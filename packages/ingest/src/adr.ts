@@ -23,7 +23,8 @@ export interface Adr {
   supersededBy: number[]
 }
 
-const DECISION = /^(decision|decision outcome|decisions?|what.s proposed|proposal|proposed solution|chosen option|design|solution)$/i
+const DECISION =
+  /^(decision|decision outcome|decisions?|what.s proposed|proposal|proposed solution|chosen option|design|solution)$/i
 const CONTEXT = /^(context|context and problem statement|problem statement|problem|background|motivation)$/i
 const CONSEQUENCES = /^(consequences|positive consequences|implications|outcome)$/i
 const STATUS_HEADING = /^status$/i
@@ -52,9 +53,13 @@ export function parseAdr(source: string, fileName: string): Adr | undefined {
   const title = plainText(top.heading.replace(/^(?:adr[-\s]*)?\d{1,6}\s*[.:\-–]\s*/i, '')) || plainText(top.heading)
   const below = all.filter((s) => s !== top)
   const status = statusOf(doc.front, below, doc.text)
-  const substantial = (s: Section | undefined) => (s && plainText(s.body).split(' ').length >= 4 ? plainText(s.body) : '')
-  const find = (pattern: RegExp) => substantial(below.find((s) => pattern.test(plainText(s.heading)) && plainText(s.body).split(' ').length >= 4))
-  const first = below.find((s) => !STATUS_HEADING.test(plainText(s.heading)) && plainText(s.body).split(' ').length >= 8)
+  const substantial = (s: Section | undefined) =>
+    s && plainText(s.body).split(' ').length >= 4 ? plainText(s.body) : ''
+  const find = (pattern: RegExp) =>
+    substantial(below.find((s) => pattern.test(plainText(s.heading)) && plainText(s.body).split(' ').length >= 4))
+  const first = below.find(
+    (s) => !STATUS_HEADING.test(plainText(s.heading)) && plainText(s.body).split(' ').length >= 8,
+  )
   const decision = find(DECISION) || find(CONTEXT) || substantial(first) || plainText(top.body)
   const context = find(CONTEXT)
   return {
@@ -74,7 +79,10 @@ export function parseAdr(source: string, fileName: string): Adr | undefined {
 function statusOf(front: Record<string, unknown>, below: Section[], text: string): string {
   if (typeof front.status === 'string') return front.status.trim()
   const section = below.find((s) => STATUS_HEADING.test(plainText(s.heading)))
-  const line = section?.body.split('\n').map((l) => plainText(l)).find(Boolean)
+  const line = section?.body
+    .split('\n')
+    .map((l) => plainText(l))
+    .find(Boolean)
   if (line) return line
   const row = /^\s*\|\s*status\s*\|\s*([^|\n]+?)\s*\|/im.exec(text)
   if (row) return plainText(row[1]!)
@@ -103,7 +111,10 @@ function references(text: string, verb: RegExp): number[] {
     const rest = line.slice(at.index + at[0].length, at.index + at[0].length + 160)
     const ref = /^[\s:*_]*(?:\[([^\]]*)\]\(([^)]*)\)|(?:adr[-\s#]*)?0*(\d{1,6})\b)/i.exec(rest)
     if (!ref) continue
-    const named = ref[3] ?? /(?:adr[-\s#]*)?0*(\d{1,6})/i.exec(ref[1] ?? '')?.[1] ?? adrNumberOfFile((ref[2] ?? '').split('/').pop() ?? '')?.toString()
+    const named =
+      ref[3] ??
+      /(?:adr[-\s#]*)?0*(\d{1,6})/i.exec(ref[1] ?? '')?.[1] ??
+      adrNumberOfFile((ref[2] ?? '').split('/').pop() ?? '')?.toString()
     if (named !== undefined) found.add(Number(named))
   }
   return [...found]

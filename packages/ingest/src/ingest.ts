@@ -58,7 +58,15 @@ export async function ingest(kernel: Kernel, paths: string[], options: IngestOpt
     const key = keyOfFact(fact)
     if (key !== undefined) stored.set(key, fact) // ascending ids: the newest fact of a key wins
   }
-  const report: IngestReport = { steps: [], created: 0, chains: 0, files: sources.files, skipped: sources.skipped, problems: sources.problems, dryRun: options.dryRun === true }
+  const report: IngestReport = {
+    steps: [],
+    created: 0,
+    chains: 0,
+    files: sources.files,
+    skipped: sources.skipped,
+    problems: sources.problems,
+    dryRun: options.dryRun === true,
+  }
   const ordered = inWriteOrder(linked(sources.facts))
   // Each planned fact's step, in the order handled; a fact the kernel refused has none (its problem is reported).
   const steps: Array<IngestStep | undefined> = []
@@ -80,7 +88,10 @@ export async function ingest(kernel: Kernel, paths: string[], options: IngestOpt
       continue
     }
     // What it replaces: what the same source said before, else what the source says it supersedes.
-    const previous = before?.status === 'active' ? before : planned.replaces.map((key) => stored.get(key)).find((f) => f?.status === 'active')
+    const previous =
+      before?.status === 'active'
+        ? before
+        : planned.replaces.map((key) => stored.get(key)).find((f) => f?.status === 'active')
     const input: FactInput = previous ? { ...planned.input, supersedes: previous.id } : planned.input
     if (options.dryRun) {
       steps[i] = dryRun(planned, previous, stored, report)
@@ -103,20 +114,41 @@ interface Pending {
 }
 
 /** In a dry run: what writing `planned` would do, remembered so that a later section supersedes it. */
-function dryRun(planned: PlannedFact, previous: Known | undefined, stored: Map<string, Known>, report: IngestReport): IngestStep {
+function dryRun(
+  planned: PlannedFact,
+  previous: Known | undefined,
+  stored: Map<string, Known>,
+  report: IngestReport,
+): IngestStep {
   report.created++
   if (previous) report.chains++
   // What a later section would supersede: this one, as it would be stored (named by its source).
-  stored.set(planned.key, { ...planned.input, id: `${planned.file}:${planned.line}`, status: planned.shelved ? 'forgotten' : 'active' })
+  stored.set(planned.key, {
+    ...planned.input,
+    id: `${planned.file}:${planned.line}`,
+    status: planned.shelved ? 'forgotten' : 'active',
+  })
   const base = { file: planned.file, line: planned.line, title: planned.input.title }
-  return { ...base, action: 'created', ...(previous && { supersedes: previous.id }), ...(planned.shelved && { shelved: planned.shelved }) }
+  return {
+    ...base,
+    action: 'created',
+    ...(previous && { supersedes: previous.id }),
+    ...(planned.shelved && { shelved: planned.shelved }),
+  }
 }
 
 /**
  * Write the batch through the kernel's batch path (one section, one index rebuild). When the kernel
  * refuses the batch, each fact is written alone, so the one refused is named and the rest go on.
  */
-async function writeBatch(kernel: Kernel, batch: Pending[], stored: Map<string, Known>, report: IngestReport, steps: Array<IngestStep | undefined>, handled: () => void): Promise<void> {
+async function writeBatch(
+  kernel: Kernel,
+  batch: Pending[],
+  stored: Map<string, Known>,
+  report: IngestReport,
+  steps: Array<IngestStep | undefined>,
+  handled: () => void,
+): Promise<void> {
   let results: WriteResult[] | undefined
   try {
     results = (await kernel.memory.writeMany(batch.map((p) => p.input))).results
@@ -135,7 +167,13 @@ async function writeBatch(kernel: Kernel, batch: Pending[], stored: Map<string, 
 }
 
 /** After `planned` was written: its step, the fact shelved when the source says so, and what it and its predecessor are now. */
-async function recorded(kernel: Kernel, planned: PlannedFact, written: WriteResult, stored: Map<string, Known>, report: IngestReport): Promise<IngestStep> {
+async function recorded(
+  kernel: Kernel,
+  planned: PlannedFact,
+  written: WriteResult,
+  stored: Map<string, Known>,
+  report: IngestReport,
+): Promise<IngestStep> {
   const base = { file: planned.file, line: planned.line, title: planned.input.title }
   if (written.action === 'duplicate') return { ...base, action: 'duplicate', id: written.id }
   report.created++
@@ -145,7 +183,13 @@ async function recorded(kernel: Kernel, planned: PlannedFact, written: WriteResu
   const replaced = written.supersedes === undefined ? undefined : await kernel.memory.get(written.supersedes)
   const replacedKey = replaced && keyOfFact(replaced)
   if (replacedKey !== undefined) stored.set(replacedKey, replaced!)
-  return { ...base, action: 'created', id: written.id, ...(written.supersedes && { supersedes: written.supersedes }), ...(planned.shelved && { shelved: planned.shelved }) }
+  return {
+    ...base,
+    action: 'created',
+    id: written.id,
+    ...(written.supersedes && { supersedes: written.supersedes }),
+    ...(planned.shelved && { shelved: planned.shelved }),
+  }
 }
 
 /** The stored fact says what the source says now (its status aside: a superseded one said it too). */

@@ -20,7 +20,11 @@ export function splitFrontMatter(source: string): Document {
     throw new Error(`line 2: the front matter is not YAML (${(error as Error).message.split('\n')[0]})`)
   }
   const lines = match[0].split('\n').length - (match[0].endsWith('\n') ? 1 : 0)
-  return { front: front && typeof front === 'object' && !Array.isArray(front) ? (front as Record<string, unknown>) : {}, text: text.slice(match[0].length), firstLine: lines + 1 }
+  return {
+    front: front && typeof front === 'object' && !Array.isArray(front) ? (front as Record<string, unknown>) : {},
+    text: text.slice(match[0].length),
+    firstLine: lines + 1,
+  }
 }
 
 /** A heading and the text below it up to the next heading of the same or a higher level. */
@@ -39,19 +43,26 @@ export function sections(text: string, firstLine = 1): Section[] {
   let fence: string | undefined
   lines.forEach((line, at) => {
     const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1]
-    if (marker && (fence === undefined || marker.startsWith(fence))) fence = fence === undefined ? marker.slice(0, 3) : undefined
+    if (marker && (fence === undefined || marker.startsWith(fence)))
+      fence = fence === undefined ? marker.slice(0, 3) : undefined
     if (fence !== undefined) return
     const head = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line)
     if (head) heads.push({ level: head[1]!.length, heading: head[2]!, at })
   })
   return heads.map((head, i) => {
     const next = heads.slice(i + 1).find((h) => h.level <= head.level)
-    return { level: head.level, heading: head.heading, body: lines.slice(head.at + 1, next ? next.at : lines.length).join('\n'), line: firstLine + head.at }
+    return {
+      level: head.level,
+      heading: head.heading,
+      body: lines.slice(head.at + 1, next ? next.at : lines.length).join('\n'),
+      line: firstLine + head.at,
+    }
   })
 }
 
 /** HTML elements a markdown file may hold; `<name>`, `<n>` and other placeholders are text. */
-const HTML_TAG = /<\/?(a|b|br|code|del|details|div|em|hr|i|img|kbd|li|ol|p|pre|s|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul)\b[^>]*>/gi
+const HTML_TAG =
+  /<\/?(a|b|br|code|del|details|div|em|hr|i|img|kbd|li|ol|p|pre|s|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul)\b[^>]*>/gi
 
 /** Markdown as plain text: code blocks dropped, links keep their text, emphasis, code marks, quotes, tables and HTML lose their marks. */
 export function plainText(markdown: string): string {
@@ -74,7 +85,8 @@ export function firstWords(text: string, max: number): string {
   const words = text.split(/\s+/).filter(Boolean)
   if (words.length <= max) return words.join(' ')
   const cut = words.slice(0, max)
-  for (let i = cut.length - 1; i >= max / 2; i--) if (/[.!?]["')\]]*$/.test(cut[i]!)) return cut.slice(0, i + 1).join(' ')
+  for (let i = cut.length - 1; i >= max / 2; i--)
+    if (/[.!?]["')\]]*$/.test(cut[i]!)) return cut.slice(0, i + 1).join(' ')
   return `${cut.join(' ')} …`
 }
 

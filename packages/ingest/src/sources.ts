@@ -43,14 +43,17 @@ export function readSources(paths: string[], cwd: string): ReadSources {
     const stat = lstatSync(full, { throwIfNoEntry: false })
     if (!stat) throw new Error(`${full} does not exist: name a folder or file holding ADRs or agent instructions`)
     const folders = (file: string) => (stat.isDirectory() ? relative(dirname(full), dirname(file)).split(sep) : ['adr']) // a file named on its own may be an ADR
-    for (const file of stat.isDirectory() ? walk(full) : [full]) readOne(file, relative(cwd, file) || basename(file), folders(file), out, !stat.isDirectory())
+    for (const file of stat.isDirectory() ? walk(full) : [full])
+      readOne(file, relative(cwd, file) || basename(file), folders(file), out, !stat.isDirectory())
   }
   return out
 }
 
 function walk(dir: string): string[] {
   const files: string[] = []
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }))) {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+    a.name.localeCompare(b.name, 'en', { numeric: true }),
+  )) {
     if (entry.isDirectory() && !IGNORED.has(entry.name)) files.push(...walk(join(dir, entry.name)))
     else if (entry.isFile()) files.push(join(dir, entry.name))
   }
@@ -63,14 +66,24 @@ const DECISION_FOLDER = /(^|[-_. ])(adrs?|decisions?)([-_. ]|$)|decision[-_ ]?re
 /** `folders`: from the folder named to ingest down to the file's own; one of them must name decisions for a numbered file to be an ADR. */
 function readOne(file: string, shown: string, folders: string[], out: ReadSources, named: boolean): void {
   const kind = instructionKind(file)
-  const adrLike = /\.md$/i.test(file) && folders.some((f) => DECISION_FOLDER.test(f)) && adrNumberOfFile(basename(file)) !== undefined && !NOT_AN_ADR.test(basename(file))
+  const adrLike =
+    /\.md$/i.test(file) &&
+    folders.some((f) => DECISION_FOLDER.test(f)) &&
+    adrNumberOfFile(basename(file)) !== undefined &&
+    !NOT_AN_ADR.test(basename(file))
   if (!kind && !adrLike) {
-    if (named) out.skipped.push({ file: shown, reason: 'neither an ADR (a numbered .md file, in a folder named for decisions when a folder is ingested) nor an instruction file' })
+    if (named)
+      out.skipped.push({
+        file: shown,
+        reason:
+          'neither an ADR (a numbered .md file, in a folder named for decisions when a folder is ingested) nor an instruction file',
+      })
     return
   }
   const stat = lstatSync(file)
   if (!stat.isFile()) return void out.skipped.push({ file: shown, reason: 'not a regular file' })
-  if (stat.size > MAX_BYTES) return void out.skipped.push({ file: shown, reason: `larger than ${MAX_BYTES / 1024 / 1024} MiB` })
+  if (stat.size > MAX_BYTES)
+    return void out.skipped.push({ file: shown, reason: `larger than ${MAX_BYTES / 1024 / 1024} MiB` })
   const text = readFileSync(file, 'utf8')
   try {
     if (kind) {

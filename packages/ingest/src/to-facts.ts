@@ -55,7 +55,9 @@ export function adrFact(adr: Adr, set: string, file: string): PlannedFact {
     },
     replaces: adr.supersedes.map((n) => `adr:${tag}:${n}`),
     replacedBy: adr.supersededBy.map((n) => `adr:${tag}:${n}`),
-    ...((adr.state === 'rejected' || adr.state === 'deprecated') && { shelved: `${name} is ${adr.state} (status: ${adr.status}): recorded, not loaded` }),
+    ...((adr.state === 'rejected' || adr.state === 'deprecated') && {
+      shelved: `${name} is ${adr.state} (status: ${adr.status}): recorded, not loaded`,
+    }),
   }
 }
 
@@ -74,7 +76,14 @@ export function ruleFact(rule: Rule, kind: string, file: string): PlannedFact {
     key: `rule:${kind}:${rule.heading ? tagOf(rule.heading) : ''}:${title.toLowerCase()}`,
     file,
     line: rule.line,
-    input: { title, body: firstWords(rule.text, 120), type: MANDATORY.test(rule.text) ? 'constraint' : 'convention', confidence: 'high', source: 'code', tags },
+    input: {
+      title,
+      body: firstWords(rule.text, 120),
+      type: MANDATORY.test(rule.text) ? 'constraint' : 'convention',
+      confidence: 'high',
+      source: 'code',
+      tags,
+    },
     replaces: [],
     replacedBy: [],
   }
@@ -86,7 +95,8 @@ export function keyOfFact(fact: Pick<FactInput, 'title' | 'source' | 'tags'>): s
   const set = tags.find((t) => t.startsWith('adr-set:'))
   const adr = /^adr-0*(\d+)$/.exec(fact.source ?? '')
   if (set && adr && tags.includes('adr')) return `adr:${set.slice('adr-set:'.length)}:${Number(adr[1])}`
-  if (fact.source === 'code' && RULE_KINDS.has(tags[0] ?? '')) return `rule:${tags[0]}:${tags[1] ?? ''}:${fact.title.toLowerCase()}`
+  if (fact.source === 'code' && RULE_KINDS.has(tags[0] ?? ''))
+    return `rule:${tags[0]}:${tags[1] ?? ''}:${fact.title.toLowerCase()}`
   return undefined
 }
 

@@ -65,7 +65,10 @@ test('a project folder: one decision per ADR with its chain, rejected ones shelv
   assert.is(report.created, 4 + 4 + 2 + 2 + 2, JSON.stringify(report.steps, null, 1))
   assert.is(report.chains, 1)
   assert.ok(report.files.includes(join('docs', 'adr', 'ADR-4.md')))
-  assert.not.ok(report.files.some((f) => f.includes('guides')), 'a numbered file outside a decisions folder is no ADR')
+  assert.not.ok(
+    report.files.some((f) => f.includes('guides')),
+    'a numbered file outside a decisions folder is no ADR',
+  )
 
   const facts = await kernel.memory.list({ status: 'all' })
   const liquibase = byTitle(facts, 'Use Liquibase for database migrations')!
@@ -73,11 +76,17 @@ test('a project folder: one decision per ADR with its chain, rejected ones shelv
   assert.is(liquibase.status, 'superseded')
   assert.is(liquibase.supersededBy, flyway.id)
   assert.is(flyway.source, 'adr-0004')
-  assert.match(flyway.body, /^Supersedes ADR-2\. We use Flyway[\s\S]*\nWhy: Liquibase's XML changelogs[\s\S]*\nHow to apply: Add migrations as V<n>__<name>\.sql files/)
+  assert.match(
+    flyway.body,
+    /^Supersedes ADR-2\. We use Flyway[\s\S]*\nWhy: Liquibase's XML changelogs[\s\S]*\nHow to apply: Add migrations as V<n>__<name>\.sql files/,
+  )
   const graphql = byTitle(facts, 'Use GraphQL for the public API')!
   assert.is(graphql.status, 'forgotten')
   assert.match(graphql.forgottenReason!, /ADR 3 is rejected/)
-  assert.is(byTitle(facts, 'Never mock the database in integration tests: use the docker compose Postgres.')!.type, 'constraint')
+  assert.is(
+    byTitle(facts, 'Never mock the database in integration tests: use the docker compose Postgres.')!.type,
+    'constraint',
+  )
   assert.is(byTitle(facts, 'Money is stored in integer cents.')!.type, 'convention')
   assert.equal(byTitle(facts, 'Dates are ISO 8601 strings in UTC.')!.tags, ['cursor-rules', 'api'])
   assert.equal(byTitle(facts, 'Always link the issue a change resolves.')!.tags, ['copilot-instructions', 'reviews'])
@@ -86,7 +95,10 @@ test('a project folder: one decision per ADR with its chain, rejected ones shelv
 
   const again = await ingest(kernel, ['.'], { cwd: dir })
   assert.is(again.created, 0)
-  assert.ok(again.steps.every((s) => s.action === 'unchanged'), JSON.stringify(again.steps))
+  assert.ok(
+    again.steps.every((s) => s.action === 'unchanged'),
+    JSON.stringify(again.steps),
+  )
 })
 
 test('a changed source supersedes what it said before; a dry run says so and writes nothing', async () => {
@@ -94,7 +106,13 @@ test('a changed source supersedes what it said before; a dry run says so and wri
   const kernel = createKernel({ storage: memoryStorage() })
   await ingest(kernel, ['.'], { cwd: dir })
   const claude = join(dir, 'CLAUDE.md')
-  writeFileSync(claude, readFileSync(claude, 'utf8').replace('Run `npm test` before every commit.', 'Run `npm test` before every commit. Run `npm run lint` too.'))
+  writeFileSync(
+    claude,
+    readFileSync(claude, 'utf8').replace(
+      'Run `npm test` before every commit.',
+      'Run `npm test` before every commit. Run `npm run lint` too.',
+    ),
+  )
   const before = (await kernel.memory.list({ status: 'all' })).length
 
   const dry = await ingest(kernel, ['CLAUDE.md'], { cwd: dir, dryRun: true })
@@ -105,7 +123,10 @@ test('a changed source supersedes what it said before; a dry run says so and wri
   assert.is((await kernel.memory.list({ status: 'all' })).length, before)
   const fresh = await ingest(createKernel({ storage: memoryStorage() }), ['docs/adr'], { cwd: dir, dryRun: true })
   assert.is(fresh.chains, 1, 'a dry run on an empty memory names the chain the ADRs state')
-  assert.is(fresh.steps.find((s) => s.title === 'Use Flyway for database migrations')!.supersedes, `${join('docs', 'adr', '0002-use-liquibase-for-migrations.md')}:1`)
+  assert.is(
+    fresh.steps.find((s) => s.title === 'Use Flyway for database migrations')!.supersedes,
+    `${join('docs', 'adr', '0002-use-liquibase-for-migrations.md')}:1`,
+  )
 
   const real = await ingest(kernel, ['CLAUDE.md'], { cwd: dir })
   assert.is(real.created, 1)
@@ -124,9 +145,15 @@ test('errors name the path or the file and line; nothing is written for them', a
   } catch (error) {
     assert.match((error as Error).message, /no-such-folder does not exist/)
   }
-  writeFileSync(join(dir, 'docs', 'adr', '0005-broken.md'), '---\nstatus: [unclosed\n---\n# Broken\n\n## Decision\n\nWe will never see this decision stored.\n')
+  writeFileSync(
+    join(dir, 'docs', 'adr', '0005-broken.md'),
+    '---\nstatus: [unclosed\n---\n# Broken\n\n## Decision\n\nWe will never see this decision stored.\n',
+  )
   const report = await ingest(kernel, ['docs/adr'], { cwd: dir })
-  assert.equal(report.problems.map((p) => [p.file, p.line]), [[join('docs', 'adr', '0005-broken.md'), 2]])
+  assert.equal(
+    report.problems.map((p) => [p.file, p.line]),
+    [[join('docs', 'adr', '0005-broken.md'), 2]],
+  )
   assert.match(report.problems[0]!.message, /front matter is not YAML/)
   assert.not.ok((await kernel.memory.list({ status: 'all' })).some((f) => f.title === 'Broken'))
   const skipped = await ingest(kernel, ['docs/guides/01-getting-started.md'], { cwd: dir })

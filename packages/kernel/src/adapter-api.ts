@@ -8,7 +8,18 @@ export { createStorage, missingDriverMembers } from './create-storage.js'
 export { EVENTS_LOG, type StorageDriver } from './storage-driver.js'
 // The in-memory reference driver, to wrap or to start from.
 export { memoryDriver } from './memory-storage.js'
-export type { StorageChange, StorageEntry, StorageFlags, ListOptions, WriteOptions, LogPage, CollectionName, KernelCollection, OpenCollection, RecordOf } from './storage.js'
+export type {
+  StorageChange,
+  StorageEntry,
+  StorageFlags,
+  ListOptions,
+  WriteOptions,
+  LogPage,
+  CollectionName,
+  KernelCollection,
+  OpenCollection,
+  RecordOf,
+} from './storage.js'
 // Keys and names, for a driver's own paths.
 export { COLLECTIONS, isValidKey, isCollectionName } from './keys.js'
 // Records as text rows, for storages that keep them so (SQLite, PostgreSQL).
@@ -20,4 +31,11 @@ export { processTerm, segmentWords, isUnspacedWord, STOP_WORDS } from './analyze
 export { boundedDistance } from './minisearch/edit-distance.js'
 
 // Registering either: descriptors for the composition root's registry.
-export { defineStorage, defineRetriever, type StorageDescriptor, type RetrieverDescriptor, type AdapterSite, type DoctorFinding } from './adapter.js'
+export {
+  defineStorage,
+  defineRetriever,
+  type StorageDescriptor,
+  type RetrieverDescriptor,
+  type AdapterSite,
+  type DoctorFinding,
+} from './adapter.js'

@@ -19,7 +19,10 @@ export interface AdapterSite {
  * names it by `kind`, its `options` schema validates the rest, and `open` builds it. Each adapter
  * package exports one; registering it is one line in `@foundry/project`.
  */
-export interface StorageDescriptor<S extends TSchema = TSchema, O extends Storage | StorageDriver = Storage | StorageDriver> {
+export interface StorageDescriptor<
+  S extends TSchema = TSchema,
+  O extends Storage | StorageDriver = Storage | StorageDriver,
+> {
   /** Which seam it plugs into; `defineStorage` sets it. */
   readonly seam?: 'storage'
   /** The `kind` in config.json (`fs`, `sqlite`). */
@@ -69,11 +72,16 @@ export interface RetrieverDescriptor<S extends TSchema = TSchema> {
   readonly description: string
   readonly options: S
   /** `storage` is the project's storage as configured, for a retriever that keeps its index beside it. */
-  open(options: Static<S>, site: AdapterSite & { storage: { kind: string; options: Record<string, unknown> } }): Retriever | Promise<Retriever>
+  open(
+    options: Static<S>,
+    site: AdapterSite & { storage: { kind: string; options: Record<string, unknown> } },
+  ): Retriever | Promise<Retriever>
 }
 
 /** Declare a storage descriptor with its options typed from the schema. */
-export function defineStorage<S extends TSchema, O extends Storage | StorageDriver>(descriptor: StorageDescriptor<S, O>): StorageDescriptor<S, O> {
+export function defineStorage<S extends TSchema, O extends Storage | StorageDriver>(
+  descriptor: StorageDescriptor<S, O>,
+): StorageDescriptor<S, O> {
   return { ...descriptor, seam: 'storage' }
 }
 

@@ -2,7 +2,9 @@ import { stemmer } from 'stemmer'
 
 /** Lucene's English stop words (the set BM25 baselines on BEIR use). */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
-  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '),
+  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(
+    ' ',
+  ),
 )
 
 /** Lowercase, drop stop words, Porter-stem: the term processing of the default retriever. */
@@ -27,7 +29,11 @@ export const isUnspacedWord = (word: string): boolean => HAS_NO_SPACE_RUN.test(w
 let words: Intl.Segmenter | null | undefined
 /** One word segmenter for the process, with a fixed locale: every process splits a text the same way. */
 function segmenter(): Intl.Segmenter | null {
-  if (words === undefined) words = typeof Intl === 'object' && typeof Intl.Segmenter === 'function' ? new Intl.Segmenter('en', { granularity: 'word' }) : null
+  if (words === undefined)
+    words =
+      typeof Intl === 'object' && typeof Intl.Segmenter === 'function'
+        ? new Intl.Segmenter('en', { granularity: 'word' })
+        : null
   return words
 }
 

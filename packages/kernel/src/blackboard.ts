@@ -83,14 +83,19 @@ const KEPT_CHAR = /^[A-Za-z0-9_.-]$/
  * `NAME_MAX_CHARS` characters, or one that encodes to more than `ENCODED_NAME_MAX_CHARS`.
  */
 export function sanitizeName(name: string, field = 'name'): string {
-  if (typeof name !== 'string' || !name) throw new FoundryError('INVALID_INPUT', `${field} is empty: name it with letters, digits, dot, underscore or dash`)
+  if (typeof name !== 'string' || !name)
+    throw new FoundryError('INVALID_INPUT', `${field} is empty: name it with letters, digits, dot, underscore or dash`)
   if (name.length > NAME_MAX_CHARS)
-    throw new FoundryError('INVALID_INPUT', `${field} is ${name.length} characters; at most ${NAME_MAX_CHARS} are allowed (names are never cut, so two cannot collide): shorten it`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${field} is ${name.length} characters; at most ${NAME_MAX_CHARS} are allowed (names are never cut, so two cannot collide): shorten it`,
+    )
   if (PLAIN_NAME.test(name)) return name
   let out = ''
   for (const char of name) {
     if (KEPT_CHAR.test(char) && !(char === '.' && !out)) out += char
-    else if (char.length === 1 && char >= '\uD800' && char <= '\uDFFF') out += `%u${char.charCodeAt(0).toString(16).toUpperCase()}`
+    else if (char.length === 1 && char >= '\uD800' && char <= '\uDFFF')
+      out += `%u${char.charCodeAt(0).toString(16).toUpperCase()}`
     else for (const byte of utf8Of(char.codePointAt(0)!)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
   }
   if (out.length > ENCODED_NAME_MAX_CHARS)
@@ -136,6 +141,7 @@ export interface BlackboardService {
   all(): Promise<ArtifactSummary[]>
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned object holds the methods; each method is short
 export function createBlackboard(ctx: PluginHost): BlackboardService {
   const contracts = ctx.use(contractsPlugin)
   const display = (location: string) => {
@@ -152,7 +158,11 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
     assertJsonWithin(data, 'blackboard_write data', ARTIFACT_MAX_BYTES)
     const violations = await contracts.violations(input.schema, data)
     if (violations.length) {
-      const text = [`Rejected: artifact does not satisfy ${input.schema}.`, ...violations.map((v) => `- ${v}`), 'Fix and call again.'].join('\n')
+      const text = [
+        `Rejected: artifact does not satisfy ${input.schema}.`,
+        ...violations.map((v) => `- ${v}`),
+        'Fix and call again.',
+      ].join('\n')
       return { text, written: false, violations }
     }
     const key = `${wave}/${agent}`
@@ -170,7 +180,11 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
       outcome.kind === 'new'
         ? [`Wrote ${path} ${size}`, firewall]
         : outcome.kind === 'unchanged'
-          ? [`Unchanged ${path} ${size}`, firewall, `It already held this artifact (version ${outcome.version}): nothing was replaced.`]
+          ? [
+              `Unchanged ${path} ${size}`,
+              firewall,
+              `It already held this artifact (version ${outcome.version}): nothing was replaced.`,
+            ]
           : [
               `Replaced ${path} ${size}`,
               firewall,
@@ -178,10 +192,22 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
                 ? `This is version ${outcome.version}; version ${outcome.version - 1}, the one it replaced, stays readable: blackboard_read with agent "${agent}" and version ${outcome.version - 1}.`
                 : `The artifact it replaced could not be read (${outcome.unreadable}), so it was not kept.`,
             ]
-    return { text: lines.join('\n'), written: true, path, bytes, tokens, version: outcome.version, replaced: outcome.kind === 'replaced', violations: [] }
+    return {
+      text: lines.join('\n'),
+      written: true,
+      path,
+      bytes,
+      tokens,
+      version: outcome.version,
+      replaced: outcome.kind === 'replaced',
+      violations: [],
+    }
   }
 
-  type Stored = { kind: 'new'; version: number } | { kind: 'unchanged'; version: number } | { kind: 'replaced'; version: number; unreadable?: string }
+  type Stored =
+    | { kind: 'new'; version: number }
+    | { kind: 'unchanged'; version: number }
+    | { kind: 'replaced'; version: number; unreadable?: string }
 
   /**
    * Inside the exclusive section: keep the artifact being replaced as the next version, then store
@@ -199,18 +225,31 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
     const earlier = await latestVersion(`${key}/`)
     if (previous && serializeArtifact(previous.data) === serialized) return { kind: 'unchanged', version: earlier + 1 }
     if (previous) {
-      const kept: ArtifactVersion = { wave: artifact.wave, agent: artifact.agent, version: earlier + 1, replaced: ctx.now().toISOString(), data: previous.data }
+      const kept: ArtifactVersion = {
+        wave: artifact.wave,
+        agent: artifact.agent,
+        version: earlier + 1,
+        replaced: ctx.now().toISOString(),
+        data: previous.data,
+      }
       await ctx.storage.put(BLACKBOARD_HISTORY, `${key}/${earlier + 1}`, kept as unknown as JsonValue) // first: a crash before the next put loses nothing
       await ctx.storage.put('artifacts', key, artifact)
       return { kind: 'replaced', version: earlier + 2 }
     }
     await ctx.storage.put('artifacts', key, artifact)
-    return unreadable === undefined ? { kind: 'new', version: earlier + 1 } : { kind: 'replaced', version: earlier + 1, unreadable }
+    return unreadable === undefined
+      ? { kind: 'new', version: earlier + 1 }
+      : { kind: 'replaced', version: earlier + 1, unreadable }
   }
 
   /** The highest version kept under `prefix` (`<wave>/<agent>/`), 0 when none is. */
   async function latestVersion(prefix: string): Promise<number> {
-    return Math.max(0, ...(await ctx.storage.keys(BLACKBOARD_HISTORY, prefix)).map((k) => Number(k.slice(prefix.length))).filter(Number.isInteger))
+    return Math.max(
+      0,
+      ...(await ctx.storage.keys(BLACKBOARD_HISTORY, prefix))
+        .map((k) => Number(k.slice(prefix.length)))
+        .filter(Number.isInteger),
+    )
   }
 
   /** The highest kept version of every agent under `prefix` (a wave's `<wave>/`, or `''` for all), by `<wave>/<agent>`. */
@@ -229,21 +268,49 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
     const wave = sanitizeName(input.wave, 'wave')
     const agent = input.agent === undefined ? undefined : sanitizeName(input.agent, 'agent')
     if (input.version !== undefined && agent === undefined)
-      throw new FoundryError('INVALID_INPUT', 'blackboard_read input: version needs agent (versions are kept per agent); pass the agent whose earlier artifact you want')
+      throw new FoundryError(
+        'INVALID_INPUT',
+        'blackboard_read input: version needs agent (versions are kept per agent); pass the agent whose earlier artifact you want',
+      )
     const [artifacts, kept] = await Promise.all([
       ctx.storage.list('artifacts', { prefix: `${wave}/`, onProblem: ctx.onProblem }),
       keptVersions(`${wave}/`),
     ])
     const mine = artifacts.filter((a) => a.wave === wave && (agent === undefined || a.agent === agent))
     const summaries = mine.map((a) => summarize(a, (kept.get(`${a.wave}/${a.agent}`) ?? 0) + 1))
-    if (input.version !== undefined) return readVersion(wave, agent!, input.version, input.full === true, summaries[0], mine[0], kept.get(`${wave}/${agent}`) ?? 0)
+    if (input.version !== undefined)
+      return readVersion(
+        wave,
+        agent!,
+        input.version,
+        input.full === true,
+        summaries[0],
+        mine[0],
+        kept.get(`${wave}/${agent}`) ?? 0,
+      )
     if (!mine.length) {
       const who = agent ? ` by ${agent}` : ''
       return { text: `No artifacts in wave "${wave}"${who}.`, wave, artifacts: [] }
     }
     const text = input.full
-      ? fullText(mine.map((a, i) => [a, summaries[i]!.version > 1 ? `${a.agent}.json (version ${summaries[i]!.version})` : `${a.agent}.json`]))
-      : summaries.map((s) => [summaryEntry(s), ...(s.version > 1 ? [`  version ${s.version}: it replaced ${earlierOnes(s.version - 1)}, still readable (pass agent and version)`] : [])].join('\n')).join('\n')
+      ? fullText(
+          mine.map((a, i) => [
+            a,
+            summaries[i]!.version > 1 ? `${a.agent}.json (version ${summaries[i]!.version})` : `${a.agent}.json`,
+          ]),
+        )
+      : summaries
+          .map((s) =>
+            [
+              summaryEntry(s),
+              ...(s.version > 1
+                ? [
+                    `  version ${s.version}: it replaced ${earlierOnes(s.version - 1)}, still readable (pass agent and version)`,
+                  ]
+                : []),
+            ].join('\n'),
+          )
+          .join('\n')
     return { text, wave, artifacts: summaries }
   }
 
@@ -259,7 +326,11 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
       const block = fenced(a.data, heading)
       const size = utf8Bytes(block)
       if (bytes + size > READ_FULL_MAX_BYTES) {
-        left.push(size > READ_FULL_MAX_BYTES ? `${a.agent} (alone ${size} bytes: open ${display(ctx.storage.locate('artifacts', `${a.wave}/${a.agent}`))})` : a.agent)
+        left.push(
+          size > READ_FULL_MAX_BYTES
+            ? `${a.agent} (alone ${size} bytes: open ${display(ctx.storage.locate('artifacts', `${a.wave}/${a.agent}`))})`
+            : a.agent,
+        )
         continue
       }
       parts.push(block)
@@ -267,7 +338,9 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
     }
     if (left.length) {
       const named = left.length > 20 ? `${left.slice(0, 20).join(', ')} and ${left.length - 20} more` : left.join(', ')
-      parts.push(`${left.length} artifact${left.length === 1 ? '' : 's'} left out: one full read returns at most ${formatBytes(READ_FULL_MAX_BYTES)}. Read ${left.length === 1 ? 'it' : 'them'} one at a time with agent: ${named}.`)
+      parts.push(
+        `${left.length} artifact${left.length === 1 ? '' : 's'} left out: one full read returns at most ${formatBytes(READ_FULL_MAX_BYTES)}. Read ${left.length === 1 ? 'it' : 'them'} one at a time with agent: ${named}.`,
+      )
     }
     return parts.join('\n\n')
   }
@@ -287,7 +360,8 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
     let artifact: Artifact | undefined = version === latest ? currentArtifact : undefined
     if (!artifact && version < latest) {
       const record = await ctx.storage.get(BLACKBOARD_HISTORY, `${wave}/${agent}/${version}`)
-      if (record !== undefined) artifact = versionRecord.parse(record, `${BLACKBOARD_HISTORY} ${wave}/${agent}/${version}`)
+      if (record !== undefined)
+        artifact = versionRecord.parse(record, `${BLACKBOARD_HISTORY} ${wave}/${agent}/${version}`)
     }
     if (!artifact) {
       const range = latest === 1 ? 'version 1' : `versions 1 to ${latest}`
@@ -303,7 +377,10 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
 
   /** Every artifact of every wave, summarised (for the token report). */
   async function all(): Promise<ArtifactSummary[]> {
-    const [artifacts, kept] = await Promise.all([ctx.storage.list('artifacts', { onProblem: ctx.onProblem }), keptVersions('')])
+    const [artifacts, kept] = await Promise.all([
+      ctx.storage.list('artifacts', { onProblem: ctx.onProblem }),
+      keptVersions(''),
+    ])
     return artifacts.map((a) => summarize(a, (kept.get(`${a.wave}/${a.agent}`) ?? 0) + 1))
   }
 
@@ -329,7 +406,8 @@ const summaryEntry = (s: ArtifactSummary) =>
   `- **${s.file}** · schema ${s.schema ?? '(none)'} · by ${s.producedBy ?? s.agent} · ~${s.tokens} tokens\n  ${s.summary ?? '(no summary field)'}`
 
 /** An artifact verbatim, under a `### <heading>` line. */
-const fenced = (data: Record<string, unknown>, heading: string) => `### ${heading}\n\`\`\`json\n${serializeArtifact(data).trimEnd()}\n\`\`\``
+const fenced = (data: Record<string, unknown>, heading: string) =>
+  `### ${heading}\n\`\`\`json\n${serializeArtifact(data).trimEnd()}\n\`\`\``
 
 const earlierOnes = (n: number) => (n === 1 ? 'version 1' : `versions 1 to ${n}`)
 
@@ -341,7 +419,10 @@ export const blackboardPlugin = definePlugin({
     write: {
       kind: 'blackboard_write',
       kindOf: (r) => (r.written ? 'blackboard_write' : 'contract_violation'),
-      data: (r) => (r.written ? { path: r.path, tokens: r.tokens, ...(r.replaced && { version: r.version }) } : { violations: r.violations.length }),
+      data: (r) =>
+        r.written
+          ? { path: r.path, tokens: r.tokens, ...(r.replaced && { version: r.version }) }
+          : { violations: r.violations.length },
     },
     read: { kind: 'blackboard_read', data: (r) => ({ artifacts: r.artifacts.length }) },
   },

@@ -28,7 +28,10 @@ export function missingDriverMembers(value: unknown): string[] {
 export function createStorage(driver: StorageDriver): Storage {
   const missing = missingDriverMembers(driver)
   if (missing.length)
-    throw new FoundryError('INVALID_INPUT', `Storage driver ${JSON.stringify((driver as { name?: unknown })?.name ?? '?')} lacks ${missing.join(', ')}: a driver needs name, flags, ${DRIVER_METHODS.join(', ')}`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `Storage driver ${JSON.stringify((driver as { name?: unknown })?.name ?? '?')} lacks ${missing.join(', ')}: a driver needs name, flags, ${DRIVER_METHODS.join(', ')}`,
+    )
   const { name } = driver
   let closing: Promise<void> | undefined
 
@@ -48,7 +51,8 @@ export function createStorage(driver: StorageDriver): Storage {
     assertLogName(name)
   }
   const locate = (c: CollectionName, key: string) => driver.locate?.(c, key) ?? `${name}://${c}/${key}`
-  const logEnd = (name: string) => driver.logEnd?.(name) ?? driver.readLog(name, Number.MAX_SAFE_INTEGER, 0).then((page) => page.cursor)
+  const logEnd = (name: string) =>
+    driver.logEnd?.(name) ?? driver.readLog(name, Number.MAX_SAFE_INTEGER, 0).then((page) => page.cursor)
 
   const storage: Storage = {
     name,
@@ -72,7 +76,11 @@ export function createStorage(driver: StorageDriver): Storage {
     },
     async putMany<C extends CollectionName>(c: C, entries: ReadonlyArray<StorageEntry<C>>, options?: WriteOptions) {
       collection(c)
-      if (!Array.isArray(entries)) throw new FoundryError('INVALID_INPUT', `putMany's entries must be an array of { key, value }; got ${typeof entries}`)
+      if (!Array.isArray(entries))
+        throw new FoundryError(
+          'INVALID_INPUT',
+          `putMany's entries must be an array of { key, value }; got ${typeof entries}`,
+        )
       for (const entry of entries) assertKey(c, entry?.key)
       if (entries.length === 0) return
       if (driver.putMany) return driver.putMany(c, entries, options)
@@ -106,14 +114,21 @@ export function createStorage(driver: StorageDriver): Storage {
     },
     async appendLog(name, entries, options) {
       log(name)
-      if (!Array.isArray(entries)) throw new FoundryError('INVALID_INPUT', `appendLog's entries must be an array of strings; got ${typeof entries}. Wrap a single entry: [entry]`)
+      if (!Array.isArray(entries))
+        throw new FoundryError(
+          'INVALID_INPUT',
+          `appendLog's entries must be an array of strings; got ${typeof entries}. Wrap a single entry: [entry]`,
+        )
       if (entries.length === 0) return logEnd(name)
       return driver.appendLog(name, entries.map(String), options)
     },
     async readLog(name, cursor, options = {}) {
       log(name)
       const from = Math.max(0, Math.floor(count('cursor', cursor)))
-      const limit = options.limit === undefined || options.limit === Infinity ? undefined : Math.max(0, Math.floor(count('limit', options.limit)))
+      const limit =
+        options.limit === undefined || options.limit === Infinity
+          ? undefined
+          : Math.max(0, Math.floor(count('limit', options.limit)))
       return driver.readLog(name, from, limit)
     },
     async logEnd(name) {
@@ -143,7 +158,12 @@ export function createStorage(driver: StorageDriver): Storage {
 }
 
 /** `list` without the driver's: every key, then each record; one that cannot be read is reported and left out. */
-async function listByKeys<C extends CollectionName>(driver: StorageDriver, c: C, options: ListOptions, locate: Storage['locate']): Promise<RecordOf<C>[]> {
+async function listByKeys<C extends CollectionName>(
+  driver: StorageDriver,
+  c: C,
+  options: ListOptions,
+  locate: Storage['locate'],
+): Promise<RecordOf<C>[]> {
   const records: RecordOf<C>[] = []
   for (const key of await driver.keys(c, options.prefix ?? '')) {
     try {
@@ -165,7 +185,12 @@ async function kernelCollections(driver: StorageDriver): Promise<CollectionName[
 }
 
 /** The optional abilities, checked like the rest, only when the driver has them. */
-function withOptional(driver: StorageDriver, storage: Storage, collection: (c: CollectionName) => void, ensureOpen: () => void): void {
+function withOptional(
+  driver: StorageDriver,
+  storage: Storage,
+  collection: (c: CollectionName) => void,
+  ensureOpen: () => void,
+): void {
   if (driver.changes) {
     const changes = driver.changes.bind(driver)
     storage.changes = async (c, since) => {

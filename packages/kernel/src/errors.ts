@@ -7,7 +7,14 @@ export type FoundryErrorCode =
   | 'UNSUPPORTED' // the adapter lacks the ability the operation needs
   | 'UNAVAILABLE' // the backing store cannot be reached or locked in time
 
-export const ERROR_CODES: readonly FoundryErrorCode[] = ['INVALID_INPUT', 'NOT_FOUND', 'CONFLICT', 'CORRUPT', 'UNSUPPORTED', 'UNAVAILABLE']
+export const ERROR_CODES: readonly FoundryErrorCode[] = [
+  'INVALID_INPUT',
+  'NOT_FOUND',
+  'CONFLICT',
+  'CORRUPT',
+  'UNSUPPORTED',
+  'UNAVAILABLE',
+]
 
 /**
  * The brand every FoundryError carries. Recognition goes by the brand and the code, never by
@@ -32,7 +39,11 @@ export class FoundryError extends Error {
 export function isFoundryError(error: unknown, code?: FoundryErrorCode): error is FoundryError {
   if (typeof error !== 'object' || error === null || (error as Record<symbol, unknown>)[BRAND] !== true) return false
   const found = (error as { code?: unknown }).code
-  return typeof found === 'string' && (ERROR_CODES as readonly string[]).includes(found) && (code === undefined || found === code)
+  return (
+    typeof found === 'string' &&
+    (ERROR_CODES as readonly string[]).includes(found) &&
+    (code === undefined || found === code)
+  )
 }
 
 /** One clear line for any thrown value: the message of a FoundryError, or a generic description. */

@@ -68,7 +68,13 @@ export function createFirewall(ctx: PluginHost): FirewallService {
     const limit = FIREWALL_FACTOR * budget
     const tokens = estimateTokens(input.text)
     const outcome: FirewallOutcome =
-      config.enforcement === 'off' ? 'enforcement-off' : tokens <= limit ? 'within-budget' : input.retry ? 'passed-after-block' : 'blocked'
+      config.enforcement === 'off'
+        ? 'enforcement-off'
+        : tokens <= limit
+          ? 'within-budget'
+          : input.retry
+            ? 'passed-after-block'
+            : 'blocked'
     const decision: FirewallDecision = {
       outcome,
       tokens,
@@ -83,7 +89,14 @@ export function createFirewall(ctx: PluginHost): FirewallService {
     const saved = await save(input, tokens, limit)
     if (saved.path) decision.artifact = saved.path
     decision.reason = blockReason(tokens, limit, budget, saved)
-    await ctx.record('gate_blocked', { gate: 'subagent-firewall', ...who(decision), tokens, limit, enforcement: config.enforcement, ...(saved.path && { artifact: saved.path }) })
+    await ctx.record('gate_blocked', {
+      gate: 'subagent-firewall',
+      ...who(decision),
+      tokens,
+      limit,
+      enforcement: config.enforcement,
+      ...(saved.path && { artifact: saved.path }),
+    })
     return decision
   }
 
@@ -106,7 +119,9 @@ export function createFirewall(ctx: PluginHost): FirewallService {
         },
       })
       // Saved means this return is what the path holds now: written, and not an identical one kept already.
-      return result.written && result.path ? { path: result.path } : { error: result.violations.join('; ') || 'not written' }
+      return result.written && result.path
+        ? { path: result.path }
+        : { error: result.violations.join('; ') || 'not written' }
     } catch (error) {
       return { error: errorMessage(error) }
     }
@@ -121,9 +136,17 @@ export function createFirewall(ctx: PluginHost): FirewallService {
  * distinct names (an identical one is the same artifact again, "Unchanged"); always a plain name
  * within 80 characters, whatever the agent type.
  */
-export function firewallArtifactName(input: Pick<FirewallInput, 'text' | 'agentType' | 'agentId' | 'sessionId'>): string {
-  const plain = (value: string, max: number) => value.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, max) || 'x'
-  const hash = hash48(JSON.stringify([input.text, input.agentType ?? null, input.agentId ?? null, input.sessionId ?? null]))
+export function firewallArtifactName(
+  input: Pick<FirewallInput, 'text' | 'agentType' | 'agentId' | 'sessionId'>,
+): string {
+  const plain = (value: string, max: number) =>
+    value
+      .replace(/[^A-Za-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, max) || 'x'
+  const hash = hash48(
+    JSON.stringify([input.text, input.agentType ?? null, input.agentId ?? null, input.sessionId ?? null]),
+  )
   return `${plain(input.agentType ?? 'subagent', 32)}-${plain(input.agentId ?? (input.sessionId || 'unknown'), 32)}-${hash}`
 }
 
@@ -139,7 +162,11 @@ function hash48(text: string): string {
   return ((a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0')).slice(0, 12)
 }
 
-const who = (d: FirewallDecision) => ({ agentType: d.agentType, agentId: d.agentId, ...(d.sessionId !== undefined && { sessionId: d.sessionId }) })
+const who = (d: FirewallDecision) => ({
+  agentType: d.agentType,
+  agentId: d.agentId,
+  ...(d.sessionId !== undefined && { sessionId: d.sessionId }),
+})
 
 function blockReason(tokens: number, limit: number, budget: number, saved: { path?: string; error?: string }): string {
   const kept = saved.path

@@ -34,9 +34,24 @@ export { promptQuery } from './prompt/prompt-query.js'
 export { estimateTokens } from './tokens.js'
 
 // Schemas beside their types.
-export { FactSchema, FACT_TYPES, FACT_ID_PATTERN, type Fact, type FactInput, type FactType, type Confidence } from './schema/fact.js'
+export {
+  FactSchema,
+  FACT_TYPES,
+  FACT_ID_PATTERN,
+  type Fact,
+  type FactInput,
+  type FactType,
+  type Confidence,
+} from './schema/fact.js'
 export { ProposalSchema, type Proposal } from './schema/proposal.js'
 export { RunbookSchema, ContractSchema, ArtifactSchema, type Runbook } from './schema/records.js'
 export { EVENT_KINDS, type FoundryEvent } from './schema/event.js'
-export { ConfigFileSchema, DEFAULT_CONFIG, PROFILES, resolveConfig, type Config, type ConfigFile } from './schema/config.js'
+export {
+  ConfigFileSchema,
+  DEFAULT_CONFIG,
+  PROFILES,
+  resolveConfig,
+  type Config,
+  type ConfigFile,
+} from './schema/config.js'
 export { validator, type Validator } from './schema/validate.js'

@@ -75,7 +75,16 @@ export interface Kernel {
 }
 
 /** The kernel's own services, in setup order. */
-export const BUILTIN_PLUGINS = [memoryPlugin, runbooksPlugin, contractsPlugin, blackboardPlugin, tokensPlugin, firewallPlugin, promptContextPlugin, reviewPlugin] as const
+export const BUILTIN_PLUGINS = [
+  memoryPlugin,
+  runbooksPlugin,
+  contractsPlugin,
+  blackboardPlugin,
+  tokensPlugin,
+  firewallPlugin,
+  promptContextPlugin,
+  reviewPlugin,
+] as const
 
 /** Compose the services over one storage and one retriever. */
 export function createKernel(options: KernelOptions): Kernel {
@@ -92,7 +101,11 @@ export function createKernel(options: KernelOptions): Kernel {
   const names = new Set<string>()
   const use = <S extends object>(plugin: KernelPlugin<string, S>): S => {
     const service = services.get(plugin as KernelPlugin<string, object>)
-    if (!service) throw new FoundryError('NOT_FOUND', `No plugin "${plugin.name}" in this kernel: pass it in createKernel({ plugins })`)
+    if (!service)
+      throw new FoundryError(
+        'NOT_FOUND',
+        `No plugin "${plugin.name}" in this kernel: pass it in createKernel({ plugins })`,
+      )
     return service as S
   }
   const host: PluginHost = {
@@ -108,12 +121,23 @@ export function createKernel(options: KernelOptions): Kernel {
     use,
   }
   for (const plugin of [...BUILTIN_PLUGINS, ...(options.plugins ?? [])] as KernelPlugin<string, object>[]) {
-    if (names.has(plugin.name)) throw new FoundryError('CONFLICT', `Two kernel plugins are named "${plugin.name}": rename one`)
+    if (names.has(plugin.name))
+      throw new FoundryError('CONFLICT', `Two kernel plugins are named "${plugin.name}": rename one`)
     for (const need of plugin.needs ?? [])
-      if (!services.has(need)) throw new FoundryError('INVALID_INPUT', `Plugin "${plugin.name}" needs "${need.name}": list "${need.name}" before it in plugins`)
+      if (!services.has(need))
+        throw new FoundryError(
+          'INVALID_INPUT',
+          `Plugin "${plugin.name}" needs "${need.name}": list "${need.name}" before it in plugins`,
+        )
     names.add(plugin.name)
     const needs: readonly KernelPlugin<string, object>[] = plugin.needs ?? []
-    const service = plugin.setup({ ...host, use: (p) => (needs.includes(p as KernelPlugin<string, object>) ? host.use(p) : refuse(plugin, p as KernelPlugin<string, object>)) })
+    const service = plugin.setup({
+      ...host,
+      use: (p) =>
+        needs.includes(p as KernelPlugin<string, object>)
+          ? host.use(p)
+          : refuse(plugin, p as KernelPlugin<string, object>),
+    })
     services.set(plugin, traced(service, plugin.trace ?? {}, record))
   }
 
@@ -150,7 +174,11 @@ const clock = () => timer.now()
  * duration and outcome (`ok`, or the error's code; other errors are `ERROR`), and the error, if
  * any, is rethrown unchanged. Untraced members pass through.
  */
-function traced<S extends object>(service: S, trace: { [M in keyof S]?: TraceSpec<S[M]> }, record: PluginHost['record']): S {
+function traced<S extends object>(
+  service: S,
+  trace: { [M in keyof S]?: TraceSpec<S[M]> },
+  record: PluginHost['record'],
+): S {
   const out = { ...service } as Record<string, unknown>
   for (const [method, spec] of Object.entries(trace) as Array<[string, TraceSpec<never> | undefined]>) {
     const fn = out[method]

@@ -25,7 +25,8 @@ export const COLLECTIONS = Object.keys(SHAPES) as KernelCollection[]
 
 /** Names Windows keeps for devices, with or without an extension (`nul.txt` too): a file so named cannot be made there. */
 const DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/i
-const DEVICE_NAMES = 'CON, PRN, AUX, NUL, COM0-9 and LPT0-9 (with any extension) are device names on Windows; choose another name'
+const DEVICE_NAMES =
+  'CON, PRN, AUX, NUL, COM0-9 and LPT0-9 (with any extension) are device names on Windows; choose another name'
 const isSegment = (part: string) => SEGMENT.test(part) && !DEVICE.test(part)
 
 const isKernelCollection = (name: string): name is KernelCollection => Object.hasOwn(SHAPES, name)
@@ -33,7 +34,10 @@ const isNames = (key: string) => key.length <= 800 && key.split('/').every(isSeg
 
 /** A kernel collection, or an open one named `<consumer>.<name>` with each part of `[a-z0-9-]` starting with a letter. */
 export function isCollectionName(name: unknown): name is CollectionName {
-  return typeof name === 'string' && (isKernelCollection(name) || (OPEN_COLLECTION.test(name) && name.split('.').every((part) => !DEVICE.test(part))))
+  return (
+    typeof name === 'string' &&
+    (isKernelCollection(name) || (OPEN_COLLECTION.test(name) && name.split('.').every((part) => !DEVICE.test(part))))
+  )
 }
 
 /** Throws INVALID_INPUT unless `name` is a collection name (see `isCollectionName`). */
@@ -58,7 +62,7 @@ export function isValidKey(collection: CollectionName, key: string): boolean {
   }
   if (collection === 'meta' || !isKernelCollection(collection)) return isNames(key)
   const pattern = PATTERNS[collection as keyof typeof PATTERNS]
-  return pattern !== undefined && pattern.test(key) && !key.startsWith('.') && !DEVICE.test(key)
+  return pattern?.test(key) && !key.startsWith('.') && !DEVICE.test(key)
 }
 
 /**
@@ -70,10 +74,14 @@ export function assertKey(collection: CollectionName, key: string): void {
   if (typeof key === 'string' && key.split('/').some((part) => DEVICE.test(part)))
     throw new FoundryError('INVALID_INPUT', `Invalid ${collection} key ${JSON.stringify(key)}: ${DEVICE_NAMES}`)
   if (!isValidKey(collection, key))
-    throw new FoundryError('INVALID_INPUT', `Invalid ${collection} key ${JSON.stringify(key)}: expected ${isKernelCollection(collection) ? SHAPES[collection] : NAMES}`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `Invalid ${collection} key ${JSON.stringify(key)}: expected ${isKernelCollection(collection) ? SHAPES[collection] : NAMES}`,
+    )
 }
 
 /** Every adapter calls this before touching a log: log names are shaped like meta keys. Throws INVALID_INPUT. */
 export function assertLogName(log: string): void {
-  if (typeof log !== 'string' || !isNames(log)) throw new FoundryError('INVALID_INPUT', `Invalid log name ${JSON.stringify(log)}: expected ${NAMES}`)
+  if (typeof log !== 'string' || !isNames(log))
+    throw new FoundryError('INVALID_INPUT', `Invalid log name ${JSON.stringify(log)}: expected ${NAMES}`)
 }

@@ -13,7 +13,11 @@ export const READ_FULL_MAX_BYTES = 4 * 1024 * 1024
  * nesting depth. Stops early, returning `Infinity` for the size, once past `maxBytes` or `maxDepth`
  * (so a 24 KB request nested 10 000 deep costs a walk of 24 KB, never the 32 MB its pretty form is).
  */
-export function measureJson(value: unknown, maxBytes = Number.POSITIVE_INFINITY, maxDepth = JSON_MAX_DEPTH): { bytes: number; depth: number } {
+export function measureJson(
+  value: unknown,
+  maxBytes = Number.POSITIVE_INFINITY,
+  maxDepth = JSON_MAX_DEPTH,
+): { bytes: number; depth: number } {
   let depth = 0
   let bytes = 0
   const walk = (v: unknown, level: number): boolean => {
@@ -37,11 +41,13 @@ export function measureJson(value: unknown, maxBytes = Number.POSITIVE_INFINITY,
       }
       return bytes <= maxBytes
     }
-    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined && typeof x !== 'function')
+    const entries = Object.entries(v as Record<string, unknown>).filter(
+      ([, x]) => x !== undefined && typeof x !== 'function',
+    )
     if (!entries.length) return (bytes += 2) <= maxBytes
     bytes += 2 + 1 + 2 * level
     for (const [i, [key, x]] of entries.entries()) {
-      bytes += inner + (i ? 2 : 1) + utf8Bytes(JSON.stringify(key)) + 2 // indent, separator, "key": 
+      bytes += inner + (i ? 2 : 1) + utf8Bytes(JSON.stringify(key)) + 2 // indent, separator, "key":
       if (!walk(x, level + 1)) return false
     }
     return bytes <= maxBytes
@@ -57,11 +63,21 @@ export function measureJson(value: unknown, maxBytes = Number.POSITIVE_INFINITY,
 export function assertJsonWithin(value: unknown, field: string, maxBytes: number): void {
   const { bytes, depth } = measureJson(value, maxBytes)
   if (depth > JSON_MAX_DEPTH)
-    throw new FoundryError('INVALID_INPUT', `${field} is nested more than ${JSON_MAX_DEPTH} levels deep: flatten it (nothing was written)`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${field} is nested more than ${JSON_MAX_DEPTH} levels deep: flatten it (nothing was written)`,
+    )
   if (bytes > maxBytes)
-    throw new FoundryError('INVALID_INPUT', `${field} is over ${formatBytes(maxBytes)} as stored (pretty JSON): split it into smaller artifacts (nothing was written)`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${field} is over ${formatBytes(maxBytes)} as stored (pretty JSON): split it into smaller artifacts (nothing was written)`,
+    )
 }
 
 export function formatBytes(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`
+  return bytes % (1024 * 1024) === 0
+    ? `${bytes / (1024 * 1024)} MiB`
+    : bytes % 1024 === 0
+      ? `${bytes / 1024} KiB`
+      : `${bytes} bytes`
 }

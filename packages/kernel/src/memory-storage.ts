@@ -78,7 +78,10 @@ export function memoryDriver(options: MemoryStorageOptions = {}): StorageDriver 
       return had
     },
     async collections() {
-      return [...data.entries()].filter(([, t]) => t.size > 0).map(([c]) => c as CollectionName).sort()
+      return [...data.entries()]
+        .filter(([, t]) => t.size > 0)
+        .map(([c]) => c as CollectionName)
+        .sort()
     },
     exclusive<T>(fn: () => Promise<T>): Promise<T> {
       const run = queue.then(fn, fn)
@@ -107,7 +110,10 @@ export function memoryDriver(options: MemoryStorageOptions = {}): StorageDriver 
       return { entries, cursor: from + entries.length }
     },
     async logs(prefix) {
-      return [...logs.entries()].filter(([name, log]) => log.length > 0 && name.startsWith(prefix)).map(([name]) => name).sort()
+      return [...logs.entries()]
+        .filter(([name, log]) => log.length > 0 && name.startsWith(prefix))
+        .map(([name]) => name)
+        .sort()
     },
     async deleteLog(name) {
       return (logs.get(name)?.length ?? 0) > 0 && logs.delete(name)

@@ -79,7 +79,17 @@ export interface MergePlan {
 
 /** The import's facts and records planned against the project's: see the rules above. Pure. */
 export function planMerge(incoming: MergeSide, project: MergeSide, options: MergePlanOptions = {}): MergePlan {
-  const plan: MergePlan = { ids: {}, addFacts: [], updateFacts: [], duplicates: [], unresolved: [], addRecords: [], replaceRecords: [], unchanged: [], conflicts: [] }
+  const plan: MergePlan = {
+    ids: {},
+    addFacts: [],
+    updateFacts: [],
+    duplicates: [],
+    unresolved: [],
+    addRecords: [],
+    replaceRecords: [],
+    unchanged: [],
+    conflicts: [],
+  }
   const unreadable = project.unreadable ?? []
   const unreadableFacts = unreadable.filter((u) => u.collection === 'facts').map((u) => u.key)
   if (options.replace) replaceFacts(incoming.facts, project.facts, plan)
@@ -88,7 +98,12 @@ export function planMerge(incoming: MergeSide, project: MergeSide, options: Merg
   return plan
 }
 
-function mergeFacts(incoming: readonly Fact[], project: readonly Fact[], unreadable: readonly string[], plan: MergePlan) {
+function mergeFacts(
+  incoming: readonly Fact[],
+  project: readonly Fact[],
+  unreadable: readonly string[],
+  plan: MergePlan,
+) {
   const byId = new Map(project.map((f) => [f.id, f]))
   const taken = new Set([...byId.keys(), ...unreadable])
   const byContent = new Map<string, Fact[]>()
@@ -120,7 +135,9 @@ function mergeFacts(incoming: readonly Fact[], project: readonly Fact[], unreada
 
   // Ids: kept when free; renumbered above every id in use (the project's and the kept ones) when taken.
   const added = facts.filter((f) => !mapped.has(f.id))
-  let next = Math.max(0, ...[...taken].map(factNumber), ...added.filter((f) => !taken.has(f.id)).map((f) => factNumber(f.id))) + 1
+  let next =
+    Math.max(0, ...[...taken].map(factNumber), ...added.filter((f) => !taken.has(f.id)).map((f) => factNumber(f.id))) +
+    1
   for (const fact of added) mapped.set(fact.id, taken.has(fact.id) ? factId(next++) : fact.id)
 
   const claims = new Map<string, Fact>()
@@ -138,7 +155,8 @@ function mergeFacts(incoming: readonly Fact[], project: readonly Fact[], unreada
     plan.addFacts.push(stored)
     // It supersedes a project fact (one an imported fact was deduplicated against): the newest claim wins.
     const target = stored.supersedes === undefined ? undefined : byId.get(stored.supersedes)
-    if (target?.status === 'active' && factNumber(stored.id) > factNumber(claims.get(target.id)?.id ?? 'fact-0')) claims.set(target.id, stored)
+    if (target?.status === 'active' && factNumber(stored.id) > factNumber(claims.get(target.id)?.id ?? 'fact-0'))
+      claims.set(target.id, stored)
   }
   plan.addFacts.sort(byNumber)
   for (const [id, by] of claims) plan.updateFacts.push({ ...byId.get(id)!, status: 'superseded', supersededBy: by.id })
@@ -156,7 +174,13 @@ function replaceFacts(incoming: readonly Fact[], project: readonly Fact[], plan:
   }
 }
 
-function planRecords(incoming: readonly KeyedRecord[], project: readonly KeyedRecord[], unreadable: ReadonlyArray<{ collection: string; key: string }>, replace: boolean, plan: MergePlan) {
+function planRecords(
+  incoming: readonly KeyedRecord[],
+  project: readonly KeyedRecord[],
+  unreadable: ReadonlyArray<{ collection: string; key: string }>,
+  replace: boolean,
+  plan: MergePlan,
+) {
   const held = new Map(project.map((r) => [recordKey(r), r.value]))
   const broken = new Set(unreadable.map(recordKey))
   for (const record of incoming) {
@@ -185,7 +209,11 @@ export function newEvents(project: readonly FoundryEvent[], incoming: readonly F
  * project has none; the rest when one of the two is the beginning of the other (an earlier import of
  * the same run); otherwise a conflict, or all of it with `replace` (logs are only ever appended to).
  */
-export function planLog(project: readonly string[], incoming: readonly string[], replace = false): { append: string[]; conflict: boolean } {
+export function planLog(
+  project: readonly string[],
+  incoming: readonly string[],
+  replace = false,
+): { append: string[]; conflict: boolean } {
   const shared = Math.min(project.length, incoming.length)
   let same = 0
   while (same < shared && project[same] === incoming[same]) same++
@@ -196,7 +224,9 @@ export function planLog(project: readonly string[], incoming: readonly string[],
 /** JSON with object keys sorted: equal for records that hold the same data, whatever the key order. */
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : inner,
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
   )
 }
 

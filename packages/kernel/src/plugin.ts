@@ -41,7 +41,11 @@ type Resolved<F> = F extends (...args: never[]) => Promise<infer R> ? R : never
  */
 export type TraceSpec<F> =
   | EventKind
-  | { kind: EventKind; data?: (result: Resolved<F>) => Record<string, unknown>; kindOf?: (result: Resolved<F>) => EventKind }
+  | {
+      kind: EventKind
+      data?: (result: Resolved<F>) => Record<string, unknown>
+      kindOf?: (result: Resolved<F>) => EventKind
+    }
 
 /** What a plugin's `setup` receives: the kernel's parts, and the services of the plugins it needs. */
 export interface PluginHost {
@@ -84,6 +88,8 @@ export const DEFAULT_HINTS: KernelHints = {
 }
 
 /** Declare a plugin with its service type inferred. */
-export function definePlugin<Name extends string, Service extends object>(plugin: KernelPlugin<Name, Service>): KernelPlugin<Name, Service> {
+export function definePlugin<Name extends string, Service extends object>(
+  plugin: KernelPlugin<Name, Service>,
+): KernelPlugin<Name, Service> {
   return plugin
 }

@@ -29,11 +29,19 @@ const isRecordCollection = (c: CollectionName): c is RecordCollection => Object.
  */
 export function encodeRecord<C extends CollectionName>(collection: C, value: RecordOf<C>): string {
   if (collection === 'meta') {
-    if (typeof value !== 'string') throw new FoundryError('INVALID_INPUT', `meta values are text; got ${typeof value}. Pass a string, or keep JSON in a "<consumer>.<name>" collection`)
+    if (typeof value !== 'string')
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `meta values are text; got ${typeof value}. Pass a string, or keep JSON in a "<consumer>.<name>" collection`,
+      )
     return value
   }
   const text = JSON.stringify(value) as string | undefined
-  if (text === undefined) throw new FoundryError('INVALID_INPUT', `${collection} values are JSON; got ${typeof value}. Pass an object, array, string, number, boolean or null`)
+  if (text === undefined)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${collection} values are JSON; got ${typeof value}. Pass an object, array, string, number, boolean or null`,
+    )
   return text
 }
 
@@ -41,7 +49,10 @@ export function encodeRecord<C extends CollectionName>(collection: C, value: Rec
  * The value a row holds, or a one-line reason it cannot be read. Kernel records must also satisfy
  * their schema; an open collection's value only has to be JSON (its consumer validates it).
  */
-export function decodeRecord<C extends CollectionName>(collection: C, text: string): { value: RecordOf<C> } | { problem: string } {
+export function decodeRecord<C extends CollectionName>(
+  collection: C,
+  text: string,
+): { value: RecordOf<C> } | { problem: string } {
   if (collection === 'meta') return { value: text as RecordOf<C> }
   let value: unknown
   try {
@@ -68,7 +79,8 @@ export function decodeEventText(text: string): FoundryEvent | undefined {
 /** The record of one row: its value, or CORRUPT naming `location` and the fix. */
 export function readRecordRow<C extends CollectionName>(collection: C, text: string, location: string): RecordOf<C> {
   const read = decodeRecord(collection, text)
-  if ('problem' in read) throw new FoundryError('CORRUPT', `${location} cannot be read: ${read.problem}. Rewrite the record or delete it`)
+  if ('problem' in read)
+    throw new FoundryError('CORRUPT', `${location} cannot be read: ${read.problem}. Rewrite the record or delete it`)
   return read.value
 }
 

@@ -64,12 +64,18 @@ export function createRunbooks(ctx: PluginHost): RunbookService {
     const text = runbooks.length
       ? runbooks.map((r) => `- **${r.slug}** — ${r.title}${r.trigger ? `\n  trigger: ${r.trigger}` : ''}`).join('\n')
       : `No runbooks yet. ${ctx.hints.noRunbooks}`
-    return { text, runbooks: runbooks.map(({ slug, title, trigger }) => (trigger ? { slug, title, trigger } : { slug, title })) }
+    return {
+      text,
+      runbooks: runbooks.map(({ slug, title, trigger }) => (trigger ? { slug, title, trigger } : { slug, title })),
+    }
   }
 
   const unknown = async (slug: string) => {
     const slugs = await ctx.storage.keys('runbooks')
-    return new FoundryError('NOT_FOUND', `Unknown runbook "${slug}". Available: ${slugs.length ? slugs.join(', ') : 'none'}.`)
+    return new FoundryError(
+      'NOT_FOUND',
+      `Unknown runbook "${slug}". Available: ${slugs.length ? slugs.join(', ') : 'none'}.`,
+    )
   }
   const isSlug = (slug: unknown): slug is string => typeof slug === 'string' && SLUG.test(slug)
 
@@ -87,8 +93,16 @@ export function createRunbooks(ctx: PluginHost): RunbookService {
 
   async function put(raw: unknown): Promise<void> {
     const runbook = runbookRecord.parse(raw, 'runbook')
-    if (!runbook.title.trim()) throw new FoundryError('INVALID_INPUT', 'Invalid runbook: title must not be blank: name the procedure (e.g. "Deploy to production")')
-    if (!runbook.body.trim()) throw new FoundryError('INVALID_INPUT', 'Invalid runbook: body must not be empty: write the steps, one numbered line each')
+    if (!runbook.title.trim())
+      throw new FoundryError(
+        'INVALID_INPUT',
+        'Invalid runbook: title must not be blank: name the procedure (e.g. "Deploy to production")',
+      )
+    if (!runbook.body.trim())
+      throw new FoundryError(
+        'INVALID_INPUT',
+        'Invalid runbook: body must not be empty: write the steps, one numbered line each',
+      )
     await ctx.storage.put('runbooks', runbook.slug, runbook)
   }
 

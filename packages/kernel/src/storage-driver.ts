@@ -1,4 +1,13 @@
-import type { CollectionName, ListOptions, LogPage, RecordOf, StorageChange, StorageEntry, StorageFlags, WriteOptions } from './storage.js'
+import type {
+  CollectionName,
+  ListOptions,
+  LogPage,
+  RecordOf,
+  StorageChange,
+  StorageEntry,
+  StorageFlags,
+  WriteOptions,
+} from './storage.js'
 
 /**
  * The log that holds the events (`Storage.appendEvent`/`readEvents`), one JSON text an entry. No
@@ -42,7 +51,11 @@ export interface StorageDriver {
   readLog(log: string, cursor: number, limit?: number): Promise<LogPage>
 
   /** Many records at once (see `Storage.putMany`): durable with one barrier. Absent: `put` each in turn. */
-  putMany?<C extends CollectionName>(collection: C, entries: ReadonlyArray<StorageEntry<C>>, options?: WriteOptions): Promise<void>
+  putMany?<C extends CollectionName>(
+    collection: C,
+    entries: ReadonlyArray<StorageEntry<C>>,
+    options?: WriteOptions,
+  ): Promise<void>
   /** Every readable record, ordered by key, problems to `onProblem`. Absent: `keys` then `get` each. */
   list?<C extends CollectionName>(collection: C, options: ListOptions): Promise<RecordOf<C>[]>
   /** Keys written or deleted since a revision, or `undefined` when it cannot tell; present exactly when `flags.changeLog`. */

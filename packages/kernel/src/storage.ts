@@ -68,7 +68,11 @@ export interface Storage {
    * transaction). Not a transaction of its own: a crash before it resolves may keep any of them, so a
    * caller that needs an order across records puts them in separate calls.
    */
-  putMany<C extends CollectionName>(collection: C, entries: ReadonlyArray<StorageEntry<C>>, options?: WriteOptions): Promise<void>
+  putMany<C extends CollectionName>(
+    collection: C,
+    entries: ReadonlyArray<StorageEntry<C>>,
+    options?: WriteOptions,
+  ): Promise<void>
   /** Remove the record; returns false when there was none. */
   delete(collection: CollectionName, key: string, options?: WriteOptions): Promise<boolean>
   /** Every collection holding at least one record, kernel and open ones, sorted: what a lossless copy walks. */

@@ -66,13 +66,22 @@ export interface UsageFigures {
  * `runId`, `agent`, `inputTokens`, `outputTokens` and maybe `costUsd` is one agent run's usage.
  * Undefined when there is none.
  */
-export function usageFigures(events: ReadonlyArray<{ kind: string; data?: Record<string, unknown> }>): UsageFigures | undefined {
+export function usageFigures(
+  events: ReadonlyArray<{ kind: string; data?: Record<string, unknown> }>,
+): UsageFigures | undefined {
   const runs: UsageRun[] = []
   for (const e of events) {
     if (!e.kind.endsWith('.usage') || !e.data) continue
     const { runId, agent, inputTokens, outputTokens, costUsd } = e.data
     if (typeof runId !== 'string' || typeof inputTokens !== 'number' || typeof outputTokens !== 'number') continue
-    runs.push({ source: e.kind.slice(0, -'.usage'.length), runId, agent: typeof agent === 'string' ? agent : '?', inputTokens, outputTokens, ...(typeof costUsd === 'number' && { costUsd }) })
+    runs.push({
+      source: e.kind.slice(0, -'.usage'.length),
+      runId,
+      agent: typeof agent === 'string' ? agent : '?',
+      inputTokens,
+      outputTokens,
+      ...(typeof costUsd === 'number' && { costUsd }),
+    })
   }
   if (!runs.length) return undefined
   const agents = new Map<string, UsageFigures['agents'][number]>()
@@ -174,10 +183,17 @@ export function createTokenReport(ctx: PluginHost): TokenService {
  * its block to eager loading and its index line to the index (measured on the project's facts, a
  * typical fact's figures while it has none). An upper estimate: the index stops growing at its budget.
  */
-function breakEven(overhead: number, facts: number, factTokens: number, indexTokens: number): { breakEvenFacts?: number } {
+function breakEven(
+  overhead: number,
+  facts: number,
+  factTokens: number,
+  indexTokens: number,
+): { breakEvenFacts?: number } {
   const perFact = facts ? factTokens / facts : TYPICAL.factTokens
   const perLine = facts ? indexTokens / facts : TYPICAL.indexLineTokens
-  return perFact > perLine ? { breakEvenFacts: Math.ceil((overhead + (facts ? 0 : indexTokens)) / (perFact - perLine)) } : {}
+  return perFact > perLine
+    ? { breakEvenFacts: Math.ceil((overhead + (facts ? 0 : indexTokens)) / (perFact - perLine)) }
+    : {}
 }
 
 export const tokensPlugin = definePlugin({
@@ -217,13 +233,37 @@ function accountingText(f: TokenFigures, billedUsage: string): string {
     row('blackboard artifacts', `~${f.artifactTokens} tokens (never loaded wholesale)`),
     '',
     row('eager loading would cost', `~${f.eagerTokens} tokens per session`),
-    row('index-first costs', `~${f.indexFirstTokens} tokens per session${f.overhead ? ` (the index ~${f.indexTokens} + the ${f.overhead.what} ~${f.overhead.tokens})` : ''}`),
+    row(
+      'index-first costs',
+      `~${f.indexFirstTokens} tokens per session${f.overhead ? ` (the index ~${f.indexTokens} + the ${f.overhead.what} ~${f.overhead.tokens})` : ''}`,
+    ),
     f.indexFirstTokens > f.eagerTokens
       ? row('saving', `none yet: index-first costs ~${f.indexFirstTokens - f.eagerTokens} tokens more per session`)
       : row('saving', `~${f.savingTokens} tokens per session (${f.savingPercent}%)`),
-    ...(f.overhead ? [row('break-even', f.breakEvenFacts === undefined ? 'never at this fact size: facts cost less than their index lines' : `at about ${f.breakEvenFacts} facts of this size (now ${f.facts})`)] : []),
+    ...(f.overhead
+      ? [
+          row(
+            'break-even',
+            f.breakEvenFacts === undefined
+              ? 'never at this fact size: facts cost less than their index lines'
+              : `at about ${f.breakEvenFacts} facts of this size (now ${f.facts})`,
+          ),
+        ]
+      : []),
     '',
-    ...(f.usage ? ['agent runs (recorded usage)', ...usageLines(f.usage).map((l) => `  ${l}`), ...f.usage.runs.slice(0, 10).map((r) => `    ${r.runId}  ${r.source} ${r.agent}: ${r.inputTokens} in + ${r.outputTokens} out${cost(r.costUsd)}`), ''] : []),
+    ...(f.usage
+      ? [
+          'agent runs (recorded usage)',
+          ...usageLines(f.usage).map((l) => `  ${l}`),
+          ...f.usage.runs
+            .slice(0, 10)
+            .map(
+              (r) =>
+                `    ${r.runId}  ${r.source} ${r.agent}: ${r.inputTokens} in + ${r.outputTokens} out${cost(r.costUsd)}`,
+            ),
+          '',
+        ]
+      : []),
     `Estimates use ~4 characters per token. ${billedUsage}`,
   ].join('\n')
 }
@@ -234,6 +274,9 @@ const cost = (usd: number | undefined) => (usd !== undefined ? `, $${usd.toFixed
 function usageLines(u: UsageFigures): string[] {
   return [
     `Agent runs: ${u.runs.length}, ${u.inputTokens} input + ${u.outputTokens} output tokens${u.costUsd ? `, $${u.costUsd.toFixed(4)}` : ''}`,
-    ...u.agents.map((a) => `${a.source} agent ${a.agent}: ${a.runs} run${a.runs === 1 ? '' : 's'}, ${a.inputTokens} input + ${a.outputTokens} output tokens${cost(a.costUsd)}`),
+    ...u.agents.map(
+      (a) =>
+        `${a.source} agent ${a.agent}: ${a.runs} run${a.runs === 1 ? '' : 's'}, ${a.inputTokens} input + ${a.outputTokens} output tokens${cost(a.costUsd)}`,
+    ),
   ]
 }

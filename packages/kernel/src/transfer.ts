@@ -1,5 +1,13 @@
 import { COLLECTIONS } from './keys.js'
-import { newEvents, planLog, planMerge, type KeyedRecord, type MergeConflict, type MergePlanOptions, type UnresolvedReference } from './merge-plan.js'
+import {
+  newEvents,
+  planLog,
+  planMerge,
+  type KeyedRecord,
+  type MergeConflict,
+  type MergePlanOptions,
+  type UnresolvedReference,
+} from './merge-plan.js'
 import { ARTIFACT_MAX_BYTES, formatBytes, JSON_MAX_DEPTH, measureJson } from './limits.js'
 import type { FoundryEvent } from './schema/event.js'
 import type { Artifact } from './schema/records.js'
@@ -62,7 +70,16 @@ interface Snapshot {
  * (and `import --replace`). Records with the same key in the target are replaced; logs are appended to.
  */
 export async function copyStorage(from: Storage, to: Storage, options: CopyOptions = {}): Promise<CopyReport> {
-  const report: CopyReport = { facts: 0, runbooks: 0, contracts: 0, artifacts: 0, meta: 0, events: 0, open: {}, logEntries: 0 }
+  const report: CopyReport = {
+    facts: 0,
+    runbooks: 0,
+    contracts: 0,
+    artifacts: 0,
+    meta: 0,
+    events: 0,
+    open: {},
+    logEntries: 0,
+  }
   const source = await read(from, options.onProblem)
   const meta: KeyedRecord[] = []
   for (const key of META_KEYS) {
@@ -82,7 +99,7 @@ export async function copyStorage(from: Storage, to: Storage, options: CopyOptio
       progress('logs')
     }
     // Inside the section too: on SQLite the whole import is then one transaction.
-    for (const event of events) (await to.appendEvent(event), report.events++, progress('events'))
+    for (const event of events) await to.appendEvent(event), report.events++, progress('events')
   })
   return report
 }
@@ -127,29 +144,74 @@ export interface MergeReport {
  */
 export async function mergeStorage(from: Storage, to: Storage, options: MergeOptions = {}): Promise<MergeReport> {
   const source = withinToolLimits(from, await read(from, options.onProblem), options.onProblem)
-  const report: MergeReport = { added: {}, replaced: {}, unchanged: {}, ids: {}, duplicates: [], superseded: [], unresolved: [], conflicts: [], events: 0, logEntries: 0 }
-  const count = (field: 'added' | 'replaced' | 'unchanged', collection: string) => (report[field][collection] = (report[field][collection] ?? 0) + 1)
+  const report: MergeReport = {
+    added: {},
+    replaced: {},
+    unchanged: {},
+    ids: {},
+    duplicates: [],
+    superseded: [],
+    unresolved: [],
+    conflicts: [],
+    events: 0,
+    logEntries: 0,
+  }
+  const count = (field: 'added' | 'replaced' | 'unchanged', collection: string) =>
+    (report[field][collection] = (report[field][collection] ?? 0) + 1)
   await to.exclusive(async () => {
     const project = await readProject(to, source, options.onProblem)
     const split = (side: KeyedRecord[]) => ({
       facts: side.filter((r) => r.collection === 'facts').map((r) => r.value as Collections['facts']),
       records: side.filter((r) => r.collection !== 'facts'),
     })
-    const plan = planMerge(split(source.records), { ...split(project.records), unreadable: project.unreadable }, options)
+    const plan = planMerge(
+      split(source.records),
+      { ...split(project.records), unreadable: project.unreadable },
+      options,
+    )
     const events = newEvents(project.events, source.events)
-    const logs = source.logs.map((log) => ({ name: log.name, ...planLog(project.logs.get(log.name) ?? [], log.entries, options.replace) }))
+    const logs = source.logs.map((log) => ({
+      name: log.name,
+      ...planLog(project.logs.get(log.name) ?? [], log.entries, options.replace),
+    }))
     const appended = logs.filter((l) => l.append.length)
-    const progress = tracker(plan.addFacts.length + plan.updateFacts.length + plan.addRecords.length + plan.replaceRecords.length + events.length + appended.length, options.onProgress)
+    const progress = tracker(
+      plan.addFacts.length +
+        plan.updateFacts.length +
+        plan.addRecords.length +
+        plan.replaceRecords.length +
+        events.length +
+        appended.length,
+      options.onProgress,
+    )
 
-    Object.assign(report, { ids: plan.ids, duplicates: plan.duplicates.map((d) => d.id), unresolved: plan.unresolved, conflicts: [...plan.conflicts, ...logs.filter((l) => l.conflict).map((l) => ({ collection: 'logs', key: l.name }))] })
+    Object.assign(report, {
+      ids: plan.ids,
+      duplicates: plan.duplicates.map((d) => d.id),
+      unresolved: plan.unresolved,
+      conflicts: [
+        ...plan.conflicts,
+        ...logs.filter((l) => l.conflict).map((l) => ({ collection: 'logs', key: l.name })),
+      ],
+    })
     if (plan.duplicates.length) report.unchanged.facts = plan.duplicates.length
     for (const r of plan.unchanged) count('unchanged', r.collection)
     // New facts first: a project fact marked superseded then never names a fact not yet stored.
-    await putAll(to, plan.addFacts.map((f) => ({ collection: 'facts', key: f.id, value: f })), progress, () => count('added', 'facts'))
-    await putAll(to, plan.updateFacts.map((f) => ({ collection: 'facts', key: f.id, value: f })), progress, (r) => {
-      if (options.replace) count('replaced', 'facts')
-      else report.superseded.push(r.key)
-    })
+    await putAll(
+      to,
+      plan.addFacts.map((f) => ({ collection: 'facts', key: f.id, value: f })),
+      progress,
+      () => count('added', 'facts'),
+    )
+    await putAll(
+      to,
+      plan.updateFacts.map((f) => ({ collection: 'facts', key: f.id, value: f })),
+      progress,
+      (r) => {
+        if (options.replace) count('replaced', 'facts')
+        else report.superseded.push(r.key)
+      },
+    )
     await putAll(to, plan.addRecords, progress, (r) => count('added', r.collection))
     await putAll(to, plan.replaceRecords, progress, (r) => count('replaced', r.collection))
     for (const log of appended) {
@@ -157,7 +219,7 @@ export async function mergeStorage(from: Storage, to: Storage, options: MergeOpt
       report.logEntries += log.append.length
       progress('logs')
     }
-    for (const event of events) (await to.appendEvent(event), report.events++, progress('events'))
+    for (const event of events) await to.appendEvent(event), report.events++, progress('events')
   })
   return report
 }
@@ -167,7 +229,8 @@ async function read(from: Storage, onProblem: CopyOptions['onProblem']): Promise
   const listOptions = onProblem ? { onProblem } : {}
   const records: KeyedRecord[] = []
   for (const collection of RECORD_COLLECTIONS)
-    for (const value of await from.list(collection, listOptions)) records.push({ collection, key: KEY_OF[collection](value as never), value })
+    for (const value of await from.list(collection, listOptions))
+      records.push({ collection, key: KEY_OF[collection](value as never), value })
   for (const collection of (await from.collections()).filter((c) => !isKernel(c))) {
     for (const key of await from.keys(collection)) {
       let value
@@ -194,8 +257,16 @@ function withinToolLimits(from: Storage, source: Snapshot, onProblem: MergeOptio
     if (record.collection !== 'artifacts') return true
     const { bytes, depth } = measureJson((record.value as Artifact).data, ARTIFACT_MAX_BYTES)
     if (bytes <= ARTIFACT_MAX_BYTES && depth <= JSON_MAX_DEPTH) return true
-    const why = depth > JSON_MAX_DEPTH ? `nested more than ${JSON_MAX_DEPTH} levels deep` : `over the ${formatBytes(ARTIFACT_MAX_BYTES)} an artifact may hold`
-    onProblem?.({ collection: 'artifacts', key: record.key, location: from.locate('artifacts', record.key), message: `artifact ${record.key} is ${why} (blackboard_write's limit): left out of the import` })
+    const why =
+      depth > JSON_MAX_DEPTH
+        ? `nested more than ${JSON_MAX_DEPTH} levels deep`
+        : `over the ${formatBytes(ARTIFACT_MAX_BYTES)} an artifact may hold`
+    onProblem?.({
+      collection: 'artifacts',
+      key: record.key,
+      location: from.locate('artifacts', record.key),
+      message: `artifact ${record.key} is ${why} (blackboard_write's limit): left out of the import`,
+    })
     return false
   })
   return { ...source, records }
@@ -209,17 +280,25 @@ function withinToolLimits(from: Storage, source: Snapshot, onProblem: MergeOptio
 async function readProject(to: Storage, source: Snapshot, onProblem: MergeOptions['onProblem']) {
   const records: KeyedRecord[] = []
   const unreadable: Array<{ collection: string; key: string }> = []
-  const report = (problem: StorageProblem) => (unreadable.push({ collection: problem.collection, key: problem.key }), onProblem?.(problem))
+  const report = (problem: StorageProblem) => (
+    unreadable.push({ collection: problem.collection, key: problem.key }), onProblem?.(problem)
+  )
   for (const collection of RECORD_COLLECTIONS) {
     if (collection !== 'facts' && !source.records.some((r) => r.collection === collection)) continue
-    for (const value of await to.list(collection, { onProblem: report })) records.push({ collection, key: KEY_OF[collection](value as never), value })
+    for (const value of await to.list(collection, { onProblem: report }))
+      records.push({ collection, key: KEY_OF[collection](value as never), value })
   }
   for (const { collection, key } of source.records.filter((r) => !isKernel(r.collection))) {
     try {
       const value = await to.get(collection as CollectionName, key)
       if (value !== undefined) records.push({ collection, key, value })
     } catch (error) {
-      report({ collection: collection as CollectionName, key, location: to.locate(collection as CollectionName, key), message: (error as Error).message })
+      report({
+        collection: collection as CollectionName,
+        key,
+        location: to.locate(collection as CollectionName, key),
+        message: (error as Error).message,
+      })
     }
   }
   const logs = new Map<string, string[]>()
@@ -231,14 +310,22 @@ async function readProject(to: Storage, source: Snapshot, onProblem: MergeOption
  * Put every record through `putMany`, a collection's consecutive records `PUT_BATCH` at a time:
  * each call is durable together (one fsync batch, one transaction), and resolves before the next.
  */
-async function putAll(to: Storage, records: readonly KeyedRecord[], progress: (stage: string) => void, done: (record: KeyedRecord) => void): Promise<void> {
+async function putAll(
+  to: Storage,
+  records: readonly KeyedRecord[],
+  progress: (stage: string) => void,
+  done: (record: KeyedRecord) => void,
+): Promise<void> {
   for (let start = 0; start < records.length; ) {
     const collection = records[start]!.collection as CollectionName
     let end = start + 1
     while (end < records.length && end - start < PUT_BATCH && records[end]!.collection === collection) end++
     const chunk = records.slice(start, end)
-    await to.putMany(collection, chunk.map((r) => ({ key: r.key, value: r.value as RecordOf<CollectionName> })))
-    for (const record of chunk) (done(record), progress(record.collection))
+    await to.putMany(
+      collection,
+      chunk.map((r) => ({ key: r.key, value: r.value as RecordOf<CollectionName> })),
+    )
+    for (const record of chunk) done(record), progress(record.collection)
     start = end
   }
 }
@@ -250,4 +337,3 @@ function tracker(total: number, onProgress: CopyOptions['onProgress']): (stage: 
 }
 
 const isKernel = (c: string): c is KernelCollection => (COLLECTIONS as string[]).includes(c)
-

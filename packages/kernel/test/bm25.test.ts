@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { bm25Retriever, minisearchRetriever } from '../src/index.js'
-import { type RetrievalDoc } from '../src/retrieval.js'
+import type { RetrievalDoc } from '../src/retrieval.js'
 import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite } from '../src/testing/index.js'
 import { base64Range, fromBase64, toBase64 } from '../src/bm25/base64.js'
 
@@ -9,10 +9,32 @@ retrieverSuite(test, () => bm25Retriever(), { prefix: 'bm25Retriever: ' })
 
 const docs: RetrievalDoc[] = [
   ...distractors(200),
-  { id: 'fact-0001', title: 'Kubernetes manifests live in the infra repository', body: 'Helm charts are rendered in CI.', tags: ['infra', 'k8s'], type: 'decision', scope: 'project' },
-  { id: 'fact-0002', title: 'Payments use Stripe', body: 'Stripe webhooks are verified; payments retry three times.', tags: ['payments'], type: 'constraint', scope: 'module:billing' },
+  {
+    id: 'fact-0001',
+    title: 'Kubernetes manifests live in the infra repository',
+    body: 'Helm charts are rendered in CI.',
+    tags: ['infra', 'k8s'],
+    type: 'decision',
+    scope: 'project',
+  },
+  {
+    id: 'fact-0002',
+    title: 'Payments use Stripe',
+    body: 'Stripe webhooks are verified; payments retry three times.',
+    tags: ['payments'],
+    type: 'constraint',
+    scope: 'module:billing',
+  },
 ]
-const queries = ['module team standard', 'kubernet', 'kubernetse charts', 'stripe payments webhooks retry', 'logging uses structured JSON', 'how do we apply the caching module standard', 'infra']
+const queries = [
+  'module team standard',
+  'kubernet',
+  'kubernetse charts',
+  'stripe payments webhooks retry',
+  'logging uses structured JSON',
+  'how do we apply the caching module standard',
+  'infra',
+]
 
 test('bm25Retriever: the same hits and scores as the MiniSearch retriever', async () => {
   const ours = bm25Retriever()
@@ -21,8 +43,17 @@ test('bm25Retriever: the same hits and scores as the MiniSearch retriever', asyn
   for (const text of queries) {
     const a = await ours.search({ text, limit: 10 })
     const b = await theirs.search({ text, limit: 10 })
-    assert.equal(a.map((h) => h.id), b.map((h) => h.id), `ids for "${text}"`)
-    a.forEach((h, i) => assert.ok(Math.abs(h.score - b[i]!.score) < 1e-9 * Math.max(1, h.score), `score of ${h.id} for "${text}": ${h.score} vs ${b[i]!.score}`))
+    assert.equal(
+      a.map((h) => h.id),
+      b.map((h) => h.id),
+      `ids for "${text}"`,
+    )
+    a.forEach((h, i) =>
+      assert.ok(
+        Math.abs(h.score - b[i]!.score) < 1e-9 * Math.max(1, h.score),
+        `score of ${h.id} for "${text}": ${h.score} vs ${b[i]!.score}`,
+      ),
+    )
   }
 })
 
@@ -32,19 +63,37 @@ test('bm25Retriever: a snapshot restores the same hits after removals and compac
   first.attach!(store)
   await first.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
   await first.apply({ revision: '2', upsert: [], remove: distractors(60).map((d) => d.id) }) // dead slots past a tenth: compacted
-  await first.apply({ revision: '3', upsert: [{ ...docs.at(-1)!, body: 'Stripe only; Adyen was dropped.' }], remove: [] })
+  await first.apply({
+    revision: '3',
+    upsert: [{ ...docs.at(-1)!, body: 'Stripe only; Adyen was dropped.' }],
+    remove: [],
+  })
   await first.flush!(true)
   const second = bm25Retriever()
   second.attach!(store)
   assert.is(await second.revision(), '3')
-  for (const text of [...queries, 'adyen', 'webhooks']) assert.equal(await second.search({ text, limit: 10 }), await first.search({ text, limit: 10 }), text)
+  for (const text of [...queries, 'adyen', 'webhooks'])
+    assert.equal(await second.search({ text, limit: 10 }), await first.search({ text, limit: 10 }), text)
   assert.equal(await second.search({ text: 'webhooks', limit: 5 }), [], 'the replaced text is gone')
-  assert.is((await second.search({ text: 'team standard number', limit: 500 })).length, 140, 'removed facts stay removed')
+  assert.is(
+    (await second.search({ text: 'team standard number', limit: 500 })).length,
+    140,
+    'removed facts stay removed',
+  )
   // Writes on a restored index (postings still encoded, then decoded for the write) match the original's.
-  const later = { revision: '4', upsert: [{ ...docs[0]!, id: 'fact-0009', title: 'Stripe payments module standard' }], remove: ['fact-1100', 'fact-0001'] }
+  const later = {
+    revision: '4',
+    upsert: [{ ...docs[0]!, id: 'fact-0009', title: 'Stripe payments module standard' }],
+    remove: ['fact-1100', 'fact-0001'],
+  }
   await first.apply(later)
   await second.apply(later)
-  for (const text of [...queries, 'stripe module standard']) assert.equal(await second.search({ text, limit: 10 }), await first.search({ text, limit: 10 }), `after a write: ${text}`)
+  for (const text of [...queries, 'stripe module standard'])
+    assert.equal(
+      await second.search({ text, limit: 10 }),
+      await first.search({ text, limit: 10 }),
+      `after a write: ${text}`,
+    )
 })
 
 test('bm25Retriever: a snapshot whose postings name missing documents is dropped, and the kernel re-indexes', async () => {
@@ -68,14 +117,19 @@ test('bm25Retriever: a write never writes the snapshot; it is written once idle'
   await r.apply({ revision: '1', reset: true, upsert: docs.slice(0, 10), remove: [] })
   const written = store.names().filter((n) => n.endsWith('/data'))
   for (let i = 0; i < 6; i++) await r.apply({ revision: String(2 + i), upsert: [docs[10 + i]!], remove: [] })
-  assert.equal(store.names().filter((n) => n.endsWith('/data')), written, 'no snapshot inside the writes')
+  assert.equal(
+    store.names().filter((n) => n.endsWith('/data')),
+    written,
+    'no snapshot inside the writes',
+  )
   // Once idle the snapshot is written: a new retriever on the store sees every write (polled, bounded at 30 s).
   const revisionOnDisk = async () => {
     const after = bm25Retriever()
     after.attach!(store)
     return after.revision()
   }
-  for (const deadline = Date.now() + 30_000; (await revisionOnDisk()) !== '7' && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10))
+  for (const deadline = Date.now() + 30_000; (await revisionOnDisk()) !== '7' && Date.now() < deadline; )
+    await new Promise((resolve) => setTimeout(resolve, 10))
   assert.is(await revisionOnDisk(), '7', 'the idle snapshot holds every write')
   await r.close!()
 })
@@ -111,9 +165,21 @@ test('bm25Retriever: a typo or prefix looked up before a write sees the terms th
   await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
   assert.equal(await r.search({ text: 'zebrra', limit: 3 }), [])
   assert.equal(await r.search({ text: 'zebr', limit: 3 }), [])
-  await r.apply({ revision: '2', upsert: [{ ...docs[0]!, id: 'fact-0777', title: 'Zebra crossings', body: '' }], remove: [] })
-  assert.equal((await r.search({ text: 'zebrra', limit: 3 })).map((h) => h.id), ['fact-0777'], 'typo')
-  assert.equal((await r.search({ text: 'zebr', limit: 3 })).map((h) => h.id), ['fact-0777'], 'prefix')
+  await r.apply({
+    revision: '2',
+    upsert: [{ ...docs[0]!, id: 'fact-0777', title: 'Zebra crossings', body: '' }],
+    remove: [],
+  })
+  assert.equal(
+    (await r.search({ text: 'zebrra', limit: 3 })).map((h) => h.id),
+    ['fact-0777'],
+    'typo',
+  )
+  assert.equal(
+    (await r.search({ text: 'zebr', limit: 3 })).map((h) => h.id),
+    ['fact-0777'],
+    'prefix',
+  )
 })
 
 test('bm25Retriever: calibrateScoreScale measures the declared 1', async () => {
@@ -126,7 +192,9 @@ test('base64 round trip of every length and byte, whole and by range', () => {
     const bytes = new Uint8Array(n).map((_, i) => (i * 97 + n) & 255)
     const text = toBase64(bytes)
     assert.equal([...fromBase64(text)], [...bytes])
-    for (let from = 0; from <= n; from += 3) for (let to = from; to <= n; to += 2) assert.equal([...base64Range(text, from, to)], [...bytes.subarray(from, to)], `bytes ${from}-${to} of ${n}`)
+    for (let from = 0; from <= n; from += 3)
+      for (let to = from; to <= n; to += 2)
+        assert.equal([...base64Range(text, from, to)], [...bytes.subarray(from, to)], `bytes ${from}-${to} of ${n}`)
   }
 })
 

@@ -21,7 +21,12 @@ export const fact = (n: number, title: string, extra: Partial<Fact> = {}): Fact 
   status: 'active',
   ...extra,
 })
-export const input = (title: string, extra: Record<string, unknown> = {}) => ({ title, body: `Body of ${title}.`, type: 'convention', ...extra })
+export const input = (title: string, extra: Record<string, unknown> = {}) => ({
+  title,
+  body: `Body of ${title}.`,
+  type: 'convention',
+  ...extra,
+})
 
 /** A storage that counts full reads of the facts. */
 export function counting(storage: Storage) {

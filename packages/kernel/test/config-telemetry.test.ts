@@ -1,13 +1,27 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, DEFAULT_CONFIG, definePlugin, isFoundryError, memoryPlugin, memoryStorage, resolveConfig } from '../src/index.js'
+import {
+  createKernel,
+  DEFAULT_CONFIG,
+  definePlugin,
+  isFoundryError,
+  memoryPlugin,
+  memoryStorage,
+  resolveConfig,
+} from '../src/index.js'
 import { parseConfig } from '../src/schema/config.js'
 import { storageTelemetry } from '../src/telemetry.js'
 
 test('defaults as DESIGN.md §3 lists them', () => {
   assert.equal(resolveConfig(undefined), DEFAULT_CONFIG)
   assert.equal(
-    [DEFAULT_CONFIG.indexTokenBudget, DEFAULT_CONFIG.handoffSummaryTokenBudget, DEFAULT_CONFIG.memoryRetrieval.maxFacts, DEFAULT_CONFIG.promptContext, DEFAULT_CONFIG.enforcement],
+    [
+      DEFAULT_CONFIG.indexTokenBudget,
+      DEFAULT_CONFIG.handoffSummaryTokenBudget,
+      DEFAULT_CONFIG.memoryRetrieval.maxFacts,
+      DEFAULT_CONFIG.promptContext,
+      DEFAULT_CONFIG.enforcement,
+    ],
     [4000, 300, 8, { maxFacts: 5, minScore: 3, minPromptLength: 12 }, 'gate'],
   )
 })
@@ -17,8 +31,16 @@ test('profiles are presets under the explicit keys; nested keys merge', () => {
   assert.is(mvp.enforcement, 'warn')
   assert.is(mvp.handoffSummaryTokenBudget, 300, 'the firewall budget is kept')
   assert.is(resolveConfig({ profile: 'startup-mvp', enforcement: 'gate' }).enforcement, 'gate')
-  assert.equal(resolveConfig({ promptContext: { minScore: 5 } }).promptContext, { maxFacts: 5, minScore: 5, minPromptLength: 12 })
-  assert.equal(resolveConfig(resolveConfig({ indexTokenBudget: 2000 })), resolveConfig({ indexTokenBudget: 2000 }), 'a resolved config resolves to itself')
+  assert.equal(resolveConfig({ promptContext: { minScore: 5 } }).promptContext, {
+    maxFacts: 5,
+    minScore: 5,
+    minPromptLength: 12,
+  })
+  assert.equal(
+    resolveConfig(resolveConfig({ indexTokenBudget: 2000 })),
+    resolveConfig({ indexTokenBudget: 2000 }),
+    'a resolved config resolves to itself',
+  )
 })
 
 test('bad config names the file and the key', () => {
@@ -61,7 +83,14 @@ test('telemetry never throws into the caller: a failing event log loses metrics,
   assert.is(r.action, 'created')
   await k.record('gate_blocked', { reason: 'test' })
   assert.is(errors.length, 2)
-  const throwing = createKernel({ storage, telemetry: { record: () => { throw new Error('sync throw') } } })
+  const throwing = createKernel({
+    storage,
+    telemetry: {
+      record: () => {
+        throw new Error('sync throw')
+      },
+    },
+  })
   await throwing.record('session_end')
   assert.ok(true, 'a synchronous throw is swallowed too')
 })
@@ -76,12 +105,19 @@ test('events carry a timestamp, a kind and data; every operation records its dur
   const events = await storage.readEvents()
   const ms = events.map((e) => e.data?.ms)
   assert.ok(typeof ms[0] === 'number' && typeof ms[1] === 'number', 'operations carry their duration')
-  assert.equal(events.map((e) => ({ ...e, data: { ...e.data, ms: undefined } })), [
-    { ts: '2026-11-30T00:00:00.000Z', kind: 'memory_write', data: { action: 'created', id: 'fact-0001', ms: undefined, status: 'ok' } },
-    { ts: '2026-11-30T00:00:00.000Z', kind: 'memory_search', data: { hits: 1, ms: undefined, status: 'ok' } },
-    { ts: '2026-11-30T00:00:00.000Z', kind: 'subagent_return', data: { tokens: 120, ms: undefined } },
-    { ts: '2026-11-30T00:00:00.000Z', kind: 'marbles.run_started', data: { run: 'r1', ms: undefined } },
-  ])
+  assert.equal(
+    events.map((e) => ({ ...e, data: { ...e.data, ms: undefined } })),
+    [
+      {
+        ts: '2026-11-30T00:00:00.000Z',
+        kind: 'memory_write',
+        data: { action: 'created', id: 'fact-0001', ms: undefined, status: 'ok' },
+      },
+      { ts: '2026-11-30T00:00:00.000Z', kind: 'memory_search', data: { hits: 1, ms: undefined, status: 'ok' } },
+      { ts: '2026-11-30T00:00:00.000Z', kind: 'subagent_return', data: { tokens: 120, ms: undefined } },
+      { ts: '2026-11-30T00:00:00.000Z', kind: 'marbles.run_started', data: { run: 'r1', ms: undefined } },
+    ],
+  )
 })
 
 test('a failing operation records its error code, and the error reaches the caller unchanged', async () => {
@@ -91,10 +127,16 @@ test('a failing operation records its error code, and the error reaches the call
   assert.ok(isFoundryError(error, 'INVALID_INPUT'))
   await k.runbooks.get({ slug: 'missing' }).catch(() => {})
   const events = await storage.readEvents()
-  assert.equal(events.map((e) => [e.kind, e.data?.status]), [['memory_write', 'INVALID_INPUT'], ['runbook_get', 'NOT_FOUND']])
+  assert.equal(
+    events.map((e) => [e.kind, e.data?.status]),
+    [
+      ['memory_write', 'INVALID_INPUT'],
+      ['runbook_get', 'NOT_FOUND'],
+    ],
+  )
 })
 
-test('a plugin of a consumer is set up after the kernel\'s own, uses them, and its operations are traced', async () => {
+test("a plugin of a consumer is set up after the kernel's own, uses them, and its operations are traced", async () => {
   const storage = memoryStorage()
   const notes = definePlugin({
     name: 'notes',
@@ -115,7 +157,10 @@ test('a plugin of a consumer is set up after the kernel\'s own, uses them, and i
   assert.is(await k.use(notes).add('hello'), 1)
   assert.is(k.use(notes).local(), 'not traced')
   assert.equal((await storage.readLog('notes/all', 0)).entries, ['hello'])
-  assert.equal((await storage.readEvents()).map((e) => [e.kind, e.data?.n, e.data?.status]), [['notes.add', 1, 'ok']])
+  assert.equal(
+    (await storage.readEvents()).map((e) => [e.kind, e.data?.n, e.data?.status]),
+    [['notes.add', 1, 'ok']],
+  )
   const other = definePlugin({ name: 'other', setup: () => ({}) })
   assert.throws(() => k.use(other), /No plugin "other"/)
   assert.throws(() => createKernel({ storage, plugins: [notes, notes] }), /Two kernel plugins are named "notes"/)
@@ -126,11 +171,16 @@ test('a plugin of a consumer is set up after the kernel\'s own, uses them, and i
 })
 
 test('errors are recognised by brand and code, even from another copy of the kernel', () => {
-  const foreign = Object.assign(new Error('from another bundle'), { code: 'NOT_FOUND', [Symbol.for('foundry.error')]: true })
+  const foreign = Object.assign(new Error('from another bundle'), {
+    code: 'NOT_FOUND',
+    [Symbol.for('foundry.error')]: true,
+  })
   assert.ok(isFoundryError(foreign, 'NOT_FOUND'))
   assert.not.ok(isFoundryError(foreign, 'CONFLICT'))
   assert.not.ok(isFoundryError(Object.assign(new Error('look-alike'), { code: 'NOT_FOUND' })), 'no brand, not ours')
-  assert.not.ok(isFoundryError(Object.assign(new Error('bad code'), { code: 'NOPE', [Symbol.for('foundry.error')]: true })))
+  assert.not.ok(
+    isFoundryError(Object.assign(new Error('bad code'), { code: 'NOPE', [Symbol.for('foundry.error')]: true })),
+  )
 })
 
 test.run()

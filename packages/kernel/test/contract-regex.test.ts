@@ -22,11 +22,24 @@ test('patterns that backtrack exponentially elsewhere are accepted and answer co
   const patterns = ['^([a-z]|[a-z0-9])+$', '(a|aa)+$', '^(a|a?)+$', '^(?:a|b|ab)*c$', '^([a-zA-Z]+\\s?)+$', '(x+x+)+y']
   const properties = Object.fromEntries(patterns.map((pattern, i) => [`p${i}`, { type: 'string', pattern }]))
   await k.storage.put('contracts', 'overlap.v1', { id: 'overlap.v1', schema: { type: 'object', properties } })
-  const good = await attempt(k, 'overlap.v1', { p0: 'abc1', p1: 'xaa', p2: 'aaa', p3: 'abbac', p4: 'Ada Lovelace', p5: 'xxy' })
+  const good = await attempt(k, 'overlap.v1', {
+    p0: 'abc1',
+    p1: 'xaa',
+    p2: 'aaa',
+    p3: 'abbac',
+    p4: 'Ada Lovelace',
+    p5: 'xxy',
+  })
   assert.is(good.code, 'VALID', good.text)
-  const bad = await attempt(k, 'overlap.v1', { p0: `${'a'.repeat(40)}!`, p2: `${'a'.repeat(40)}!`, p3: `${'ab'.repeat(20)}`, p5: 'x'.repeat(40) })
+  const bad = await attempt(k, 'overlap.v1', {
+    p0: `${'a'.repeat(40)}!`,
+    p2: `${'a'.repeat(40)}!`,
+    p3: `${'ab'.repeat(20)}`,
+    p5: 'x'.repeat(40),
+  })
   assert.is(bad.code, 'INVALID', bad.text)
-  for (const field of ['p0', 'p2', 'p3', 'p5']) assert.match(bad.text, new RegExp(`- ${field} has the wrong form: expected one matching`))
+  for (const field of ['p0', 'p2', 'p3', 'p5'])
+    assert.match(bad.text, new RegExp(`- ${field} has the wrong form: expected one matching`))
   assert.match(bad.text, /expected one matching \^\(a\|a\?\)\+\$/, 'the message shows the pattern as written')
 })
 
@@ -37,7 +50,10 @@ test('lookahead, lookbehind and backreferences are refused when the contract loa
     ['behind.v1', '(?<=\\$)\\d+'],
     ['backref.v1', '^(a+)\\1$'],
   ] as const) {
-    await k.storage.put('contracts', id, { id, schema: { type: 'object', properties: { code: { type: 'string', pattern } } } })
+    await k.storage.put('contracts', id, {
+      id,
+      schema: { type: 'object', properties: { code: { type: 'string', pattern } } },
+    })
     const r = await attempt(k, id, { code: 'abc1' })
     assert.is(r.code, 'CORRUPT', `${id}: ${r.text}`)
     assert.match(r.text, new RegExp(`Contract ${id.replace('.', '\\.')}`))
@@ -48,10 +64,32 @@ test('lookahead, lookbehind and backreferences are refused when the contract loa
 
 test('ordinary patterns validate as JavaScript reads them: classes, escapes, \\u escapes, anchors, groups', async () => {
   const k = kernelFor()
-  const patterns = ['^[a-z]+(-[a-z0-9]+)*$', '^\\d{4}-\\d{2}-\\d{2}$', '^(ab)+$', '^[(+*)]+$', '^\\(a+\\)+$', '^(?:[a-z]{2}|\\d)$', '^(a|b)?c+$', '^\\u0041[\\u0042-\\u0044]$', '^\\p{Lu}\\p{Ll}+$', '^C:\\\\tmp$']
+  const patterns = [
+    '^[a-z]+(-[a-z0-9]+)*$',
+    '^\\d{4}-\\d{2}-\\d{2}$',
+    '^(ab)+$',
+    '^[(+*)]+$',
+    '^\\(a+\\)+$',
+    '^(?:[a-z]{2}|\\d)$',
+    '^(a|b)?c+$',
+    '^\\u0041[\\u0042-\\u0044]$',
+    '^\\p{Lu}\\p{Ll}+$',
+    '^C:\\\\tmp$',
+  ]
   const properties = Object.fromEntries(patterns.map((pattern, i) => [`p${i}`, { type: 'string', pattern }]))
   await k.storage.put('contracts', 'ok.v1', { id: 'ok.v1', schema: { type: 'object', properties } })
-  const r = await attempt(k, 'ok.v1', { p0: 'kebab-case-2', p1: '2026-11-30', p2: 'abab', p3: '(+)', p4: '(aa)', p5: 'ab', p6: 'acc', p7: 'AC', p8: 'Émile', p9: 'C:\\tmp' })
+  const r = await attempt(k, 'ok.v1', {
+    p0: 'kebab-case-2',
+    p1: '2026-11-30',
+    p2: 'abab',
+    p3: '(+)',
+    p4: '(aa)',
+    p5: 'ab',
+    p6: 'acc',
+    p7: 'AC',
+    p8: 'Émile',
+    p9: 'C:\\tmp',
+  })
   assert.is(r.code, 'VALID', r.text)
   assert.is((await attempt(k, 'ok.v1', { p0: 'Not Kebab' })).code, 'INVALID')
   assert.is((await attempt(k, 'ok.v1', { p7: 'AE' })).code, 'INVALID')

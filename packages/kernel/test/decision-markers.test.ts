@@ -15,8 +15,14 @@ async function refusal(body: string, type = 'decision'): Promise<string | undefi
 }
 
 test('Why: and How to apply: on lines of their own are accepted, list and emphasis marks included', async () => {
-  assert.is(await refusal('We use Flyway.\nWhy: the team reads SQL.\nHow to apply: add V<n>__name.sql files.'), undefined)
-  assert.is(await refusal('We use Flyway.\n- **Why:** the team reads SQL.\n- **How to apply:** add V<n>__name.sql files.'), undefined)
+  assert.is(
+    await refusal('We use Flyway.\nWhy: the team reads SQL.\nHow to apply: add V<n>__name.sql files.'),
+    undefined,
+  )
+  assert.is(
+    await refusal('We use Flyway.\n- **Why:** the team reads SQL.\n- **How to apply:** add V<n>__name.sql files.'),
+    undefined,
+  )
   assert.is(await refusal('> why: SQL\n> how to apply: files', 'risk'), undefined)
 })
 
@@ -30,10 +36,20 @@ test('Why: and How to apply: inside one line are accepted where a sentence start
 test('a marker inside a sentence is not one: the message says each must start a line or a sentence', async () => {
   const expected = (missing: string) =>
     `body of a decision must include "Why:" and "How to apply:", each at the start of a line or of a sentence (missing ${missing})`
-  assert.is(await refusal('We use Flyway, and here is why: the team reads SQL. How to apply: add SQL files.'), expected('"Why:"'))
-  assert.is(await refusal('Why: the team reads SQL, so that is how to apply: add SQL files.'), expected('"How to apply:"'))
+  assert.is(
+    await refusal('We use Flyway, and here is why: the team reads SQL. How to apply: add SQL files.'),
+    expected('"Why:"'),
+  )
+  assert.is(
+    await refusal('Why: the team reads SQL, so that is how to apply: add SQL files.'),
+    expected('"How to apply:"'),
+  )
   assert.is(await refusal('We use Flyway because the team reads SQL.'), expected('"Why:" and "How to apply:"'))
-  assert.is(await refusal('We use Flyway.Why: SQL.How to apply: files.'), expected('"Why:" and "How to apply:"'), 'a sentence starts after a space')
+  assert.is(
+    await refusal('We use Flyway.Why: SQL.How to apply: files.'),
+    expected('"Why:" and "How to apply:"'),
+    'a sentence starts after a space',
+  )
 })
 
 test.run()

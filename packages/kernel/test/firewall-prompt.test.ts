@@ -14,7 +14,13 @@ test('the firewall passes a return within 3 × the handoff budget and blocks a l
   assert.is(big.outcome, 'blocked')
   assert.ok(big.artifact?.includes('firewall/reviewer-a1'), 'saved under the firewall wave')
   assert.match(big.reason!, /saved unchanged to .*reviewer-a1/)
-  const saved = await k.storage.get('artifacts', `firewall/${big.artifact!.split('/').pop()!.replace(/\.json$/, '')}`)
+  const saved = await k.storage.get(
+    'artifacts',
+    `firewall/${big
+      .artifact!.split('/')
+      .pop()!
+      .replace(/\.json$/, '')}`,
+  )
   assert.is(saved?.data.text, long(900), 'the whole return is kept')
   const again = await k.firewall.check({ text: long(900), agentType: 'reviewer', agentId: 'a1', retry: true })
   assert.is(again.outcome, 'passed-after-block', 'never blocks twice in a row')
@@ -30,7 +36,16 @@ test('the firewall never saves a return over another: two agents of one type in 
   const second = await k.firewall.check({ text: `second ${long(900)}`, agentType: 'reviewer', sessionId: 's1' })
   assert.ok(first.artifact && second.artifact)
   assert.is.not(first.artifact, second.artifact)
-  const text = async (path: string) => (await k.storage.get('artifacts', `firewall/${path.split('/').pop()!.replace(/\.json$/, '')}`))?.data.text
+  const text = async (path: string) =>
+    (
+      await k.storage.get(
+        'artifacts',
+        `firewall/${path
+          .split('/')
+          .pop()!
+          .replace(/\.json$/, '')}`,
+      )
+    )?.data.text
   assert.is(await text(first.artifact!), `first ${long(900)}`)
   assert.is(await text(second.artifact!), `second ${long(900)}`)
   const longType = `plugin:${'very-long-agent-type-'.repeat(15)}`
@@ -61,16 +76,36 @@ test('enforcement off lets everything through', async () => {
 
 test('prompt context: relevant facts above the floor and triggered runbooks, or nothing at all', async () => {
   const k = kernelFor()
-  await k.memory.write({ title: 'Stripe webhooks are verified with the signing secret', body: 'Verify every Stripe webhook signature before parsing.', type: 'constraint', tags: ['stripe', 'webhook'] })
-  for (let i = 0; i < 20; i++) await k.memory.write({ title: `Routine note number ${String.fromCharCode(97 + i)}x`, body: 'General housekeeping.', type: 'glossary' })
+  await k.memory.write({
+    title: 'Stripe webhooks are verified with the signing secret',
+    body: 'Verify every Stripe webhook signature before parsing.',
+    type: 'constraint',
+    tags: ['stripe', 'webhook'],
+  })
+  for (let i = 0; i < 20; i++)
+    await k.memory.write({
+      title: `Routine note number ${String.fromCharCode(97 + i)}x`,
+      body: 'General housekeeping.',
+      type: 'glossary',
+    })
   await k.runbooks.put({ slug: 'deploy', title: 'Deploy', trigger: 'deploy to production', body: 'Steps.' })
   const hit = await k.promptContext.forPrompt('Can you fix the Stripe webhook signature check?')
-  assert.equal(hit?.facts.map((f) => f.fact.id), ['fact-0001'])
+  assert.equal(
+    hit?.facts.map((f) => f.fact.id),
+    ['fact-0001'],
+  )
   assert.match(hit!.text, /^Foundry memory: One stored fact matches this prompt \(relevance 3 or more\)/)
   assert.is(await k.promptContext.forPrompt('hi'), undefined, 'too short')
-  assert.is(await k.promptContext.forPrompt('What is the weather like on Mars today?'), undefined, 'nothing relevant: no context')
+  assert.is(
+    await k.promptContext.forPrompt('What is the weather like on Mars today?'),
+    undefined,
+    'nothing relevant: no context',
+  )
   const runbook = await k.promptContext.forPrompt('please deploy to production now')
-  assert.equal(runbook?.runbooks.map((r) => r.slug), ['deploy'])
+  assert.equal(
+    runbook?.runbooks.map((r) => r.slug),
+    ['deploy'],
+  )
 })
 
 test.run()

@@ -1,10 +1,21 @@
-import { createKernel, memoryStorage, type ConfigFile, type Kernel, type KernelOptions, type Storage, type StorageProblem } from '../src/index.js'
+import {
+  createKernel,
+  memoryStorage,
+  type ConfigFile,
+  type Kernel,
+  type KernelOptions,
+  type Storage,
+  type StorageProblem,
+} from '../src/index.js'
 
 /**
  * A kernel on the reference storage with a clock that advances one second per call. The storage
  * (no longer part of the kernel's surface) and the problems reported are returned beside it.
  */
-export function kernelFor(config: ConfigFile = {}, options: Partial<KernelOptions> = {}): Kernel & { storage: Storage; problems: StorageProblem[] } {
+export function kernelFor(
+  config: ConfigFile = {},
+  options: Partial<KernelOptions> = {},
+): Kernel & { storage: Storage; problems: StorageProblem[] } {
   let t = Date.parse('2026-11-30T12:00:00Z')
   const storage = options.storage ?? memoryStorage()
   const problems: StorageProblem[] = []

@@ -7,7 +7,9 @@ test('INDEX.md is written relaxed (derived), and an index the catalog head does 
   const k = kernelFor()
   const puts: Array<[string, WriteOptions | undefined]> = []
   const put = k.storage.put.bind(k.storage)
-  k.storage.put = async (collection, key, value, options) => (puts.push([`${collection}/${key}`, options]), put(collection, key, value, options))
+  k.storage.put = async (collection, key, value, options) => (
+    puts.push([`${collection}/${key}`, options]), put(collection, key, value, options)
+  )
   await k.memory.write(decision('Persistence layer uses Flyway'))
   const older = (await k.storage.get('meta', 'index'))!
   await k.memory.write(decision('Billing runs on Postgres 16'))

@@ -1,6 +1,13 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, isFoundryError, memoryStorage, minisearchRetriever, renderFactBlock, type FoundryErrorCode } from '../src/index.js'
+import {
+  createKernel,
+  isFoundryError,
+  memoryStorage,
+  minisearchRetriever,
+  renderFactBlock,
+  type FoundryErrorCode,
+} from '../src/index.js'
 import { kernelFor } from './helpers.js'
 
 const timeout = (seconds: number, extra: Record<string, unknown> = {}) => ({
@@ -28,29 +35,51 @@ test('search by id: the facts named, whatever their status, in the order named; 
   await k.memory.write(cents) // fact-0003
   const one = await k.memory.search({ query: 'fact-0003' })
   assert.is(one.text, renderFactBlock(await k.memory.get('fact-0003')))
-  assert.equal(one.hits.map((h) => h.fact.id), ['fact-0003'])
+  assert.equal(
+    one.hits.map((h) => h.fact.id),
+    ['fact-0003'],
+  )
   assert.is(one.missing, undefined)
 
   const two = await k.memory.search({ query: 'fact-0003 fact-0001' })
-  assert.is(two.text, `${renderFactBlock(await k.memory.get('fact-0003'))}\n\n${renderFactBlock(await k.memory.get('fact-0001'))}\nstatus: superseded by fact-0002`)
-  assert.equal(two.hits.map((h) => [h.fact.id, h.score]), [['fact-0003', 0], ['fact-0001', 0]])
+  assert.is(
+    two.text,
+    `${renderFactBlock(await k.memory.get('fact-0003'))}\n\n${renderFactBlock(await k.memory.get('fact-0001'))}\nstatus: superseded by fact-0002`,
+  )
+  assert.equal(
+    two.hits.map((h) => [h.fact.id, h.score]),
+    [
+      ['fact-0003', 0],
+      ['fact-0001', 0],
+    ],
+  )
 
   // Separators, case, quotes and short numbers a model may write; type, scope and limit do not apply.
   const loose = await k.memory.search({ query: '`FACT-2`, "fact-0003"; fact-0002', type: 'glossary', limit: 1 })
-  assert.equal(loose.hits.map((h) => h.fact.id), ['fact-0002', 'fact-0003'])
+  assert.equal(
+    loose.hits.map((h) => h.fact.id),
+    ['fact-0002', 'fact-0003'],
+  )
 })
 
 test('search by id: unknown ids in one line; a query mixing ids and words is a keyword search', async () => {
   const k = kernelFor()
   await k.memory.write(cents)
   const some = await k.memory.search({ query: 'fact-0001 fact-0042 fact-0043' })
-  assert.is(some.text, `${renderFactBlock(await k.memory.get('fact-0001'))}\n\nUnknown fact ids: fact-0042, fact-0043. List the ids with memory.list({ status: "all" }).`)
+  assert.is(
+    some.text,
+    `${renderFactBlock(await k.memory.get('fact-0001'))}\n\nUnknown fact ids: fact-0042, fact-0043. List the ids with memory.list({ status: "all" }).`,
+  )
   assert.equal(some.missing, ['fact-0042', 'fact-0043'])
   const none = await k.memory.search({ query: 'fact-0099' })
   assert.is(none.text, 'Unknown fact id: fact-0099. List the ids with memory.list({ status: "all" }).')
   assert.equal(none.hits, [])
   const mixed = await k.memory.search({ query: 'fact-0001 cents' })
-  assert.equal(mixed.hits.map((h) => h.fact.id), ['fact-0001'], 'found by the word')
+  assert.equal(
+    mixed.hits.map((h) => h.fact.id),
+    ['fact-0001'],
+    'found by the word',
+  )
   assert.ok(mixed.hits[0]!.score > 0, 'ranked by the retriever')
 })
 
@@ -73,13 +102,25 @@ test('forget: the fact leaves the index, the retriever and search; stored with s
   assert.equal((await k.memory.search({ query: 'integer cents' })).hits, [], 'gone from search')
   assert.not.match(await k.memory.readIndex(), /fact-0001/, 'gone from INDEX.md')
   assert.is(await k.memory.activeCount(), 1)
-  assert.equal((await k.memory.list()).map((f) => f.id), ['fact-0002'])
-  assert.equal((await k.memory.list({ status: 'forgotten' })).map((f) => f.id), ['fact-0001'])
-  assert.equal((await k.memory.list({ status: 'superseded' })).map((f) => f.id), [])
+  assert.equal(
+    (await k.memory.list()).map((f) => f.id),
+    ['fact-0002'],
+  )
+  assert.equal(
+    (await k.memory.list({ status: 'forgotten' })).map((f) => f.id),
+    ['fact-0001'],
+  )
+  assert.equal(
+    (await k.memory.list({ status: 'superseded' })).map((f) => f.id),
+    [],
+  )
   assert.is((await k.memory.list({ status: 'all' })).length, 2)
 
   // Still found by id, with what happened to it.
-  assert.match((await k.memory.search({ query: 'fact-0001' })).text, /\nstatus: forgotten on 2026-11-30: We store decimals now\.$/)
+  assert.match(
+    (await k.memory.search({ query: 'fact-0001' })).text,
+    /\nstatus: forgotten on 2026-11-30: We store decimals now\.$/,
+  )
   // Its id is never reused, and the same statement can be written again.
   const again = await k.memory.write(cents)
   assert.is(again.action, 'created')
@@ -90,10 +131,14 @@ test('forget: unknown, superseded, already forgotten and reasonless are clear er
   const k = kernelFor()
   await k.memory.write(timeout(30))
   await k.memory.write(timeout(60))
-  assert.equal(await failure(() => k.memory.forget('fact-0009', 'wrong')), { code: 'NOT_FOUND', message: 'No fact fact-0009. List the ids with memory.list({ status: "all" }).' })
+  assert.equal(await failure(() => k.memory.forget('fact-0009', 'wrong')), {
+    code: 'NOT_FOUND',
+    message: 'No fact fact-0009. List the ids with memory.list({ status: "all" }).',
+  })
   assert.equal(await failure(() => k.memory.forget('fact-0001', 'wrong')), {
     code: 'INVALID_INPUT',
-    message: 'fact-0001 is superseded by fact-0002 and already out of the index and search; forget the active fact of its history instead',
+    message:
+      'fact-0001 is superseded by fact-0002 and already out of the index and search; forget the active fact of its history instead',
   })
   const empty = await failure(() => k.memory.forget('fact-0002', ' \n '))
   assert.is(empty.code, 'INVALID_INPUT')
@@ -150,7 +195,10 @@ test('history: the supersedes chain both ways, oldest first, each with its state
       'fact-0005 · 2026-11-30 · forgotten: No such limit any more · API timeout is 120 seconds',
     ].join('\n'),
   )
-  assert.is((await k.memory.history('fact-0002')).text, 'fact-0002 · 2026-11-30 · active · Money is stored in integer cents')
+  assert.is(
+    (await k.memory.history('fact-0002')).text,
+    'fact-0002 · 2026-11-30 · active · Money is stored in integer cents',
+  )
   assert.is((await failure(() => k.memory.history('fact-0077'))).code, 'NOT_FOUND')
 })
 
@@ -159,8 +207,18 @@ test('an edit: the same text with other tags, superseding the fact it names, is 
   await k.memory.write({ ...cents, tags: ['money'] })
   const edited = await k.memory.write({ ...cents, tags: ['money', 'db'], confidence: 'high', supersedes: 'fact-0001' })
   assert.equal([edited.action, edited.id, edited.supersedes], ['created', 'fact-0002', 'fact-0001'])
-  assert.equal((await k.memory.history('fact-0002')).chain.map((e) => [e.fact.id, e.state, e.fact.tags]), [['fact-0001', 'superseded', ['money']], ['fact-0002', 'active', ['money', 'db']]])
-  assert.is((await k.memory.write({ ...cents, tags: ['other'] })).action, 'duplicate', 'without supersedes, still a duplicate')
+  assert.equal(
+    (await k.memory.history('fact-0002')).chain.map((e) => [e.fact.id, e.state, e.fact.tags]),
+    [
+      ['fact-0001', 'superseded', ['money']],
+      ['fact-0002', 'active', ['money', 'db']],
+    ],
+  )
+  assert.is(
+    (await k.memory.write({ ...cents, tags: ['other'] })).action,
+    'duplicate',
+    'without supersedes, still a duplicate',
+  )
   await k.memory.forget('fact-0002', 'wrong')
   assert.equal(await failure(() => k.memory.write({ ...cents, supersedes: 'fact-0002' })), {
     code: 'INVALID_INPUT',
@@ -190,13 +248,23 @@ test('a forgotten fact stays out of a new process: the retriever rebuilt from st
   const storage = memoryStorage()
   const first = createKernel({ storage })
   await first.memory.write(cents)
-  await first.memory.write({ title: 'Invoices are numbered per year', body: 'INV-2026-0001; integer cents too.', type: 'convention' })
+  await first.memory.write({
+    title: 'Invoices are numbered per year',
+    body: 'INV-2026-0001; integer cents too.',
+    type: 'convention',
+  })
   await first.memory.forget('fact-0001', 'wrong')
   const second = createKernel({ storage, retriever: minisearchRetriever() })
-  assert.equal((await second.memory.search({ query: 'integer cents' })).hits.map((h) => h.fact.id), ['fact-0002'])
+  assert.equal(
+    (await second.memory.search({ query: 'integer cents' })).hits.map((h) => h.fact.id),
+    ['fact-0002'],
+  )
   assert.is(await second.memory.activeCount(), 1)
   assert.not.match(await second.memory.readIndex(), /fact-0001/)
-  assert.equal((await second.memory.list({ status: 'forgotten' })).map((f) => [f.id, f.forgottenReason]), [['fact-0001', 'wrong']])
+  assert.equal(
+    (await second.memory.list({ status: 'forgotten' })).map((f) => [f.id, f.forgottenReason]),
+    [['fact-0001', 'wrong']],
+  )
 })
 
 test.run()

@@ -5,7 +5,8 @@ import { counting, fact, input, open } from './catalog-helpers.js'
 
 test('a page of the active facts comes from the catalog: the first facts by id and the total, no full read', async () => {
   const base = memoryStorage()
-  for (let i = 1; i <= 300; i++) await base.put('facts', fact(i, `Service ${i} port is ${8000 + i}`).id, fact(i, `Service ${i} port is ${8000 + i}`))
+  for (let i = 1; i <= 300; i++)
+    await base.put('facts', fact(i, `Service ${i} port is ${8000 + i}`).id, fact(i, `Service ${i} port is ${8000 + i}`))
   await base.put('facts', 'fact-0005', fact(5, 'Service 5 port is 8005', { status: 'forgotten' }))
   await base.put('facts', 'fact-0007', fact(7, 'Service 7 port is 8007', { expires: '2020-01-01' }))
   const writer = open(base)
@@ -18,14 +19,18 @@ test('a page of the active facts comes from the catalog: the first facts by id a
   assert.is(counts.lists, 0, 'no full read of the facts')
   assert.is(page.total, whole.length, 'the total is what list returns')
   assert.equal(page.facts, whole.slice(0, 10), 'the first facts list returns, in id order')
-  assert.ok(!page.facts.some((f) => f.id === 'fact-0005' || f.id === 'fact-0007'), 'neither forgotten nor expired facts')
+  assert.ok(
+    !page.facts.some((f) => f.id === 'fact-0005' || f.id === 'fact-0007'),
+    'neither forgotten nor expired facts',
+  )
   assert.equal((await k.memory.page({ limit: 1000 })).facts, whole, 'a page past the end is the whole list')
 })
 
 test('a page with a type or another status reads the facts as list does', async () => {
   const base = memoryStorage()
   const k = open(base)
-  for (let i = 1; i <= 5; i++) await k.memory.write(input(`Queue ${i} is durable`, { type: i % 2 ? 'convention' : 'glossary' }))
+  for (let i = 1; i <= 5; i++)
+    await k.memory.write(input(`Queue ${i} is durable`, { type: i % 2 ? 'convention' : 'glossary' }))
   const page = await k.memory.page({ type: 'glossary', limit: 1 })
   assert.equal(page.facts, (await k.memory.list({ type: 'glossary' })).slice(0, 1))
   assert.is(page.total, 2)

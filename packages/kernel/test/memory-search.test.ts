@@ -40,8 +40,18 @@ test('no hits: the seed text with the active fact count', async () => {
 test('a stemmed or differently inflected query finds its fact among many', async () => {
   const k = kernelFor()
   const subjects = ['billing', 'search', 'auth', 'uploads', 'emails', 'queues', 'metrics', 'caching']
-  for (const [i, s] of subjects.entries()) await k.memory.write({ title: `The ${s} service owns its database schema`, body: `Team ${s} migrates it.`, type: 'convention', scope: `module:${s}` })
-  await k.memory.write({ title: 'Deployments require two approvals', body: 'Production releases need two reviewers.', type: 'constraint' })
+  for (const [_i, s] of subjects.entries())
+    await k.memory.write({
+      title: `The ${s} service owns its database schema`,
+      body: `Team ${s} migrates it.`,
+      type: 'convention',
+      scope: `module:${s}`,
+    })
+  await k.memory.write({
+    title: 'Deployments require two approvals',
+    body: 'Production releases need two reviewers.',
+    type: 'constraint',
+  })
   for (const q of ['deploying', 'approval needed', 'deployment approved', 'release reviewer']) {
     const r = await k.memory.search({ query: q })
     assert.is(r.hits[0]?.fact.title, 'Deployments require two approvals', q)
@@ -50,7 +60,13 @@ test('a stemmed or differently inflected query finds its fact among many', async
 
 test('type and scope filters; limit between 1 and 25, default from memoryRetrieval.maxFacts', async () => {
   const k = kernelFor({ memoryRetrieval: { maxFacts: 3 } })
-  for (let i = 0; i < 6; i++) await k.memory.write({ title: `Invoices rule ${NATO[i]} applies`, body: 'Invoices are special.', type: i % 2 ? 'constraint' : 'convention', scope: i < 3 ? 'module:billing' : 'project' })
+  for (let i = 0; i < 6; i++)
+    await k.memory.write({
+      title: `Invoices rule ${NATO[i]} applies`,
+      body: 'Invoices are special.',
+      type: i % 2 ? 'constraint' : 'convention',
+      scope: i < 3 ? 'module:billing' : 'project',
+    })
   assert.is((await k.memory.search({ query: 'invoices' })).hits.length, 3, 'default limit from config')
   assert.is((await k.memory.search({ query: 'invoices', limit: 5 })).hits.length, 5)
   const typed = await k.memory.search({ query: 'invoices', type: 'constraint', limit: 25 })
@@ -80,21 +96,32 @@ test('superseded facts are not returned', async () => {
   await k.memory.write({ title: 'API timeout is 30 seconds', body: 'Gateway default.', type: 'constraint' })
   await k.memory.write({ title: 'API timeout is 60 seconds', body: 'Raised.', type: 'constraint' })
   const r = await k.memory.search({ query: 'api timeout' })
-  assert.equal(r.hits.map((h) => h.fact.id), ['fact-0002'])
+  assert.equal(
+    r.hits.map((h) => h.fact.id),
+    ['fact-0002'],
+  )
 })
 
 test('memory_index rebuilds and reports as the seed shows; it picks up facts written by other means', async () => {
   const storage = memoryStorage()
   const k = kernelFor({}, { storage })
   await k.memory.write(decision('Persistence layer uses Flyway'))
-  await storage.put('facts', 'fact-0002', sampleFact(2, { title: 'Hand written fact about Kafka', expires: undefined, supersedes: undefined }))
+  await storage.put(
+    'facts',
+    'fact-0002',
+    sampleFact(2, { title: 'Hand written fact about Kafka', expires: undefined, supersedes: undefined }),
+  )
   const r = await k.memory.index()
   assert.match(r.text, /^Rebuilt memory:\/\/meta\/index\n2\/2 facts listed, ~\d+ tokens, 0 omitted\.$/)
-  assert.match((await storage.get('meta', 'index'))!, /fact-0002 · high · Hand written fact about Kafka · module:billing/)
+  assert.match(
+    (await storage.get('meta', 'index'))!,
+    /fact-0002 · high · Hand written fact about Kafka · module:billing/,
+  )
   assert.is((await k.memory.search({ query: 'kafka' })).hits[0]?.fact.id, 'fact-0002')
 })
 
-const fact = (n: number, over: Partial<Fact>): Fact => ({ ...sampleFact(n), expires: undefined, supersedes: undefined, title: `Fact number ${n}`, ...over }) as Fact
+const fact = (n: number, over: Partial<Fact>): Fact =>
+  ({ ...sampleFact(n), expires: undefined, supersedes: undefined, title: `Fact number ${n}`, ...over }) as Fact
 
 test('index order: type (seed order), then confidence, then newest first', () => {
   const facts = [
@@ -112,7 +139,14 @@ test('index order: type (seed order), then confidence, then newest first', () =>
 })
 
 test('index budget: the whole file stays within indexTokenBudget and the cut is a prefix of the order', () => {
-  const facts = Array.from({ length: 300 }, (_, i) => fact(i + 1, { type: 'convention', confidence: 'medium', title: `Convention number ${i + 1} about a fairly long subject line`, created: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }))
+  const facts = Array.from({ length: 300 }, (_, i) =>
+    fact(i + 1, {
+      type: 'convention',
+      confidence: 'medium',
+      title: `Convention number ${i + 1} about a fairly long subject line`,
+      created: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    }),
+  )
   for (const budget of [100, 500, 2000, 4000]) {
     const index = buildIndex(facts, budget, '2026-06-01')
     assert.ok(index.tokens <= budget, `${index.tokens} ≤ ${budget}`)
@@ -120,15 +154,24 @@ test('index budget: the whole file stays within indexTokenBudget and the cut is 
     assert.is(index.listed + index.omitted, 300)
     assert.ok(index.omitted > 0)
     const ids = [...index.text.matchAll(/- (fact-\d+)/g)].map((m) => m[1])
-    assert.equal(ids, Array.from({ length: index.listed }, (_, i) => `fact-${String(300 - i).padStart(4, '0')}`), 'newest first, no gaps')
-    assert.match(index.text, new RegExp(`_${index.omitted} more facts omitted over budget: find them with memory_search._\\n$`))
+    assert.equal(
+      ids,
+      Array.from({ length: index.listed }, (_, i) => `fact-${String(300 - i).padStart(4, '0')}`),
+      'newest first, no gaps',
+    )
+    assert.match(
+      index.text,
+      new RegExp(`_${index.omitted} more facts omitted over budget: find them with memory_search._\\n$`),
+    )
   }
 })
 
 test('write reports the index cost, with omitted facts over budget', async () => {
   const k = kernelFor({ indexTokenBudget: 100 })
   let last = ''
-  for (let i = 0; i < 8; i++) last = (await k.memory.write({ title: `Glossary entry ${NATO[i]} means something`, body: 'x', type: 'glossary' })).text
+  for (let i = 0; i < 8; i++)
+    last = (await k.memory.write({ title: `Glossary entry ${NATO[i]} means something`, body: 'x', type: 'glossary' }))
+      .text
   const m = /^Index: (\d+)\/8 facts listed, ~(\d+) tokens, (\d+) omitted over budget\.$/m.exec(last)
   assert.ok(m, last)
   assert.ok(Number(m![2]) <= 100)
@@ -148,12 +191,20 @@ test('a fresh kernel answers a miss and reads the index without reading every fa
   const storage = memoryStorage()
   let now = Date.parse('2026-11-30T12:00:00Z')
   const first = kernelFor({}, { storage, now: () => new Date(now) })
-  await first.memory.write({ title: 'Freeze deploys during the sale', body: 'x', type: 'constraint', expires: '2026-12-01' })
+  await first.memory.write({
+    title: 'Freeze deploys during the sale',
+    body: 'x',
+    type: 'constraint',
+    expires: '2026-12-01',
+  })
   await first.memory.write({ title: 'Money is stored in integer cents', body: 'y', type: 'convention' })
   let lists = 0
   const counting = { ...storage, list: ((c: never, o: never) => (lists++, storage.list(c, o))) as typeof storage.list }
   const fresh = kernelFor({}, { storage: counting, now: () => new Date(now) })
-  assert.is((await fresh.memory.search({ query: 'kubernetes' })).text, 'No stored fact matches "kubernetes". Memory holds 2 active facts.')
+  assert.is(
+    (await fresh.memory.search({ query: 'kubernetes' })).text,
+    'No stored fact matches "kubernetes". Memory holds 2 active facts.',
+  )
   assert.match(await fresh.memory.readIndex(), /Freeze deploys/)
   assert.is(lists, 1, 'only the first sync of the retriever listed the facts')
   now = Date.parse('2026-12-02T12:00:00Z')
@@ -176,12 +227,34 @@ test('relevance: about one unit for each distinctive query word a fact contains,
   for (const size of [20, 400]) {
     const k = kernelFor()
     const storage = k.storage
-    for (let i = 1; i <= size; i++) await storage.put('facts', `fact-${String(i).padStart(4, '0')}`, fact(i, { title: `Routine note ${i}`, body: `General housekeeping item number ${i} for the team.`, type: 'glossary', confidence: 'low' }))
-    await storage.put('facts', 'fact-9000', fact(9000, { title: 'Ledger reconciliation runs nightly', body: 'The zebracorn job compares balances.', type: 'glossary', confidence: 'low' }))
+    for (let i = 1; i <= size; i++)
+      await storage.put(
+        'facts',
+        `fact-${String(i).padStart(4, '0')}`,
+        fact(i, {
+          title: `Routine note ${i}`,
+          body: `General housekeeping item number ${i} for the team.`,
+          type: 'glossary',
+          confidence: 'low',
+        }),
+      )
+    await storage.put(
+      'facts',
+      'fact-9000',
+      fact(9000, {
+        title: 'Ledger reconciliation runs nightly',
+        body: 'The zebracorn job compares balances.',
+        type: 'glossary',
+        confidence: 'low',
+      }),
+    )
     const one = (await k.memory.search({ query: 'zebracorn' })).hits[0]!
     const three = (await k.memory.search({ query: 'zebracorn ledger reconciliation' })).hits[0]!
     assert.is(one.fact.id, 'fact-9000')
-    assert.ok(one.relevance > 0.6 && one.relevance < 1.4, `one body word ≈ 1 (got ${one.relevance.toFixed(2)} at ${size})`)
+    assert.ok(
+      one.relevance > 0.6 && one.relevance < 1.4,
+      `one body word ≈ 1 (got ${one.relevance.toFixed(2)} at ${size})`,
+    )
     assert.ok(three.relevance > 3, `three words, two in the title > 3 (got ${three.relevance.toFixed(2)} at ${size})`)
     const common = (await k.memory.search({ query: 'housekeeping team' })).hits[0]!
     assert.ok(common.relevance < 0.5, `words every fact has weigh little (got ${common.relevance.toFixed(2)})`)

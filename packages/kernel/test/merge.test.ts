@@ -1,6 +1,13 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { copyStorage, memoryStorage, mergeStorage, type Fact, type Storage, type TransferProgress } from '../src/index.js'
+import {
+  copyStorage,
+  memoryStorage,
+  mergeStorage,
+  type Fact,
+  type Storage,
+  type TransferProgress,
+} from '../src/index.js'
 import { newEvents, planLog, planMerge } from '../src/merge-plan.js'
 import { kernelFor } from './helpers.js'
 
@@ -17,12 +24,18 @@ const fact = (n: number, title: string, extra: Partial<Fact> = {}): Fact => ({
   status: 'active',
   ...extra,
 })
-const side = (facts: Fact[], records: Array<{ collection: string; key: string; value: unknown }> = []) => ({ facts, records })
+const side = (facts: Fact[], records: Array<{ collection: string; key: string; value: unknown }> = []) => ({
+  facts,
+  records,
+})
 const deploy = { slug: 'deploy', title: 'Deploy', body: '1. Tag.\n2. Push.' }
 
 test('plan: an identical fact is deduplicated, whatever its id; case, spacing and final punctuation do not count', () => {
   const project = [fact(1, 'Handlers are idempotent'), fact(2, 'Money is integer cents')]
-  const incoming = [fact(1, 'Handlers are idempotent'), fact(7, 'money is  integer cents.', { body: 'Money is integer cents, because the team agreed' })]
+  const incoming = [
+    fact(1, 'Handlers are idempotent'),
+    fact(7, 'money is  integer cents.', { body: 'Money is integer cents, because the team agreed' }),
+  ]
   const plan = planMerge(side(incoming), side(project))
   assert.equal(plan.duplicates, [
     { id: 'fact-0001', existing: 'fact-0001' },
@@ -77,14 +90,21 @@ test('plan: supersedes and supersededBy are rewritten to the new ids; a dangling
   assert.is(byTitle['API timeout is 30 seconds']!.supersededBy, 'fact-0005')
   assert.is(byTitle['API timeout is 60 seconds']!.supersedes, 'fact-0004')
   assert.is(byTitle['Retries are capped at 3']!.id, 'fact-0003')
-  assert.is(byTitle['Retries are capped at 3']!.supersedes, undefined, 'fact-0009 is not in the import: it would name an unrelated project fact')
+  assert.is(
+    byTitle['Retries are capped at 3']!.supersedes,
+    undefined,
+    'fact-0009 is not in the import: it would name an unrelated project fact',
+  )
   assert.equal(plan.unresolved, [{ id: 'fact-0003', field: 'supersedes', ref: 'fact-0009' }])
   assert.equal(plan.updateFacts, [], 'no project fact is touched')
 })
 
 test('plan: an imported fact superseding a deduplicated project fact marks it superseded', () => {
   const project = [fact(1, 'API timeout is 30 seconds'), fact(2, 'Unrelated')]
-  const incoming = [fact(1, 'API timeout is 30 seconds', { status: 'superseded', supersededBy: 'fact-0002' }), fact(2, 'API timeout is 60 seconds', { supersedes: 'fact-0001' })]
+  const incoming = [
+    fact(1, 'API timeout is 30 seconds', { status: 'superseded', supersededBy: 'fact-0002' }),
+    fact(2, 'API timeout is 60 seconds', { supersedes: 'fact-0001' }),
+  ]
   const plan = planMerge(side(incoming), side(project))
   assert.equal(plan.duplicates, [{ id: 'fact-0001', existing: 'fact-0001' }])
   assert.equal(plan.ids, { 'fact-0002': 'fact-0003' })
@@ -108,7 +128,10 @@ test('plan: a project fact absorbs one imported fact only (a history that repeat
       ['fact-0003', 'Queue is Kafka', 'active', 'fact-0002', undefined],
     ],
   )
-  assert.equal(plan.updateFacts.map((f) => [f.id, f.status, f.supersededBy]), [['fact-0001', 'superseded', 'fact-0002']])
+  assert.equal(
+    plan.updateFacts.map((f) => [f.id, f.status, f.supersededBy]),
+    [['fact-0001', 'superseded', 'fact-0002']],
+  )
 })
 
 test('plan: records identical are unchanged, new ones added, different ones conflicts (or replaced with replace)', () => {
@@ -122,13 +145,23 @@ test('plan: records identical are unchanged, new ones added, different ones conf
     { collection: 'artifacts', key: 'w/a', value: { wave: 'w', agent: 'a', data: {} } },
   ]
   const merged = planMerge(side([], incoming), side([], project))
-  assert.equal(merged.unchanged.map((r) => r.key), ['deploy'], 'key order does not make a record different')
-  assert.equal(merged.addRecords.map((r) => r.key), ['w/a'])
+  assert.equal(
+    merged.unchanged.map((r) => r.key),
+    ['deploy'],
+    'key order does not make a record different',
+  )
+  assert.equal(
+    merged.addRecords.map((r) => r.key),
+    ['w/a'],
+  )
   assert.equal(merged.conflicts, [{ collection: 'contracts', key: 'x.v1' }])
   assert.equal(merged.replaceRecords, [])
   const replaced = planMerge(side([], incoming), side([], project), { replace: true })
   assert.equal(replaced.conflicts, [])
-  assert.equal(replaced.replaceRecords.map((r) => r.key), ['x.v1'])
+  assert.equal(
+    replaced.replaceRecords.map((r) => r.key),
+    ['x.v1'],
+  )
 })
 
 test('plan: replace copies facts by id, as a copy does', () => {
@@ -137,8 +170,15 @@ test('plan: replace copies facts by id, as a copy does', () => {
   const plan = planMerge(side(incoming), side(project), { replace: true })
   assert.equal(plan.ids, {})
   assert.equal(plan.duplicates, [{ id: 'fact-0001', existing: 'fact-0001' }])
-  assert.equal(plan.updateFacts.map((f) => [f.id, f.title]), [['fact-0002', 'B is false']])
-  assert.equal(plan.addFacts.map((f) => [f.id, f.title]), [['fact-0003', 'B is true']], 'no deduplication across ids')
+  assert.equal(
+    plan.updateFacts.map((f) => [f.id, f.title]),
+    [['fact-0002', 'B is false']],
+  )
+  assert.equal(
+    plan.addFacts.map((f) => [f.id, f.title]),
+    [['fact-0003', 'B is true']],
+    'no deduplication across ids',
+  )
 })
 
 test('plan: a project record that cannot be read is never written over; its fact id is taken', () => {
@@ -146,7 +186,11 @@ test('plan: a project record that cannot be read is never written over; its fact
     { collection: 'facts', key: 'fact-0004' },
     { collection: 'runbooks', key: 'deploy' },
   ]
-  const plan = planMerge(side([fact(4, 'D is true')], [{ collection: 'runbooks', key: 'deploy', value: deploy }]), { facts: [], records: [], unreadable })
+  const plan = planMerge(side([fact(4, 'D is true')], [{ collection: 'runbooks', key: 'deploy', value: deploy }]), {
+    facts: [],
+    records: [],
+    unreadable,
+  })
   assert.equal(plan.ids, { 'fact-0004': 'fact-0005' })
   assert.equal(plan.conflicts, [{ collection: 'runbooks', key: 'deploy' }])
 })
@@ -158,7 +202,11 @@ test('events and logs: what the project holds is not appended again', () => {
   assert.equal(planLog(['a'], ['a', 'b']), { append: ['b'], conflict: false }, 'the rest of a run imported before')
   assert.equal(planLog(['a', 'b', 'c'], ['a', 'b']), { append: [], conflict: false }, 'the project is ahead')
   assert.equal(planLog(['a', 'x'], ['a', 'b']), { append: [], conflict: true })
-  assert.equal(planLog(['a', 'x'], ['a', 'b'], true), { append: ['a', 'b'], conflict: false }, 'replace appends, as a copy does')
+  assert.equal(
+    planLog(['a', 'x'], ['a', 'b'], true),
+    { append: ['a', 'b'], conflict: false },
+    'replace appends, as a copy does',
+  )
 })
 
 /** A storage holding these facts, as stored (ids, statuses and references as given). */
@@ -179,12 +227,20 @@ test('mergeStorage: nothing lost either side, mapping reported, idempotent on a 
   await source.appendLog('marbles/run-1', ['step 1', 'step 2'])
   await source.put('marbles.runs', 'run-1', { status: 'done' })
   await source.appendEvent({ ts: '2026-01-01T00:00:00.000Z', kind: 'memory_write' })
-  const target = await storageWith([fact(1, 'Handlers are idempotent'), fact(2, 'Queue is Kafka'), fact(3, 'Payments are in cents')])
+  const target = await storageWith([
+    fact(1, 'Handlers are idempotent'),
+    fact(2, 'Queue is Kafka'),
+    fact(3, 'Payments are in cents'),
+  ])
   await target.put('runbooks', 'deploy', { ...deploy, body: '1. Ask first.' })
 
   const progress: TransferProgress[] = []
   const report = await mergeStorage(source, target, { onProgress: (p) => progress.push(p) })
-  assert.equal(report.ids, { 'fact-0001': 'fact-0005', 'fact-0003': 'fact-0006' }, 'fact-0002 is the project fact-0002; fact-0004 is free')
+  assert.equal(
+    report.ids,
+    { 'fact-0001': 'fact-0005', 'fact-0003': 'fact-0006' },
+    'fact-0002 is the project fact-0002; fact-0004 is free',
+  )
   assert.equal(report.added, { facts: 3, 'marbles.runs': 1 })
   assert.equal(report.unchanged, { facts: 1 })
   assert.equal(report.conflicts, [{ collection: 'runbooks', key: 'deploy' }])
@@ -204,11 +260,18 @@ test('mergeStorage: nothing lost either side, mapping reported, idempotent on a 
   )
   assert.is((await target.get('runbooks', 'deploy'))!.body, '1. Ask first.', 'a conflict is left as the project has it')
   assert.equal((await target.readLog('marbles/run-1', 0)).entries, ['step 1', 'step 2'])
-  assert.equal(progress.map((p) => `${p.stage} ${p.done}/${p.total}`), ['facts 1/6', 'facts 2/6', 'facts 3/6', 'marbles.runs 4/6', 'logs 5/6', 'events 6/6'])
+  assert.equal(
+    progress.map((p) => `${p.stage} ${p.done}/${p.total}`),
+    ['facts 1/6', 'facts 2/6', 'facts 3/6', 'marbles.runs 4/6', 'logs 5/6', 'events 6/6'],
+  )
 
   const again = await mergeStorage(source, target)
   assert.equal(again.added, {}, 'a second import adds nothing')
-  assert.equal(again.ids, { 'fact-0001': 'fact-0005', 'fact-0003': 'fact-0006' }, 'each imported fact is found where the first import put it')
+  assert.equal(
+    again.ids,
+    { 'fact-0001': 'fact-0005', 'fact-0003': 'fact-0006' },
+    'each imported fact is found where the first import put it',
+  )
   assert.is(again.events + again.logEntries, 0)
   assert.is((await target.list('facts')).length, 6)
   assert.is((await target.readEvents()).length, 1)
@@ -222,14 +285,24 @@ test('mergeStorage with replace overwrites by key', async () => {
   const report = await mergeStorage(source, target, { replace: true })
   assert.equal(report.replaced, { facts: 1, runbooks: 1 })
   assert.equal(report.conflicts, [])
-  assert.equal((await target.list('facts')).map((f) => f.title), ['Queue is SQS'])
+  assert.equal(
+    (await target.list('facts')).map((f) => f.title),
+    ['Queue is SQS'],
+  )
   assert.equal(await target.get('runbooks', 'deploy'), deploy)
 })
 
 test('mergeStorage: the merged facts read back through the kernel as one consistent history', async () => {
   const k = kernelFor()
   await k.memory.write({ title: 'API timeout is 30 seconds', body: 'Set in the gateway.', type: 'convention' })
-  const source = await storageWith([fact(1, 'API timeout is 30 seconds', { body: 'Set in the gateway.', status: 'superseded', supersededBy: 'fact-0002' }), fact(2, 'API timeout is 60 seconds', { supersedes: 'fact-0001' })])
+  const source = await storageWith([
+    fact(1, 'API timeout is 30 seconds', {
+      body: 'Set in the gateway.',
+      status: 'superseded',
+      supersededBy: 'fact-0002',
+    }),
+    fact(2, 'API timeout is 60 seconds', { supersedes: 'fact-0001' }),
+  ])
   const report = await mergeStorage(source, k.storage)
   assert.equal(report.superseded, ['fact-0001'], 'the project fact the import superseded is marked')
   const index = await k.memory.index()

@@ -2,7 +2,7 @@ import MiniSearch from 'minisearch'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { processTerm } from '../src/analyze.js'
-import { type RetrievalDoc } from '../src/retrieval.js'
+import type { RetrievalDoc } from '../src/retrieval.js'
 import { rawMatches, searchLookup, termLookup } from '../src/minisearch/internals.js'
 import { distractors } from '../src/testing/index.js'
 
@@ -11,12 +11,30 @@ const index = new MiniSearch<RetrievalDoc>({
   storeFields: ['type'],
   processTerm,
 })
-index.addAll([...distractors(200), { id: 'fact-0001', title: 'Kubernetes manifests live in infra', body: 'Helm charts too.', tags: [], type: 'convention', scope: 'project' }])
+index.addAll([
+  ...distractors(200),
+  {
+    id: 'fact-0001',
+    title: 'Kubernetes manifests live in infra',
+    body: 'Helm charts too.',
+    tags: [],
+    type: 'convention',
+    scope: 'project',
+  },
+])
 
 test('rawMatches gives what search() gives, before its terms-matched multiplier, for the pinned MiniSearch', () => {
   const options = { prefix: true, fuzzy: 0.2, boost: { title: 2 } }
-  for (const q of ['kubernetes helm', 'logging structured json', 'auth oauth tokens prefers', 'module team standard', 'nothing-matches-this']) {
-    const viaSearch = new Map(index.search(q, options).map((r) => [String(r.id), { score: r.score / r.queryTerms.length, type: r.type }]))
+  for (const q of [
+    'kubernetes helm',
+    'logging structured json',
+    'auth oauth tokens prefers',
+    'module team standard',
+    'nothing-matches-this',
+  ]) {
+    const viaSearch = new Map(
+      index.search(q, options).map((r) => [String(r.id), { score: r.score / r.queryTerms.length, type: r.type }]),
+    )
     const raw = [...(rawMatches(index, q, options) ?? [])]
     assert.is(raw.length, viaSearch.size, q)
     for (const hit of raw) {
@@ -29,7 +47,11 @@ test('rawMatches gives what search() gives, before its terms-matched multiplier,
 })
 
 test('a discarded document is not matched', () => {
-  const copy = MiniSearch.loadJSON<RetrievalDoc>(JSON.stringify(index), { fields: ['title', 'body'], storeFields: ['type'], processTerm })
+  const copy = MiniSearch.loadJSON<RetrievalDoc>(JSON.stringify(index), {
+    fields: ['title', 'body'],
+    storeFields: ['type'],
+    processTerm,
+  })
   copy.discard('fact-1003')
   const ids = [...(rawMatches(copy, 'team standard', {}) ?? [])].map((h) => h.id)
   assert.ok(ids.length > 0)
@@ -46,7 +68,8 @@ test('termLookup knows the processed terms of the index', () => {
 test('searchLookup, the public-API fallback, agrees with termLookup', () => {
   const known = termLookup(index)!
   const viaSearch = searchLookup(index)
-  for (const term of ['kubernet', 'kubernetes', 'helm', 'chart', 'log', 'logging', 'zzz', 'modul', 'modu']) assert.is(viaSearch(term), known(term), term)
+  for (const term of ['kubernet', 'kubernetes', 'helm', 'chart', 'log', 'logging', 'zzz', 'modul', 'modu'])
+    assert.is(viaSearch(term), known(term), term)
 })
 
 test('without the internals both answer undefined, so the retriever falls back to the public API', () => {

@@ -1,16 +1,47 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createKernel, memoryStorage, minisearchRetriever, type Retriever } from '../src/index.js'
-import { type RetrievalDoc } from '../src/retrieval.js'
+import type { RetrievalDoc } from '../src/retrieval.js'
 import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite } from '../src/testing/index.js'
-import { type TestFn } from '../src/testing/register.js'
+import type { TestFn } from '../src/testing/register.js'
 
 const extra: RetrievalDoc[] = [
-  { id: 'fact-0001', title: 'Kubernetes manifests live in the infra repository', body: 'Helm charts too.', tags: ['k8s'], type: 'convention', scope: 'project' },
-  { id: 'fact-0002', title: 'Deployments require two approvals', body: 'Production releases are approved by two reviewers.', tags: ['release'], type: 'constraint', scope: 'project' },
-  { id: 'fact-0003', title: 'Diffusion models are out of scope', body: 'We do not train image models.', tags: [], type: 'decision', scope: 'module:ml' },
+  {
+    id: 'fact-0001',
+    title: 'Kubernetes manifests live in the infra repository',
+    body: 'Helm charts too.',
+    tags: ['k8s'],
+    type: 'convention',
+    scope: 'project',
+  },
+  {
+    id: 'fact-0002',
+    title: 'Deployments require two approvals',
+    body: 'Production releases are approved by two reviewers.',
+    tags: ['release'],
+    type: 'constraint',
+    scope: 'project',
+  },
+  {
+    id: 'fact-0003',
+    title: 'Diffusion models are out of scope',
+    body: 'We do not train image models.',
+    tags: [],
+    type: 'decision',
+    scope: 'module:ml',
+  },
 ]
-const queries = ['kubernetse manifests', 'deploym approvals', 'diffusion', 'logging structured', 'auth OAuth tokens prefers', 'payments stripe module', 'zzz unknown', 'infra repo', 'caching redis']
+const queries = [
+  'kubernetse manifests',
+  'deploym approvals',
+  'diffusion',
+  'logging structured',
+  'auth OAuth tokens prefers',
+  'payments stripe module',
+  'zzz unknown',
+  'infra repo',
+  'caching redis',
+]
 
 /** A retriever whose store reads are counted, to prove a lazy open reads only part of the snapshot. */
 function counted() {
@@ -44,9 +75,22 @@ function vocabulary(n: number): RetrievalDoc[] {
 }
 
 /** Same ids in the same order, scores within 1% (MiniSearch counts a discarded document in a term's frequency until a search meets it, so scores after changes differ slightly with posting order). */
-function same(actual: Array<{ id: string; score: number }>, expected: Array<{ id: string; score: number }>, label: string) {
-  assert.equal(actual.map((h) => h.id), expected.map((h) => h.id), label)
-  actual.forEach((h, i) => assert.ok(Math.abs(h.score - expected[i]!.score) <= 1e-2 * Math.abs(expected[i]!.score), `${label}: score of ${h.id}`))
+function same(
+  actual: Array<{ id: string; score: number }>,
+  expected: Array<{ id: string; score: number }>,
+  label: string,
+) {
+  assert.equal(
+    actual.map((h) => h.id),
+    expected.map((h) => h.id),
+    label,
+  )
+  actual.forEach((h, i) =>
+    assert.ok(
+      Math.abs(h.score - expected[i]!.score) <= 1e-2 * Math.abs(expected[i]!.score),
+      `${label}: score of ${h.id}`,
+    ),
+  )
 }
 
 test('a lazily opened snapshot answers exactly as the whole index (prefix, fuzzy, filters)', async () => {
@@ -57,7 +101,10 @@ test('a lazily opened snapshot answers exactly as the whole index (prefix, fuzzy
   second.attach!(store)
   assert.is(await second.revision(), 'r1')
   for (const q of queries) assert.equal(await search(second, q), await search(first, q), q)
-  assert.equal(await second.search({ text: 'approvals', limit: 5, type: 'constraint' }), await first.search({ text: 'approvals', limit: 5, type: 'constraint' }))
+  assert.equal(
+    await second.search({ text: 'approvals', limit: 5, type: 'constraint' }),
+    await first.search({ text: 'approvals', limit: 5, type: 'constraint' }),
+  )
   const shards = reads.filter((n) => /\/s\d+$/.test(n)).length
   const total = JSON.parse((await store.read('head'))!).shards as number
   assert.ok(total > 1, 'the snapshot is sharded')
@@ -72,20 +119,37 @@ test('changes applied on a lazy snapshot are searchable and match a full index',
   await second.revision()
   const changes = {
     revision: 'r2',
-    upsert: [{ ...extra[1]!, title: 'Deployments require three approvals' }, { id: 'fact-0004', title: 'Kubernetes namespaces per team', body: '', tags: [], type: 'convention' as const, scope: 'project' }],
+    upsert: [
+      { ...extra[1]!, title: 'Deployments require three approvals' },
+      {
+        id: 'fact-0004',
+        title: 'Kubernetes namespaces per team',
+        body: '',
+        tags: [],
+        type: 'convention' as const,
+        scope: 'project',
+      },
+    ],
     remove: ['fact-0003'],
   }
   await second.apply(changes)
   await first.apply(changes)
   assert.is(await second.revision(), 'r2')
-  for (const q of [...queries, 'three approvals', 'namespaces']) same(await search(second, q), await search(first, q), q)
+  for (const q of [...queries, 'three approvals', 'namespaces'])
+    same(await search(second, q), await search(first, q), q)
   assert.equal(await search(second, 'diffusion'), [], 'removed')
 })
 
 test('flush persists pending changes; a new process sees them; old builds are removed', async () => {
   const { store, first, names } = await built([...distractors(100), ...extra])
   const before = names().length
-  await first.apply({ revision: 'r2', upsert: [{ id: 'fact-0009', title: 'Rollbacks are automated', body: '', tags: [], type: 'convention', scope: 'project' }], remove: [] })
+  await first.apply({
+    revision: 'r2',
+    upsert: [
+      { id: 'fact-0009', title: 'Rollbacks are automated', body: '', tags: [], type: 'convention', scope: 'project' },
+    ],
+    remove: [],
+  })
   await first.flush!(true)
   assert.is(names().length, before, 'the previous build was replaced, not kept')
   const next = minisearchRetriever()
@@ -97,10 +161,23 @@ test('flush persists pending changes; a new process sees them; old builds are re
 test('flush without `all` writes a snapshot only when replaying the changes would cost more', async () => {
   const { store, first } = await built([...distractors(50), ...extra])
   const head = () => store.read('head').then((h) => JSON.parse(h!).revision)
-  await first.apply({ revision: 'r2', upsert: [{ id: 'fact-0009', title: 'Rollbacks are automated', body: '', tags: [], type: 'convention', scope: 'project' }], remove: [] })
+  await first.apply({
+    revision: 'r2',
+    upsert: [
+      { id: 'fact-0009', title: 'Rollbacks are automated', body: '', tags: [], type: 'convention', scope: 'project' },
+    ],
+    remove: [],
+  })
   await first.flush!()
   assert.is(await head(), 'r1', 'one change: the next process replays it')
-  const many = Array.from({ length: 40 }, (_, i) => ({ id: `fact-${2000 + i}`, title: `Note ${i}`, body: '', tags: [], type: 'domain' as const, scope: 'project' }))
+  const many = Array.from({ length: 40 }, (_, i) => ({
+    id: `fact-${2000 + i}`,
+    title: `Note ${i}`,
+    body: '',
+    tags: [],
+    type: 'domain' as const,
+    scope: 'project',
+  }))
   await first.apply({ revision: 'r3', upsert: many, remove: [] })
   await first.flush!()
   assert.is(await head(), 'r3', 'forty changes: snapshotted on the way out')
@@ -144,7 +221,11 @@ test('internals: false (the public-API fallback) answers with the same hits and 
     same(await search(full, q), await search(first, q), `full: ${q}`)
     same(await search(lazy, q), await search(first, q), `lazy: ${q}`)
   }
-  same(await full.search({ text: 'approvals', limit: 5, type: 'constraint' }), await first.search({ text: 'approvals', limit: 5, type: 'constraint' }), 'filtered')
+  same(
+    await full.search({ text: 'approvals', limit: 5, type: 'constraint' }),
+    await first.search({ text: 'approvals', limit: 5, type: 'constraint' }),
+    'filtered',
+  )
 })
 
 test('calibrateScoreScale measures the declared scoreScale 1: plain BM25', async () => {
@@ -155,7 +236,12 @@ test('calibrateScoreScale measures the declared scoreScale 1: plain BM25', async
 
 test('capabilities follow the options', () => {
   assert.equal(minisearchRetriever().capabilities, { stemming: true, prefix: true, fuzzy: true, segmentation: true })
-  assert.equal(minisearchRetriever({ prefixMinLength: 0, fuzzy: 0 }).capabilities, { stemming: true, prefix: false, fuzzy: false, segmentation: true })
+  assert.equal(minisearchRetriever({ prefixMinLength: 0, fuzzy: 0 }).capabilities, {
+    stemming: true,
+    prefix: false,
+    fuzzy: false,
+    segmentation: true,
+  })
 })
 
 /** The retriever suite's cases by name, to run one against a deliberately wrong retriever. */
@@ -167,9 +253,15 @@ function suiteCases(make: () => Retriever): Map<string, () => Promise<void> | vo
 }
 
 test('the suite checks what is declared: a retriever declaring no abilities passes on exact words; a wrong scoreScale fails', async () => {
-  for (const [name, fn] of suiteCases(() => ({ ...minisearchRetriever(), capabilities: {} }))) await Promise.resolve(fn()).catch((e) => assert.unreachable(`${name}: ${e}`))
-  const relevance = [...suiteCases(() => ({ ...minisearchRetriever(), scoreScale: 1.5 })).entries()].find(([name]) => name.startsWith('relevance'))![1]
-  const failed = await Promise.resolve(relevance()).then(() => undefined, (e: Error) => e)
+  for (const [name, fn] of suiteCases(() => ({ ...minisearchRetriever(), capabilities: {} })))
+    await Promise.resolve(fn()).catch((e) => assert.unreachable(`${name}: ${e}`))
+  const relevance = [...suiteCases(() => ({ ...minisearchRetriever(), scoreScale: 1.5 })).entries()].find(([name]) =>
+    name.startsWith('relevance'),
+  )![1]
+  const failed = await Promise.resolve(relevance()).then(
+    () => undefined,
+    (e: Error) => e,
+  )
   assert.match(failed?.message ?? 'passed', /scoreScale 1.5 declared, 1.000 measured/)
 })
 

@@ -19,19 +19,38 @@ const REGEX = /\^|\$|\[|\\/ // what a regular expression would show
 
 test('a bad source names the accepted forms in words, not a regular expression', async () => {
   const text = await message(kernelFor().memory.write({ ...base, source: 'slack' }))
-  assert.is(text, 'Invalid memory_write input: source has the wrong form: use adr-<number> (e.g. adr-0007), conversation, code or external:<url>')
-  for (const source of ['adr-0007', 'adr-12', 'conversation', 'code', 'external:https://example.com/adr']) await kernelFor().memory.write({ ...base, source })
+  assert.is(
+    text,
+    'Invalid memory_write input: source has the wrong form: use adr-<number> (e.g. adr-0007), conversation, code or external:<url>',
+  )
+  for (const source of ['adr-0007', 'adr-12', 'conversation', 'code', 'external:https://example.com/adr'])
+    await kernelFor().memory.write({ ...base, source })
 })
 
 test('every pattern of the fact and runbook inputs is worded: scope, tags, expires, supersedes, slug', async () => {
   const k = kernelFor()
   const cases: Array<[Promise<unknown>, RegExp]> = [
-    [k.memory.write({ ...base, scope: 'team:x' }), /scope has the wrong form: use project, module:<name> or vertical:<name>/],
-    [k.memory.write({ ...base, tags: ['two words'] }), /tags\[0\] has the wrong form: use one word, without spaces or commas/],
+    [
+      k.memory.write({ ...base, scope: 'team:x' }),
+      /scope has the wrong form: use project, module:<name> or vertical:<name>/,
+    ],
+    [
+      k.memory.write({ ...base, tags: ['two words'] }),
+      /tags\[0\] has the wrong form: use one word, without spaces or commas/,
+    ],
     [k.memory.write({ ...base, expires: 'next week' }), /expires has the wrong form: use a date as YYYY-MM-DD/],
-    [k.memory.write({ ...base, supersedes: 'fact-12' }), /supersedes has the wrong form: use a fact id, fact- and 4 to 15 digits \(e\.g\. fact-0012\)/],
-    [k.memory.search({ query: 'cents', scope: 'billing' }), /scope has the wrong form: use project, module:<name> or vertical:<name>/],
-    [k.runbooks.put({ slug: 'Deploy Now', title: 'Deploy', body: 'Steps.' }), /slug has the wrong form: use lowercase letters, digits, \. _ and -/],
+    [
+      k.memory.write({ ...base, supersedes: 'fact-12' }),
+      /supersedes has the wrong form: use a fact id, fact- and 4 to 15 digits \(e\.g\. fact-0012\)/,
+    ],
+    [
+      k.memory.search({ query: 'cents', scope: 'billing' }),
+      /scope has the wrong form: use project, module:<name> or vertical:<name>/,
+    ],
+    [
+      k.runbooks.put({ slug: 'Deploy Now', title: 'Deploy', body: 'Steps.' }),
+      /slug has the wrong form: use lowercase letters, digits, \. _ and -/,
+    ],
   ]
   for (const [promise, expected] of cases) {
     const text = await message(promise)
@@ -42,7 +61,16 @@ test('every pattern of the fact and runbook inputs is worded: scope, tags, expir
 
 test('a stored fact read back with a bad field is worded the same way', () => {
   const problems = validator(FactSchema).problems({
-    id: 'fact-1', title: 't', body: 'b', type: 'domain', scope: 'project', tags: [], confidence: 'high', source: 'wiki', created: '2026-11-30T12:00:00Z', status: 'active',
+    id: 'fact-1',
+    title: 't',
+    body: 'b',
+    type: 'domain',
+    scope: 'project',
+    tags: [],
+    confidence: 'high',
+    source: 'wiki',
+    created: '2026-11-30T12:00:00Z',
+    status: 'active',
   })
   assert.equal(problems, [
     'id has the wrong form: use a fact id, fact- and 4 to 15 digits (e.g. fact-0012)',
@@ -50,8 +78,11 @@ test('a stored fact read back with a bad field is worded the same way', () => {
   ])
 })
 
-test('a project contract\'s own pattern is shown as written: its author needs it', () => {
-  const problems = validator({ type: 'object', properties: { ticket: { type: 'string', pattern: '^[A-Z]+-[0-9]+$' } } }).problems({ ticket: 'x' })
+test("a project contract's own pattern is shown as written: its author needs it", () => {
+  const problems = validator({
+    type: 'object',
+    properties: { ticket: { type: 'string', pattern: '^[A-Z]+-[0-9]+$' } },
+  }).problems({ ticket: 'x' })
   assert.equal(problems, ['ticket has the wrong form: expected one matching ^[A-Z]+-[0-9]+$'])
 })
 

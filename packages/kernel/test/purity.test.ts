@@ -4,7 +4,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 
 const dist = join(import.meta.dirname, '..', 'dist')
-const builtins = /(?:from\s*|import\s*\(\s*|require\s*\(\s*)["'](node:[^"']+|fs|path|os|child_process|crypto|url|util|stream|events|buffer|process)["']/
+const builtins =
+  /(?:from\s*|import\s*\(\s*|require\s*\(\s*)["'](node:[^"']+|fs|path|os|child_process|crypto|url|util|stream|events|buffer|process)["']/
 
 test('the built kernel imports no node: module (it runs in any JS runtime)', () => {
   const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))

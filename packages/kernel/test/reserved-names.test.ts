@@ -20,7 +20,18 @@ test('Windows reserved device names are refused as keys, in any case and with an
 })
 
 test('names that only start like a device name still pass', () => {
-  for (const name of ['console', 'conf', 'nullable', 'com', 'com10', 'lpt', 'auxiliary', 'prn-report', 'con-1', 'a.con']) {
+  for (const name of [
+    'console',
+    'conf',
+    'nullable',
+    'com',
+    'com10',
+    'lpt',
+    'auxiliary',
+    'prn-report',
+    'con-1',
+    'a.con',
+  ]) {
     assert.ok(isValidKey('runbooks', name), name)
     assert.ok(isValidKey('meta', `x/${name}`), name)
     assert.ok(isValidKey('artifacts', `w1/${name}`), name)

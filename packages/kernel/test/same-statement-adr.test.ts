@@ -31,14 +31,18 @@ const REPLACEMENTS = [['moj-cloud-platform/021-Multi-cluster.md', 'moj-cloud-pla
  * slip in the source repository. Two facts with one title are, to the rule and to a reader of the
  * index, the same statement; the writer of the second would pass `supersede: false`.
  */
-const SAME_HEADING = [['moj-cloud-platform/029-Kubernetes-security-config-auditing.md', 'moj-cloud-platform/030-AWS-root-user-security.md']]
+const SAME_HEADING = [
+  ['moj-cloud-platform/029-Kubernetes-security-config-auditing.md', 'moj-cloud-platform/030-AWS-root-user-security.md'],
+]
 
 /**
  * A real replacement the rule leaves to the writer: 018 "Dedicated Ingress Controllers for teams"
  * was rejected for 019 "Shared Ingress Controllers for teams", but a title without a verb is all
  * subject, and "dedicated" → "shared" names another subject. The write of 019 names 018 as similar.
  */
-const NAMED_AS_SIMILAR = [['moj-cloud-platform/018-Dedicated-Ingress-Controllers.md', 'moj-cloud-platform/019-Shared-Ingress-Controllers.md']]
+const NAMED_AS_SIMILAR = [
+  ['moj-cloud-platform/018-Dedicated-Ingress-Controllers.md', 'moj-cloud-platform/019-Shared-Ingress-Controllers.md'],
+]
 
 test('the real ADR titles, written as decisions, supersede only the listed pairs', async () => {
   const records = adrTitles()
@@ -48,15 +52,27 @@ test('the real ADR titles, written as decisions, supersede only the listed pairs
   const superseded: string[][] = []
   const similar = new Map<string, string[]>()
   for (const { file, title } of records) {
-    const r = await k.memory.write({ title, body: `Recorded in ${file}.\nWhy: the record gives the context and the options weighed.\nHow to apply: follow its decision.`, type: 'decision' })
+    const r = await k.memory.write({
+      title,
+      body: `Recorded in ${file}.\nWhy: the record gives the context and the options weighed.\nHow to apply: follow its decision.`,
+      type: 'decision',
+    })
     assert.is(r.action, 'created', `${file}: ${r.text}`)
     fileOf.set(r.id, file)
     if (r.supersedes) superseded.push([fileOf.get(r.supersedes)!, file])
-    similar.set(file, (r.similar ?? []).map((s) => fileOf.get(s.id)!))
+    similar.set(
+      file,
+      (r.similar ?? []).map((s) => fileOf.get(s.id)!),
+    )
   }
-  assert.equal(superseded, [...REPLACEMENTS, ...SAME_HEADING].sort((a, b) => byName(a[1]!, b[1]!)), 'superseded pairs, older → newer')
+  assert.equal(
+    superseded,
+    [...REPLACEMENTS, ...SAME_HEADING].sort((a, b) => byName(a[1]!, b[1]!)),
+    'superseded pairs, older → newer',
+  )
   assert.is((await k.memory.list()).length, records.length - superseded.length)
-  for (const [older, newer] of NAMED_AS_SIMILAR) assert.ok(similar.get(newer!)?.includes(older!), `${newer} names ${older} as similar`)
+  for (const [older, newer] of NAMED_AS_SIMILAR)
+    assert.ok(similar.get(newer!)?.includes(older!), `${newer} names ${older} as similar`)
 })
 
 test.run()

@@ -1,6 +1,13 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { bm25Retriever, createKernel, memoryStorage, minisearchRetriever, type Retriever, type Storage } from '../src/index.js'
+import {
+  bm25Retriever,
+  createKernel,
+  memoryStorage,
+  minisearchRetriever,
+  type Retriever,
+  type Storage,
+} from '../src/index.js'
 import { isUnspacedWord, segmentWords } from '../src/analyze.js'
 import { distractors } from '../src/testing/index.js'
 import { kernelFor } from './helpers.js'
@@ -9,9 +16,21 @@ const words = (text: string) => segmentWords(text).split(/\s+/).filter(Boolean)
 
 test('segmentWords splits the scripts written without spaces into words and leaves other text as it is', () => {
   assert.equal(words('注文は決済後に確定する'), ['注文', 'は', '決済', '後に', '確定', 'する'], 'Japanese')
-  assert.equal(words('数据库迁移必须先在预发布环境验证'), ['数据', '库', '迁移', '必须', '先', '在', '预', '发布', '环境', '验证'], 'Chinese')
-  assert.equal(words('การชำระเงินต้องยืนยันภายในสามสิบนาที'), ['การ', 'ชำระ', 'เงิน', 'ต้อง', 'ยืนยัน', 'ภายใน', 'สามสิบ', 'นาที'], 'Thai')
-  assert.equal(words('Stripe の決済は webhook で確定する。'), ['Stripe', 'の', '決済', 'は', 'webhook', 'で', '確定', 'する'], 'mixed: punctuation in the run dropped')
+  assert.equal(
+    words('数据库迁移必须先在预发布环境验证'),
+    ['数据', '库', '迁移', '必须', '先', '在', '预', '发布', '环境', '验证'],
+    'Chinese',
+  )
+  assert.equal(
+    words('การชำระเงินต้องยืนยันภายในสามสิบนาที'),
+    ['การ', 'ชำระ', 'เงิน', 'ต้อง', 'ยืนยัน', 'ภายใน', 'สามสิบ', 'นาที'],
+    'Thai',
+  )
+  assert.equal(
+    words('Stripe の決済は webhook で確定する。'),
+    ['Stripe', 'の', '決済', 'は', 'webhook', 'で', '確定', 'する'],
+    'mixed: punctuation in the run dropped',
+  )
   for (const same of ['Deployments require two approvals', 'Ünïcödé, Ελληνικά, русский, 한국어 띄어쓰기', ''])
     assert.is(segmentWords(same), same, `${same}: no script without spaces, returned as it is`)
   assert.ok(isUnspacedWord('決済') && isUnspacedWord('ยืนยัน') && !isUnspacedWord('stripe') && !isUnspacedWord('한국어'))
@@ -19,11 +38,20 @@ test('segmentWords splits the scripts written without spaces into words and leav
 
 async function multilingual(storage: Storage = memoryStorage(), retriever: Retriever = bm25Retriever()) {
   const k = kernelFor({}, { storage, retriever })
-  for (const [i, d] of distractors(30).entries()) await k.memory.write({ title: d.title, body: `${d.body} Entry ${i}.`, type: 'convention', scope: `module:m${i}` })
+  for (const [i, d] of distractors(30).entries())
+    await k.memory.write({ title: d.title, body: `${d.body} Entry ${i}.`, type: 'convention', scope: `module:m${i}` })
   await k.memory.write({ title: '注文は決済後に確定する', body: '在庫は毎晩同期される。', type: 'constraint' })
-  await k.memory.write({ title: '数据库迁移必须先在预发布环境验证', body: '生产环境只接受已验证的迁移。', type: 'constraint' })
+  await k.memory.write({
+    title: '数据库迁移必须先在预发布环境验证',
+    body: '生产环境只接受已验证的迁移。',
+    type: 'constraint',
+  })
   await k.memory.write({ title: 'การชำระเงินต้องยืนยันภายในสามสิบนาที', body: 'ใบแจ้งหนี้ส่งทางอีเมลทุกเดือน', type: 'constraint' })
-  await k.memory.write({ title: 'Deployments require two approvals', body: 'Production releases need two reviewers.', type: 'constraint' })
+  await k.memory.write({
+    title: 'Deployments require two approvals',
+    body: 'Production releases need two reviewers.',
+    type: 'constraint',
+  })
   return k
 }
 
@@ -51,7 +79,10 @@ test('kernel.memory.search finds Japanese, Chinese and Thai facts by one word, a
   }
 })
 
-for (const [name, make] of [['minisearch', minisearchRetriever], ['bm25', bm25Retriever]] as const)
+for (const [name, make] of [
+  ['minisearch', minisearchRetriever],
+  ['bm25', bm25Retriever],
+] as const)
   test(`a new process answers from the stored ${name} snapshot with the same words`, async () => {
     const storage = memoryStorage()
     await (await multilingual(storage, make())).memory.index()

@@ -27,9 +27,20 @@ test('a write interrupted between its two puts never leaves both facts active: t
   const storage = memoryStorage()
   await crashedWrite(storage)
   const k = createKernel({ storage, now })
-  assert.equal((await k.memory.list()).map((f) => f.id), ['fact-0002'], 'only the newer is active')
-  assert.equal((await k.memory.list({ status: 'superseded' })).map((f) => [f.id, f.supersededBy]), [['fact-0001', 'fact-0002']])
-  assert.equal((await k.memory.search({ query: 'API timeout' })).hits.map((h) => h.fact.id), ['fact-0002'], 'search agrees')
+  assert.equal(
+    (await k.memory.list()).map((f) => f.id),
+    ['fact-0002'],
+    'only the newer is active',
+  )
+  assert.equal(
+    (await k.memory.list({ status: 'superseded' })).map((f) => [f.id, f.supersededBy]),
+    [['fact-0001', 'fact-0002']],
+  )
+  assert.equal(
+    (await k.memory.search({ query: 'API timeout' })).hits.map((h) => h.fact.id),
+    ['fact-0002'],
+    'search agrees',
+  )
   assert.not.match(await k.memory.readIndex(), /fact-0001/, 'the index agrees')
   assert.is((await k.memory.get('fact-0001')).status, 'superseded', 'lookup agrees')
   assert.is(await k.memory.activeCount(), 1)
@@ -41,7 +52,10 @@ test('the retriever, kept in step change by change, drops the fact the crashed w
   const k = createKernel({ storage, now })
   assert.is((await k.memory.search({ query: 'API timeout' })).hits.length, 1, 'the retriever holds fact-0001')
   await storage.put('facts', 'fact-0002', fact(2, 'API timeout is 60 seconds', { supersedes: 'fact-0001' }))
-  assert.equal((await k.memory.search({ query: 'API timeout' })).hits.map((h) => h.fact.id), ['fact-0002'])
+  assert.equal(
+    (await k.memory.search({ query: 'API timeout' })).hits.map((h) => h.fact.id),
+    ['fact-0002'],
+  )
 })
 
 test('the next write stores the repair, so storage itself is consistent again', async () => {
@@ -61,7 +75,11 @@ test('hand-edited supersedes that name the fact itself, or an older fact, repair
   await storage.put('facts', 'fact-0003', fact(3, 'Claims a newer one', { supersedes: 'fact-0004' }))
   await storage.put('facts', 'fact-0004', fact(4, 'Claims the older one back', { supersedes: 'fact-0003' }))
   const k = createKernel({ storage, now })
-  assert.equal((await k.memory.list()).map((f) => f.id), ['fact-0002', 'fact-0004'], 'the newer claim wins; no cycle')
+  assert.equal(
+    (await k.memory.list()).map((f) => f.id),
+    ['fact-0002', 'fact-0004'],
+    'the newer claim wins; no cycle',
+  )
 })
 
 test.run()

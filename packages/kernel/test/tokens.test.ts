@@ -20,9 +20,19 @@ test('utf8Bytes counts UTF-8 bytes', () => {
 
 test('token report: the tool text and the CLI accounting, with the seed shapes and consistent figures', async () => {
   const k = kernelFor({}, { hints: { billedUsage: 'For billed usage see /cost and /usage.' } })
-  for (const [i, t] of ['alpha', 'bravo', 'charlie'].entries()) await k.memory.write({ title: `Service ${t} owns its schema`, body: `Team ${t} migrates it. `.repeat(i + 1), type: 'convention' })
+  for (const [i, t] of ['alpha', 'bravo', 'charlie'].entries())
+    await k.memory.write({
+      title: `Service ${t} owns its schema`,
+      body: `Team ${t} migrates it. `.repeat(i + 1),
+      type: 'convention',
+    })
   await k.runbooks.put({ slug: 'deploy', title: 'Deploy', trigger: 'deploy', body: 'Steps.' })
-  await k.blackboard.write({ wave: 'w', agent: 'a', schema: 'finding.v1', data: { title: 't', severity: 'low', failureScenario: 'f' } })
+  await k.blackboard.write({
+    wave: 'w',
+    agent: 'a',
+    schema: 'finding.v1',
+    data: { title: 't', severity: 'low', failureScenario: 'f' },
+  })
   await k.memory.search({ query: 'schema' })
   const r = await k.tokens.report()
   const f = r.figures
@@ -30,7 +40,11 @@ test('token report: the tool text and the CLI accounting, with the seed shapes a
   assert.is(f.runbooks, 1)
   assert.is(f.eagerTokens, f.factTokens + f.runbookTokens + f.artifactTokens)
   assert.is(f.savingTokens, f.eagerTokens - f.indexTokens)
-  assert.equal(f.events, { memory_write: 3, runbook_put: 1, blackboard_write: 1, memory_search: 1 }, 'every kind; the text lists the seed\'s')
+  assert.equal(
+    f.events,
+    { memory_write: 3, runbook_put: 1, blackboard_write: 1, memory_search: 1 },
+    "every kind; the text lists the seed's",
+  )
   assert.is(
     r.text,
     [
@@ -73,18 +87,35 @@ test('an empty project reports zeros and no events', async () => {
 
 test('with a session overhead (the MCP tool list): index-first counts it, a small project sees no saving, and the break-even fact count is printed', async () => {
   const k = kernelFor()
-  await k.memory.write({ title: 'Money is stored in integer cents', body: 'Never floats: rounding errors add up across invoices and refunds.', type: 'convention' })
+  await k.memory.write({
+    title: 'Money is stored in integer cents',
+    body: 'Never floats: rounding errors add up across invoices and refunds.',
+    type: 'convention',
+  })
   const small = await k.tokens.report({ sessionOverhead: { tokens: 3000, what: 'MCP tool list' } })
   const f = small.figures
   assert.is(f.indexFirstTokens, f.indexTokens + 3000)
   assert.is(f.savingTokens, 0)
   assert.ok(f.breakEvenFacts! > 1, String(f.breakEvenFacts))
-  assert.match(small.accounting, new RegExp(`index-first costs +~${f.indexFirstTokens} tokens per session \\(the index ~${f.indexTokens} \\+ the MCP tool list ~3000\\)`))
-  assert.match(small.accounting, new RegExp(`saving +none yet: index-first costs ~${f.indexFirstTokens - f.eagerTokens} tokens more per session`))
+  assert.match(
+    small.accounting,
+    new RegExp(
+      `index-first costs +~${f.indexFirstTokens} tokens per session \\(the index ~${f.indexTokens} \\+ the MCP tool list ~3000\\)`,
+    ),
+  )
+  assert.match(
+    small.accounting,
+    new RegExp(`saving +none yet: index-first costs ~${f.indexFirstTokens - f.eagerTokens} tokens more per session`),
+  )
   assert.match(small.accounting, new RegExp(`break-even +at about ${f.breakEvenFacts} facts of this size \\(now 1\\)`))
 
   // Past the break-even, the saving is real: write that many facts of the same size and ask again.
-  for (let i = 0; i < f.breakEvenFacts!; i++) await k.memory.write({ title: `Service ${i} stores money in integer cents`, body: `Service ${i} never uses floats: rounding errors add up across invoices.`, type: 'convention' })
+  for (let i = 0; i < f.breakEvenFacts!; i++)
+    await k.memory.write({
+      title: `Service ${i} stores money in integer cents`,
+      body: `Service ${i} never uses floats: rounding errors add up across invoices.`,
+      type: 'convention',
+    })
   const large = await k.tokens.report({ sessionOverhead: { tokens: 3000, what: 'MCP tool list' } })
   assert.ok(large.figures.eagerTokens > large.figures.indexFirstTokens, JSON.stringify(large.figures))
   assert.match(large.accounting, /saving +~\d+ tokens per session \(\d+%\)/)

@@ -16,7 +16,14 @@ function answers(v: ReturnType<typeof validator>) {
     assert.ok(isFoundryError(e, 'INVALID_INPUT'))
     error = (e as Error).message
   }
-  return { good: v.check(good), bad: v.check(bad), problems: v.problems(bad), none: v.problems(good), error, parsed: v.parse(good) === good }
+  return {
+    good: v.check(good),
+    bad: v.check(bad),
+    problems: v.problems(bad),
+    none: v.problems(good),
+    error,
+    parsed: v.parse(good) === good,
+  }
 }
 
 test('a validator answers the same while it walks its schema and once it is compiled', () => {

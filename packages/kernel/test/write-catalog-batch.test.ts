@@ -3,10 +3,14 @@ import * as assert from 'uvu/assert'
 import { isFoundryError, memoryStorage, type Storage } from '../src/index.js'
 import { counting, fact, input, open } from './catalog-helpers.js'
 
-
 test("a new process's first batch writes at 3 000 facts without reading every fact", async () => {
   const base = memoryStorage()
-  for (let i = 1; i <= 3000; i++) await base.put('facts', fact(i, `Service ${i - 1} port is ${7999 + i}`).id, fact(i, `Service ${i - 1} port is ${7999 + i}`))
+  for (let i = 1; i <= 3000; i++)
+    await base.put(
+      'facts',
+      fact(i, `Service ${i - 1} port is ${7999 + i}`).id,
+      fact(i, `Service ${i - 1} port is ${7999 + i}`),
+    )
   await open(base).memory.write(input('Logs are JSON lines')) // the first process builds the catalog (one full read)
 
   const { storage, counts } = counting(base)
@@ -39,7 +43,10 @@ function inputs(n: number) {
   const out: Array<ReturnType<typeof input>> = []
   for (let i = 0; i < n; i++) {
     const subject = subjects[i % subjects.length]!
-    const title = i % 4 === 3 ? `${subject} for service ${i % 3} is ${(i * 13) % 30} ${units[i % 3]}` : `${subject} is ${(i * 7) % 20} ${units[(i >> 2) % 3]}`
+    const title =
+      i % 4 === 3
+        ? `${subject} for service ${i % 3} is ${(i * 13) % 30} ${units[i % 3]}`
+        : `${subject} is ${(i * 7) % 20} ${units[(i >> 2) % 3]}`
     out.push(i % 9 === 8 ? out[i - 3]! : input(title, { scope: i % 3 ? 'project' : 'module:gateway' }))
   }
   return out
@@ -56,7 +63,11 @@ test('a batch plans through the catalog what the same facts written one by one p
       const expected = await single.memory.write(all[at + i])
       const what = all[at + i]!.title
       assert.equal([got.action, got.id, got.supersedes], [expected.action, expected.id, expected.supersedes], what)
-      assert.equal((got.similar ?? []).map((s) => s.id), (expected.similar ?? []).map((s) => s.id), what)
+      assert.equal(
+        (got.similar ?? []).map((s) => s.id),
+        (expected.similar ?? []).map((s) => s.id),
+        what,
+      )
       if (got.action === 'duplicate') seen.duplicate++
       if (got.supersedes) seen.supersedes++
       if (got.similar?.length) seen.similar++
@@ -71,11 +82,20 @@ test('a batch refused after it staged facts in the catalog leaves nothing of the
   const storage = memoryStorage()
   const k = open(storage)
   await k.memory.write(input('Logs are JSON lines'))
-  const refused = await k.memory.writeMany([input('Queues are drained nightly'), input('Builds run on Node 20', { supersedes: 'fact-0099' })]).catch((error: unknown) => error)
-  assert.ok(isFoundryError(refused) && refused.code === 'INVALID_INPUT' && refused.message.startsWith('facts[1]:'), String(refused))
+  const refused = await k.memory
+    .writeMany([input('Queues are drained nightly'), input('Builds run on Node 20', { supersedes: 'fact-0099' })])
+    .catch((error: unknown) => error)
+  assert.ok(
+    isFoundryError(refused) && refused.code === 'INVALID_INPUT' && refused.message.startsWith('facts[1]:'),
+    String(refused),
+  )
   assert.equal(await storage.keys('facts'), ['fact-0001'], 'nothing stored')
   const again = await k.memory.write(input('Queues are drained nightly'))
-  assert.equal([again.action, again.id], ['created', 'fact-0002'], 'not a duplicate of the staged fact, and its id was not taken')
+  assert.equal(
+    [again.action, again.id],
+    ['created', 'fact-0002'],
+    'not a duplicate of the staged fact, and its id was not taken',
+  )
   assert.is(await k.memory.activeCount(), 2)
   assert.is(await open(storage).memory.activeCount(), 2, 'a new process reads the same catalog')
 })
@@ -92,10 +112,18 @@ test('a batch whose storage fails leaves the catalog as it was, and the next wri
   }
   const k = open(storage)
   await k.memory.write(input('Logs are JSON lines'))
-  const failed = await k.memory.writeMany([input('Queues are drained nightly'), input('Logs are JSON lines with a trace id', { supersedes: 'fact-0001' })]).catch((error: Error) => error)
+  const failed = await k.memory
+    .writeMany([
+      input('Queues are drained nightly'),
+      input('Logs are JSON lines with a trace id', { supersedes: 'fact-0001' }),
+    ])
+    .catch((error: Error) => error)
   assert.match(String(failed), /disk full/)
   fail = false
-  const { results } = await k.memory.writeMany([input('Queues are drained nightly'), input('Logs are JSON lines with a trace id', { supersedes: 'fact-0001' })])
+  const { results } = await k.memory.writeMany([
+    input('Queues are drained nightly'),
+    input('Logs are JSON lines with a trace id', { supersedes: 'fact-0001' }),
+  ])
   assert.equal(
     results.map((r) => [r.action, r.id, r.supersedes]),
     [

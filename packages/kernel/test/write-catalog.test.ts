@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { FoundryError, memoryStorage, type Fact, type FactInput, type Storage } from '../src/index.js'
+import { FoundryError, memoryStorage, type FactInput, type Storage } from '../src/index.js'
 import { createFactSet } from '../src/memory/fact-set.js'
 import { planWrite } from '../src/memory/plan-write.js'
 import { counting, fact, input, nextNow, open } from './catalog-helpers.js'
@@ -17,7 +17,8 @@ function withBroken(storage: Storage, broken: Set<string>): Storage {
     list: (async (collection: string, options?: Parameters<Storage['list']>[1]) => {
       const all = await storage.list(collection as 'facts', options)
       if (collection !== 'facts') return all
-      for (const key of broken) options?.onProblem?.({ collection: 'facts', key, location: key, message: 'cannot be read' })
+      for (const key of broken)
+        options?.onProblem?.({ collection: 'facts', key, location: key, message: 'cannot be read' })
       return all.filter((f) => !broken.has(f.id))
     }) as Storage['list'],
   }
@@ -46,7 +47,8 @@ test('a new process writes at 3 000 facts without reading every fact, and finds 
 test('the catalog kept write by write says what a full rebuild says', async () => {
   const storage = memoryStorage()
   const k = open(storage)
-  for (const [i, title] of titles(120).entries()) await k.memory.write(input(title, { confidence: (['high', 'medium', 'low'] as const)[i % 3] }))
+  for (const [i, title] of titles(120).entries())
+    await k.memory.write(input(title, { confidence: (['high', 'medium', 'low'] as const)[i % 3] }))
   for (let i = 0; i < 120; i += 7) await k.memory.write(input(`Service ${i} port is ${7000 + i}`))
   await k.memory.forget('fact-0005', 'retired')
   const kept = await k.memory.readIndex()
@@ -78,20 +80,33 @@ test('every write plans with the catalog what it plans with every fact read into
   let last = input('Logs are JSON lines')
   for (let i = 0; i < 240; i++) {
     const subject = subjects[i % subjects.length]!
-    const title = i % 5 === 4 ? `${subject} for service ${i % 7} is ${(i * 13) % 50} ${units[i % 4]}` : `${subject} is ${(i * 7) % 40} ${units[(i >> 2) % 4]}`
-    const raw = i % 13 === 12 ? last : input(title, { scope: i % 3 ? 'project' : 'module:gateway', ...(i % 11 === 0 && { body: 'Same body for all.' }) })
+    const title =
+      i % 5 === 4
+        ? `${subject} for service ${i % 7} is ${(i * 13) % 50} ${units[i % 4]}`
+        : `${subject} is ${(i * 7) % 40} ${units[(i >> 2) % 4]}`
+    const raw =
+      i % 13 === 12
+        ? last
+        : input(title, {
+            scope: i % 3 ? 'project' : 'module:gateway',
+            ...(i % 11 === 0 && { body: 'Same body for all.' }),
+          })
     last = raw
     const set = createFactSet(await storage.list('facts'))
     const expected = planWrite(raw as FactInput, set, nextNow())
     const got = await k.memory.write(raw)
     assert.is(got.action, expected.action, title)
-    if (expected.action === 'duplicate') (assert.is(got.id, expected.existing.id), seen.duplicate++)
+    if (expected.action === 'duplicate') assert.is(got.id, expected.existing.id), seen.duplicate++
     else {
       if (expected.superseded) seen.supersedes++
       if (expected.similar.length) seen.similar++
       assert.is(got.id, expected.fact.id, title)
       assert.is(got.supersedes, expected.superseded?.id, title)
-      assert.equal((got.similar ?? []).map((s) => s.id), expected.similar.map((s) => s.fact.id), title)
+      assert.equal(
+        (got.similar ?? []).map((s) => s.id),
+        expected.similar.map((s) => s.fact.id),
+        title,
+      )
     }
     if (i % 17 === 16) await k.memory.forget(got.id, 'retired').catch(() => {})
   }
@@ -101,9 +116,22 @@ test('every write plans with the catalog what it plans with every fact read into
 for (const [what, damage] of [
   ['deleted head', (s: Storage) => s.delete('meta', 'catalog/head')],
   ['corrupt head', (s: Storage) => s.put('meta', 'catalog/head', '{"format":1,')],
-  ['deleted term shard', async (s: Storage) => Promise.all((await s.keys('meta', 'catalog/terms/')).map((key) => s.delete('meta', key)))],
-  ['corrupt term shard', async (s: Storage) => Promise.all((await s.keys('meta', 'catalog/terms/')).map((key) => s.put('meta', key, 'not json')))],
-  ['stale members chunk', async (s: Storage) => Promise.all((await s.keys('meta', 'catalog/members/')).map((key) => s.put('meta', key, '{"seq":1,"members":{}}')))],
+  [
+    'deleted term shard',
+    async (s: Storage) => Promise.all((await s.keys('meta', 'catalog/terms/')).map((key) => s.delete('meta', key))),
+  ],
+  [
+    'corrupt term shard',
+    async (s: Storage) =>
+      Promise.all((await s.keys('meta', 'catalog/terms/')).map((key) => s.put('meta', key, 'not json'))),
+  ],
+  [
+    'stale members chunk',
+    async (s: Storage) =>
+      Promise.all(
+        (await s.keys('meta', 'catalog/members/')).map((key) => s.put('meta', key, '{"seq":1,"members":{}}')),
+      ),
+  ],
 ] as const) {
   test(`a ${what} is rebuilt from one full read`, async () => {
     const base = memoryStorage()
@@ -128,12 +156,20 @@ test('a catalog built small is built again with more shards once the memory has 
   for (const [i, title] of titles(2100).entries()) await base.put('facts', fact(i + 2, title).id, fact(i + 2, title))
   const { storage, counts } = counting(base)
   const k = open(storage)
-  assert.is((await k.memory.write(input('Service 7 port is 8007'))).action, 'duplicate', 'caught up: 2 101 facts in 16 shards')
+  assert.is(
+    (await k.memory.write(input('Service 7 port is 8007'))).action,
+    'duplicate',
+    'caught up: 2 101 facts in 16 shards',
+  )
   assert.is(counts.lists, 0)
   assert.is((await k.memory.write(input('Tabs are two spaces'))).id, 'fact-2102')
   assert.is(counts.lists, 1, 'past 128 facts a shard: built again, once')
   assert.is(await shards(), 128)
-  assert.is((await k.memory.write(input('Service 9 port is 8009'))).id, 'fact-0011', 'a duplicate found in the new shards')
+  assert.is(
+    (await k.memory.write(input('Service 9 port is 8009'))).id,
+    'fact-0011',
+    'a duplicate found in the new shards',
+  )
 })
 
 test('a crash between the two writes of a supersede is repaired by the next process', async () => {

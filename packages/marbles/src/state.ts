@@ -46,7 +46,11 @@ export interface MarblesState {
 }
 
 /** The OpenTelemetry packages tracing needs (optional peers of this package). */
-const OTEL_SDK = ['@opentelemetry/sdk-trace@3', '@opentelemetry/resources@3', '@opentelemetry/exporter-trace-otlp-http@0.301']
+const OTEL_SDK = [
+  '@opentelemetry/sdk-trace@3',
+  '@opentelemetry/resources@3',
+  '@opentelemetry/exporter-trace-otlp-http@0.301',
+]
 
 /** Open the state the CLI's options name. Opens the project (through `@foundry/project`) unless `--state` alone suffices. */
 export async function openState(options: StateOptions): Promise<MarblesState> {
@@ -55,7 +59,16 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
     const storage = memoryStorage()
     const kernel = createKernel({ storage })
     const root = options.root ? resolve(options.root) : (findProjectRoot(cwd) ?? cwd)
-    return { storage, artifacts: storage, kernel, root, where: 'memory (--dry-run: nothing is saved)', tokenSite: { root, storage }, queue: async () => undefined, close: () => kernel.close() }
+    return {
+      storage,
+      artifacts: storage,
+      kernel,
+      root,
+      where: 'memory (--dry-run: nothing is saved)',
+      tokenSite: { root, storage },
+      queue: async () => undefined,
+      close: () => kernel.close(),
+    }
   }
   const opened: Array<{ close?(): Promise<void> }> = []
   try {
@@ -78,7 +91,11 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
     if (traces) {
       const { traceRuns } = await import('./telemetry/tracing.js').catch((error: unknown) => {
         // The SDK is an optional peer (it declares Node 22): installing it is what turns tracing on.
-        throw new FoundryError('UNSUPPORTED', `tracing is configured (${traces}) but the OpenTelemetry SDK is not installed: npm i ${OTEL_SDK.join(' ')}, or remove the tracing setting`, { cause: error })
+        throw new FoundryError(
+          'UNSUPPORTED',
+          `tracing is configured (${traces}) but the OpenTelemetry SDK is not installed: npm i ${OTEL_SDK.join(' ')}, or remove the tracing setting`,
+          { cause: error },
+        )
       })
       const tracing = traceRuns(storage, traces)
       storage = tracing.storage
@@ -96,7 +113,9 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
       root,
       where: target ? (target.path ?? `the ${target.title} state`) : `the project at ${root}`,
       ...settings,
-      tokenSite: project ? { root, storage: project.storage, ...(project.networked && { networked: true }) } : { root, storage },
+      tokenSite: project
+        ? { root, storage: project.storage, ...(project.networked && { networked: true }) }
+        : { root, storage },
       queue(supervise = false) {
         if (!url) return Promise.resolve(undefined)
         if (!queue) {

@@ -7,7 +7,9 @@ import { open } from './helpers.js'
 export async function argvOf(root: string, runId: string, tag: string): Promise<string[]> {
   const project = await open(root)
   try {
-    const line = (await readJournal(project.storage, runId)).find((r) => r.type === 'log' && r.message.startsWith(`${tag} argv `)) as { message: string } | undefined
+    const line = (await readJournal(project.storage, runId)).find(
+      (r) => r.type === 'log' && r.message.startsWith(`${tag} argv `),
+    ) as { message: string } | undefined
     assert.ok(line, `${tag} announced its argv in run ${runId}`)
     return JSON.parse(line.message.slice(`${tag} argv `.length)).argv as string[]
   } finally {
@@ -16,5 +18,6 @@ export async function argvOf(root: string, runId: string, tag: string): Promise<
 }
 
 /** The value after `flag` in `argv`; undefined when the flag is absent. */
-export const flagValue = (argv: string[], flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined)
+export const flagValue = (argv: string[], flag: string) =>
+  argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined
 export const modelFlag = (argv: string[]) => flagValue(argv, '--model')

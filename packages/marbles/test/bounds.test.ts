@@ -20,7 +20,10 @@ test('dispatch refuses an input over 1 MiB or nested past 32 levels, naming inpu
   const mcp = await connectMcp(['--root', root, '--source', BOUNDS])
   try {
     const big = await mcp.call('dispatch_workflow', { name: 'echo', input: { blob: 'x'.repeat(9 * 1024 * 1024) } })
-    assert.match(big.error ?? '', /^dispatch_workflow failed: input is over 1 MiB as JSON: pass large data as a file path or an artifact name instead/)
+    assert.match(
+      big.error ?? '',
+      /^dispatch_workflow failed: input is over 1 MiB as JSON: pass large data as a file path or an artifact name instead/,
+    )
     const nested = await mcp.call('dispatch_workflow', { name: 'echo', input: deep(1000) as Record<string, unknown> })
     assert.match(nested.error ?? '', /nested more than/)
     const fine = await mcp.call('dispatch_workflow', { name: 'echo', input: { blob: 'x'.repeat(1000) } })
@@ -52,8 +55,13 @@ test('a run journals at most its bound: later log lines are dropped (one warn li
     stepper = (await mcp.call('dispatch_workflow', { name: 'chatty', input: { lines: 0, steps: 1000 } })).data.runId
     const failed = await mcp.settle(stepper)
     assert.is(failed.data.status, 'failed')
-    assert.match(failed.data.error.message, /reached its bound \(300 records or 16777216 bytes\): no more steps or timers can be journaled/)
-    const bad = await connectMcp(['--root', root, '--source', BOUNDS, '--journal-lines', 'lots']).catch((error: Error) => error)
+    assert.match(
+      failed.data.error.message,
+      /reached its bound \(300 records or 16777216 bytes\): no more steps or timers can be journaled/,
+    )
+    const bad = await connectMcp(['--root', root, '--source', BOUNDS, '--journal-lines', 'lots']).catch(
+      (error: Error) => error,
+    )
     assert.ok(bad instanceof Error, 'a bad --journal-lines stops the server')
   } finally {
     await mcp.client.close()
@@ -62,7 +70,9 @@ test('a run journals at most its bound: later log lines are dropped (one warn li
   try {
     const records = await readJournal(project.storage, chatty)
     assert.ok(records.length <= 303, `${records.length} records: the bound, then the note, the result and the status`)
-    const notes = records.filter((r) => r.type === 'log' && r.level === 'warn' && r.message.includes('reached its bound'))
+    const notes = records.filter(
+      (r) => r.type === 'log' && r.level === 'warn' && r.message.includes('reached its bound'),
+    )
     assert.is(notes.length, 1, 'the bound is journaled once')
     assert.is(records[records.length - 1]!.type, 'status')
     assert.ok((await readJournal(project.storage, stepper)).length <= 302)

@@ -11,7 +11,8 @@ test('compaction: Claude Code gets autoCompactEnabled through --settings; codex 
   try {
     const config = await mcp.call('list_config')
     assert.is(config.data.compaction['claude-code'], 'autoCompactEnabled (--settings)')
-    for (const provider of ['codex', 'pi', 'anthropic', 'mock']) assert.is(config.data.compaction[provider], 'none', provider)
+    for (const provider of ['codex', 'pi', 'anthropic', 'mock'])
+      assert.is(config.data.compaction[provider], 'none', provider)
 
     for (const compaction of [false, true]) {
       const run = await mcp.call('dispatch_agent', { prompt: 'Go.', compaction })
@@ -21,14 +22,24 @@ test('compaction: Claude Code gets autoCompactEnabled through --settings; codex 
     }
     const plain = await mcp.call('dispatch_agent', { prompt: 'Go.' })
     await mcp.settle(plain.data.runId)
-    assert.is(flagValue(await argvOf(root, plain.data.runId, 'fake-claude'), '--settings'), undefined, 'omitted: the session defaults')
+    assert.is(
+      flagValue(await argvOf(root, plain.data.runId, 'fake-claude'), '--settings'),
+      undefined,
+      'omitted: the session defaults',
+    )
 
     const codex = await mcp.call('dispatch_agent', { prompt: 'Go.', provider: 'codex', compaction: false })
     assert.is((await mcp.settle(codex.data.runId)).data.status, 'completed', 'accepted, not refused')
     const project = await open(root)
     const journal = await readJournal(project.storage, codex.data.runId)
     await project.close()
-    assert.ok(journal.some((r) => r.type === 'log' && r.message === 'compaction: the codex harness has no compaction setting; its own default applies'))
+    assert.ok(
+      journal.some(
+        (r) =>
+          r.type === 'log' &&
+          r.message === 'compaction: the codex harness has no compaction setting; its own default applies',
+      ),
+    )
   } finally {
     await mcp.client.close()
   }

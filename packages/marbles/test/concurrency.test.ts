@@ -17,19 +17,35 @@ for (const kind of STORAGES) {
       await until(() => serve.output().stderr.includes('marbles serve:'), 30_000, 'serve to start')
       const ids: string[] = []
       for (let i = 0; i < 5; i++) {
-        const r = marbles(['--root', root, '--source', GATED, 'run', 'gated', '--detach', '--input', JSON.stringify({ dir })])
+        const r = marbles([
+          '--root',
+          root,
+          '--source',
+          GATED,
+          'run',
+          'gated',
+          '--detach',
+          '--input',
+          JSON.stringify({ dir }),
+        ])
         assert.is(r.code, 0, r.stderr)
         ids.push(r.stdout.trim())
       }
       await until(() => readdirSync(dir).filter((f) => f.startsWith('run-')).length >= 2, 30_000, 'two runs to start')
-      const listed = JSON.parse(marbles(['--root', root, '--json', 'runs']).stdout) as { runs: Array<{ id: string; status: string }> }
+      const listed = JSON.parse(marbles(['--root', root, '--json', 'runs']).stdout) as {
+        runs: Array<{ id: string; status: string }>
+      }
       const waiting = listed.runs.filter((r) => r.status === 'queued').map((r) => r.id)
       assert.ok(waiting.length >= 3, `three runs wait: ${JSON.stringify(listed.runs)}`)
       writeFileSync(join(dir, 'go'), '')
       for (const id of ids) {
         const watched = marbles(['--root', root, '--json', 'watch', id])
         assert.is(watched.code, 0, watched.stderr)
-        const last = watched.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((r) => r.type === 'result')
+        const last = watched.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l))
+          .find((r) => r.type === 'result')
         assert.ok(last.output <= 2, `run ${id} started beside ${last.output - 1} others`)
       }
       // Two at a time, in dispatch order (the two of one wave start together, in either order).

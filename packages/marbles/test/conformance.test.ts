@@ -23,12 +23,20 @@ test('marbles mcp --http passes the generic server scenarios, bar the expected f
   const { GENERIC_SCENARIOS, MARBLES_EXPECTED, runScenario, withBearer } = (await import(RUNNER)) as ConformanceRunner
   const root = await newProject('fs')
   const runtimeDir = mkdtempSync(join(tmpdir(), 'marbles-runtime-'))
-  const child = spawn(process.execPath, [BIN, '--root', root, '--source', AGENTS, 'mcp', '--http', '--port', '0'], { cwd: HERE, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FOUNDRY_TOKENS: '', XDG_RUNTIME_DIR: runtimeDir } })
+  const child = spawn(process.execPath, [BIN, '--root', root, '--source', AGENTS, 'mcp', '--http', '--port', '0'], {
+    cwd: HERE,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, FOUNDRY_TOKENS: '', XDG_RUNTIME_DIR: runtimeDir },
+  })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
   let proxy: Awaited<ReturnType<ConformanceRunner['withBearer']>> | undefined
   try {
-    const url = await until(() => /serving MCP over HTTP at (\S+)/.exec(stderr)?.[1], 20_000, `the URL (stderr: ${stderr})`)
+    const url = await until(
+      () => /serving MCP over HTTP at (\S+)/.exec(stderr)?.[1],
+      20_000,
+      `the URL (stderr: ${stderr})`,
+    )
     // The suite sends no token; the server requires the user's local one.
     proxy = await withBearer(url, readFileSync(join(runtimeDir, 'foundry', 'http.token'), 'utf8').trim())
     for (const scenario of GENERIC_SCENARIOS) {

@@ -13,7 +13,10 @@ async function projectWithWorkspace(kind: 'fs' | 'sqlite') {
   const root = realpathSync(await newProject(kind))
   const source = join(root, '.foundry', 'marbles')
   mkdirSync(source, { recursive: true })
-  writeFileSync(join(source, 'flows.mjs'), `import { workflow } from ${JSON.stringify(AUTHORING)}\nexport const hello = workflow({ name: 'hello', run: () => ({ greeting: 'hello' }) })\n`)
+  writeFileSync(
+    join(source, 'flows.mjs'),
+    `import { workflow } from ${JSON.stringify(AUTHORING)}\nexport const hello = workflow({ name: 'hello', run: () => ({ greeting: 'hello' }) })\n`,
+  )
   const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'marbles-elsewhere-')))
   return { root, source, elsewhere }
 }
@@ -30,7 +33,11 @@ for (const kind of STORAGES) {
       assert.is(done.data.status, 'completed')
       const watched = marbles(['--source', source, 'watch', done.data.runId], { cwd: elsewhere })
       assert.is(watched.code, 0, watched.stderr)
-      assert.match(watched.stdout, /result: \{"greeting":"hello"\}/, 'its journal is in the project found from --source')
+      assert.match(
+        watched.stdout,
+        /result: \{"greeting":"hello"\}/,
+        'its journal is in the project found from --source',
+      )
     } finally {
       await mcp.client.close()
     }
@@ -41,7 +48,11 @@ for (const kind of STORAGES) {
     const run = marbles(['run', 'hello'], { cwd: join(root, '.foundry') })
     assert.is(run.code, 0, run.stderr)
     const runId = run.stdout.trim().split('\n')[0]!
-    for (const [args, env] of [[['--root', root], {}], [['--source', source], {}], [[], { FOUNDRY_ROOT: root }]] as const) {
+    for (const [args, env] of [
+      [['--root', root], {}],
+      [['--source', source], {}],
+      [[], { FOUNDRY_ROOT: root }],
+    ] as const) {
       const watched = marbles([...args, 'watch', runId], { cwd: elsewhere, env })
       assert.is(watched.code, 0, `${args.join(' ')}: ${watched.stderr}`)
       assert.match(watched.stdout, new RegExp(`run ${runId} complete`))

@@ -3,12 +3,25 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { AGENTS, BASIC, connectMcp, marbles, newProject, STORAGES } from './helpers.js'
 
-const runsOf = (root: string) => (JSON.parse(marbles(['--root', root, '--json', 'runs']).stdout) as { runs: Array<{ id: string; name: string }> }).runs
+const runsOf = (root: string) =>
+  (JSON.parse(marbles(['--root', root, '--json', 'runs']).stdout) as { runs: Array<{ id: string; name: string }> }).runs
 
 for (const kind of STORAGES) {
   test(`${kind}: marbles run --idempotency-key twice makes one run; another workflow or key makes its own`, async () => {
     const root = await newProject(kind)
-    const run = (name: string, key: string, input = { who: 'ada' }) => marbles(['--root', root, '--source', BASIC, 'run', name, '--input', JSON.stringify(input), '--idempotency-key', key])
+    const run = (name: string, key: string, input = { who: 'ada' }) =>
+      marbles([
+        '--root',
+        root,
+        '--source',
+        BASIC,
+        'run',
+        name,
+        '--input',
+        JSON.stringify(input),
+        '--idempotency-key',
+        key,
+      ])
     const first = run('hello', 'order-42')
     assert.is(first.code, 0, first.stderr)
     const again = run('hello', 'order-42', { who: 'someone else' })
@@ -35,7 +48,11 @@ test('marbles mcp: dispatch_workflow and dispatch_agent with an idempotencyKey a
     const c = await mcp.call('dispatch_workflow', { name: 'hello', input: { who: 'ada' } })
     assert.is.not(c.data.runId, a.data.runId)
     assert.is((await mcp.settle(a.data.runId)).data.status, 'completed')
-    assert.is((await mcp.call('dispatch_workflow', { name: 'hello', input: { who: 'ada' }, idempotencyKey: 'k1' })).data.status, 'completed', 'the first run, as it stands')
+    assert.is(
+      (await mcp.call('dispatch_workflow', { name: 'hello', input: { who: 'ada' }, idempotencyKey: 'k1' })).data.status,
+      'completed',
+      'the first run, as it stands',
+    )
   } finally {
     await mcp.client.close()
   }

@@ -12,7 +12,9 @@ import { basicDefinitions, newProject, open, STORAGES, until } from './helpers.j
 /** Every (from → to) pair the tests below journal: at the end, every transition of the table has been seen. */
 const seen = new Set<string>()
 async function statuses(storage: Storage, runId: string): Promise<RunStatus[]> {
-  const list = (await readJournal(storage, runId)).filter((r): r is Extract<JournalRecord, { type: 'status' }> => r.type === 'status').map((r) => r.status)
+  const list = (await readJournal(storage, runId))
+    .filter((r): r is Extract<JournalRecord, { type: 'status' }> => r.type === 'status')
+    .map((r) => r.status)
   list.forEach((to, i) => i && seen.add(`${list[i - 1]}→${to}`))
   return list
 }
@@ -39,19 +41,28 @@ for (const kind of ['memory', ...STORAGES] as const) {
       }
     })
 
-  withEngine('queued → running → complete; the journal is ordered, gapless, and holds the output', async (engine, storage) => {
-    const { runId, status } = await engine.dispatch('hello', { who: 'ada' })
-    assert.match(runId, RUN_ID_PATTERN)
-    assert.is(status, 'queued')
-    const info = await engine.settled(runId)
-    assert.is(info?.status, 'complete')
-    assert.equal(info?.output, { greeting: 'hello ada', n: 3 })
-    const records = await readJournal(storage, runId)
-    assert.equal(records.map((r) => r.seq), records.map((_, i) => i))
-    assert.equal(await statuses(storage, runId), ['queued', 'running', 'complete'])
-    assert.equal(records.map((r) => r.type), ['status', 'status', 'log', 'step', 'step', 'result', 'status'])
-    assert.is((await engine.runs())[0]?.status, 'complete')
-  })
+  withEngine(
+    'queued → running → complete; the journal is ordered, gapless, and holds the output',
+    async (engine, storage) => {
+      const { runId, status } = await engine.dispatch('hello', { who: 'ada' })
+      assert.match(runId, RUN_ID_PATTERN)
+      assert.is(status, 'queued')
+      const info = await engine.settled(runId)
+      assert.is(info?.status, 'complete')
+      assert.equal(info?.output, { greeting: 'hello ada', n: 3 })
+      const records = await readJournal(storage, runId)
+      assert.equal(
+        records.map((r) => r.seq),
+        records.map((_, i) => i),
+      )
+      assert.equal(await statuses(storage, runId), ['queued', 'running', 'complete'])
+      assert.equal(
+        records.map((r) => r.type),
+        ['status', 'status', 'log', 'step', 'step', 'result', 'status'],
+      )
+      assert.is((await engine.runs())[0]?.status, 'complete')
+    },
+  )
 
   withEngine('running → failed, with the error', async (engine, storage) => {
     const { runId } = await engine.dispatch('fails')
@@ -66,8 +77,14 @@ for (const kind of ['memory', ...STORAGES] as const) {
     assert.is(ok?.status, 'complete')
     assert.is(ok?.output, 3)
     const steps = (await readJournal(storage, ok!.id)).filter((r) => r.type === 'step')
-    assert.equal(steps.map((s) => (s.type === 'step' ? `${s.phase}${s.attempt}` : '')), ['start1', 'error1', 'start2', 'error2', 'start3', 'end3'])
-    assert.equal(steps.map((s) => (s.type === 'step' ? s.retryInMs : 0)), [undefined, 5, undefined, 10, undefined, undefined])
+    assert.equal(
+      steps.map((s) => (s.type === 'step' ? `${s.phase}${s.attempt}` : '')),
+      ['start1', 'error1', 'start2', 'error2', 'start3', 'end3'],
+    )
+    assert.equal(
+      steps.map((s) => (s.type === 'step' ? s.retryInMs : 0)),
+      [undefined, 5, undefined, 10, undefined, undefined],
+    )
 
     const bad = await engine.settled((await engine.dispatch('exhausts')).runId)
     assert.is(bad?.status, 'failed')
@@ -86,28 +103,44 @@ for (const kind of ['memory', ...STORAGES] as const) {
     assert.equal(await statuses(storage, info!.id), ['queued', 'running', 'failed'])
   })
 
-  withEngine('cancel in the middle of a step: running → cancel_requested → cancelled; the step sees its signal', async (engine, storage) => {
-    const { runId } = await engine.dispatch('slow', { ms: 30_000 })
-    await until(async () => (await readJournal(storage, runId)).some((r) => r.type === 'step' && r.phase === 'start'), 5000, 'the step to start')
-    const info = await engine.cancel(runId)
-    assert.is(info?.status, 'cancelled')
-    assert.equal(await statuses(storage, runId), ['queued', 'running', 'cancel_requested', 'cancelled'])
-  })
+  withEngine(
+    'cancel in the middle of a step: running → cancel_requested → cancelled; the step sees its signal',
+    async (engine, storage) => {
+      const { runId } = await engine.dispatch('slow', { ms: 30_000 })
+      await until(
+        async () => (await readJournal(storage, runId)).some((r) => r.type === 'step' && r.phase === 'start'),
+        5000,
+        'the step to start',
+      )
+      const info = await engine.cancel(runId)
+      assert.is(info?.status, 'cancelled')
+      assert.equal(await statuses(storage, runId), ['queued', 'running', 'cancel_requested', 'cancelled'])
+    },
+  )
 
-  withEngine('a timer suspends the run and resumes it from its journal: finished steps do not run again', async (engine, storage) => {
-    const { runId } = await engine.dispatch('naps', { ms: 150 })
-    const suspended = await engine.settled(runId)
-    assert.is(suspended?.status, 'suspended')
-    assert.ok(suspended!.wakeAt! > Date.now() - 1000)
-    const done = await until(async () => {
-      const info = await engine.get(runId)
-      return info?.status === 'complete' && info
-    }, 5000, 'the run to resume')
-    assert.equal(done.output, { before: 'done before', after: 'done after' })
-    assert.equal(await statuses(storage, runId), ['queued', 'running', 'suspended', 'running', 'complete'])
-    const ends = (await readJournal(storage, runId)).filter((r) => r.type === 'step' && r.phase === 'end').map((r) => (r.type === 'step' ? r.step : ''))
-    assert.equal(ends, ['before', 'after'], 'before ran once')
-  })
+  withEngine(
+    'a timer suspends the run and resumes it from its journal: finished steps do not run again',
+    async (engine, storage) => {
+      const { runId } = await engine.dispatch('naps', { ms: 150 })
+      const suspended = await engine.settled(runId)
+      assert.is(suspended?.status, 'suspended')
+      assert.ok(suspended!.wakeAt! > Date.now() - 1000)
+      const done = await until(
+        async () => {
+          const info = await engine.get(runId)
+          return info?.status === 'complete' && info
+        },
+        5000,
+        'the run to resume',
+      )
+      assert.equal(done.output, { before: 'done before', after: 'done after' })
+      assert.equal(await statuses(storage, runId), ['queued', 'running', 'suspended', 'running', 'complete'])
+      const ends = (await readJournal(storage, runId))
+        .filter((r) => r.type === 'step' && r.phase === 'end')
+        .map((r) => (r.type === 'step' ? r.step : ''))
+      assert.equal(ends, ['before', 'after'], 'before ran once')
+    },
+  )
 
   withEngine('suspended → cancel_requested → cancelled', async (engine, storage) => {
     const { runId } = await engine.dispatch('naps', { ms: 60_000 })
@@ -134,15 +167,18 @@ for (const kind of ['memory', ...STORAGES] as const) {
     assert.is(await engine.get('run-00000000000000000000000000'), undefined)
   })
 
-  withEngine('a large output goes to an artifact under the run id; the journal holds its path', async (engine, storage) => {
-    const info = await engine.settled((await engine.dispatch('big')).runId)
-    assert.is(info?.status, 'complete')
-    assert.ok(info?.artifact?.includes(info.id), info?.artifact)
-    const result = (await readJournal(storage, info!.id)).find((r) => r.type === 'result')
-    assert.ok(result?.type === 'result' && result.output === undefined && result.artifact === info!.artifact)
-    const stored = await storage.get('artifacts', `${info!.id}/output`)
-    assert.is((stored?.data.value as { text: string }).text.length, 40_000)
-  })
+  withEngine(
+    'a large output goes to an artifact under the run id; the journal holds its path',
+    async (engine, storage) => {
+      const info = await engine.settled((await engine.dispatch('big')).runId)
+      assert.is(info?.status, 'complete')
+      assert.ok(info?.artifact?.includes(info.id), info?.artifact)
+      const result = (await readJournal(storage, info!.id)).find((r) => r.type === 'result')
+      assert.ok(result?.type === 'result' && result.output === undefined && result.artifact === info!.artifact)
+      const stored = await storage.get('artifacts', `${info!.id}/output`)
+      assert.is((stored?.data.value as { text: string }).text.length, 40_000)
+    },
+  )
 }
 
 test('queued → cancel_requested → cancelled: a run dispatched while no engine owns the state', async () => {
@@ -219,12 +255,19 @@ test('a body in this process that ignores its cancellation: cancel_requested for
     const { runId } = await engine.dispatch('deaf')
     await until(async () => (await engine.get(runId))?.status === 'running', 10_000, 'the run to start')
     const cancelling = engine.cancel(runId)
-    await until(async () => (await engine.get(runId))?.status === 'cancel_requested', 10_000, 'cancel_requested while it has its grace period')
+    await until(
+      async () => (await engine.get(runId))?.status === 'cancel_requested',
+      10_000,
+      'cancel_requested while it has its grace period',
+    )
     const info = await cancelling
     assert.is(info?.status, 'cancelled')
     assert.match(info?.reason ?? '', /abandoned: the body ignored it and still runs/)
     const notes = (await readJournal(storage, runId)).filter((r) => r.type === 'log' && r.level === 'warn')
-    assert.match((notes[0] as { message: string }).message, /ignored its cancellation for 200 ms and cannot be stopped in this process/)
+    assert.match(
+      (notes[0] as { message: string }).message,
+      /ignored its cancellation for 200 ms and cannot be stopped in this process/,
+    )
   } finally {
     clearInterval(alive)
     await engine.close()

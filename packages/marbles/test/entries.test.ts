@@ -12,26 +12,48 @@ const PROJECT = /\/packages\/project\/|@foundry\/project/
 
 /** Every module URL Node resolves while a fresh process imports `specifier`. */
 function loadedBy(specifier: string): string[] {
-  const run = spawnSync(process.execPath, [join(HERE, 'fixtures', 'loaded-modules.mjs'), specifier], { cwd: PACKAGE, encoding: 'utf8', timeout: 60_000 })
+  const run = spawnSync(process.execPath, [join(HERE, 'fixtures', 'loaded-modules.mjs'), specifier], {
+    cwd: PACKAGE,
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
   assert.is(run.status, 0, run.stderr)
   return JSON.parse(run.stdout) as string[]
 }
 
 test('@foundry/marbles (the authoring API) loads no MCP SDK, @foundry/mcp or @foundry/project', async () => {
   const urls = loadedBy('@foundry/marbles')
-  assert.ok(urls.some((url) => url.endsWith('/marbles/dist/index.js')), urls.join('\n'))
-  assert.equal(urls.filter((url) => SERVERS.test(url) || PROJECT.test(url)), [])
+  assert.ok(
+    urls.some((url) => url.endsWith('/marbles/dist/index.js')),
+    urls.join('\n'),
+  )
+  assert.equal(
+    urls.filter((url) => SERVERS.test(url) || PROJECT.test(url)),
+    [],
+  )
   // Nothing outside the package's own build: the authoring API imports the kernel for types only.
-  assert.equal(urls.filter((url) => !url.includes('/marbles/dist/') || url.includes('/dist/bin/')), [])
+  assert.equal(
+    urls.filter((url) => !url.includes('/marbles/dist/') || url.includes('/dist/bin/')),
+    [],
+  )
   const { workflow, step, agent, schedule, monitor, duration } = await import('@foundry/marbles')
   for (const fn of [workflow, step, agent, schedule, monitor, duration]) assert.type(fn, 'function')
 })
 
 test('@foundry/marbles/engine loads the project (the detector sees packages) but no MCP server', () => {
   const urls = loadedBy('@foundry/marbles/engine')
-  assert.ok(urls.some((url) => url.endsWith('/marbles/dist/engine/index.js')), urls.join('\n'))
-  assert.ok(urls.some((url) => PROJECT.test(url)), urls.join('\n'))
-  assert.equal(urls.filter((url) => SERVERS.test(url)), [])
+  assert.ok(
+    urls.some((url) => url.endsWith('/marbles/dist/engine/index.js')),
+    urls.join('\n'),
+  )
+  assert.ok(
+    urls.some((url) => PROJECT.test(url)),
+    urls.join('\n'),
+  )
+  assert.equal(
+    urls.filter((url) => SERVERS.test(url)),
+    [],
+  )
 })
 
 test.run()

@@ -23,7 +23,10 @@ for (const kind of STORAGES) {
     assert.is(started.code, 3, started.stderr)
     const id = runIdOf(started.stdout)
     assert.match(started.stdout, `run ${id} waiting for signal approve`)
-    assert.match(marbles(['--root', root, 'runs']).stdout, new RegExp(`${id}  approval  waiting  .*\\(waiting for signal approve\\)`))
+    assert.match(
+      marbles(['--root', root, 'runs']).stdout,
+      new RegExp(`${id}  approval  waiting  .*\\(waiting for signal approve\\)`),
+    )
     assert.equal(runOf(root, id)?.waitFor, { signal: 'approve', id: 'approve' })
 
     const bad = marbles([...M, 'signal', id, 'approve', '--data', '{"ok":"yes"}'])
@@ -43,8 +46,23 @@ for (const kind of STORAGES) {
 
     const project = await open(root)
     try {
-      const types = (await readJournal(project.storage, id)).map((r) => (r.type === 'status' ? r.status : r.type === 'step' ? `${r.step}:${r.phase}` : r.type))
-      assert.equal(types, ['queued', 'running', 'prepare:start', 'prepare:end', 'wait', 'suspended', 'signal', 'running', 'apply:start', 'apply:end', 'result', 'complete'])
+      const types = (await readJournal(project.storage, id)).map((r) =>
+        r.type === 'status' ? r.status : r.type === 'step' ? `${r.step}:${r.phase}` : r.type,
+      )
+      assert.equal(types, [
+        'queued',
+        'running',
+        'prepare:start',
+        'prepare:end',
+        'wait',
+        'suspended',
+        'signal',
+        'running',
+        'apply:start',
+        'apply:end',
+        'result',
+        'complete',
+      ])
     } finally {
       await project.close()
     }
@@ -86,7 +104,10 @@ for (const kind of STORAGES) {
     source.write({ version: 2, step: 'bill' })
     const refused = marbles([...M, 'signal', id, 'go'])
     assert.is(refused.code, 1, refused.stderr)
-    assert.match(refused.stdout, `run ${id} failed: VersionMismatch: the run started under version 1 of order; this workspace declares version 2`)
+    assert.match(
+      refused.stdout,
+      `run ${id} failed: VersionMismatch: the run started under version 1 of order; this workspace declares version 2`,
+    )
     assert.is(runOf(root, id)?.reason, 'version mismatch')
     assert.equal(effects(root), ['charge', 'charge'], 'the renamed step never ran')
 
@@ -107,7 +128,11 @@ test('fs: a wait past its deadline fails with a TimeoutError in the engine ownin
   const serve = start([...M, 'serve'])
   try {
     const id = runIdOf(failing.stdout)
-    const failed = await until(() => ['failed', 'complete'].includes(runOf(root, id)?.status ?? '') && runOf(root, id), 20_000, 'the deadline')
+    const failed = await until(
+      () => ['failed', 'complete'].includes(runOf(root, id)?.status ?? '') && runOf(root, id),
+      20_000,
+      'the deadline',
+    )
     assert.is(failed.status, 'failed')
     assert.equal(failed.error, { name: 'TimeoutError', message: 'waitFor never: no signal within 400 ms' })
     await until(() => runOf(root, fallback)?.status === 'complete', 20_000, 'the fallback run')
@@ -120,7 +145,7 @@ test('fs: a wait past its deadline fails with a TimeoutError in the engine ownin
   }
 })
 
-test('marbles mcp: get_run says waiting and for what; signal_run checks the data against the wait\'s schema, then resumes the run', async () => {
+test("marbles mcp: get_run says waiting and for what; signal_run checks the data against the wait's schema, then resumes the run", async () => {
   const root = await newProject('fs')
   const mcp = await connectMcp(['--root', root, '--source', FLOW])
   try {

@@ -43,25 +43,38 @@ function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 
 /** Run the built `marbles` bin to completion. */
 export function marbles(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const run = spawnSync(process.execPath, [BIN, ...args], { cwd: options.cwd ?? HERE, env: childEnv(options.env), encoding: 'utf8', timeout: 60_000 })
+  const run = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? HERE,
+    env: childEnv(options.env),
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
   return { code: run.status, stdout: run.stdout, stderr: run.stderr }
 }
 
 /** Start the built `marbles` bin; `exited` resolves with its code and output. */
 export function start(args: string[], options: { cwd?: string } = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? HERE, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? HERE,
+    env: childEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', (d) => (stdout += d))
   child.stderr!.on('data', (d) => (stderr += d))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
   )
   return { child, exited, output: () => ({ stdout, stderr }) }
 }
 
 /** Wait until `check` holds (polling every 20 ms), or throw after `ms`. */
-export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000, what = 'condition'): Promise<T> {
+export async function until<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 15_000,
+  what = 'condition',
+): Promise<T> {
   const end = Date.now() + ms
   for (;;) {
     const value = await check()
@@ -86,7 +99,10 @@ export async function connectMcp(args: string[], options: { cwd?: string; env?: 
     command: process.execPath,
     args: [BIN, ...args, 'mcp'],
     cwd: options.cwd ?? HERE,
-    env: childEnv({ PATH: `${FAKE_BIN}:${process.env.PATH}`, MARBLES_KILL_GRACE_MS: '400', ...options.env }) as Record<string, string>,
+    env: childEnv({ PATH: `${FAKE_BIN}:${process.env.PATH}`, MARBLES_KILL_GRACE_MS: '400', ...options.env }) as Record<
+      string,
+      string
+    >,
     stderr: 'pipe',
   })
   let stderr = ''
@@ -94,18 +110,31 @@ export async function connectMcp(args: string[], options: { cwd?: string; env?: 
   const client = new Client({ name: 'marbles-test', version: '0.0.0' })
   await client.connect(transport)
   const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text: string }>; structuredContent?: Record<string, unknown> }
+    const result = (await client.callTool({ name, arguments: args })) as {
+      isError?: boolean
+      content: Array<{ text: string }>
+      structuredContent?: Record<string, unknown>
+    }
     // tools/list publishes no output schema, so the SDK client checks nothing: this checks structuredContent against the row.
     const output = TOOLS.find((row) => row.name === name)?.output
-    if (output && result.structuredContent !== undefined) validator(output).parse(result.structuredContent, `${name} structuredContent`)
-    return { error: result.isError ? result.content[0]!.text : undefined, data: (result.structuredContent ?? {}) as Record<string, any>, text: result.content[0]!.text }
+    if (output && result.structuredContent !== undefined)
+      validator(output).parse(result.structuredContent, `${name} structuredContent`)
+    return {
+      error: result.isError ? result.content[0]!.text : undefined,
+      data: (result.structuredContent ?? {}) as Record<string, any>,
+      text: result.content[0]!.text,
+    }
   }
   /** Poll get_run until the run is no longer queued/running. */
   const settle = async (runId: string, ms = 20_000) =>
-    until(async () => {
-      const r = await call('get_run', { runId })
-      return ['completed', 'failed', 'cancelled', 'suspended', 'waiting'].includes(r.data.status) ? r : undefined
-    }, ms, `run ${runId} to settle`)
+    until(
+      async () => {
+        const r = await call('get_run', { runId })
+        return ['completed', 'failed', 'cancelled', 'suspended', 'waiting'].includes(r.data.status) ? r : undefined
+      },
+      ms,
+      `run ${runId} to settle`,
+    )
   return { client, transport, call, settle, stderr: () => stderr, pid: () => transport.pid }
 }
 

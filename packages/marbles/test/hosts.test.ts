@@ -14,7 +14,10 @@ for (const kind of STORAGES) {
     const serve = { current: undefined as ReturnType<typeof start> | undefined }
     const project = await open(root)
     try {
-      hosts.push(await connectMcp(['--root', root, '--source', AGENTS]), await connectMcp(['--root', root, '--source', AGENTS]))
+      hosts.push(
+        await connectMcp(['--root', root, '--source', AGENTS]),
+        await connectMcp(['--root', root, '--source', AGENTS]),
+      )
       const launched = new Map<Mcp, string[]>()
       const dispatch = async (mcp: Mcp, tool: string, args: Record<string, unknown>) => {
         const ack = await mcp.call(tool, args)
@@ -34,13 +37,23 @@ for (const kind of STORAGES) {
       assert.is((await b.settle(runs[1]!)).data.output.greeting, 'hello b')
       assert.is((await a.settle(runs[2]!)).data.status, 'completed')
       assert.is((await b.settle(runs[3]!)).data.status, 'completed')
-      assert.match((await a.call('get_run', { runId: runs[1] })).error ?? '', /is not a run this server launched/, 'a addresses only its own launches')
+      assert.match(
+        (await a.call('get_run', { runId: runs[1] })).error ?? '',
+        /is not a run this server launched/,
+        'a addresses only its own launches',
+      )
       assert.match((await b.call('cancel_run', { runId: runs[0] })).error ?? '', /is not a run this server launched/)
 
       // Cancellation: through the server that launched the run, and through marbles cancel from another process.
       const waitA = await dispatch(a, 'dispatch_workflow', { name: 'waits' })
       const waitB = await dispatch(b, 'dispatch_workflow', { name: 'waits' })
-      await until(async () => (await a.call('get_run', { runId: waitA })).data.status === 'running' && (await b.call('get_run', { runId: waitB })).data.status === 'running', 15_000, 'both to run')
+      await until(
+        async () =>
+          (await a.call('get_run', { runId: waitA })).data.status === 'running' &&
+          (await b.call('get_run', { runId: waitB })).data.status === 'running',
+        15_000,
+        'both to run',
+      )
       const cancelled = marbles(['--root', root, 'cancel', waitA])
       assert.is(cancelled.code, 0, cancelled.stderr)
       assert.match(cancelled.stdout, new RegExp(`run ${waitA} cancelled`))
@@ -60,11 +73,17 @@ for (const kind of STORAGES) {
 
       // Each run started once, and settled once.
       for (const runId of [...launched.values()].flat()) {
-        const statuses = (await readJournal(project.storage, runId)).flatMap((r) => (r.type === 'status' ? [r.status] : []))
+        const statuses = (await readJournal(project.storage, runId)).flatMap((r) =>
+          r.type === 'status' ? [r.status] : [],
+        )
         assert.is(statuses.filter((s) => s === 'running').length, 1, `${runId}: ${statuses.join(' → ')}`)
         assert.ok(['complete', 'cancelled'].includes(statuses.at(-1)!), `${runId}: ${statuses.join(' → ')}`)
       }
-      assert.equal(await project.storage.keys('marbles.run-leases'), [], 'every run lease released once its run settled')
+      assert.equal(
+        await project.storage.keys('marbles.run-leases'),
+        [],
+        'every run lease released once its run settled',
+      )
     } finally {
       for (const mcp of hosts) await mcp.client.close().catch(() => {})
       if (serve.current) kill(serve.current.child, 'SIGKILL')

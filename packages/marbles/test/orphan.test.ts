@@ -6,7 +6,12 @@ import { AGENTS, BASIC, connectMcp, kill, marbles, newProject, open, start, STOR
 
 /** The watcher's exit, or a failure once `ms` passed (the watcher checks the executor every second). */
 const exitWithin = <T>(exited: Promise<T>, ms: number) =>
-  Promise.race([exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the watcher did not exit within ${ms} ms`)), ms).unref())])
+  Promise.race([
+    exited,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`the watcher did not exit within ${ms} ms`)), ms).unref(),
+    ),
+  ])
 
 for (const kind of STORAGES) {
   test(`${kind}: SIGKILL of the process executing a run (marbles run): its watcher exits 1 naming the dead engine; the next engine settles the run`, async () => {
@@ -15,19 +20,31 @@ for (const kind of STORAGES) {
     const project = await open(root)
     try {
       const runId = await until(() => /^(run-\w+)\n/.exec(runner.output().stdout)?.[1], 30_000, 'the run id')
-      await until(async () => (await readJournal(project.storage, runId)).some((r) => r.type === 'status' && r.status === 'running'), 15_000, 'the run to run')
+      await until(
+        async () =>
+          (await readJournal(project.storage, runId)).some((r) => r.type === 'status' && r.status === 'running'),
+        15_000,
+        'the run to run',
+      )
       const watcher = start(['--root', root, 'watch', runId], { cwd: '/' })
       await until(() => watcher.output().stdout.includes(' running'), 15_000, 'the watcher to see it running')
       runner.child.kill('SIGKILL')
       const watched = await exitWithin(watcher.exited, 10_000)
       assert.is(watched.code, 1, watched.stderr)
-      assert.match(watched.stdout, new RegExp(`run ${runId} running: its engine \\(pid ${runner.child.pid} on [^)]+\\) died before it settled`))
+      assert.match(
+        watched.stdout,
+        new RegExp(`run ${runId} running: its engine \\(pid ${runner.child.pid} on [^)]+\\) died before it settled`),
+      )
 
       const next = marbles(['--root', root, '--source', BASIC, 'run', 'double', '--input', '{"n":2}'])
       assert.is(next.code, 0, next.stderr)
       const after = marbles(['--root', root, 'watch', runId])
       assert.is(after.code, 1)
-      assert.match(after.stdout, new RegExp(`run ${runId} failed: Interrupted`), 'the next engine owning the state settled it')
+      assert.match(
+        after.stdout,
+        new RegExp(`run ${runId} failed: Interrupted`),
+        'the next engine owning the state settled it',
+      )
     } finally {
       kill(runner.child, 'SIGKILL')
       await project.close()
@@ -52,7 +69,11 @@ for (const kind of STORAGES) {
       assert.is((await next.call('list_config')).error, undefined)
       const after = marbles(['--root', root, 'watch', runId])
       assert.is(after.code, 1)
-      assert.match(after.stdout, new RegExp(`run ${runId} failed: Interrupted`), 'a new marbles mcp settles what a dead one left')
+      assert.match(
+        after.stdout,
+        new RegExp(`run ${runId} failed: Interrupted`),
+        'a new marbles mcp settles what a dead one left',
+      )
     } finally {
       await next.client.close()
     }

@@ -11,7 +11,13 @@ export async function pgProject(serverUrl: string): Promise<string> {
   const root = mkdtempSync(join(tmpdir(), 'marbles-test-pg-'))
   mkdirSync(join(root, '.foundry'))
   // The adapter by path until the project's registry lists "postgres" itself.
-  const adapters = 'postgres' in BUILTIN_STORAGES ? {} : { adapters: [createRequire(import.meta.url).resolve('@foundry/adapter-postgres')] }
-  writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify({ storage: { kind: 'postgres', url }, ...adapters }))
+  const adapters =
+    'postgres' in BUILTIN_STORAGES
+      ? {}
+      : { adapters: [createRequire(import.meta.url).resolve('@foundry/adapter-postgres')] }
+  writeFileSync(
+    join(root, '.foundry', 'config.json'),
+    JSON.stringify({ storage: { kind: 'postgres', url }, ...adapters }),
+  )
   return root
 }

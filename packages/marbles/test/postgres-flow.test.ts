@@ -27,7 +27,8 @@ test.after(async () => {
 })
 
 const effects = (root: string) => readFileSync(join(root, 'effects.log'), 'utf8').trim().split('\n')
-const runOf = (root: string, id: string) => (JSON.parse(marbles(['--root', root, 'runs', '--json']).stdout).runs as RunRecord[]).find((r) => r.id === id)
+const runOf = (root: string, id: string) =>
+  (JSON.parse(marbles(['--root', root, 'runs', '--json']).stdout).runs as RunRecord[]).find((r) => r.id === id)
 
 test('postgres: a run waiting for a signal leaves the worker; marbles signal from another process has a worker resume it; marbles rerun replays the steps before the failed one', async () => {
   const root = await pgProject(server.url)

@@ -22,12 +22,21 @@ test('postgres: two marbles mcp on one project each dispatch, see their runs com
   const url = await createDatabase(server.url)
   const root = mkdtempSync(join(tmpdir(), 'marbles-test-pg-hosts-'))
   mkdirSync(join(root, '.foundry'))
-  const adapters = 'postgres' in BUILTIN_STORAGES ? {} : { adapters: [createRequire(import.meta.url).resolve('@foundry/adapter-postgres')] }
-  writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify({ storage: { kind: 'postgres', url }, ...adapters }))
+  const adapters =
+    'postgres' in BUILTIN_STORAGES
+      ? {}
+      : { adapters: [createRequire(import.meta.url).resolve('@foundry/adapter-postgres')] }
+  writeFileSync(
+    join(root, '.foundry', 'config.json'),
+    JSON.stringify({ storage: { kind: 'postgres', url }, ...adapters }),
+  )
   const a = await connectMcp(['--root', root, '--source', AGENTS])
   const b = await connectMcp(['--root', root, '--source', AGENTS])
   try {
-    const [ra, rb] = await Promise.all([a.call('dispatch_workflow', { name: 'hello', input: { who: 'a' } }), b.call('dispatch_workflow', { name: 'hello', input: { who: 'b' } })])
+    const [ra, rb] = await Promise.all([
+      a.call('dispatch_workflow', { name: 'hello', input: { who: 'a' } }),
+      b.call('dispatch_workflow', { name: 'hello', input: { who: 'b' } }),
+    ])
     assert.is(ra.error, undefined, ra.error)
     assert.is(rb.error, undefined, rb.error)
     assert.is((await a.settle(ra.data.runId)).data.output.greeting, 'hello a')

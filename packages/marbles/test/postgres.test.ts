@@ -12,7 +12,7 @@ import { readJournal } from '../src/journal/follow.js'
 import { isTerminal, journalLog, type JournalRecord } from '../src/journal/records.js'
 import { loadWorkspace } from '../src/workspace/load.js'
 import { openState, type MarblesState } from '../src/state.js'
-import { HERE, kill, marbles, start, until } from './helpers.js'
+import { HERE, marbles, start, until } from './helpers.js'
 import { pgProject as pgProjectOn } from './pg-helpers.js'
 
 const PG = join(HERE, 'fixtures', 'postgres')
@@ -51,7 +51,8 @@ function worker(root: string, ...args: string[]) {
   children.push(w)
   return w
 }
-const ready = (w: ReturnType<typeof worker>) => until(() => w.output().stderr.includes('marbles worker:'), 20_000, 'the worker to start')
+const ready = (w: ReturnType<typeof worker>) =>
+  until(() => w.output().stderr.includes('marbles worker:'), 20_000, 'the worker to start')
 
 /** Run a child.mjs mode to its end; its stdout. */
 function child(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -63,7 +64,7 @@ function child(args: string[]): Promise<{ code: number | null; stdout: string; s
   return new Promise((resolve) => c.on('exit', (code) => resolve({ code, stdout, stderr })))
 }
 
-const statusOf = (records: JournalRecord[]) => records.filter((r) => r.type === 'status').at(-1)
+const _statusOf = (records: JournalRecord[]) => records.filter((r) => r.type === 'status').at(-1)
 const stepResult = (records: JournalRecord[], step: string) => {
   const end = records.find((r) => r.type === 'step' && r.step === step && r.phase === 'end')
   return end?.type === 'step' ? end.result : undefined
@@ -89,14 +90,23 @@ test('cross-worker: 50 runs dispatched by a process that exits at once, executed
     const watcher = child(['watch', root, ...all]) // a third process follows every run to its end
 
     // w1 executes both long runs (w2 takes `where` only) and some short ones: kill it mid-run.
-    await until(async () => {
-      const [a, b] = await Promise.all([readJournal(state.storage, plain), readJournal(state.storage, resumable)])
-      return stepResult(a, 'pid') !== undefined && stepResult(b, 'pid') !== undefined
-    }, 60_000, 'both long runs to be running')
-    await until(async () => {
-      for (const id of short) if (stepResult(await readJournal(state.storage, id), 'pid') === w1.child.pid) return true
-      return false
-    }, 60_000, 'w1 to take a short run')
+    await until(
+      async () => {
+        const [a, b] = await Promise.all([readJournal(state.storage, plain), readJournal(state.storage, resumable)])
+        return stepResult(a, 'pid') !== undefined && stepResult(b, 'pid') !== undefined
+      },
+      60_000,
+      'both long runs to be running',
+    )
+    await until(
+      async () => {
+        for (const id of short)
+          if (stepResult(await readJournal(state.storage, id), 'pid') === w1.child.pid) return true
+        return false
+      },
+      60_000,
+      'w1 to take a short run',
+    )
     assert.is(stepResult(await readJournal(state.storage, plain), 'pid'), w1.child.pid)
     assert.is(stepResult(await readJournal(state.storage, resumable), 'pid'), w1.child.pid)
     w1.child.kill('SIGKILL')
@@ -111,7 +121,11 @@ test('cross-worker: 50 runs dispatched by a process that exits at once, executed
     for (const info of infos) assert.ok(info && isTerminal(info.status), `${info?.id} is ${info?.status}`)
     const failedPlain = await engine.get(plain)
     assert.is(failedPlain?.status, 'failed')
-    assert.is(failedPlain?.reason, 'interrupted', 'not resumable: its job failed for good, and its run is failed (interrupted)')
+    assert.is(
+      failedPlain?.reason,
+      'interrupted',
+      'not resumable: its job failed for good, and its run is failed (interrupted)',
+    )
     const old = await engine.get(resumable)
     assert.is(old?.status, 'failed')
     assert.ok(old?.resumedBy, 'resumable: the retry of its job resumed it in a linked run')
@@ -122,12 +136,17 @@ test('cross-worker: 50 runs dispatched by a process that exits at once, executed
     assert.is(output.finishedBy, w3.child.pid)
 
     const pids = new Set(
-      (await Promise.all(short.map((id) => readJournal(state.storage, id)))).map((records) => stepResult(records, 'pid')).filter((pid) => pid !== undefined),
+      (await Promise.all(short.map((id) => readJournal(state.storage, id))))
+        .map((records) => stepResult(records, 'pid'))
+        .filter((pid) => pid !== undefined),
     )
     assert.ok(pids.has(w1.child.pid!) && pids.has(w2.child.pid!), `both workers got work: ${[...pids].join(', ')}`)
     for (const id of short) {
       const info = await engine.get(id)
-      assert.ok(info?.status === 'complete' || (info?.status === 'failed' && info.reason === 'interrupted'), `${id}: ${info?.status} ${info?.reason ?? ''}`)
+      assert.ok(
+        info?.status === 'complete' || (info?.status === 'failed' && info.reason === 'interrupted'),
+        `${id}: ${info?.status} ${info?.reason ?? ''}`,
+      )
     }
 
     const watched = await watcher
@@ -150,13 +169,23 @@ test('cancellation reaches a run another process executes (job.signal); a run no
     const w = worker(root, '--workflow', 'where')
     await ready(w)
     const { runId } = await engine.dispatch('where', { ms: 600_000 })
-    await until(async () => stepResult(await readJournal(state.storage, runId), 'pid') === w.child.pid, 20_000, 'the run to start on the worker')
+    await until(
+      async () => stepResult(await readJournal(state.storage, runId), 'pid') === w.child.pid,
+      20_000,
+      'the run to start on the worker',
+    )
     const cancel = marbles(['--root', root, 'cancel', runId])
     assert.is(cancel.code, 0, cancel.stderr)
     assert.match(cancel.stdout, new RegExp(`run ${runId} cancelled`))
     const records = await readJournal(state.storage, runId)
-    assert.equal(records.filter((r) => r.type === 'status').map((r) => r.type === 'status' && r.status), ['queued', 'running', 'cancel_requested', 'cancelled'])
-    assert.ok(!records.some((r) => r.type === 'step' && r.step === 'wait' && r.phase === 'end'), 'the step was stopped, not finished')
+    assert.equal(
+      records.filter((r) => r.type === 'status').map((r) => r.type === 'status' && r.status),
+      ['queued', 'running', 'cancel_requested', 'cancelled'],
+    )
+    assert.ok(
+      !records.some((r) => r.type === 'step' && r.step === 'wait' && r.phase === 'end'),
+      'the step was stopped, not finished',
+    )
     assert.ok(w.child.exitCode === null, 'the worker carries on')
 
     // `lasting` is a workflow no running worker takes: its job waits; cancelling it settles the run here.
@@ -184,7 +213,11 @@ test('hard timeout: a worker that froze mid-run (SIGSTOP) loses its job when it 
     const frozen = worker(root, '--workflow', 'hangs')
     await ready(frozen)
     const { runId } = await engine.dispatch('hangs', {})
-    await until(async () => stepResult(await readJournal(state.storage, runId), 'pid') === frozen.child.pid, 20_000, 'the run to start')
+    await until(
+      async () => stepResult(await readJournal(state.storage, runId), 'pid') === frozen.child.pid,
+      20_000,
+      'the run to start',
+    )
     frozen.child.kill('SIGSTOP') // its own 1.5 s timer cannot fire now
     const other = worker(root, '--workflow', 'where') // supervises the queue, and settles dead jobs
     await ready(other)
@@ -198,8 +231,14 @@ test('hard timeout: a worker that froze mid-run (SIGSTOP) loses its job when it 
     frozen.child.kill('SIGTERM') // once it has stopped, whatever it would journal is journaled
     await frozen.exited
     // Every entry as stored (readJournal would hide a second record under a seq already seen).
-    const stored = (await state.storage.readLog(journalLog(runId), 0)).entries.map((e) => JSON.parse(e) as JournalRecord)
-    assert.equal(stored.filter((r) => r.type === 'status').map((r) => r.type === 'status' && r.status), ['queued', 'running', 'failed'], 'one outcome')
+    const stored = (await state.storage.readLog(journalLog(runId), 0)).entries.map(
+      (e) => JSON.parse(e) as JournalRecord,
+    )
+    assert.equal(
+      stored.filter((r) => r.type === 'status').map((r) => r.type === 'status' && r.status),
+      ['queued', 'running', 'failed'],
+      'one outcome',
+    )
     assert.is((await engine.get(runId))?.error?.name, 'TimeoutError')
   } finally {
     await close()
@@ -214,13 +253,24 @@ test('SIGTERM: a worker stops taking jobs, lets a short run finish, hands a long
     await ready(a)
     const short = (await engine.dispatch('where', { ms: 800 })).runId
     const long = (await engine.dispatch('lasting', { ms: 600_000, resumedMs: 10 })).runId // outlasts any drain time
-    await until(async () => (await engine.get(short))?.status === 'running' && (await engine.get(long))?.status === 'running', 20_000, 'both runs to start')
+    await until(
+      async () => (await engine.get(short))?.status === 'running' && (await engine.get(long))?.status === 'running',
+      20_000,
+      'both runs to start',
+    )
     a.child.kill('SIGTERM')
     const stopped = await a.exited
     assert.is(stopped.code, 0, stopped.stderr)
-    assert.match(stopped.stderr, /marbles worker: stopping; 2 runs in hand get 1500 ms to finish\n[\s\S]*marbles worker: stopped\n$/)
+    assert.match(
+      stopped.stderr,
+      /marbles worker: stopping; 2 runs in hand get 1500 ms to finish\n[\s\S]*marbles worker: stopped\n$/,
+    )
     assert.is((await engine.get(short))?.status, 'complete', 'finished within the drain time')
-    assert.is((await engine.get(long))?.status, 'running', 'handed back, not cancelled: its journal waits for the next holder')
+    assert.is(
+      (await engine.get(long))?.status,
+      'running',
+      'handed back, not cancelled: its journal waits for the next holder',
+    )
 
     const b = worker(root)
     await ready(b)

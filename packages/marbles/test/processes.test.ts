@@ -13,18 +13,35 @@ for (const kind of STORAGES) {
     const project = await open(root)
     try {
       await until(() => serve.output().stderr.includes('marbles serve:'), 15_000, 'serve to start')
-      const reader = await openEngine({ storage: project.storage, kernel: project.kernel, definitions: await basicDefinitions() })
+      const reader = await openEngine({
+        storage: project.storage,
+        kernel: project.kernel,
+        definitions: await basicDefinitions(),
+      })
       assert.not.ok(reader.owner, 'serve owns the state')
       const plain = (await reader.dispatch('slow', { ms: 60_000 })).runId
       const resumable = (await reader.dispatch('resumable', { ms: 300 })).runId
-      await until(async () => (await reader.get(plain))?.status === 'running' && (await readJournal(project.storage, resumable)).some((r) => r.type === 'step' && r.step === 'long' && r.phase === 'start'), 15_000, 'both runs to run')
+      await until(
+        async () =>
+          (await reader.get(plain))?.status === 'running' &&
+          (await readJournal(project.storage, resumable)).some(
+            (r) => r.type === 'step' && r.step === 'long' && r.phase === 'start',
+          ),
+        15_000,
+        'both runs to run',
+      )
       await reader.close()
       serve.child.kill('SIGKILL')
       const { signal } = await serve.exited
       assert.is(signal, 'SIGKILL')
       assert.is((await reader.get(plain))?.status, 'running', 'left running by the dead process')
 
-      const engine = await openEngine({ storage: project.storage, kernel: project.kernel, definitions: await basicDefinitions(), role: 'owner' })
+      const engine = await openEngine({
+        storage: project.storage,
+        kernel: project.kernel,
+        definitions: await basicDefinitions(),
+        role: 'owner',
+      })
       try {
         const failed = await engine.get(plain)
         assert.is(failed?.status, 'failed')
@@ -37,9 +54,15 @@ for (const kind of STORAGES) {
         assert.is(linked?.status, 'complete')
         assert.is(linked?.resumes, resumable)
         const output = linked!.output as { first: string; second: string }
-        assert.is(output.first, `first at ${serve.child.pid}`, 'the finished step is replayed from the dead run, not run again')
+        assert.is(
+          output.first,
+          `first at ${serve.child.pid}`,
+          'the finished step is replayed from the dead run, not run again',
+        )
         assert.is(output.second, `second at ${process.pid}`)
-        const replayed = (await readJournal(project.storage, linked!.id)).find((r) => r.type === 'step' && r.step === 'first')
+        const replayed = (await readJournal(project.storage, linked!.id)).find(
+          (r) => r.type === 'step' && r.step === 'first',
+        )
         assert.ok(replayed?.type === 'step' && replayed.replayed)
       } finally {
         await engine.close()
@@ -53,16 +76,27 @@ for (const kind of STORAGES) {
   test(`${kind}: a watcher in another process joining mid-run replays and follows in exact order, without duplicates; then exits 0`, async () => {
     const root = await newProject(kind)
     const project = await open(root)
-    const engine = await openEngine({ storage: project.storage, kernel: project.kernel, definitions: await basicDefinitions() })
+    const engine = await openEngine({
+      storage: project.storage,
+      kernel: project.kernel,
+      definitions: await basicDefinitions(),
+    })
     try {
       const { runId } = await engine.dispatch('slow', { ms: 1500, lines: 60 })
       await until(async () => (await readJournal(project.storage, runId)).length > 15, 60_000, 'some lines')
       const watcher = start(['--root', root, 'watch', runId, '--json'], { cwd: '/' })
       const watched = await watcher.exited
       assert.is(watched.code, 0, watched.stderr)
-      const lines = watched.stdout.trim().split('\n').map((l) => JSON.parse(l) as JournalRecord)
+      const lines = watched.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as JournalRecord)
       const journal = await readJournal(project.storage, runId)
-      assert.equal(lines.map((r) => r.seq), journal.map((r) => r.seq), 'every record once, in order')
+      assert.equal(
+        lines.map((r) => r.seq),
+        journal.map((r) => r.seq),
+        'every record once, in order',
+      )
       assert.equal(lines, journal)
       assert.is(lines.filter((r) => r.type === 'log').length, 60)
       assert.ok(lines.at(-1)?.type === 'status' && lines.at(-1)!.type === 'status')
@@ -75,9 +109,14 @@ for (const kind of STORAGES) {
   test(`${kind}: watch exit codes: 0 complete, 1 failed, 2 cancelled, 3 suspended, 4 unknown run, 130 interrupted watcher (the run carries on)`, async () => {
     const root = await newProject(kind)
     const project = await open(root)
-    const engine = await openEngine({ storage: project.storage, kernel: project.kernel, definitions: await basicDefinitions() })
+    const engine = await openEngine({
+      storage: project.storage,
+      kernel: project.kernel,
+      definitions: await basicDefinitions(),
+    })
     try {
-      const settle = async (name: string, input?: unknown) => (await engine.settled((await engine.dispatch(name, input)).runId))!.id
+      const settle = async (name: string, input?: unknown) =>
+        (await engine.settled((await engine.dispatch(name, input)).runId))!.id
       const complete = await settle('hello', { who: 'w' })
       const failed = await settle('fails')
       const suspended = await settle('naps', { ms: 3_600_000 })
@@ -117,17 +156,45 @@ test('marbles run executes in its own process when no engine owns the state; a s
   const alone = marbles(['--root', root, '--source', BASIC, 'run', 'hello', '--input', '{"who":"cli"}'])
   assert.is(alone.code, 0, alone.stderr)
   assert.match(alone.stdout, /^run-[0-9a-z]{26}\nresult: \{"greeting":"hello cli","n":3\}\nrun run-\S+ complete\n$/)
-  for (const [name, code] of [['fails', 1], ['naps', 3]] as const) assert.is(marbles(['--root', root, '--source', BASIC, 'run', name, '--input', '{"ms":60000}']).code, code)
+  for (const [name, code] of [
+    ['fails', 1],
+    ['naps', 3],
+  ] as const)
+    assert.is(marbles(['--root', root, '--source', BASIC, 'run', name, '--input', '{"ms":60000}']).code, code)
 
   const serve = start(['--root', root, '--source', BASIC, 'serve'])
   try {
     await until(() => serve.output().stderr.includes('marbles serve:'), 15_000, 'serve to start')
-    const joined = marbles(['--root', root, '--source', BASIC, 'run', 'hello', '--input', '{"who":"joined"}', '--watch'])
+    const joined = marbles([
+      '--root',
+      root,
+      '--source',
+      BASIC,
+      'run',
+      'hello',
+      '--input',
+      '{"who":"joined"}',
+      '--watch',
+    ])
     assert.is(joined.code, 0, joined.stderr)
     assert.match(joined.stderr, new RegExp(`executed by the engine owning .* \\(pid ${serve.child.pid}\\)`))
     assert.match(joined.stdout, /hello joined/)
-    const detached = marbles(['--root', root, '--source', BASIC, 'run', 'slow', '--input', '{"ms":60000}', '--detach']).stdout.trim()
-    await until(() => marbles(['--root', root, 'runs']).stdout.includes(`${detached}  slow  running`), 10_000, 'the detached run to start')
+    const detached = marbles([
+      '--root',
+      root,
+      '--source',
+      BASIC,
+      'run',
+      'slow',
+      '--input',
+      '{"ms":60000}',
+      '--detach',
+    ]).stdout.trim()
+    await until(
+      () => marbles(['--root', root, 'runs']).stdout.includes(`${detached}  slow  running`),
+      10_000,
+      'the detached run to start',
+    )
     const cancel = marbles(['--root', root, 'cancel', detached])
     assert.is(cancel.code, 0, cancel.stderr)
     assert.match(cancel.stdout, /cancelled/)

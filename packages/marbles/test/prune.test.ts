@@ -11,8 +11,12 @@ for (const kind of STORAGES) {
   test(`${kind}: runs --status --workflow --since narrow the list; prune removes finished runs and their journals, never a queued one`, async () => {
     const root = await newProject(kind)
     const bin = (...args: string[]) => marbles(['--root', root, '--source', BASIC, ...args])
-    const runs = (...args: string[]) => (JSON.parse(bin('--json', 'runs', ...args).stdout) as { runs: Listed[] }).runs.map((r) => r.id).sort()
-    const run = (name: string, input: object = {}, ...flags: string[]) => bin('run', name, '--input', JSON.stringify(input), ...flags).stdout.split('\n')[0]!.trim()
+    const runs = (...args: string[]) =>
+      (JSON.parse(bin('--json', 'runs', ...args).stdout) as { runs: Listed[] }).runs.map((r) => r.id).sort()
+    const run = (name: string, input: object = {}, ...flags: string[]) =>
+      bin('run', name, '--input', JSON.stringify(input), ...flags)
+        .stdout.split('\n')[0]!
+        .trim()
     const hellos = [run('hello', { who: 'a' }), run('hello', { who: 'b' })].sort()
     const failed = run('fails')
     const queued = run('hello', { who: 'later' }, '--detach') // nobody serves: it stays queued
@@ -23,13 +27,21 @@ for (const kind of STORAGES) {
     assert.equal(runs('--since', '2999-01-01'), [])
     const bad = bin('runs', '--status', 'done')
     assert.is(bad.code, 1)
-    assert.match(bad.stderr, /^error: --status must be one or more of queued, running, suspended, cancel_requested, complete, failed, cancelled \(comma-separated\); got "done"/)
+    assert.match(
+      bad.stderr,
+      /^error: --status must be one or more of queued, running, suspended, cancel_requested, complete, failed, cancelled \(comma-separated\); got "done"/,
+    )
     assert.match(bin('runs', '--since', 'yesterday').stderr, /^error: --since must be an age like 2h or 7d, or a date/)
 
-    const some = JSON.parse(bin('--json', 'prune', '--older-than', '0s', '--status', 'failed').stdout) as { pruned: string[] }
+    const some = JSON.parse(bin('--json', 'prune', '--older-than', '0s', '--status', 'failed').stdout) as {
+      pruned: string[]
+    }
     assert.equal(some.pruned, [failed])
     assert.is(bin('watch', failed).code, 4, 'its journal is gone: an unknown run')
-    assert.match(bin('prune', '--status', 'running').stderr, /^error: --status: prune removes finished runs only \(complete, failed, cancelled\); got "running"/)
+    assert.match(
+      bin('prune', '--status', 'running').stderr,
+      /^error: --status: prune removes finished runs only \(complete, failed, cancelled\); got "running"/,
+    )
     assert.match(bin('prune').stdout, /^Pruned 0 finished runs/, 'the default retention keeps what finished today')
 
     // The retention setting in config.json.

@@ -26,14 +26,17 @@ test('20 runs, 3 cancelled and read at once: every run reaches a terminal state'
     const ids = await Promise.all(Array.from({ length: 20 }, async () => (await engine.dispatch('short')).runId))
     await Promise.all([...ids.slice(0, 3).map((id) => engine.cancel(id)), engine.get(ids[0]!), engine.runs()])
     const ends = await Promise.all(ids.map((id) => engine.settled(id, AbortSignal.timeout(20_000))))
-    assert.equal(ends.filter((info) => !info || !isTerminal(info.status)).map((info) => info?.status), [])
+    assert.equal(
+      ends.filter((info) => !info || !isTerminal(info.status)).map((info) => info?.status),
+      [],
+    )
   } finally {
     await engine.close()
     await project.close()
   }
 })
 
-test("a control request the owner fails to handle: the error is journaled in the run and logged, not swallowed", async () => {
+test('a control request the owner fails to handle: the error is journaled in the run and logged, not swallowed', async () => {
   const project = await open(await newProject('fs'))
   let failed = false
   // The owner's storage refuses its first cancel_requested record (a full disk, say).
@@ -67,7 +70,10 @@ test("a control request the owner fails to handle: the error is journaled in the
     await until(async () => (await owner.get(runId))?.status === 'suspended', 10_000, 'the run to suspend')
     await reader.cancel(runId) // through the control log: the owner's handler fails
     const logged = await until(
-      async () => (await readJournal(project.storage, runId)).find((r): r is Extract<JournalRecord, { type: 'log' }> => r.type === 'log' && r.level === 'error'),
+      async () =>
+        (await readJournal(project.storage, runId)).find(
+          (r): r is Extract<JournalRecord, { type: 'log' }> => r.type === 'log' && r.level === 'error',
+        ),
       10_000,
       'the error in the journal',
     )

@@ -13,7 +13,8 @@ const TICKS = 4
 function ticks(...stderrs: string[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>()
   for (const text of stderrs)
-    for (const m of text.matchAll(/schedule every-second \(tick ([^)]+)\): (?:already )?dispatched tick as (run-\w+)/g)) out.set(m[1]!, (out.get(m[1]!) ?? new Set()).add(m[2]!))
+    for (const m of text.matchAll(/schedule every-second \(tick ([^)]+)\): (?:already )?dispatched tick as (run-\w+)/g))
+      out.set(m[1]!, (out.get(m[1]!) ?? new Set()).add(m[2]!))
   return out
 }
 
@@ -33,13 +34,19 @@ async function servedTwice(root: string): Promise<void> {
   }
   const [ea, eb] = await Promise.all([a.exited, b.exited])
   const seen = ticks(ea.stderr, eb.stderr)
-  for (const [tick, runs] of seen) assert.is(runs.size, 1, `tick ${tick} made ${runs.size} runs: ${[...runs].join(', ')}`)
-  const listed = JSON.parse(marbles(['--root', root, '--json', 'runs', '--workflow', 'tick', '--limit', '1000']).stdout) as { runs: Array<{ id: string }> }
+  for (const [tick, runs] of seen)
+    assert.is(runs.size, 1, `tick ${tick} made ${runs.size} runs: ${[...runs].join(', ')}`)
+  const listed = JSON.parse(
+    marbles(['--root', root, '--json', 'runs', '--workflow', 'tick', '--limit', '1000']).stdout,
+  ) as { runs: Array<{ id: string }> }
   const fromTicks = new Set([...seen.values()].flatMap((runs) => [...runs]))
   const ids = new Set(listed.runs.map((r) => r.id))
   for (const id of fromTicks) assert.ok(ids.has(id), `${id} is a run`)
   // A process stopped between a dispatch and its log line leaves one run no line names.
-  assert.ok(ids.size <= seen.size + 1, `one run a tick: ${ids.size} runs for ${seen.size} ticks\n${ea.stderr}\n${eb.stderr}`)
+  assert.ok(
+    ids.size <= seen.size + 1,
+    `one run a tick: ${ids.size} runs for ${seen.size} ticks\n${ea.stderr}\n${eb.stderr}`,
+  )
 }
 
 for (const kind of STORAGES)

@@ -17,7 +17,10 @@ for (const kind of STORAGES) {
 
     const listed = marbles(['--root', root, '--source', NOISY, '--json', 'list'])
     assert.is(listed.code, 0, listed.stderr)
-    assert.equal(JSON.parse(listed.stdout).runnables.map((r: { name: string }) => r.name), ['quiet'])
+    assert.equal(
+      JSON.parse(listed.stdout).runnables.map((r: { name: string }) => r.name),
+      ['quiet'],
+    )
     assert.match(listed.stderr, /noisy module loaded \(console\.info\)/)
   })
 }

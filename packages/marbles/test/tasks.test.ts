@@ -11,13 +11,26 @@ test('dispatch_workflow and dispatch_agent as tasks: created at once, polled wit
   try {
     const { tools } = await mcp.client.listTools()
     const support = Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport]))
-    assert.equal(support, { list_config: undefined, dispatch_workflow: 'optional', dispatch_agent: 'optional', get_run: undefined, cancel_run: undefined })
-    assert.ok(mcp.client.getServerCapabilities()?.tasks?.requests?.tools?.call, 'the server declares task-augmented tools/call')
+    assert.equal(support, {
+      list_config: undefined,
+      dispatch_workflow: 'optional',
+      dispatch_agent: 'optional',
+      get_run: undefined,
+      cancel_run: undefined,
+    })
+    assert.ok(
+      mcp.client.getServerCapabilities()?.tasks?.requests?.tools?.call,
+      'the server declares task-augmented tools/call',
+    )
 
     // The whole stream: taskCreated, taskStatus until terminal, then the result (get_run's answer).
     const seen: string[] = []
     let result: Record<string, any> | undefined
-    for await (const message of tasks.callToolStream({ name: 'dispatch_workflow', arguments: { name: 'hello', input: { who: 'ada' } } }, CallToolResultSchema, { task: { ttl: 60_000 } })) {
+    for await (const message of tasks.callToolStream(
+      { name: 'dispatch_workflow', arguments: { name: 'hello', input: { who: 'ada' } } },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    )) {
       seen.push(message.type)
       if (message.type === 'taskCreated') assert.match(message.task.taskId, /^run-/)
       if (message.type === 'result') result = message.result
@@ -30,7 +43,10 @@ test('dispatch_workflow and dispatch_agent as tasks: created at once, polled wit
 
     // An agent as a task; tasks/result waits for it to settle.
     const created = await mcp.client.request(
-      { method: 'tools/call', params: { name: 'dispatch_agent', arguments: { prompt: 'Review. [delay-ms:300]' }, task: { ttl: 60_000 } } },
+      {
+        method: 'tools/call',
+        params: { name: 'dispatch_agent', arguments: { prompt: 'Review. [delay-ms:300]' }, task: { ttl: 60_000 } },
+      },
       CreateTaskResultSchema,
     )
     const agentTask = created.task.taskId
@@ -43,26 +59,47 @@ test('dispatch_workflow and dispatch_agent as tasks: created at once, polled wit
     assert.is(viaGetRun.data.status, 'completed', 'the task is the run: get_run reads it too')
 
     // Cancellation through the task method reaches the run.
-    const waiting = (await mcp.client.request({ method: 'tools/call', params: { name: 'dispatch_workflow', arguments: { name: 'waits' }, task: {} } }, CreateTaskResultSchema)).task
-    await until(async () => (await mcp.call('get_run', { runId: waiting.taskId })).data.status === 'running', 10_000, 'running')
+    const waiting = (
+      await mcp.client.request(
+        { method: 'tools/call', params: { name: 'dispatch_workflow', arguments: { name: 'waits' }, task: {} } },
+        CreateTaskResultSchema,
+      )
+    ).task
+    await until(
+      async () => (await mcp.call('get_run', { runId: waiting.taskId })).data.status === 'running',
+      10_000,
+      'running',
+    )
     const cancelled = await tasks.cancelTask(waiting.taskId)
     assert.is(cancelled.status, 'cancelled')
     assert.is((await mcp.call('get_run', { runId: waiting.taskId })).data.status, 'cancelled')
     const failed = await tasks.getTaskResult(waiting.taskId, CallToolResultSchema)
     assert.is(failed.isError, true, 'a cancelled run’s result is an error result')
-    assert.equal((await tasks.listTasks()).tasks.map((t) => t.taskId).sort(), [agentTask, waiting.taskId, result!.structuredContent.runId].sort())
+    assert.equal(
+      (await tasks.listTasks()).tasks.map((t) => t.taskId).sort(),
+      [agentTask, waiting.taskId, result!.structuredContent.runId].sort(),
+    )
 
     // Refusals: a bad dispatch names its field; get_run is no task; an unknown task is not found.
     const refused = async (name: string, args: Record<string, unknown>) => {
       try {
-        await mcp.client.request({ method: 'tools/call', params: { name, arguments: args, task: {} } }, CreateTaskResultSchema)
+        await mcp.client.request(
+          { method: 'tools/call', params: { name, arguments: args, task: {} } },
+          CreateTaskResultSchema,
+        )
       } catch (error) {
         return (error as Error).message
       }
       throw new Error(`${name} as a task was accepted`)
     }
-    assert.match(await refused('dispatch_workflow', { name: 'nope' }), /name: no workflow or step "nope"; known: big, hello, waits/)
-    assert.match(await refused('get_run', { runId: waiting.taskId }), /get_run does not run as a task \(dispatch_workflow, dispatch_agent do\); call it without task/)
+    assert.match(
+      await refused('dispatch_workflow', { name: 'nope' }),
+      /name: no workflow or step "nope"; known: big, hello, waits/,
+    )
+    assert.match(
+      await refused('get_run', { runId: waiting.taskId }),
+      /get_run does not run as a task \(dispatch_workflow, dispatch_agent do\); call it without task/,
+    )
     try {
       await tasks.getTask('run-00000000000000000000000000')
       assert.unreachable('an unknown task')

@@ -6,7 +6,14 @@ import { TOOLS } from '../src/mcp/tools.js'
 
 test('every marbles tool has a valid role: list_config and get_run need read, dispatches, cancel and signal need run', () => {
   const roles = checkTools(TOOLS)
-  assert.equal(Object.fromEntries(roles), { list_config: 'read', dispatch_workflow: 'run', dispatch_agent: 'run', get_run: 'read', cancel_run: 'run', signal_run: 'run' })
+  assert.equal(Object.fromEntries(roles), {
+    list_config: 'read',
+    dispatch_workflow: 'run',
+    dispatch_agent: 'run',
+    get_run: 'read',
+    cancel_run: 'run',
+    signal_run: 'run',
+  })
 })
 
 test.run()

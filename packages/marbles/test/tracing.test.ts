@@ -30,7 +30,8 @@ async function receiver(): Promise<{ url: string; spans: OtlpSpan[]; requests: (
       requests++
       if (req.url === '/v1/traces' && req.headers['content-type']?.startsWith('application/json')) {
         const payload = JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> }
-        for (const resource of payload.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans)
+        for (const resource of payload.resourceSpans)
+          for (const scope of resource.scopeSpans) spans.push(...scope.spans)
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
     })
@@ -40,8 +41,16 @@ async function receiver(): Promise<{ url: string; spans: OtlpSpan[]; requests: (
 }
 
 /** Run the built bin to its end without blocking this process (the receiver answers meanwhile). */
-function marblesAsync(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { FORCE_COLOR: _, OTEL_EXPORTER_OTLP_ENDPOINT: __, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: ___, ...base } = process.env
+function marblesAsync(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const {
+    FORCE_COLOR: _,
+    OTEL_EXPORTER_OTLP_ENDPOINT: __,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: ___,
+    ...base
+  } = process.env
   const child = spawn(process.execPath, [BIN, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
@@ -59,7 +68,10 @@ test('config.json tracing.otlpEndpoint: each run a span, each step a child span;
   const otlp = await receiver()
   try {
     const root = await newProject('fs')
-    writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify({ storage: { kind: 'fs' }, tracing: { otlpEndpoint: otlp.url } }))
+    writeFileSync(
+      join(root, '.foundry', 'config.json'),
+      JSON.stringify({ storage: { kind: 'fs' }, tracing: { otlpEndpoint: otlp.url } }),
+    )
     const ok = await marblesAsync(['--root', root, '--source', BASIC, 'run', 'hello', '--input', '{"who":"otel"}'])
     assert.is(ok.code, 0, ok.stderr)
     const runId = ok.stdout.split('\n')[0]!
@@ -73,7 +85,11 @@ test('config.json tracing.otlpEndpoint: each run a span, each step a child span;
     assert.is(step.traceId, run.traceId)
     assert.is(step.parentSpanId, run.spanId, 'the step is the run’s child')
     assert.is(attr(step, 'marbles.step.attempt'), 1)
-    assert.ok(BigInt(run.startTimeUnixNano) <= BigInt(step.startTimeUnixNano) && BigInt(step.endTimeUnixNano) <= BigInt(run.endTimeUnixNano), 'the step lies within the run')
+    assert.ok(
+      BigInt(run.startTimeUnixNano) <= BigInt(step.startTimeUnixNano) &&
+        BigInt(step.endTimeUnixNano) <= BigInt(run.endTimeUnixNano),
+      'the step lies within the run',
+    )
 
     const failed = await marblesAsync(['--root', root, '--source', BASIC, 'run', 'fails'])
     assert.is(failed.code, 1)
@@ -93,9 +109,13 @@ test('OTEL_EXPORTER_OTLP_ENDPOINT turns tracing on; without it or the config, no
     const off = await marblesAsync(['--root', root, '--source', BASIC, 'run', 'hello', '--input', '{"who":"quiet"}'])
     assert.is(off.code, 0, off.stderr)
     assert.is(otlp.requests(), 0, 'off by default: the process ended without exporting')
-    const on = await marblesAsync(['--root', root, '--source', BASIC, 'run', 'hello', '--input', '{"who":"env"}'], { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url })
+    const on = await marblesAsync(['--root', root, '--source', BASIC, 'run', 'hello', '--input', '{"who":"env"}'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    })
     assert.is(on.code, 0, on.stderr)
-    assert.ok(otlp.spans.some((s) => s.name === 'marbles.run hello' && attr(s, 'marbles.run.id') === on.stdout.split('\n')[0]))
+    assert.ok(
+      otlp.spans.some((s) => s.name === 'marbles.run hello' && attr(s, 'marbles.run.id') === on.stdout.split('\n')[0]),
+    )
     assert.ok(otlp.spans.some((s) => s.name === 'marbles.step count'))
   } finally {
     otlp.server.close()

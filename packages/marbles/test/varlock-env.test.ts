@@ -24,14 +24,18 @@ MARBLES_TEST_PORT=
 function workspace(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'marbles-varlock-'))
   const api = join(HERE, '..', 'dist', 'index.js')
-  writeFileSync(join(dir, 'flow.ts'), `import { workflow } from ${JSON.stringify(api)}
+  writeFileSync(
+    join(dir, 'flow.ts'),
+    `import { workflow } from ${JSON.stringify(api)}
 export const env = workflow({ name: 'env', run: () => ({ token: process.env.MARBLES_TEST_TOKEN ?? 'unset', level: process.env.MARBLES_TEST_LEVEL ?? 'unset', env: process.env.MARBLES_TEST_ENV ?? 'unset' }) })
-`)
+`,
+  )
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
   return dir
 }
 
-const result = (stdout: string) => JSON.parse(/^result: (.*)$/m.exec(stdout)?.[1] ?? 'null') as Record<string, string> | null
+const result = (stdout: string) =>
+  JSON.parse(/^result: (.*)$/m.exec(stdout)?.[1] ?? 'null') as Record<string, string> | null
 
 test('a .env setting a required variable satisfies it; a schema default reaches process.env; .env.local and the current environment’s file are loaded', async () => {
   const root = await newProject('fs')
@@ -43,11 +47,15 @@ test('a .env setting a required variable satisfies it; a schema default reaches 
 
   writeFileSync(join(source, '.env.local'), 'MARBLES_TEST_LEVEL=high\n')
   writeFileSync(join(source, '.env.test'), 'MARBLES_TEST_TOKEN=from-env-test-1\n')
-  const local = marbles(['--root', root, '--source', source, 'run', 'env'], { env: { ...base, MARBLES_TEST_ENV: 'test' } })
+  const local = marbles(['--root', root, '--source', source, 'run', 'env'], {
+    env: { ...base, MARBLES_TEST_ENV: 'test' },
+  })
   assert.is(local.code, 0, local.stderr)
   assert.equal(result(local.stdout), { token: 'from-env-test-1', level: 'high', env: 'test' })
 
-  const given = marbles(['--root', root, '--source', source, 'run', 'env'], { env: { ...base, MARBLES_TEST_TOKEN: 'from-the-shell-1' } })
+  const given = marbles(['--root', root, '--source', source, 'run', 'env'], {
+    env: { ...base, MARBLES_TEST_TOKEN: 'from-the-shell-1' },
+  })
   assert.equal(result(given.stdout)?.token, 'from-the-shell-1', 'the process environment wins over the files')
 })
 
@@ -56,10 +64,16 @@ test('a missing or invalid variable stops start-up with one line naming it, neve
   const source = workspace({ '.env.schema': SCHEMA })
   const missing = marbles(['--source', source, 'list'], { env: base })
   assert.is(missing.code, 1)
-  assert.match(missing.stderr, /^error: Environment variable MARBLES_TEST_TOKEN is missing \(required by \S+\.env\.schema\)\n$/)
+  assert.match(
+    missing.stderr,
+    /^error: Environment variable MARBLES_TEST_TOKEN is missing \(required by \S+\.env\.schema\)\n$/,
+  )
   const short = marbles(['--source', source, 'list'], { env: { ...base, MARBLES_TEST_TOKEN: 's3cr3t' } })
   assert.is(short.code, 1)
-  assert.match(short.stderr, /^error: Environment variable MARBLES_TEST_TOKEN is invalid \(\S+\.env\.schema\): [^\n]+\n$/)
+  assert.match(
+    short.stderr,
+    /^error: Environment variable MARBLES_TEST_TOKEN is invalid \(\S+\.env\.schema\): [^\n]+\n$/,
+  )
   assert.not.match(short.stderr, /s3cr3t/)
   writeFileSync(join(source, '.env.local'), 'MARBLES_TEST_PORT=99999-q7z\n')
   const port = marbles(['--source', source, 'list'], { env: { ...base, MARBLES_TEST_TOKEN: 'long-enough-token' } })
@@ -69,16 +83,30 @@ test('a missing or invalid variable stops start-up with one line naming it, neve
   const broken = workspace({ '.env.schema': '# @type=nonesuch\nMARBLES_TEST_X=1\n' })
   const bad = marbles(['--source', broken, 'list'], { env: base })
   assert.is(bad.code, 1)
-  assert.match(bad.stderr, /^error: Environment variable MARBLES_TEST_X is invalid \(\S+\): unknown data type: nonesuch\n$/)
+  assert.match(
+    bad.stderr,
+    /^error: Environment variable MARBLES_TEST_X is invalid \(\S+\): unknown data type: nonesuch\n$/,
+  )
 })
 
 test('an env.schema.json alone is still read, with one deprecation line; its defaults reach process.env too', async () => {
   const root = await newProject('fs')
-  const legacy = workspace({ 'env.schema.json': JSON.stringify({ type: 'object', properties: { MARBLES_TEST_TOKEN: { type: 'string' }, MARBLES_TEST_LEVEL: { type: 'string', default: 'high' } }, required: ['MARBLES_TEST_TOKEN'] }) })
-  const run = marbles(['--root', root, '--source', legacy, 'run', 'env'], { env: { MARBLES_TEST_TOKEN: 'legacy-token-1', MARBLES_TEST_LEVEL: '' } })
+  const legacy = workspace({
+    'env.schema.json': JSON.stringify({
+      type: 'object',
+      properties: { MARBLES_TEST_TOKEN: { type: 'string' }, MARBLES_TEST_LEVEL: { type: 'string', default: 'high' } },
+      required: ['MARBLES_TEST_TOKEN'],
+    }),
+  })
+  const run = marbles(['--root', root, '--source', legacy, 'run', 'env'], {
+    env: { MARBLES_TEST_TOKEN: 'legacy-token-1', MARBLES_TEST_LEVEL: '' },
+  })
   assert.is(run.code, 0, run.stderr)
   assert.equal(result(run.stdout), { token: 'legacy-token-1', level: 'high', env: 'unset' })
-  assert.match(run.stderr, /^marbles: \S+env\.schema\.json is deprecated: declare the variables in \.env\.schema \(Varlock\) beside it$/m)
+  assert.match(
+    run.stderr,
+    /^marbles: \S+env\.schema\.json is deprecated: declare the variables in \.env\.schema \(Varlock\) beside it$/m,
+  )
 })
 
 test.run()

@@ -21,4 +21,8 @@ export { PROTOCOL_VERSIONS } from '@foundry/server/stdio'
  * The result of an `initialize` request as the SDK's Server gives it, or `undefined` when the request
  * is not one it would accept as is (then the Server answers it, when it has loaded).
  */
-export const initializeResult = initializeAnswer({ info: SERVER_INFO, capabilities: CAPABILITIES, instructions: INSTRUCTIONS })
+export const initializeResult = initializeAnswer({
+  info: SERVER_INFO,
+  capabilities: CAPABILITIES,
+  instructions: INSTRUCTIONS,
+})

@@ -5,7 +5,10 @@ import type { Project } from '@foundry/project'
  * Resolves what to close when the server stops, or `undefined` when it started nothing; a failure to
  * start is its own to log, never the server's.
  */
-export type BesideService = (project: Project, log: (line: string) => void) => Promise<{ close(): Promise<void> } | undefined>
+export type BesideService = (
+  project: Project,
+  log: (line: string) => void,
+) => Promise<{ close(): Promise<void> } | undefined>
 
 /** The project a server opens at most once (again only after a failure), and what it started beside it. */
 export interface ProjectOpener {
@@ -15,7 +18,10 @@ export interface ProjectOpener {
   close(): Promise<void>
 }
 
-export function projectOpener(open: () => Promise<Project>, options: { beside?: readonly BesideService[]; log: (line: string) => void }): ProjectOpener {
+export function projectOpener(
+  open: () => Promise<Project>,
+  options: { beside?: readonly BesideService[]; log: (line: string) => void },
+): ProjectOpener {
   let opened: Promise<Project> | undefined
   let started: Promise<Array<{ close(): Promise<void> } | undefined>> | undefined
   let closing = false
@@ -29,13 +35,19 @@ export function projectOpener(open: () => Promise<Project>, options: { beside?: 
         throw error
       })
       const project = await opened
-      if (beside.length && !closing) started ??= Promise.all(beside.map((start) => start(project, log).catch(() => undefined)))
+      if (beside.length && !closing)
+        started ??= Promise.all(beside.map((start) => start(project, log).catch(() => undefined)))
       return project
     },
     async close() {
       closing = true
-      for (const service of (await started) ?? []) await service?.close().catch((error: unknown) => log(`closing a service beside the server failed: ${(error as Error).message}`))
-      await (await opened?.catch(() => undefined))?.close().catch((error: unknown) => log(`closing the project failed: ${(error as Error).message}`))
+      for (const service of (await started) ?? [])
+        await service
+          ?.close()
+          .catch((error: unknown) => log(`closing a service beside the server failed: ${(error as Error).message}`))
+      await (await opened?.catch(() => undefined))
+        ?.close()
+        .catch((error: unknown) => log(`closing the project failed: ${(error as Error).message}`))
     },
   }
 }

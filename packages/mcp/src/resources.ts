@@ -12,8 +12,18 @@ const MARKDOWN = 'text/markdown'
 export async function listResources(kernel: Kernel): Promise<Resource[]> {
   const { runbooks } = await kernel.runbooks.list()
   return [
-    { uri: INDEX_URI, name: 'Memory index', description: '.foundry/memory/INDEX.md, built on demand if missing', mimeType: MARKDOWN },
-    { uri: CONTRACTS_URI, name: 'I/O contracts', description: 'A markdown list of every available contract id', mimeType: MARKDOWN },
+    {
+      uri: INDEX_URI,
+      name: 'Memory index',
+      description: '.foundry/memory/INDEX.md, built on demand if missing',
+      mimeType: MARKDOWN,
+    },
+    {
+      uri: CONTRACTS_URI,
+      name: 'I/O contracts',
+      description: 'A markdown list of every available contract id',
+      mimeType: MARKDOWN,
+    },
     ...runbooks.map((r) => ({
       uri: RUNBOOK_PREFIX + r.slug,
       name: `Runbook: ${r.title}`,
@@ -37,7 +47,8 @@ async function resourceText(kernel: Kernel, uri: string): Promise<string | undef
     return (await kernel.runbooks.get({ slug: decodeURIComponent(uri.slice(RUNBOOK_PREFIX.length)) })).text
   } catch (error) {
     // A slug that does not exist, or could not (malformed): either way no such resource.
-    if (isFoundryError(error, 'NOT_FOUND') || isFoundryError(error, 'INVALID_INPUT') || error instanceof URIError) return undefined
+    if (isFoundryError(error, 'NOT_FOUND') || isFoundryError(error, 'INVALID_INPUT') || error instanceof URIError)
+      return undefined
     throw error
   }
 }

@@ -13,7 +13,7 @@ const initialize = (id: number, protocolVersion = '2025-06-18') => ({
   params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 })
 
-test('the initialize answer given before the SDK loads is the SDK Server\'s own, for every protocol version and an unknown one', async () => {
+test("the initialize answer given before the SDK loads is the SDK Server's own, for every protocol version and an unknown one", async () => {
   assert.equal(PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS)
   for (const version of [...SUPPORTED_PROTOCOL_VERSIONS, '1999-01-01']) {
     const request = initialize(1, version)
@@ -26,8 +26,15 @@ test('the initialize answer given before the SDK loads is the SDK Server\'s own,
     assert.equal(initializeResult(request), ((await answer) as { result: unknown }).result, version)
     await server.close()
   }
-  assert.is(initializeResult({ ...initialize(1, '2025-06-18'), extra: 1 }), undefined, 'what the SDK would refuse is left to it')
-  assert.is(initializeResult({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } }), undefined)
+  assert.is(
+    initializeResult({ ...initialize(1, '2025-06-18'), extra: 1 }),
+    undefined,
+    'what the SDK would refuse is left to it',
+  )
+  assert.is(
+    initializeResult({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } }),
+    undefined,
+  )
 })
 
 test.run()

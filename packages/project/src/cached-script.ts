@@ -33,17 +33,35 @@ export function runCachedScript<T>(script: URL, command?: string): T {
   } catch {
     // No cache yet.
   }
-  const compiled = new vm.Script(`(function (exports, require, module, __filename, __dirname, __import) {${source}\n})`, {
-    filename: file,
-    ...(cachedData && { cachedData }),
-  })
-  if (cache && (!cachedData || compiled.cachedDataRejected)) process.once('exit', () => save(cache, compiled, file, source))
+  const compiled = new vm.Script(
+    `(function (exports, require, module, __filename, __dirname, __import) {${source}\n})`,
+    {
+      filename: file,
+      ...(cachedData && { cachedData }),
+    },
+  )
+  if (cache && (!cachedData || compiled.cachedDataRejected))
+    process.once('exit', () => save(cache, compiled, file, source))
   const module = { exports: {} as T }
-  ;(compiled.runInThisContext() as ScriptWrapper)(module.exports, createRequire(file), module, file, dirname(file), importModule)
+  ;(compiled.runInThisContext() as ScriptWrapper)(
+    module.exports,
+    createRequire(file),
+    module,
+    file,
+    dirname(file),
+    importModule,
+  )
   return module.exports
 }
 
-type ScriptWrapper = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string, load: typeof importModule) => void
+type ScriptWrapper = (
+  exports: unknown,
+  require: NodeJS.Require,
+  module: { exports: unknown },
+  filename: string,
+  dirname: string,
+  load: typeof importModule,
+) => void
 
 /**
  * The script's `import()` (the build rewrites it to `__import`): on Node 20 code compiled from V8's cache

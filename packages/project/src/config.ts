@@ -52,7 +52,8 @@ export async function readProjectConfig(root: string): Promise<ProjectConfig> {
   try {
     text = await readFile(file, 'utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new FoundryError('UNAVAILABLE', `Cannot read ${file}: ${(error as Error).message}`, { cause: error })
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new FoundryError('UNAVAILABLE', `Cannot read ${file}: ${(error as Error).message}`, { cause: error })
   }
   return parseProjectConfig(text, file)
 }
@@ -79,19 +80,32 @@ export function parseProjectConfig(text: string | undefined, file: string): Proj
   } catch (error) {
     throw new FoundryError('INVALID_INPUT', `Invalid ${file}: not JSON (${(error as Error).message})`, { cause: error })
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new FoundryError('INVALID_INPUT', `Invalid ${file}: must be a JSON object ({ "storage": { "kind": "fs" } })`)
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new FoundryError('INVALID_INPUT', `Invalid ${file}: must be a JSON object ({ "storage": { "kind": "fs" } })`)
   const { storage, retrieval, sqlite, adapters, tracing, marbles = {}, ...kernelKeys } = raw as Record<string, unknown>
   if (typeof marbles !== 'object' || marbles === null || Array.isArray(marbles))
-    throw new FoundryError('INVALID_INPUT', `Invalid ${file}: marbles must be an object ({ "concurrency": 8, "retention": "30d" })`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `Invalid ${file}: marbles must be an object ({ "concurrency": 8, "retention": "30d" })`,
+    )
   const config = resolveConfig(kernelKeys, file)
   const chosenStorage = choice(storage, 'storage', DEFAULT_STORAGE, file)
   const chosenRetrieval = choice(retrieval, 'retrieval', DEFAULT_RETRIEVAL, file)
   // The old `"sqlite": { "path" }` names the file of the sqlite storage (and is meaningless for any other).
   if (sqlite !== undefined) {
-    if (typeof sqlite !== 'object' || sqlite === null || Array.isArray(sqlite) || !isOptionalString((sqlite as { path?: unknown }).path))
-      throw new FoundryError('INVALID_INPUT', `Invalid ${file}: sqlite must be { "path": "<file>" } (better: "storage": { "kind": "sqlite", "path": "<file>" })`)
+    if (
+      typeof sqlite !== 'object' ||
+      sqlite === null ||
+      Array.isArray(sqlite) ||
+      !isOptionalString((sqlite as { path?: unknown }).path)
+    )
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `Invalid ${file}: sqlite must be { "path": "<file>" } (better: "storage": { "kind": "sqlite", "path": "<file>" })`,
+      )
     const { path } = sqlite as { path?: string }
-    if (chosenStorage.kind === 'sqlite' && path !== undefined && chosenStorage.options.path === undefined) chosenStorage.options = { ...chosenStorage.options, path }
+    if (chosenStorage.kind === 'sqlite' && path !== undefined && chosenStorage.options.path === undefined)
+      chosenStorage.options = { ...chosenStorage.options, path }
   }
   const normalized: Record<string, unknown> = {}
   for (const key of Object.keys(raw)) {
@@ -129,13 +143,19 @@ function choice(value: unknown, key: string, fallback: string, file: string): Ad
     const { kind, ...options } = value as Record<string, unknown>
     if (typeof kind === 'string' && kind) return { kind, options }
   }
-  throw new FoundryError('INVALID_INPUT', `Invalid ${file}: ${key} must be { "kind": "<adapter>", …options } (e.g. { "kind": "${fallback}" }), got ${JSON.stringify(value)}`)
+  throw new FoundryError(
+    'INVALID_INPUT',
+    `Invalid ${file}: ${key} must be { "kind": "<adapter>", …options } (e.g. { "kind": "${fallback}" }), got ${JSON.stringify(value)}`,
+  )
 }
 
 function adapterList(value: unknown, file: string): string[] {
   if (value === undefined) return []
   if (Array.isArray(value) && value.every((v) => typeof v === 'string' && v.trim())) return value as string[]
-  throw new FoundryError('INVALID_INPUT', `Invalid ${file}: adapters must be a list of module paths (relative to the project root) or package names, e.g. ["./my-storage.mjs"]`)
+  throw new FoundryError(
+    'INVALID_INPUT',
+    `Invalid ${file}: adapters must be a list of module paths (relative to the project root) or package names, e.g. ["./my-storage.mjs"]`,
+  )
 }
 
 function isOptionalString(value: unknown): boolean {

@@ -27,7 +27,10 @@ export async function readContainedFile(root: string, path: string, maxBytes = R
   }
   const rel = relative(home, real)
   if (rel === '' || rel === '..' || rel.startsWith('..' + sep) || resolve(home, rel) !== real)
-    throw new FoundryError('INVALID_INPUT', `${path} is outside the project ${root} (after links); pass a JSON file inside the project, or the artifact itself as data.`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${path} is outside the project ${root} (after links); pass a JSON file inside the project, or the artifact itself as data.`,
+    )
   // O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer; O_NOFOLLOW: the
   // file checked above is not swapped for a link in between.
   const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0)
@@ -35,12 +38,20 @@ export async function readContainedFile(root: string, path: string, maxBytes = R
   try {
     handle = await open(real, flags)
   } catch (error) {
-    throw new FoundryError('INVALID_INPUT', `Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}; pass a regular JSON file inside the project.`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}; pass a regular JSON file inside the project.`,
+    )
   }
   try {
     const stat = await handle.stat()
-    if (!stat.isFile()) throw new FoundryError('INVALID_INPUT', `${path} is not a regular file (a folder, a FIFO or a device); pass a JSON file.`)
-    const tooBig = (size: number) => new FoundryError('INVALID_INPUT', `${path} is ${size} bytes; the limit is ${maxBytes}. Pass a smaller artifact.`)
+    if (!stat.isFile())
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `${path} is not a regular file (a folder, a FIFO or a device); pass a JSON file.`,
+      )
+    const tooBig = (size: number) =>
+      new FoundryError('INVALID_INPUT', `${path} is ${size} bytes; the limit is ${maxBytes}. Pass a smaller artifact.`)
     if (stat.size > maxBytes) throw tooBig(stat.size)
     // Read at most one byte past the limit: a file that grows meanwhile is still refused, never read whole.
     const buffer = Buffer.alloc(Math.min(maxBytes + 1, stat.size + 1))

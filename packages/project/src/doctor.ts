@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { buildIndex, dayOf, INDEX_KEY, isFoundryError, type Fact } from '@foundry/kernel'
-import { type DoctorFinding } from '@foundry/kernel/adapter'
+import type { DoctorFinding } from '@foundry/kernel/adapter'
 import { readProjectConfig } from './config.js'
 import { DATA_FOLDER } from './find.js'
 import { locateProject } from './locate.js'
@@ -45,7 +45,12 @@ export async function doctorProject(options: DoctorOptions = {}): Promise<Doctor
   } finally {
     await project.close()
   }
-  return { root, storage: storage.choice.kind, findings, healthy: findings.every((f) => f.status === 'note' || f.status === 'fixed') }
+  return {
+    root,
+    storage: storage.choice.kind,
+    findings,
+    healthy: findings.every((f) => f.status === 'note' || f.status === 'fixed'),
+  }
 }
 
 /**
@@ -70,5 +75,12 @@ async function checkIndex(project: Awaited<ReturnType<typeof openProject>>, fix:
   const problem = stored === undefined ? 'INDEX.md is missing' : 'INDEX.md is out of date with the facts'
   if (!fix) return [{ status: 'problem', check: 'index', ...(path && { path }), message: problem }]
   await kernel.memory.index()
-  return [{ status: 'fixed', check: 'index', ...(path && { path }), message: `${problem}: rebuilt (${facts.length} facts read)` }]
+  return [
+    {
+      status: 'fixed',
+      check: 'index',
+      ...(path && { path }),
+      message: `${problem}: rebuilt (${facts.length} facts read)`,
+    },
+  ]
 }

@@ -28,7 +28,8 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     type: 'url',
     default: 'none',
     example: 'postgres://foundry:secret@db.internal:5432/foundry',
-    about: 'The PostgreSQL server of a project whose config.json names storage "postgres" without a url. Its password never appears in output, logs or doctor.',
+    about:
+      'The PostgreSQL server of a project whose config.json names storage "postgres" without a url. Its password never appears in output, logs or doctor.',
     readBy: 'foundry, foundry-hook, marbles',
   },
   {
@@ -36,7 +37,8 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     type: 'list',
     default: 'none (tokens come from .foundry/tokens.json)',
     example: 'alice:write:s3cr3t,ci:read:r34d',
-    about: 'Bearer tokens of a team server, name:role:secret each, role read | write | run; used instead of tokens.json.',
+    about:
+      'Bearer tokens of a team server, name:role:secret each, role read | write | run; used instead of tokens.json.',
     readBy: 'foundry mcp --http, marbles mcp --http',
   },
   {
@@ -52,7 +54,8 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     type: 'number',
     default: '1024',
     example: '256',
-    about: 'Sessions a team server keeps open, all tokens together; when full, the largest holder’s least recently used idle session is closed for a new one.',
+    about:
+      'Sessions a team server keeps open, all tokens together; when full, the largest holder’s least recently used idle session is closed for a new one.',
     readBy: 'foundry mcp --http, marbles mcp --http',
   },
   {
@@ -60,7 +63,8 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     type: 'number',
     default: '32',
     example: '8',
-    about: 'Sessions one token may hold on a team server; past it the token’s least recently used idle session is closed (its client gets 404 and initializes again).',
+    about:
+      'Sessions one token may hold on a team server; past it the token’s least recently used idle session is closed (its client gets 404 and initializes again).',
     readBy: 'foundry mcp --http, marbles mcp --http',
   },
   {
@@ -68,7 +72,8 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     type: 'number',
     default: '16777216 (16 MiB)',
     example: '33554432',
-    about: 'Request body bytes one token may have in flight on a team server; a body past it while the token has others is refused with 429 before it is read.',
+    about:
+      'Request body bytes one token may have in flight on a team server; a body past it while the token has others is refused with 429 before it is read.',
     readBy: 'foundry mcp --http, marbles mcp --http',
   },
   {
@@ -92,7 +97,8 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     type: 'milliseconds',
     default: '1500',
     example: '800',
-    about: 'How long foundry-hook waits for the team server before it answers from the local project (or stays silent).',
+    about:
+      'How long foundry-hook waits for the team server before it answers from the local project (or stays silent).',
     readBy: 'foundry-hook',
   },
   {
@@ -124,7 +130,8 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     type: 'names',
     default: 'none',
     example: 'HTTPS_PROXY_USER,MY_TOOL_HOME',
-    about: 'Variables to pass to agent CLIs beyond the allow-list (PATH, HOME, the locale, proxies, model providers’ keys).',
+    about:
+      'Variables to pass to agent CLIs beyond the allow-list (PATH, HOME, the locale, proxies, model providers’ keys).',
     readBy: 'marbles',
   },
 ]

@@ -48,7 +48,9 @@ export function findProjectRoot(start: string): string | undefined {
 export function findProject(options: FindOptions = {}): string | undefined {
   const explicit = explicitRoot(options)
   if (explicit !== undefined) return isProject(explicit) ? explicit : undefined
-  return findProjectRoot(options.cwd ?? process.cwd()) ?? (options.fallback ? findProjectRoot(options.fallback) : undefined)
+  return (
+    findProjectRoot(options.cwd ?? process.cwd()) ?? (options.fallback ? findProjectRoot(options.fallback) : undefined)
+  )
 }
 
 /** `--root`, else `FOUNDRY_ROOT`, resolved; `undefined` when neither is given. */

@@ -52,7 +52,12 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
   }
   // Checked before anything is created: a built-in kind, with valid options (a third-party kind needs
   // its "adapters" entry, so such a project starts from a config.json written by hand).
-  const { choice: storage, descriptor } = await resolveAdapter(builtinRegistry(), 'storage', override(current.storage, options.storage), `${file} (new)`)
+  const { choice: storage, descriptor } = await resolveAdapter(
+    builtinRegistry(),
+    'storage',
+    override(current.storage, options.storage),
+    `${file} (new)`,
+  )
   const dataDir = join(root, DATA_FOLDER)
   const madeDataDir = !existsSync(dataDir)
   await mkdir(dataDir, { recursive: true })

@@ -66,13 +66,22 @@ export async function openProject(options: OpenProjectOptions = {}): Promise<Pro
   const file = await readProjectConfig(root)
   const registry = await withAdapterModules(builtinRegistry(), file.adapters, root, file.file)
   const storage = await resolveAdapter(registry, 'storage', sameStorage(file, options.overrides?.storage), file.file)
-  const retrieval = await resolveAdapter(registry, 'retrieval', override(file.retrieval, options.overrides?.retrieval), file.file)
+  const retrieval = await resolveAdapter(
+    registry,
+    'retrieval',
+    override(file.retrieval, options.overrides?.retrieval),
+    file.file,
+  )
   const site = { root, dataDir }
 
   const store = checked(await storage.descriptor.open(storage.choice.options, site), 'storage', storage.choice.kind)
   let retriever: Retriever
   try {
-    retriever = checked(await retrieval.descriptor.open(retrieval.choice.options, { ...site, storage: storage.choice }), 'retrieval', retrieval.choice.kind)
+    retriever = checked(
+      await retrieval.descriptor.open(retrieval.choice.options, { ...site, storage: storage.choice }),
+      'retrieval',
+      retrieval.choice.kind,
+    )
   } catch (error) {
     await store.close?.()
     throw error
@@ -124,7 +133,11 @@ export function sameStorage(file: ProjectConfig, wanted: AdapterOverride | undef
  * A storage of `choice` (default the folder layout) over `root`, outside any project: what
  * `foundry export` and `foundry import` copy through. It creates its data as it writes.
  */
-export async function openStorage(root: string, choice: AdapterOverride = 'fs', registry: Registry = builtinRegistry()): Promise<Storage> {
+export async function openStorage(
+  root: string,
+  choice: AdapterOverride = 'fs',
+  registry: Registry = builtinRegistry(),
+): Promise<Storage> {
   return (await openChoice(root, choice, registry)).storage
 }
 
@@ -145,8 +158,16 @@ export interface OpenedTarget {
  */
 export async function openTarget(target: string, registry: Registry = builtinRegistry()): Promise<OpenedTarget> {
   const [kind, match] = STORAGE_TARGETS.map((t) => [t, t.matches(target)] as const).find(([, m]) => m) ?? []
-  if (!kind || !match) throw new FoundryError('INVALID_INPUT', `No storage matches the location ${JSON.stringify(target)}: give a folder, a .db file or a postgres:// URL`)
-  const { storage, descriptor, options, site } = await openChoice(match.root, { kind: kind.kind, ...match.options }, registry)
+  if (!kind || !match)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `No storage matches the location ${JSON.stringify(target)}: give a folder, a .db file or a postgres:// URL`,
+    )
+  const { storage, descriptor, options, site } = await openChoice(
+    match.root,
+    { kind: kind.kind, ...match.options },
+    registry,
+  )
   return { storage, title: kind.title, path: match.path, queueUrl: descriptor.queueUrl?.(options, site) }
 }
 
@@ -155,7 +176,12 @@ async function openChoice(root: string, choice: AdapterOverride, registry: Regis
   const picked = override({ kind: '', options: {} }, choice)
   const { descriptor, choice: valid } = await resolveAdapter(registry, 'storage', picked, 'the storage options')
   const site = { root: dir, dataDir: join(dir, DATA_FOLDER) }
-  return { storage: checked(await descriptor.open(valid.options, site), 'storage', valid.kind), descriptor, options: valid.options, site }
+  return {
+    storage: checked(await descriptor.open(valid.options, site), 'storage', valid.kind),
+    descriptor,
+    options: valid.options,
+    site,
+  }
 }
 
 /**
@@ -163,13 +189,25 @@ async function openChoice(root: string, choice: AdapterOverride, registry: Regis
  * could be either). A storage descriptor may open a whole `Storage` or a `StorageDriver`, which the
  * kernel's `createStorage` wraps.
  */
-function checked<T extends Storage | Retriever>(opened: T | StorageDriver, seam: 'storage' | 'retrieval', kind: string): T {
-  const has = (...names: string[]) => names.every((n) => typeof (opened as unknown as Record<string, unknown>)?.[n] === 'function')
+function checked<T extends Storage | Retriever>(
+  opened: T | StorageDriver,
+  seam: 'storage' | 'retrieval',
+  kind: string,
+): T {
+  const has = (...names: string[]) =>
+    names.every((n) => typeof (opened as unknown as Record<string, unknown>)?.[n] === 'function')
   if (seam === 'storage' && !has('appendEvent')) {
     // Not a whole Storage: a StorageDriver, which the kernel wraps, or not a storage at all.
     if (missingDriverMembers(opened).length === 0) return createStorage(opened as StorageDriver) as T
-  } else if (seam === 'storage' ? has('get', 'put', 'list', 'exclusive', 'revision') && typeof (opened as Storage).flags === 'object' : has('revision', 'apply', 'search')) {
+  } else if (
+    seam === 'storage'
+      ? has('get', 'put', 'list', 'exclusive', 'revision') && typeof (opened as Storage).flags === 'object'
+      : has('revision', 'apply', 'search')
+  ) {
     return opened as T
   }
-  throw new FoundryError('INVALID_INPUT', `Adapter "${kind}" is not a ${seam === 'storage' ? 'Storage' : 'Retriever'}: name it in "${seam === 'storage' ? 'retrieval' : 'storage'}", or fix its open()`)
+  throw new FoundryError(
+    'INVALID_INPUT',
+    `Adapter "${kind}" is not a ${seam === 'storage' ? 'Storage' : 'Retriever'}: name it in "${seam === 'storage' ? 'retrieval' : 'storage'}", or fix its open()`,
+  )
 }

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { bm25Descriptor, FoundryError, minisearchDescriptor, validator } from '@foundry/kernel'
-import { type RetrieverDescriptor, type StorageDescriptor } from '@foundry/kernel/adapter'
+import type { RetrieverDescriptor, StorageDescriptor } from '@foundry/kernel/adapter'
 import type { AdapterChoice } from './config.js'
 
 type Load<D> = () => Promise<D>
@@ -47,7 +47,12 @@ export interface StorageTarget {
  * file, else a folder (the folder layout, kept in the folder itself).
  */
 export const STORAGE_TARGETS: readonly StorageTarget[] = [
-  { kind: 'postgres', title: 'PostgreSQL', matches: (target) => (/^postgres(ql)?:\/\//.test(target) ? { root: process.cwd(), options: { url: target } } : undefined) },
+  {
+    kind: 'postgres',
+    title: 'PostgreSQL',
+    matches: (target) =>
+      /^postgres(ql)?:\/\//.test(target) ? { root: process.cwd(), options: { url: target } } : undefined,
+  },
   {
     kind: 'sqlite',
     title: 'SQLite',
@@ -56,7 +61,11 @@ export const STORAGE_TARGETS: readonly StorageTarget[] = [
       return /\.(db|sqlite3?)$/.test(path) ? { root: dirname(path), options: { path }, path } : undefined
     },
   },
-  { kind: 'fs', title: 'folder', matches: (target) => ({ root: resolve(target), options: { folder: resolve(target) }, path: resolve(target) }) },
+  {
+    kind: 'fs',
+    title: 'folder',
+    matches: (target) => ({ root: resolve(target), options: { folder: resolve(target) }, path: resolve(target) }),
+  },
 ]
 
 /**
@@ -68,7 +77,10 @@ async function sqliteAdapter(what: string): Promise<typeof import('@foundry/adap
     return await import('@foundry/adapter-sqlite')
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string }
-    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && /['"]better-sqlite3['"]/.test(message ?? ''))
+    if (
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+      /['"]better-sqlite3['"]/.test(message ?? '')
+    )
       throw new FoundryError(
         'UNAVAILABLE',
         `${what} needs better-sqlite3, which is not installed: run \`npm install better-sqlite3\` beside Foundry (it builds a native module: python3, make and a C++ compiler when no prebuilt binary fits), or use storage "fs" with retrieval "minisearch"`,
@@ -88,7 +100,11 @@ export interface Registry {
 
 /** The built-in registry. */
 export function builtinRegistry(): Registry {
-  return { storages: new Map(Object.entries(BUILTIN_STORAGES)), retrievers: new Map(Object.entries(BUILTIN_RETRIEVERS)), external: new Map() }
+  return {
+    storages: new Map(Object.entries(BUILTIN_STORAGES)),
+    retrievers: new Map(Object.entries(BUILTIN_RETRIEVERS)),
+    external: new Map(),
+  }
 }
 
 /**
@@ -98,7 +114,12 @@ export function builtinRegistry(): Registry {
  * it in; `openProject` checks that what it opens is a storage or a retriever. A kind that is already
  * registered is refused (CONFLICT), so a module never silently replaces a built-in adapter.
  */
-export async function withAdapterModules(base: Registry, modules: readonly string[], root: string, file: string): Promise<Registry> {
+export async function withAdapterModules(
+  base: Registry,
+  modules: readonly string[],
+  root: string,
+  file: string,
+): Promise<Registry> {
   if (!modules.length) return base
   const external = new Map(base.external)
   for (const spec of modules) {
@@ -106,13 +127,28 @@ export async function withAdapterModules(base: Registry, modules: readonly strin
     try {
       exports = (await import(moduleUrl(spec, root))) as Record<string, unknown>
     } catch (error) {
-      throw new FoundryError('INVALID_INPUT', `Invalid ${file}: adapters: cannot load "${spec}" from ${root}: ${(error as Error).message.split('\n')[0]}`, { cause: error })
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `Invalid ${file}: adapters: cannot load "${spec}" from ${root}: ${(error as Error).message.split('\n')[0]}`,
+        { cause: error },
+      )
     }
     const found = Object.values(exports).filter(isDescriptor)
-    if (!found.length) throw new FoundryError('INVALID_INPUT', `Invalid ${file}: adapters: "${spec}" exports no adapter descriptor (defineStorage or defineRetriever of @foundry/kernel)`)
+    if (!found.length)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `Invalid ${file}: adapters: "${spec}" exports no adapter descriptor (defineStorage or defineRetriever of @foundry/kernel)`,
+      )
     for (const descriptor of new Set(found)) {
-      const taken = base.storages.has(descriptor.kind) || base.retrievers.has(descriptor.kind) ? 'a built-in adapter' : external.get(descriptor.kind)?.from
-      if (taken) throw new FoundryError('CONFLICT', `Invalid ${file}: adapters: "${spec}" registers kind "${descriptor.kind}", already registered by ${taken}; rename its kind`)
+      const taken =
+        base.storages.has(descriptor.kind) || base.retrievers.has(descriptor.kind)
+          ? 'a built-in adapter'
+          : external.get(descriptor.kind)?.from
+      if (taken)
+        throw new FoundryError(
+          'CONFLICT',
+          `Invalid ${file}: adapters: "${spec}" registers kind "${descriptor.kind}", already registered by ${taken}; rename its kind`,
+        )
       external.set(descriptor.kind, { descriptor, from: spec })
     }
   }
@@ -121,12 +157,15 @@ export async function withAdapterModules(base: Registry, modules: readonly strin
 
 /** The kinds a project can name for `storage` (or `retrieval`), for messages. */
 export function installedKinds(registry: Registry, seam: 'storage' | 'retrieval'): string[] {
-  const external = [...registry.external].filter(([, { descriptor }]) => fitsSeam(descriptor, seam)).map(([kind]) => kind)
+  const external = [...registry.external]
+    .filter(([, { descriptor }]) => fitsSeam(descriptor, seam))
+    .map(([kind]) => kind)
   return [...(seam === 'storage' ? registry.storages : registry.retrievers).keys(), ...external]
 }
 
 /** A descriptor made with `defineStorage` / `defineRetriever` names its seam; a hand-made one fits either (what it opens is checked). */
-const fitsSeam = (descriptor: StorageDescriptor | RetrieverDescriptor, seam: 'storage' | 'retrieval') => descriptor.seam === undefined || descriptor.seam === seam
+const fitsSeam = (descriptor: StorageDescriptor | RetrieverDescriptor, seam: 'storage' | 'retrieval') =>
+  descriptor.seam === undefined || descriptor.seam === seam
 
 /** A descriptor found for a seam, and the choice with its options as validated. */
 export type Resolved<D> = { descriptor: D; choice: AdapterChoice }
@@ -135,9 +174,24 @@ export type Resolved<D> = { descriptor: D; choice: AdapterChoice }
  * The descriptor of `choice.kind` for `seam` (INVALID_INPUT naming the installed kinds when there is
  * none), and its options validated by the descriptor's own schema (`Invalid storage in <file>: …`).
  */
-export async function resolveAdapter(registry: Registry, seam: 'storage', choice: AdapterChoice, file: string): Promise<Resolved<StorageDescriptor>>
-export async function resolveAdapter(registry: Registry, seam: 'retrieval', choice: AdapterChoice, file: string): Promise<Resolved<RetrieverDescriptor>>
-export async function resolveAdapter(registry: Registry, seam: 'storage' | 'retrieval', choice: AdapterChoice, file: string): Promise<Resolved<StorageDescriptor | RetrieverDescriptor>> {
+export async function resolveAdapter(
+  registry: Registry,
+  seam: 'storage',
+  choice: AdapterChoice,
+  file: string,
+): Promise<Resolved<StorageDescriptor>>
+export async function resolveAdapter(
+  registry: Registry,
+  seam: 'retrieval',
+  choice: AdapterChoice,
+  file: string,
+): Promise<Resolved<RetrieverDescriptor>>
+export async function resolveAdapter(
+  registry: Registry,
+  seam: 'storage' | 'retrieval',
+  choice: AdapterChoice,
+  file: string,
+): Promise<Resolved<StorageDescriptor | RetrieverDescriptor>> {
   const builtin = (seam === 'storage' ? registry.storages : registry.retrievers).get(choice.kind)
   const external = registry.external.get(choice.kind)?.descriptor
   const descriptor = builtin ? await builtin() : external && fitsSeam(external, seam) ? external : undefined
@@ -159,5 +213,11 @@ function moduleUrl(spec: string, root: string): string {
 function isDescriptor(value: unknown): value is StorageDescriptor | RetrieverDescriptor {
   if (typeof value !== 'object' || value === null) return false
   const d = value as Partial<StorageDescriptor>
-  return typeof d.kind === 'string' && d.kind !== '' && typeof d.open === 'function' && typeof d.options === 'object' && d.options !== null
+  return (
+    typeof d.kind === 'string' &&
+    d.kind !== '' &&
+    typeof d.open === 'function' &&
+    typeof d.options === 'object' &&
+    d.options !== null
+  )
 }

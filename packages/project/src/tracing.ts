@@ -12,7 +12,10 @@ export function tracingOf(value: unknown, file: string): TracingConfig {
   const endpoint = (value as { otlpEndpoint?: unknown } | null)?.otlpEndpoint
   const keys = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value) : undefined
   if (!keys || keys.some((key) => key !== 'otlpEndpoint') || (endpoint !== undefined && !isHttpUrl(endpoint)))
-    throw new FoundryError('INVALID_INPUT', `Invalid ${file}: tracing must be { "otlpEndpoint": "<http(s) URL of an OTLP collector>" } (or absent: no tracing)`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `Invalid ${file}: tracing must be { "otlpEndpoint": "<http(s) URL of an OTLP collector>" } (or absent: no tracing)`,
+    )
   return endpoint === undefined ? {} : { otlpEndpoint: endpoint as string }
 }
 

@@ -16,7 +16,10 @@ const BUILD = 'ab'.repeat(16)
 /** A program as `cachedScript` builds it: CommonJS, `await __import(…)` for a module it leaves out, the build line last. */
 function program(dir: string, build = BUILD): string {
   const file = join(dir, 'demo-cli.cjs')
-  writeFileSync(file, `exports.main = async () => { const os = await __import('node:os'); return 'platform ' + os.platform() + ' from ' + require('node:path').basename(__filename) }\n//# build ${build}\n`)
+  writeFileSync(
+    file,
+    `exports.main = async () => { const os = await __import('node:os'); return 'platform ' + os.platform() + ' from ' + require('node:path').basename(__filename) }\n//# build ${build}\n`,
+  )
   return file
 }
 
@@ -25,12 +28,18 @@ function run(file: string, tmp: string, env: NodeJS.ProcessEnv = {}): string {
   const code = `import { runCachedScript } from ${JSON.stringify(CACHED_SCRIPT)}
 const { main } = runCachedScript(new URL(${JSON.stringify(pathToFileURL(file).href)}), 'list')
 console.log(await main())`
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, TMPDIR: tmp, ...env } })
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+    encoding: 'utf8',
+    env: { ...process.env, TMPDIR: tmp, ...env },
+  })
   assert.is(child.status, 0, child.stderr)
   return child.stdout.trim()
 }
 
-const caches = (tmp: string) => readdirSync(tmp).filter((dir) => dir.startsWith('foundry-compile-cache-')).flatMap((dir) => readdirSync(join(tmp, dir)).map((name) => join(tmp, dir, name)))
+const caches = (tmp: string) =>
+  readdirSync(tmp)
+    .filter((dir) => dir.startsWith('foundry-compile-cache-'))
+    .flatMap((dir) => readdirSync(join(tmp, dir)).map((name) => join(tmp, dir, name)))
 
 test('the first run writes the cache for its build, Node and command; the next runs from it, dynamic imports included', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'foundry-cache-'))
@@ -41,14 +50,18 @@ test('the first run writes the cache for its build, Node and command; the next r
     assert.equal(more, [])
     assert.match(cache!, new RegExp(`demo-cli-${BUILD}-${process.version}-${process.arch}-list\\.bin$`))
     const written = readFileSync(cache!)
-    assert.is(run(file, tmp), `platform ${process.platform} from demo-cli.cjs`, 'from the cache, __import still reaches Node\'s loader')
+    assert.is(
+      run(file, tmp),
+      `platform ${process.platform} from demo-cli.cjs`,
+      "from the cache, __import still reaches Node's loader",
+    )
     assert.ok(readFileSync(cache!).equals(written), 'an accepted cache is not written again')
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }
 })
 
-test('a cache V8 rejects is replaced; a new build removes the old build\'s caches; NODE_DISABLE_COMPILE_CACHE writes none', () => {
+test("a cache V8 rejects is replaced; a new build removes the old build's caches; NODE_DISABLE_COMPILE_CACHE writes none", () => {
   const tmp = mkdtempSync(join(tmpdir(), 'foundry-cache-'))
   try {
     const file = program(tmp)
@@ -60,11 +73,18 @@ test('a cache V8 rejects is replaced; a new build removes the old build\'s cache
 
     const rebuilt = program(tmp, 'cd'.repeat(16))
     run(rebuilt, tmp)
-    assert.equal(caches(tmp).map((path) => path.includes('cd'.repeat(16))), [true], 'only the new build\'s cache is left')
+    assert.equal(
+      caches(tmp).map((path) => path.includes('cd'.repeat(16))),
+      [true],
+      "only the new build's cache is left",
+    )
 
     const quiet = mkdtempSync(join(tmpdir(), 'foundry-cache-'))
     run(program(quiet), quiet, { NODE_DISABLE_COMPILE_CACHE: '1' })
-    assert.equal(caches(quiet).filter((path) => path.endsWith('.bin')), [])
+    assert.equal(
+      caches(quiet).filter((path) => path.endsWith('.bin')),
+      [],
+    )
     rmSync(quiet, { recursive: true, force: true })
   } finally {
     rmSync(tmp, { recursive: true, force: true })
@@ -77,13 +97,16 @@ test('a script without a build line runs without a cache', () => {
     const file = join(tmp, 'plain.cjs')
     writeFileSync(file, "exports.main = async () => 'plain'\n")
     assert.is(run(file, tmp), 'plain')
-    assert.equal(caches(tmp).filter((path) => path.endsWith('.bin')), [])
+    assert.equal(
+      caches(tmp).filter((path) => path.endsWith('.bin')),
+      [],
+    )
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }
 })
 
-test('commandOf: the first word that is neither a flag nor a flag\'s value', () => {
+test("commandOf: the first word that is neither a flag nor a flag's value", () => {
   assert.is(commandOf(['--root', 'list', 'search', 'x'], ['--root']), 'search')
   assert.is(commandOf(['--json', 'list']), 'list')
   assert.is(commandOf(['--help']), undefined)

@@ -5,12 +5,16 @@ import { isFoundryError } from '@foundry/kernel'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openProject } from '../src/index.js'
-import { cleanup, tempDir, tempProject, thrown } from './helpers.js'
+import { cleanup, tempDir, tempProject } from './helpers.js'
 
 const test = suite('contract_validate {path}: only regular files inside the project, below a size limit')
 test.after(cleanup)
 
-const finding = { title: 'Charge retried twice', severity: 'high', failureScenario: 'A timeout after the charge went through retries it.' }
+const finding = {
+  title: 'Charge retried twice',
+  severity: 'high',
+  failureScenario: 'A timeout after the charge went through retries it.',
+}
 
 /** contract_validate's answer, or its error, with the text a caller would see. */
 async function validate(root: string, path: string): Promise<{ code?: string; text: string }> {
@@ -42,11 +46,20 @@ test('paths outside the project are refused and their content never quoted: /etc
   writeFileSync(join(outside, 'secret.json'), 'SECRET-TOKEN=hunter2 not json')
   symlinkSync(join(outside, 'secret.json'), join(root, 'link.json'))
   symlinkSync('/etc/passwd', join(root, 'passwd.json'))
-  for (const path of ['/etc/shadow', '/etc/passwd', '/proc/self/environ', '../' + outside.split('/').pop() + '/secret.json', join(outside, 'secret.json'), 'link.json', 'passwd.json']) {
+  for (const path of [
+    '/etc/shadow',
+    '/etc/passwd',
+    '/proc/self/environ',
+    '../' + outside.split('/').pop() + '/secret.json',
+    join(outside, 'secret.json'),
+    'link.json',
+    'passwd.json',
+  ]) {
     const { code, text } = await validate(root, path)
     assert.is(code, 'INVALID_INPUT', `${path}: ${text}`)
     assert.match(text, /outside the project/, text)
-    for (const leak of ['root:', 'HOME=', 'PATH=', 'SECRET', 'hunter2']) assert.not.ok(text.includes(leak), `${path} leaks "${leak}": ${text}`)
+    for (const leak of ['root:', 'HOME=', 'PATH=', 'SECRET', 'hunter2'])
+      assert.not.ok(text.includes(leak), `${path} leaks "${leak}": ${text}`)
   }
 })
 

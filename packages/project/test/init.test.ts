@@ -37,8 +37,14 @@ test('an unknown storage kind, or bad options, for a new project: INVALID_INPUT,
   const file = join(root, '.foundry', 'config.json')
   const unknown = await thrown(() => initProject({ root, storage: 'redis' }))
   assert.ok(isFoundryError(unknown, 'INVALID_INPUT'))
-  assert.is(unknown.message, `Invalid ${file} (new): storage kind "redis" is not installed; installed: fs, sqlite, postgres (register another in "adapters")`)
-  assert.is((await thrown(() => initProject({ root, storage: { kind: 'fs', durable: 'no' } }))).message, `Invalid storage in ${file} (new): durable must be boolean`)
+  assert.is(
+    unknown.message,
+    `Invalid ${file} (new): storage kind "redis" is not installed; installed: fs, sqlite, postgres (register another in "adapters")`,
+  )
+  assert.is(
+    (await thrown(() => initProject({ root, storage: { kind: 'fs', durable: 'no' } }))).message,
+    `Invalid storage in ${file} (new): durable must be boolean`,
+  )
   assert.equal(tree(root), [])
   assert.equal((await initProject({ root, storage: { kind: 'fs', durable: false } })).storage, 'fs')
   assert.equal(readJson(file), { storage: { kind: 'fs', durable: false } })
@@ -51,7 +57,13 @@ test('a folder that does not exist yet is created, like git init <dir>', async (
 })
 
 test('on a config.json in the old shape: rewritten in the current shape, other keys kept in order', async () => {
-  const root = tempProject({ profile: 'startup-mvp', storage: 'sqlite', sqlite: { path: 'data/m.db' }, retrieval: 'fts', indexTokenBudget: 3000 })
+  const root = tempProject({
+    profile: 'startup-mvp',
+    storage: 'sqlite',
+    sqlite: { path: 'data/m.db' },
+    retrieval: 'fts',
+    indexTokenBudget: 3000,
+  })
   const result = await initProject({ root })
   assert.is(result.migrated, true)
   assert.is(result.created, false)

@@ -43,7 +43,11 @@ test('opened from a subfolder, the project above it; from outside any project, N
 })
 
 test('the current shape: { kind, …options } for storage and retrieval', async () => {
-  const root = tempProject({ storage: { kind: 'sqlite', path: 'data/memory.db' }, retrieval: { kind: 'fts' }, indexTokenBudget: 2000 })
+  const root = tempProject({
+    storage: { kind: 'sqlite', path: 'data/memory.db' },
+    retrieval: { kind: 'fts' },
+    indexTokenBudget: 2000,
+  })
   const project = await openProject({ root })
   try {
     assert.is(project.storage.name, 'sqlite')
@@ -60,11 +64,20 @@ test('the current shape: { kind, …options } for storage and retrieval', async 
 })
 
 test('the old shape keeps working: "storage": "sqlite", "retrieval": "fts", "sqlite": { "path" }', async () => {
-  const root = tempProject({ storage: 'sqlite', retrieval: 'fts', sqlite: { path: 'data/memory.db' }, enforcement: 'warn' })
+  const root = tempProject({
+    storage: 'sqlite',
+    retrieval: 'fts',
+    sqlite: { path: 'data/memory.db' },
+    enforcement: 'warn',
+  })
   const read = await readProjectConfig(root)
   assert.ok(read.legacy)
   assert.equal(read.storage, { kind: 'sqlite', options: { path: 'data/memory.db' } })
-  assert.equal(read.normalized, { storage: { kind: 'sqlite', path: 'data/memory.db' }, retrieval: { kind: 'fts' }, enforcement: 'warn' })
+  assert.equal(read.normalized, {
+    storage: { kind: 'sqlite', path: 'data/memory.db' },
+    retrieval: { kind: 'fts' },
+    enforcement: 'warn',
+  })
   const project = await openProject({ root })
   try {
     assert.is(project.storage.name, 'sqlite')
@@ -78,7 +91,7 @@ test('the old shape keeps working: "storage": "sqlite", "retrieval": "fts", "sql
   assert.not.ok((await readProjectConfig(tempProject({ storage: { kind: 'fs' } }))).legacy)
 })
 
-test('a storage override may change options, never the kind; a retrieval override replaces the file\'s', async () => {
+test("a storage override may change options, never the kind; a retrieval override replaces the file's", async () => {
   const root = tempProject({ storage: { kind: 'sqlite', path: 'data/memory.db' } })
   const other = await thrown(() => openProject({ root, overrides: { storage: 'fs' } }))
   assert.ok(isFoundryError(other, 'CONFLICT'), String(other))
@@ -109,21 +122,36 @@ test('an unknown kind is INVALID_INPUT naming the installed kinds', async () => 
   const file = join(root, '.foundry', 'config.json')
   const error = await thrown(() => openProject({ root }))
   assert.ok(isFoundryError(error, 'INVALID_INPUT'))
-  assert.is(error.message, `Invalid ${file}: storage kind "redis" is not installed; installed: fs, sqlite, postgres (register another in "adapters")`)
+  assert.is(
+    error.message,
+    `Invalid ${file}: storage kind "redis" is not installed; installed: fs, sqlite, postgres (register another in "adapters")`,
+  )
   writeConfig(root, { retrieval: 'vector' })
-  assert.is((await thrown(() => openProject({ root }))).message, `Invalid ${file}: retrieval kind "vector" is not installed; installed: bm25, minisearch, fts, postgres (register another in "adapters")`)
+  assert.is(
+    (await thrown(() => openProject({ root }))).message,
+    `Invalid ${file}: retrieval kind "vector" is not installed; installed: bm25, minisearch, fts, postgres (register another in "adapters")`,
+  )
 })
 
-test('adapter options are checked by the adapter\'s own schema, before anything opens', async () => {
+test("adapter options are checked by the adapter's own schema, before anything opens", async () => {
   const root = tempProject({ storage: { kind: 'fs', durable: 'yes' } })
   const file = join(root, '.foundry', 'config.json')
   assert.is((await thrown(() => openProject({ root }))).message, `Invalid storage in ${file}: durable must be boolean`)
   writeConfig(root, { storage: { kind: 'sqlite', pth: 'x.db' } })
-  assert.is((await thrown(() => openProject({ root }))).message, `Invalid storage in ${file}: unknown property "pth" (remove it)`)
+  assert.is(
+    (await thrown(() => openProject({ root }))).message,
+    `Invalid storage in ${file}: unknown property "pth" (remove it)`,
+  )
   writeConfig(root, { retrieval: { kind: 'minisearch', fuzzy: 2 } })
-  assert.match((await thrown(() => openProject({ root }))).message, `Invalid retrieval in ${file}: fuzzy must be <= 0.5`)
+  assert.match(
+    (await thrown(() => openProject({ root }))).message,
+    `Invalid retrieval in ${file}: fuzzy must be <= 0.5`,
+  )
   writeConfig(root, { storage: 42 })
-  assert.is((await thrown(() => openProject({ root }))).message, `Invalid ${file}: storage must be { "kind": "<adapter>", …options } (e.g. { "kind": "fs" }), got 42`)
+  assert.is(
+    (await thrown(() => openProject({ root }))).message,
+    `Invalid ${file}: storage must be { "kind": "<adapter>", …options } (e.g. { "kind": "fs" }), got 42`,
+  )
   assert.equal(tree(join(root, '.foundry')), ['config.json'], 'nothing opened, nothing written')
 })
 
@@ -132,9 +160,15 @@ test('config.json that is not JSON, or breaks a kernel key, is INVALID_INPUT nam
   const file = join(root, '.foundry', 'config.json')
   assert.match((await thrown(() => openProject({ root }))).message, `Invalid ${file}: not JSON (`)
   writeConfig(root, { memoryRetrieval: { maxFacts: 100 } })
-  assert.is((await thrown(() => openProject({ root }))).message, `Invalid ${file}: memoryRetrieval.maxFacts must be <= 25`)
+  assert.is(
+    (await thrown(() => openProject({ root }))).message,
+    `Invalid ${file}: memoryRetrieval.maxFacts must be <= 25`,
+  )
   writeConfig(root, { adapters: './one.mjs' })
-  assert.match((await thrown(() => openProject({ root }))).message, `Invalid ${file}: adapters must be a list of module paths`)
+  assert.match(
+    (await thrown(() => openProject({ root }))).message,
+    `Invalid ${file}: adapters must be a list of module paths`,
+  )
 })
 
 test('a project on the folder layout never loads the native SQLite module', () => {

@@ -6,7 +6,9 @@ import { BUILTIN_STORAGES, openProject, openTarget } from '../src/index.js'
 import { STORAGE_TARGETS } from '../src/registry.js'
 import { cleanup, tempDir, tempProject } from './helpers.js'
 
-const test = suite('openTarget: a bare location names its storage; queueUrl: a storage that can host a job queue says where')
+const test = suite(
+  'openTarget: a bare location names its storage; queueUrl: a storage that can host a job queue says where',
+)
 test.after(cleanup)
 
 const kindOf = (target: string) => STORAGE_TARGETS.find((t) => t.matches(target))?.kind

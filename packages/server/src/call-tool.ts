@@ -19,12 +19,19 @@ export function createToolCaller<C>(table: readonly ToolRow<C>[], log: (line: st
     if (!check) inputs.set(row.name, (check = validator(row.input)))
     return check
   }
-  return async function callTool(context: () => Promise<C>, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+  return async function callTool(
+    context: () => Promise<C>,
+    name: string,
+    args: Record<string, unknown> | undefined,
+  ): Promise<CallToolResult> {
     const row = byName.get(name)
-    if (!row) return failure(`Unknown tool "${String(name).slice(0, 100)}". Available: ${table.map((t) => t.name).join(', ')}.`)
+    if (!row)
+      return failure(`Unknown tool "${String(name).slice(0, 100)}". Available: ${table.map((t) => t.name).join(', ')}.`)
     // Before the schema (whose checks recurse): arguments nested past any tool's need are refused.
     if (measureJson(args ?? {}, Number.POSITIVE_INFINITY, ARGS_MAX_DEPTH).depth > ARGS_MAX_DEPTH)
-      return failure(`${name} failed: Invalid arguments: nested more than ${ARGS_MAX_DEPTH} levels deep (an artifact at most ${JSON_MAX_DEPTH}); flatten them`)
+      return failure(
+        `${name} failed: Invalid arguments: nested more than ${ARGS_MAX_DEPTH} levels deep (an artifact at most ${JSON_MAX_DEPTH}); flatten them`,
+      )
     try {
       const input = inputOf(row).parse(args ?? {}, 'arguments')
       const result = await row.call(await context(), input)

@@ -48,6 +48,9 @@ export function onStopSignal(stop: (signal: string) => void): () => void {
 
 /** An error in one line of at most 500 characters: name, message and the frame that threw. */
 export function oneLine(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}${error.stack?.split('\n')[1]?.replace(/^\s+/, ' ') ?? ''}` : String(error)
+  const text =
+    error instanceof Error
+      ? `${error.name}: ${error.message}${error.stack?.split('\n')[1]?.replace(/^\s+/, ' ') ?? ''}`
+      : String(error)
   return text.replace(/\s+/g, ' ').slice(0, 500)
 }

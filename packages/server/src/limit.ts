@@ -34,7 +34,6 @@ export function createLimiter(running = MAX_RUNNING, waiting = MAX_WAITING) {
   }
 }
 
-
 /** Past the limiter's bound: nothing was done; the caller may retry shortly. */
 export class BusyError extends Error {
   constructor(

@@ -34,7 +34,10 @@ function publishedSchema(schema: unknown): unknown {
     if (key === 'patternProperties' && isMatchAll(value)) continue
     if (key === 'description' && Array.isArray(node.enum) && value === node.enum.join(' | ')) continue
     // Property names are data, not keywords: only their schemas are walked.
-    out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, publishedSchema(v)])) : publishedSchema(value)
+    out[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, publishedSchema(v)]))
+        : publishedSchema(value)
   }
   return out
 }

@@ -11,7 +11,12 @@ export const RELEASE_GRACE_MS = 10_000
  * Resolves when `release` has, or after `releaseGraceMs` (one line to `log`): a bin exits then,
  * whatever its calls still do.
  */
-export async function serveUntilClosed(server: Server, transport: Transport, release: () => Promise<void>, options: { releaseGraceMs?: number; log?: (line: string) => void } = {}): Promise<void> {
+export async function serveUntilClosed(
+  server: Server,
+  transport: Transport,
+  release: () => Promise<void>,
+  options: { releaseGraceMs?: number; log?: (line: string) => void } = {},
+): Promise<void> {
   const grace = options.releaseGraceMs ?? RELEASE_GRACE_MS
   const closed = new Promise<void>((resolve) => {
     let closing = false

@@ -94,14 +94,21 @@ export class FoundryStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return
-    if (!('method' in message) && 'id' in message && message.id !== undefined && JSON.stringify(message.id) === this.preanswered) {
+    if (
+      !('method' in message) &&
+      'id' in message &&
+      message.id !== undefined &&
+      JSON.stringify(message.id) === this.preanswered
+    ) {
       // The server's answer to the `initialize` answered already.
       this.preanswered = undefined
       this.settle(message.id)
       return
     }
     const json = `${JSON.stringify(message)}\n`
-    await new Promise<void>((resolve) => (process.stdout.write(json) ? resolve() : process.stdout.once('drain', resolve)))
+    await new Promise<void>((resolve) =>
+      process.stdout.write(json) ? resolve() : process.stdout.once('drain', resolve),
+    )
     if (!('method' in message) && 'id' in message && message.id !== undefined) this.settle(message.id)
   }
 
@@ -175,7 +182,11 @@ export class FoundryStdioTransport implements Transport {
     if (this.dropping) {
       const bytes = this.dropping
       this.dropping = 0
-      this.refuse(null, -32600, `Invalid Request: a message of ${bytes} bytes is over the limit of ${MAX_MESSAGE_BYTES} bytes (10 MiB); it was not read. Send smaller arguments.`)
+      this.refuse(
+        null,
+        -32600,
+        `Invalid Request: a message of ${bytes} bytes is over the limit of ${MAX_MESSAGE_BYTES} bytes (10 MiB); it was not read. Send smaller arguments.`,
+      )
       return
     }
     const text = Buffer.concat(this.line, this.lineBytes).toString('utf8').replace(/\r$/, '')
@@ -189,7 +200,11 @@ export class FoundryStdioTransport implements Transport {
       this.refuse(null, -32700, `Parse error: the message is not JSON (${(error as Error).message.slice(0, 200)})`)
       return
     }
-    if (this.options.initialize && !this.initializeSeen && (value as { method?: unknown } | null)?.method === 'initialize') {
+    if (
+      this.options.initialize &&
+      !this.initializeSeen &&
+      (value as { method?: unknown } | null)?.method === 'initialize'
+    ) {
       this.initializeSeen = true
       const result = this.options.initialize(value)
       if (result && !this.closed) {
@@ -215,7 +230,11 @@ export class FoundryStdioTransport implements Transport {
       const id = (value as { id?: unknown } | null)?.id
       const first = parsed.error.issues[0]
       const where = first?.path.length ? ` at ${first.path.join('.').slice(0, 100)}` : ''
-      this.refuse(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null, -32600, `Invalid Request: not a JSON-RPC 2.0 message${where}`)
+      this.refuse(
+        typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null,
+        -32600,
+        `Invalid Request: not a JSON-RPC 2.0 message${where}`,
+      )
       return
     }
     const message = parsed.data

@@ -1,4 +1,21 @@
 // @foundry/server/testing: what the servers' tests share: an MCP server over raw stdio, and a
 // protocol fuzzer built on the caller's fast-check.
-export { startRawServer, initialized, toolCall, textOf, INITIALIZE, INITIALIZED, type RawServer, type RawServerOptions } from './testing/raw-server.js'
-export { fuzzMessages, fuzzServer, encodeMessage, type FuzzMessage, type FuzzMessageOptions, type FuzzRunOptions, type FuzzRun } from './testing/fuzz.js'
+export {
+  startRawServer,
+  initialized,
+  toolCall,
+  textOf,
+  INITIALIZE,
+  INITIALIZED,
+  type RawServer,
+  type RawServerOptions,
+} from './testing/raw-server.js'
+export {
+  fuzzMessages,
+  fuzzServer,
+  encodeMessage,
+  type FuzzMessage,
+  type FuzzMessageOptions,
+  type FuzzRunOptions,
+  type FuzzRun,
+} from './testing/fuzz.js'

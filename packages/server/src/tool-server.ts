@@ -87,7 +87,9 @@ export function createToolServer<C>(options: ToolServerOptions<C>): Server {
     }
   })
   if (resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, async () => limited(async () => ({ resources: await resources.list(await context()) })))
+    server.setRequestHandler(ListResourcesRequestSchema, async () =>
+      limited(async () => ({ resources: await resources.list(await context()) })),
+    )
     server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) =>
       limited(async () => {
         const found = await resources.read(await context(), params.uri)
@@ -105,7 +107,8 @@ export function createToolServer<C>(options: ToolServerOptions<C>): Server {
     }
   }
   // Open the context while the client sends its first requests, not during the first tool call.
-  server.oninitialized = () => void context().catch((error: unknown) => log(`cannot open the project: ${(error as Error).message}`))
+  server.oninitialized = () =>
+    void context().catch((error: unknown) => log(`cannot open the project: ${(error as Error).message}`))
   return server
 }
 

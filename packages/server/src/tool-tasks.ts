@@ -33,9 +33,13 @@ export async function callAsTask<C>(
   context: () => Promise<C>,
   sessionId: string | undefined,
 ): Promise<CreateTaskResult> {
-  if (!tasks?.tools.includes(name)) throw new TaskCallError(`${name} does not run as a task${tasks ? ` (${tasks.tools.join(', ')} do)` : ''}; call it without task`)
+  if (!tasks?.tools.includes(name))
+    throw new TaskCallError(
+      `${name} does not run as a task${tasks ? ` (${tasks.tools.join(', ')} do)` : ''}; call it without task`,
+    )
   const result = await call()
-  if (result.isError) throw new TaskCallError(String((result.content[0] as { text?: string } | undefined)?.text ?? `${name} failed`))
+  if (result.isError)
+    throw new TaskCallError(String((result.content[0] as { text?: string } | undefined)?.text ?? `${name} failed`))
   return { task: await tasks.created(await context(), name, result, sessionId) }
 }
 

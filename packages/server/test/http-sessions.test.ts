@@ -18,12 +18,21 @@ test('a session unused past sessionIdleMs is closed: its client gets 404 and mus
   let closed = () => {}
   const expired = new Promise<void>((resolve) => (closed = resolve))
   const watched = () => Object.assign(session(), { onclose: () => closed() }) // the server learns its session ended
-  const http = await serveHttp({ name: 'test', session: watched, tools: [], sessionIdleMs: 5000, log: (l) => lines.push(l) }) // long enough for a handshake on a loaded machine
+  const http = await serveHttp({
+    name: 'test',
+    session: watched,
+    tools: [],
+    sessionIdleMs: 5000,
+    log: (l) => lines.push(l),
+  }) // long enough for a handshake on a loaded machine
   try {
     const client = await httpClient(http.url)
     await client.listTools()
     let bound: NodeJS.Timeout | undefined
-    const never = new Promise((_, reject) => (bound = setTimeout(() => reject(new Error('the idle session was never closed (waited 60 s)')), 60_000)))
+    const never = new Promise(
+      (_, reject) =>
+        (bound = setTimeout(() => reject(new Error('the idle session was never closed (waited 60 s)')), 60_000)),
+    )
     await Promise.race([expired, never]).finally(() => clearTimeout(bound)) // the idle session was swept
     let error: unknown
     await client.listTools().catch((e: unknown) => (error = e))
@@ -43,7 +52,10 @@ test('tokens from FOUNDRY_TOKENS are hashed and matched in constant time; an unk
   assert.equal(store.verify('one'), { name: 'a', roles: ['read'] })
   assert.equal(store.verify('two'), { name: 'b', roles: ['write', 'run'] })
   assert.is(store.verify('three'), undefined)
-  assert.throws(() => loadTokens('/nonexistent', { FOUNDRY_TOKENS: 'bad name:read:x' }), /FOUNDRY_TOKENS entry 1: write it as name:role\[\+role\]:secret/)
+  assert.throws(
+    () => loadTokens('/nonexistent', { FOUNDRY_TOKENS: 'bad name:read:x' }),
+    /FOUNDRY_TOKENS entry 1: write it as name:role\[\+role\]:secret/,
+  )
 })
 
 test.run()

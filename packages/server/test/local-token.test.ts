@@ -15,7 +15,11 @@ const scratch = () => {
   return dir
 }
 /** The message `promise` rejects with ('' when it resolves). */
-const refusal = (promise: Promise<unknown>) => promise.then(() => '', (error: unknown) => String((error as Error).message))
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => '',
+    (error: unknown) => String((error as Error).message),
+  )
 test.after(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
 
 test('written mode 0600 in a folder made 0700; claimed again, the same secret; it verifies as LOCAL', async () => {
@@ -43,7 +47,10 @@ test('a malformed file of the user is replaced; a folder open to others and a sy
   const open = join(scratch(), 'foundry')
   mkdirSync(open)
   chmodSync(open, 0o755)
-  assert.match(await refusal(claimLocalToken(join(open, 'http.token'))), /Local token refused: .* is open to group or others \(mode 755\); remove it, or make it yours with mode 0700/)
+  assert.match(
+    await refusal(claimLocalToken(join(open, 'http.token'))),
+    /Local token refused: .* is open to group or others \(mode 755\); remove it, or make it yours with mode 0700/,
+  )
   assert.is(statSync(open).mode & 0o777, 0o755)
   const linked = join(scratch(), 'foundry')
   mkdirSync(linked, { mode: 0o700 })

@@ -8,7 +8,8 @@ import { currentUid, localTokenPath, privateRuntimeDir } from '../src/runtime.js
 
 const SAVED = { TMPDIR: process.env.TMPDIR, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR }
 const base = mkdtempSync(join(tmpdir(), 'runtime-dir-'))
-const restore = (name: keyof typeof SAVED) => (SAVED[name] === undefined ? delete process.env[name] : (process.env[name] = SAVED[name]))
+const restore = (name: keyof typeof SAVED) =>
+  SAVED[name] === undefined ? delete process.env[name] : (process.env[name] = SAVED[name])
 test.after(() => {
   restore('TMPDIR')
   restore('XDG_RUNTIME_DIR')

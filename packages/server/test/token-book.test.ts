@@ -43,7 +43,10 @@ test('on files: create, list and revoke edit .foundry/tokens.json (0600); a runn
   const alice = await book.create('alice', ['read'])
   const bob = await book.create('bob@team', ['write'])
   assert.is(statSync(book.where).mode & 0o777, 0o600)
-  assert.equal((await book.list()).map((t) => t.name), ['alice', 'bob@team'])
+  assert.equal(
+    (await book.list()).map((t) => t.name),
+    ['alice', 'bob@team'],
+  )
   assert.is(await code(() => book.create('alice', ['read'])), 'CONFLICT')
 
   const accepted = await book.open()
@@ -53,7 +56,10 @@ test('on files: create, list and revoke edit .foundry/tokens.json (0600); a runn
   assert.is(accepted.verify(alice.secret), undefined, 'the next check reads the changed file')
   assert.is(accepted.verify(bob.secret)?.name, 'bob@team')
   assert.is(await code(() => book.revoke('alice')), 'NOT_FOUND')
-  assert.equal((await book.list()).map((t) => t.name), ['bob@team'])
+  assert.equal(
+    (await book.list()).map((t) => t.name),
+    ['bob@team'],
+  )
   const carol = await book.create('carol', ['run'])
   assert.is(accepted.verify(carol.secret)?.name, 'carol', 'a token created while serving is accepted too')
   accepted.close()
@@ -66,15 +72,24 @@ test('on a networked storage: the tokens are records of server.tokens (hashes on
   const alice = await book.create('alice@team', ['read', 'write'])
   assert.is(await code(() => book.create('alice@team', ['read'])), 'CONFLICT')
   const stored = JSON.stringify(await storage.list('server.tokens'))
-  assert.ok(stored.includes('alice@team') && !stored.includes(alice.secret), 'the record keeps the hash, never the secret')
-  assert.equal((await book.list()).map((t) => [t.name, t.roles]), [['alice@team', ['read', 'write']]])
+  assert.ok(
+    stored.includes('alice@team') && !stored.includes(alice.secret),
+    'the record keeps the hash, never the secret',
+  )
+  assert.equal(
+    (await book.list()).map((t) => [t.name, t.roles]),
+    [['alice@team', ['read', 'write']]],
+  )
 
   const accepted = await book.open()
   try {
     assert.is(accepted.verify(alice.secret)?.name, 'alice@team')
     assert.is(accepted.verify('fixed-secret')?.name, 'ci', 'FOUNDRY_TOKENS still counts')
     await book.revoke('alice@team')
-    assert.ok(await eventually(() => accepted.verify(alice.secret) === undefined), 'the revoked token is refused without a restart')
+    assert.ok(
+      await eventually(() => accepted.verify(alice.secret) === undefined),
+      'the revoked token is refused without a restart',
+    )
     assert.is(accepted.verify('fixed-secret')?.name, 'ci')
     assert.is(await code(() => book.revoke('alice@team')), 'NOT_FOUND')
     assert.equal(await book.list(), [])

@@ -9,11 +9,24 @@ import { checkTools } from '@foundry/kernel/tools'
 import { mayCall } from '../src/http/auth.js'
 
 const NoInput = Type.Object({}, { additionalProperties: false })
-const row = (name: string, role: unknown): ToolRow<unknown> => ({ name, description: name, input: NoInput, role: role as ToolRow['role'], call: async () => ({ text: 'ok', structured: {} }) })
+const row = (name: string, role: unknown): ToolRow<unknown> => ({
+  name,
+  description: name,
+  input: NoInput,
+  role: role as ToolRow['role'],
+  call: async () => ({ text: 'ok', structured: {} }),
+})
 
 test('checkTools returns each role by name', () => {
   const roles = checkTools([row('a', 'read'), row('b', 'write'), row('c', 'run')])
-  assert.equal([...roles], [['a', 'read'], ['b', 'write'], ['c', 'run']])
+  assert.equal(
+    [...roles],
+    [
+      ['a', 'read'],
+      ['b', 'write'],
+      ['c', 'run'],
+    ],
+  )
 })
 
 test('a row without a role, or with one not read/write/run, is refused with INVALID_INPUT naming the tool and the fix', () => {
@@ -35,9 +48,17 @@ test('two rows with one name are refused', () => {
 
 test('createToolServer and serveHttp refuse to start on a row without a role', async () => {
   const tools = [row('ok', 'read'), row('no_role', undefined)]
-  assert.throws(() => createToolServer({ info: { name: 't', version: '1' }, tools, context: () => ({}) }), /tool no_role: role missing/)
+  assert.throws(
+    () => createToolServer({ info: { name: 't', version: '1' }, tools, context: () => ({}) }),
+    /tool no_role: role missing/,
+  )
   let error: unknown
-  await serveHttp({ name: 't', tools, session: () => createToolServer({ info: { name: 't', version: '1' }, tools: [], context: () => ({}) }), log: () => {} }).catch((e: unknown) => (error = e))
+  await serveHttp({
+    name: 't',
+    tools,
+    session: () => createToolServer({ info: { name: 't', version: '1' }, tools: [], context: () => ({}) }),
+    log: () => {},
+  }).catch((e: unknown) => (error = e))
   assert.match(String(error), /tool no_role: role missing/)
 })
 
@@ -45,8 +66,14 @@ test('mayCall: a tool without a role is callable by nobody; write and run includ
   const roles = checkTools([row('r', 'read'), row('w', 'write'), row('x', 'run')])
   const reader = { name: 'rita', roles: ['read' as const] }
   const runner = { name: 'rex', roles: ['run' as const] }
-  assert.equal(['r', 'w', 'x', 'unlisted'].map((t) => mayCall(reader, t, roles)), [true, false, false, false])
-  assert.equal(['r', 'w', 'x', 'unlisted'].map((t) => mayCall(runner, t, roles)), [true, false, true, false])
+  assert.equal(
+    ['r', 'w', 'x', 'unlisted'].map((t) => mayCall(reader, t, roles)),
+    [true, false, false, false],
+  )
+  assert.equal(
+    ['r', 'w', 'x', 'unlisted'].map((t) => mayCall(runner, t, roles)),
+    [true, false, true, false],
+  )
 })
 
 test('publishTools publishes no role and no output schema, and leaves out of the input what tells a model nothing', () => {
@@ -60,7 +87,10 @@ test('publishTools publishes no role and no output schema, and leaves out of the
     },
     { additionalProperties: false },
   )
-  const [plain, textOnly] = publishTools([{ ...row('a', 'read'), input, output, title: 'A' }, { ...row('b', 'read'), output, textOnly: true }])
+  const [plain, textOnly] = publishTools([
+    { ...row('a', 'read'), input, output, title: 'A' },
+    { ...row('b', 'read'), output, textOnly: true },
+  ])
   assert.equal(Object.keys(plain!).sort(), ['description', 'inputSchema', 'name', 'title'])
   assert.equal(Object.keys(textOnly!).sort(), ['description', 'inputSchema', 'name'])
   assert.equal(plain!.inputSchema, {
@@ -73,7 +103,11 @@ test('publishTools publishes no role and no output schema, and leaves out of the
       description: { type: 'string', maxLength: 9, description: 'A field named description' },
     },
   })
-  assert.is((input as { additionalProperties?: boolean }).additionalProperties, false, 'the row keeps its schema: the server validates against it')
+  assert.is(
+    (input as { additionalProperties?: boolean }).additionalProperties,
+    false,
+    'the row keeps its schema: the server validates against it',
+  )
 })
 
 test.run()

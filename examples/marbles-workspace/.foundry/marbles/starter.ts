@@ -30,11 +30,15 @@ export const audit = workflow({
     ctx.log.info(`auditing ${input.area}`)
 
     // 1. A flaky read: the first attempt fails, the retry policy tries again (each attempt is journaled).
-    const numbers = await ctx.step('fetch', async ({ attempt }) => {
-      calls += 1
-      if (attempt === 1) throw new Error('upstream answered 503')
-      return { p99Ms: 2300, timeoutSeconds: input.timeoutSeconds, calls }
-    }, { retry: { attempts: 3, backoffMs: 50 } })
+    const numbers = await ctx.step(
+      'fetch',
+      async ({ attempt }) => {
+        calls += 1
+        if (attempt === 1) throw new Error('upstream answered 503')
+        return { p99Ms: 2300, timeoutSeconds: input.timeoutSeconds, calls }
+      },
+      { retry: { attempts: 3, backoffMs: 50 } },
+    )
 
     // 2. A fact in the project's memory.
     const written = await ctx.step('remember', async () => {
@@ -86,7 +90,8 @@ export const timeoutDecided = monitor({
   name: 'timeout-decided',
   workflow: tick,
   every: '200ms',
-  poll: async ({ kernel }) => (await kernel.memory.list({ type: 'decision' })).filter((f) => /timeout/i.test(f.title)).length,
+  poll: async ({ kernel }) =>
+    (await kernel.memory.list({ type: 'decision' })).filter((f) => /timeout/i.test(f.title)).length,
   when: (count) => count > 0,
   input: () => ({ from: 'monitor' }),
 })

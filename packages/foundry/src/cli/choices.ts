@@ -6,9 +6,19 @@ import type { Confidence, FactType } from '@foundry/kernel'
  * names exactly the values of the kernel's type.
  */
 function allValues<T extends string>() {
-  return <const L extends readonly T[]>(values: L & ([Exclude<T, L[number]>] extends [never] ? unknown : `missing ${Exclude<T, L[number]>}`)) => values
+  return <const L extends readonly T[]>(
+    values: L & ([Exclude<T, L[number]>] extends [never] ? unknown : `missing ${Exclude<T, L[number]>}`),
+  ) => values
 }
 
-export const FACT_TYPES = allValues<FactType>()(['decision', 'constraint', 'convention', 'domain', 'risk', 'metric', 'glossary'])
+export const FACT_TYPES = allValues<FactType>()([
+  'decision',
+  'constraint',
+  'convention',
+  'domain',
+  'risk',
+  'metric',
+  'glossary',
+])
 export const CONFIDENCES = allValues<Confidence>()(['high', 'medium', 'low'])
 export const FACT_STATUSES = ['active', 'superseded', 'expired', 'forgotten', 'all'] as const

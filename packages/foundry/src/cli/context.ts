@@ -54,7 +54,9 @@ export function action<A extends unknown[]>(run: CommandAction<A>): (...args: un
     try {
       const output = await run(ctx, ...(args as A))
       if (output) {
-        process.stdout.write(`${globals.json ? JSON.stringify(output.json, null, 2) : output.text.replace(/\n+$/, '')}\n`)
+        process.stdout.write(
+          `${globals.json ? JSON.stringify(output.json, null, 2) : output.text.replace(/\n+$/, '')}\n`,
+        )
         process.exitCode = output.exitCode ?? 0
       }
     } catch (error) {
@@ -68,7 +70,9 @@ export function action<A extends unknown[]>(run: CommandAction<A>): (...args: un
 /** One line on stderr and exit code 1; the stack too with `--debug`. */
 export function fail(error: unknown, debug = false): void {
   const message = error instanceof Error ? error.message : String(error)
-  process.stderr.write(`error: ${debug && error instanceof Error && error.stack ? error.stack : message.split('\n')[0]}\n`)
+  process.stderr.write(
+    `error: ${debug && error instanceof Error && error.stack ? error.stack : message.split('\n')[0]}\n`,
+  )
   process.exitCode = 1
 }
 

@@ -9,7 +9,12 @@ import { join } from 'node:path'
  * the editor fails nothing is saved; when `save` fails the edited file is kept and the error says
  * where, so a person's work is never thrown away. Throws when no editor is set, naming `flags`.
  */
-export async function withEditor<T>(name: string, text: string, flags: string, save: (edited: string) => Promise<T>): Promise<T> {
+export async function withEditor<T>(
+  name: string,
+  text: string,
+  flags: string,
+  save: (edited: string) => Promise<T>,
+): Promise<T> {
   const editor = process.env.VISUAL || process.env.EDITOR
   if (!editor) throw new Error(`No editor: set $EDITOR, or pass ${flags}`)
   const dir = mkdtempSync(join(tmpdir(), 'foundry-edit-'))
@@ -21,8 +26,10 @@ export async function withEditor<T>(name: string, text: string, flags: string, s
       process.platform === 'win32'
         ? spawnSync(`${editor} "${file}"`, { shell: true, stdio: 'inherit' })
         : spawnSync('sh', ['-c', `${editor} "$@"`, editor, file], { stdio: 'inherit' })
-    if (run.error) throw new Error(`Cannot run the editor ${JSON.stringify(editor)}: ${run.error.message}; nothing written`)
-    if (run.status !== 0) throw new Error(`The editor ${JSON.stringify(editor)} exited with ${run.status ?? run.signal}; nothing written`)
+    if (run.error)
+      throw new Error(`Cannot run the editor ${JSON.stringify(editor)}: ${run.error.message}; nothing written`)
+    if (run.status !== 0)
+      throw new Error(`The editor ${JSON.stringify(editor)} exited with ${run.status ?? run.signal}; nothing written`)
     keep = true
     const saved = await save(readFileSync(file, 'utf8'))
     keep = false

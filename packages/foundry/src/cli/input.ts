@@ -12,7 +12,9 @@ export async function readText(file: string | undefined): Promise<string> {
   try {
     return await readFile(resolve(file), 'utf8')
   } catch (error) {
-    throw new Error(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error })
+    throw new Error(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      cause: error,
+    })
   }
 }
 
@@ -26,7 +28,8 @@ export async function readJsonObject(file: string | undefined): Promise<Record<s
     if (error instanceof SyntaxError) throw new Error(`${source} is not valid JSON: ${error.message}`, { cause: error })
     throw error
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${source} must hold a JSON object`)
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${source} must hold a JSON object`)
   return value as Record<string, unknown>
 }
 

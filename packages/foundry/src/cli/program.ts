@@ -8,9 +8,15 @@ export function createProgram(commands = COMMANDS): Command {
   const program = new Command('foundry')
     .description('Project memory, runbooks, contracts and token budgets for coding agents.')
     .version(pkg.version)
-    .option('--root <dir>', 'the project root (default: $FOUNDRY_ROOT, else the nearest folder holding .foundry/ at or above the current one)')
-    .option('--storage <kind>', 'override the "storage" kind of .foundry/config.json: fs, sqlite, postgres (its URL from FOUNDRY_DATABASE_URL), or one registered in "adapters"')
-    .option('--json', 'print JSON for scripts (the MCP tool\'s structuredContent where there is one)')
+    .option(
+      '--root <dir>',
+      'the project root (default: $FOUNDRY_ROOT, else the nearest folder holding .foundry/ at or above the current one)',
+    )
+    .option(
+      '--storage <kind>',
+      'override the "storage" kind of .foundry/config.json: fs, sqlite, postgres (its URL from FOUNDRY_DATABASE_URL), or one registered in "adapters"',
+    )
+    .option('--json', "print JSON for scripts (the MCP tool's structuredContent where there is one)")
     .option('--debug', 'print stack traces')
     .configureHelp({ showGlobalOptions: true })
   for (const make of commands) {

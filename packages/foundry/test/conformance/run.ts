@@ -6,7 +6,16 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /** The generic server scenarios of the issue: those that need no tool, resource or prompt of the reference server. */
-export const GENERIC_SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'logging-set-level', 'server-sse-multiple-streams', 'dns-rebinding-protection']
+export const GENERIC_SCENARIOS = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'resources-list',
+  'prompts-list',
+  'logging-set-level',
+  'server-sse-multiple-streams',
+  'dns-rebinding-protection',
+]
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 const CONFORMANCE = join(here, '..', '..', 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js')
@@ -17,12 +26,33 @@ const CONFORMANCE = join(here, '..', '..', 'node_modules', '@modelcontextprotoco
  * when the scenario passes, or fails and is listed; 1 otherwise (a regression, or a stale entry).
  * Asynchronous, so a proxy in this process (`withBearer`) keeps answering meanwhile.
  */
-export async function runScenario(url: string, scenario: string, expected: string): Promise<{ code: number | null; output: string }> {
+export async function runScenario(
+  url: string,
+  scenario: string,
+  expected: string,
+): Promise<{ code: number | null; output: string }> {
   const out = mkdtempSync(join(tmpdir(), 'conformance-'))
   try {
-    const run = spawn(process.execPath, ['--import', join(here, 'node20.mjs'), CONFORMANCE, 'server', '--url', url, '--scenario', scenario, '--expected-failures', expected, '-o', out], {
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-    })
+    const run = spawn(
+      process.execPath,
+      [
+        '--import',
+        join(here, 'node20.mjs'),
+        CONFORMANCE,
+        'server',
+        '--url',
+        url,
+        '--scenario',
+        scenario,
+        '--expected-failures',
+        expected,
+        '-o',
+        out,
+      ],
+      {
+        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      },
+    )
     let output = ''
     run.stdout.on('data', (d: Buffer) => (output += d.toString()))
     run.stderr.on('data', (d: Buffer) => (output += d.toString()))
@@ -51,10 +81,13 @@ export async function withBearer(url: string, token: string): Promise<{ url: str
     const headers = { ...req.headers, authorization: `Bearer ${token}` }
     if (headers.host) headers.host = swap(headers.host)
     if (headers.origin) headers.origin = swap(headers.origin)
-    const up = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers)
-      answer.pipe(res)
-    })
+    const up = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+      },
+    )
     up.on('error', () => res.destroy())
     req.pipe(up)
   })

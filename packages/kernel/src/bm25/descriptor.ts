@@ -5,11 +5,24 @@ import { bm25Retriever } from './retriever.js'
 /** `"retrieval": { "kind": "bm25" }`: BM25 over typed arrays in memory, snapshotted into the storage when idle. */
 export const bm25Descriptor = defineRetriever({
   kind: 'bm25',
-  description: 'BM25 over typed arrays in memory (the MiniSearch retriever’s scores and matching), snapshotted into the storage when idle',
+  description:
+    'BM25 over typed arrays in memory (the MiniSearch retriever’s scores and matching), snapshotted into the storage when idle',
   options: Type.Object(
     {
-      prefixMinLength: Type.Optional(Type.Integer({ minimum: 0, maximum: 50, description: 'Prefix-match unknown query words this long or longer; 0 turns it off' })),
-      fuzzy: Type.Optional(Type.Number({ minimum: 0, maximum: 0.5, description: 'Edit distance for unknown words, as a fraction of their length; 0 turns it off' })),
+      prefixMinLength: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          maximum: 50,
+          description: 'Prefix-match unknown query words this long or longer; 0 turns it off',
+        }),
+      ),
+      fuzzy: Type.Optional(
+        Type.Number({
+          minimum: 0,
+          maximum: 0.5,
+          description: 'Edit distance for unknown words, as a fraction of their length; 0 turns it off',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),

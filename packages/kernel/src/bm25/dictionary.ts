@@ -55,7 +55,8 @@ export class Dictionary {
 
   private scanPrefixed(word: string): string[] {
     const out: string[] = []
-    for (let at = lowerBound(this.sorted, word); at < this.sorted.length && this.sorted[at]!.startsWith(word); at++) if (this.sorted[at] !== word) out.push(this.sorted[at]!)
+    for (let at = lowerBound(this.sorted, word); at < this.sorted.length && this.sorted[at]!.startsWith(word); at++)
+      if (this.sorted[at] !== word) out.push(this.sorted[at]!)
     for (const term of this.recent) if (term.startsWith(word) && term !== word) out.push(term)
     return out
   }
@@ -96,7 +97,9 @@ export class Dictionary {
     let i = 0
     let j = 0
     let w = 0
-    while (i < this.sorted.length || j < add.length) out[w++] = j >= add.length || (i < this.sorted.length && this.sorted[i]! < add[j]!) ? this.sorted[i++]! : add[j++]!
+    while (i < this.sorted.length || j < add.length)
+      out[w++] =
+        j >= add.length || (i < this.sorted.length && this.sorted[i]! < add[j]!) ? this.sorted[i++]! : add[j++]!
     this.sorted = out
     this.recent = []
   }

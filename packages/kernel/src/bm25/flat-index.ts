@@ -133,7 +133,15 @@ export class FlatIndex {
   post(term: string, slot: number, tf: number, titleTf: number, tagsTf: number): void {
     let p = this.postings(term)
     if (!p) {
-      p = { docs: new Int32Array(4), tf: new Uint8Array(4), fields: new Uint8Array(4), n: 0, titleN: 0, tagsN: 0, purged: this.removals }
+      p = {
+        docs: new Int32Array(4),
+        tf: new Uint8Array(4),
+        fields: new Uint8Array(4),
+        n: 0,
+        titleN: 0,
+        tagsN: 0,
+        purged: this.removals,
+      }
       this.decoded.set(term, p)
       this.dictionary.add(term)
     } else if (p.n === p.docs.length) {
@@ -188,7 +196,8 @@ export class FlatIndex {
       for (let shift = 7; b >= 0x80; shift += 7) (b = gaps[at++]!), (gap += (b & 0x7f) * 2 ** shift)
       docs[i] = last = last + 1 + gap
     }
-    if (n && (last >= this.slots || at !== gaps.length)) throw new CorruptSnapshot(`the postings of "${term}" do not fit the snapshot's ${this.slots} documents`)
+    if (n && (last >= this.slots || at !== gaps.length))
+      throw new CorruptSnapshot(`the postings of "${term}" do not fit the snapshot's ${this.slots} documents`)
     let titleN = 0
     let tagsN = 0
     for (let i = 0; i < n; i++) {
@@ -225,7 +234,12 @@ export class FlatIndex {
     const tagsTf = this.counts(tagsTokens)
     const tf = this.counts(textTokens)
     // A field's length is its distinct words as cut, stop words included (MiniSearch's measure).
-    const slot = this.addSlot(doc.id, [new Set(textTokens).size, new Set(titleTokens).size, new Set(tagsTokens).size], doc.type, doc.scope)
+    const slot = this.addSlot(
+      doc.id,
+      [new Set(textTokens).size, new Set(titleTokens).size, new Set(tagsTokens).size],
+      doc.type,
+      doc.scope,
+    )
     for (const [term, n] of tf) this.post(term, slot, n, titleTf.get(term) ?? 0, tagsTf.get(term) ?? 0)
   }
 
@@ -334,9 +348,12 @@ export class FlatIndex {
         continue
       }
       const prefixed = new Set(prefix(term) ? this.dictionary.prefixed(term) : [])
-      for (const other of prefixed) add(other, (PREFIX_WEIGHT * other.length) / (other.length + 0.3 * (other.length - term.length)))
+      for (const other of prefixed)
+        add(other, (PREFIX_WEIGHT * other.length) / (other.length + 0.3 * (other.length - term.length)))
       const distance = fuzzy(term)
-      if (distance) for (const [other, d] of this.dictionary.near(term, distance)) if (!prefixed.has(other)) add(other, (FUZZY_WEIGHT * other.length) / (other.length + d))
+      if (distance)
+        for (const [other, d] of this.dictionary.near(term, distance))
+          if (!prefixed.has(other)) add(other, (FUZZY_WEIGHT * other.length) / (other.length + d))
     }
     const out: Array<[Postings, number]> = []
     for (const [term, weight] of weights) {
@@ -412,7 +429,13 @@ export class FlatIndex {
 
   /** Bytes the index holds in typed arrays (postings decoded or not, slots, accumulator), strings and maps not counted. */
   bytes(): number {
-    let total = this.alive.byteLength + this.lenText.byteLength + this.lenTitle.byteLength + this.lenTags.byteLength + this.typeOf.byteLength + this.scopeOf.byteLength
+    let total =
+      this.alive.byteLength +
+      this.lenText.byteLength +
+      this.lenTitle.byteLength +
+      this.lenTags.byteLength +
+      this.typeOf.byteLength +
+      this.scopeOf.byteLength
     total += this.acc.byteLength + this.touched.byteLength
     for (const p of this.decoded.values()) total += p.docs.byteLength + p.tf.byteLength + p.fields.byteLength
     if (this.base) total += this.base.postings.length + this.base.count.byteLength * 3

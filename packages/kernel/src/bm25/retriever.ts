@@ -193,7 +193,11 @@ function find(index: FlatIndex, query: RetrievalQuery): RetrievalHit[] {
   const scopeCode = scope ? index.scopeCodeOf(scope) : -1
   if (typeCode === undefined || scopeCode === undefined) return []
   const { typeOf, scopeOf } = index
-  return index.search(query.text, query.limit, (slot) => (typeCode < 0 || typeOf[slot] === typeCode) && (scopeCode < 0 || scopeOf[slot] === scopeCode))
+  return index.search(
+    query.text,
+    query.limit,
+    (slot) => (typeCode < 0 || typeOf[slot] === typeCode) && (scopeCode < 0 || scopeOf[slot] === scopeCode),
+  )
 }
 
 /** `processTerm` with its answers kept (Porter stemming is most of an index build; words repeat), up to 50k words. */

@@ -26,7 +26,9 @@ export async function readHead(store: SnapshotStore): Promise<Head | undefined> 
   if (!text) return undefined
   try {
     const head = JSON.parse(text) as Head
-    return head.format === FORMAT && typeof head.build === 'string' && typeof head.revision === 'string' ? head : undefined
+    return head.format === FORMAT && typeof head.build === 'string' && typeof head.revision === 'string'
+      ? head
+      : undefined
   } catch {
     return undefined
   }
@@ -77,7 +79,12 @@ export function encode(index: FlatIndex): Parts {
   postings.bytes(gaps.done())
   postings.bytes(tf.done())
   postings.bytes(fields.done())
-  return { docs: JSON.stringify({ ids, types: index.types, scopes: index.scopes }), terms: terms.join('\n'), data: toBase64(out.done()), postings: toBase64(postings.done()) }
+  return {
+    docs: JSON.stringify({ ids, types: index.types, scopes: index.scopes }),
+    terms: terms.join('\n'),
+    data: toBase64(out.done()),
+    postings: toBase64(postings.done()),
+  }
 }
 
 /** Fill an empty index from a snapshot's parts; false when they do not fit together. */
@@ -105,7 +112,15 @@ export function decode(index: FlatIndex, parts: Parts): boolean {
   for (let t = 1; t < terms.length; t++) if (!(terms[t - 1]! < terms[t]!)) return false // looked up by binary search
   const tfAt = gapAt[terms.length]!
   if (parts.postings.length !== Math.ceil((tfAt + 2 * total) / 3) * 4) return false
-  index.setBase({ terms, count, gapAt, postAt, postings: parts.postings, tfAt, fieldsAt: tfAt + total } satisfies EncodedPostings)
+  index.setBase({
+    terms,
+    count,
+    gapAt,
+    postAt,
+    postings: parts.postings,
+    tfAt,
+    fieldsAt: tfAt + total,
+  } satisfies EncodedPostings)
   return true
 }
 
@@ -118,7 +133,12 @@ interface Parts {
 }
 const PARTS = ['docs', 'terms', 'data', 'postings'] as const
 
-export async function writeSnapshot(store: SnapshotStore, index: FlatIndex, revision: string, replaces: Head | undefined): Promise<Head> {
+export async function writeSnapshot(
+  store: SnapshotStore,
+  index: FlatIndex,
+  revision: string,
+  replaces: Head | undefined,
+): Promise<Head> {
   const build = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
   const parts = encode(index)
   await store.write(part(build, 'docs'), parts.docs)
@@ -203,4 +223,3 @@ class ByteReader {
     }
   }
 }
-

@@ -40,7 +40,9 @@ export const HandoffV1 = Type.Object(
     schema: Type.Optional(Type.String()),
     producedBy: Type.Optional(Type.String()),
     summary: Type.String({ minLength: 1, description: 'What the agent concluded, within handoffSummaryTokenBudget' }),
-    text: Type.Optional(Type.String({ description: 'The full result, or the oversized return the context firewall saved' })),
+    text: Type.Optional(
+      Type.String({ description: 'The full result, or the oversized return the context firewall saved' }),
+    ),
     questions: Type.Optional(Type.Array(Type.String(), { description: 'Blocking questions for the caller' })),
     agentType: Type.Optional(Type.String()),
     agentId: Type.Optional(Type.String()),
@@ -54,7 +56,11 @@ export const HandoffV1 = Type.Object(
 const ProposedFact = Type.Object(
   {
     title: Type.String({ minLength: 1, maxLength: 80, description: 'States the fact itself, not the topic' }),
-    body: Type.String({ minLength: 1, maxLength: 4000, description: 'At most 120 words; for decision and risk, Why: and How to apply: lines' }),
+    body: Type.String({
+      minLength: 1,
+      maxLength: 4000,
+      description: 'At most 120 words; for decision and risk, Why: and How to apply: lines',
+    }),
     type: Type.Enum(['decision', 'constraint', 'convention', 'domain', 'risk', 'metric', 'glossary']),
     scope: Type.Optional(Type.String({ maxLength: 200 })),
     tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20 })),

@@ -41,7 +41,12 @@ export function createContracts(ctx: PluginHost): ContractService {
     for (const id of Object.keys(BUILTIN_CONTRACTS)) ids.set(id, { id, origin: 'builtin' })
     for (const c of project) {
       if (ids.has(c.id)) {
-        ctx.onProblem({ collection: 'contracts', key: c.id, location: ctx.storage.locate('contracts', c.id), message: `"${c.id}" is a built-in contract id; the project file is ignored (rename it, e.g. ${c.id.replace(/\.v(\d+)$/, (_, n) => `.v${Number(n) + 1}`)})` })
+        ctx.onProblem({
+          collection: 'contracts',
+          key: c.id,
+          location: ctx.storage.locate('contracts', c.id),
+          message: `"${c.id}" is a built-in contract id; the project file is ignored (rename it, e.g. ${c.id.replace(/\.v(\d+)$/, (_, n) => `.v${Number(n) + 1}`)})`,
+        })
         continue
       }
       ids.set(c.id, { id: c.id, origin: 'project' })
@@ -72,7 +77,11 @@ export function createContracts(ctx: PluginHost): ContractService {
       check = validator((BUILTIN_CONTRACTS[id] ? schema : await linearPatterns(schema)) as object)
       check.check(null) // compiles now, so a broken schema fails here with its id
     } catch (error) {
-      throw new FoundryError('CORRUPT', `Contract ${id} (${ctx.storage.locate('contracts', id)}) is not a valid JSON Schema: ${(error as Error).message}`, { cause: error })
+      throw new FoundryError(
+        'CORRUPT',
+        `Contract ${id} (${ctx.storage.locate('contracts', id)}) is not a valid JSON Schema: ${(error as Error).message}`,
+        { cause: error },
+      )
     }
     compiled.set(id, { source, check })
     return check
@@ -87,28 +96,37 @@ export function createContracts(ctx: PluginHost): ContractService {
   /** `contract_validate`: exactly one of `data` or `path` (read through the host's `readFile`). */
   async function validate(raw: unknown): Promise<ValidationResult> {
     const input = validateInput.parse(raw, 'contract_validate input')
-    if ((input.data === undefined) === (input.path === undefined)) throw new FoundryError('INVALID_INPUT', 'Provide either `data` or `path`.')
+    if ((input.data === undefined) === (input.path === undefined))
+      throw new FoundryError('INVALID_INPUT', 'Provide either `data` or `path`.')
     const data = input.data ?? (await readJson(input.path!))
     const found = await violations(input.schema, data)
-    const text = found.length ? `INVALID against ${input.schema}:\n${found.map((v) => `- ${v}`).join('\n')}` : `VALID against ${input.schema}`
+    const text = found.length
+      ? `INVALID against ${input.schema}:\n${found.map((v) => `- ${v}`).join('\n')}`
+      : `VALID against ${input.schema}`
     return { text, schema: input.schema, valid: found.length === 0, violations: found }
   }
 
   async function readJson(path: string): Promise<unknown> {
-    if (!ctx.readFile) throw new FoundryError('UNSUPPORTED', 'This host cannot read files; pass the artifact as `data`.')
+    if (!ctx.readFile)
+      throw new FoundryError('UNSUPPORTED', 'This host cannot read files; pass the artifact as `data`.')
     const full = /^([A-Za-z]:[\\/]|\/)/.test(path) || !ctx.root ? path : `${ctx.root.replace(/[\\/]+$/, '')}/${path}`
     let text: string
     try {
       text = await ctx.readFile(full)
     } catch (error) {
       if (isFoundryError(error)) throw error // the host's refusal (outside the project, not a file, too large) says it best
-      throw new FoundryError('NOT_FOUND', `Cannot read ${full}: ${(error as NodeErrorLike).code ?? 'unreadable'}`, { cause: error })
+      throw new FoundryError('NOT_FOUND', `Cannot read ${full}: ${(error as NodeErrorLike).code ?? 'unreadable'}`, {
+        cause: error,
+      })
     }
     try {
       return JSON.parse(text)
     } catch {
       // The parser's message quotes the text: name the place only, so no content leaks.
-      throw new FoundryError('INVALID_INPUT', `${full} is not valid JSON${jsonErrorAt(text)}; pass a file holding one JSON value.`)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `${full} is not valid JSON${jsonErrorAt(text)}; pass a file holding one JSON value.`,
+      )
     }
   }
 
@@ -132,9 +150,16 @@ function schemaFlaw(schema: unknown, at = '#'): string | undefined {
   }
   const s = schema as Record<string, unknown>
   const types = s.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type]
-  for (const t of types) if (typeof t !== 'string' || !JSON_TYPES.has(t)) return `${at}/type: "${String(t)}" is not a JSON Schema type (use ${[...JSON_TYPES].join(', ')})`
-  if (s.properties !== undefined && (typeof s.properties !== 'object' || s.properties === null || Array.isArray(s.properties))) return `${at}/properties must be an object`
-  if (s.required !== undefined && !(Array.isArray(s.required) && s.required.every((r) => typeof r === 'string'))) return `${at}/required must be an array of property names`
+  for (const t of types)
+    if (typeof t !== 'string' || !JSON_TYPES.has(t))
+      return `${at}/type: "${String(t)}" is not a JSON Schema type (use ${[...JSON_TYPES].join(', ')})`
+  if (
+    s.properties !== undefined &&
+    (typeof s.properties !== 'object' || s.properties === null || Array.isArray(s.properties))
+  )
+    return `${at}/properties must be an object`
+  if (s.required !== undefined && !(Array.isArray(s.required) && s.required.every((r) => typeof r === 'string')))
+    return `${at}/required must be an array of property names`
   for (const [key, value] of Object.entries(s)) {
     if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') continue
     // A map of names to schemas: each value is a schema, the names are not keywords (a property may be called `type`).

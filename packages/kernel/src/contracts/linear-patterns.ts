@@ -47,12 +47,17 @@ const BACKTRACKING_ONLY = /\\[1-9]|\\k<|\(\?<?[=!]/
 
 /** A `pattern` compiled on RE2; throws, naming where and why, for what RE2 cannot run. */
 function compile(engine: typeof RE2, pattern: string, where: string): LinearRegExp {
-  if (BACKTRACKING_ONLY.test(pattern.replace(/\\\\/g, ''))) // an escaped backslash escapes nothing after it
-    throw new Error(`${where} ${JSON.stringify(pattern)} uses lookahead, lookbehind or a backreference, which no linear-time engine can run; rewrite it without them`)
+  if (BACKTRACKING_ONLY.test(pattern.replace(/\\\\/g, '')))
+    // an escaped backslash escapes nothing after it
+    throw new Error(
+      `${where} ${JSON.stringify(pattern)} uses lookahead, lookbehind or a backreference, which no linear-time engine can run; rewrite it without them`,
+    )
   try {
     return new LinearRegExp(pattern, engine.compile(translate(pattern)))
   } catch (error) {
-    throw new Error(`${where} ${JSON.stringify(pattern)} is not a regular expression this engine reads: ${(error as Error).message}`)
+    throw new Error(
+      `${where} ${JSON.stringify(pattern)} is not a regular expression this engine reads: ${(error as Error).message}`,
+    )
   }
 }
 
@@ -78,19 +83,25 @@ function withLinearPatterns(schema: unknown, engine: typeof RE2, at = '#'): unkn
     if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') out[key] = value
     else if (key === 'pattern' && typeof value === 'string') out[key] = compile(engine, value, `${at}/pattern`)
     else if (key === 'properties' && isObject(value))
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withLinearPatterns(sub, engine, `${at}/properties/${name}`)]))
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([name, sub]) => [name, withLinearPatterns(sub, engine, `${at}/properties/${name}`)]),
+      )
     else out[key] = withLinearPatterns(value, engine, `${at}/${key}`)
   }
   const patterned = (schema as Record<string, unknown>).patternProperties
   if (!isObject(patterned)) return out
-  if ('unevaluatedProperties' in out) throw new Error(`${at}: unevaluatedProperties beside patternProperties is not supported in a contract; use additionalProperties`)
+  if ('unevaluatedProperties' in out)
+    throw new Error(
+      `${at}: unevaluatedProperties beside patternProperties is not supported in a contract; use additionalProperties`,
+    )
   const rules = Object.entries(patterned).map(([pattern, sub]) => ({
     pattern: compile(engine, pattern, `${at}/patternProperties`),
     check: validator(withLinearPatterns(sub, engine, `${at}/patternProperties/${pattern}`) as object),
   }))
   const named = new Set(Object.keys(isObject(out.properties) ? out.properties : {}))
   const additional = out.additionalProperties
-  const rest: Validator<unknown> | boolean | undefined = additional === undefined || typeof additional === 'boolean' ? additional : validator(additional as object)
+  const rest: Validator<unknown> | boolean | undefined =
+    additional === undefined || typeof additional === 'boolean' ? additional : validator(additional as object)
   delete out.patternProperties
   delete out.additionalProperties
   const firstProblem = (value: unknown): string | undefined => {
@@ -109,13 +120,22 @@ function withLinearPatterns(schema: unknown, engine: typeof RE2, at = '#'): unkn
     return undefined
   }
   const refinements = Array.isArray(out['~refine']) ? out['~refine'] : []
-  out['~refine'] = [...refinements, { check: (value: unknown) => firstProblem(value) === undefined, error: (value: unknown) => firstProblem(value) ?? 'invalid' }]
+  out['~refine'] = [
+    ...refinements,
+    {
+      check: (value: unknown) => firstProblem(value) === undefined,
+      error: (value: unknown) => firstProblem(value) ?? 'invalid',
+    },
+  ]
   return out
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** `property "k" must be string` from a sub-schema's first problem (`input must be string`, `x must be …`). */
 function propertyProblem(key: string, problem = 'does not match its schema'): string {
-  return problem.startsWith('input ') ? `property "${key}" ${problem.slice('input '.length)}` : `property "${key}": ${problem}`
+  return problem.startsWith('input ')
+    ? `property "${key}" ${problem.slice('input '.length)}`
+    : `property "${key}": ${problem}`
 }

@@ -75,10 +75,20 @@ export interface IndexStamp {
   sum: string
 }
 
-export function createDraft(storage: Storage, cache: RecordCache, stored: CatalogHead, read: (id: string) => Promise<Fact | undefined>): CatalogDraft {
+export function createDraft(
+  storage: Storage,
+  cache: RecordCache,
+  stored: CatalogHead,
+  read: (id: string) => Promise<Fact | undefined>,
+): CatalogDraft {
   // The head as read is this draft's own (read anew by every open): changed in place.
   const head = stored
-  const from = { revision: stored.revision, indexDay: stored.indexDay, indexSum: stored.indexSum, maxNumber: stored.maxNumber }
+  const from = {
+    revision: stored.revision,
+    indexDay: stored.indexDay,
+    indexSum: stored.indexSum,
+    maxNumber: stored.maxNumber,
+  }
   const records = openRecords(storage, cache, head)
   const { record, loaded, touch } = records
   const facts = new Map<string, Fact>()
@@ -86,9 +96,12 @@ export function createDraft(storage: Storage, cache: RecordCache, stored: Catalo
   let broken = false
   let discarded = false
 
-  const shard = (b: number) => record<TermShard>(termsKey(b), head.terms[b], termShardRecord, () => ({ seq: 0, terms: {} }))
-  const chunk = (c: number) => record<MembersChunk>(membersKey(c), head.members[c], membersRecord, () => ({ seq: 0, members: {} }))
-  const list = () => record<IndexList>(INDEX_LIST_KEY, head.index, indexListRecord, () => ({ seq: 0, complete: true, entries: [] }))
+  const shard = (b: number) =>
+    record<TermShard>(termsKey(b), head.terms[b], termShardRecord, () => ({ seq: 0, terms: {} }))
+  const chunk = (c: number) =>
+    record<MembersChunk>(membersKey(c), head.members[c], membersRecord, () => ({ seq: 0, members: {} }))
+  const list = () =>
+    record<IndexList>(INDEX_LIST_KEY, head.index, indexListRecord, () => ({ seq: 0, complete: true, entries: [] }))
 
   async function remove(id: string): Promise<boolean> {
     const members = await chunk(chunkOf(id))
@@ -110,7 +123,7 @@ export function createDraft(storage: Storage, cache: RecordCache, stored: Catalo
     delete head.expiring[id]
     const index = await list()
     const at = index.entries.findIndex((e) => e.id === id)
-    if (at >= 0) (index.entries.splice(at, 1), touch(INDEX_LIST_KEY))
+    if (at >= 0) index.entries.splice(at, 1), touch(INDEX_LIST_KEY)
     return true
   }
 
@@ -233,7 +246,9 @@ export function draftCandidates(draft: CatalogDraft): WriteCandidates {
     get: (id) => draft.facts.get(id),
     findDuplicate(fact, today) {
       const body = normalizeText(fact.body)
-      return listed(fact.type, fact.scope, `t${normalizeText(fact.title)}`).find((f) => isActive(f, today) && normalizeText(f.body) === body)
+      return listed(fact.type, fact.scope, `t${normalizeText(fact.title)}`).find(
+        (f) => isActive(f, today) && normalizeText(f.body) === body,
+      )
     },
     statementCandidates(type, scope, keys, today) {
       const out = new Map<string, Fact>()
@@ -241,8 +256,13 @@ export function draftCandidates(draft: CatalogDraft): WriteCandidates {
       return [...out.values()]
     },
     subjectCandidates(type, scope, tokens, today, limit = Infinity) {
-      const ids = probeSubjects([...tokens].map((t) => draft.postings(termKey({ type, scope }, `s${t}`))), limit)
-      return [...ids].map((id) => draft.facts.get(id)).filter((f): f is Fact => f !== undefined && f.type === type && f.scope === scope && isActive(f, today))
+      const ids = probeSubjects(
+        [...tokens].map((t) => draft.postings(termKey({ type, scope }, `s${t}`))),
+        limit,
+      )
+      return [...ids]
+        .map((id) => draft.facts.get(id))
+        .filter((f): f is Fact => f !== undefined && f.type === type && f.scope === scope && isActive(f, today))
     },
   }
 }

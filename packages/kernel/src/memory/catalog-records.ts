@@ -74,10 +74,16 @@ export const CatalogHeadSchema = Type.Object({
 })
 export type CatalogHead = Static<typeof CatalogHeadSchema>
 
-export const TermShardSchema = Type.Object({ seq: Type.Integer(), terms: Type.Record(Type.String(), Type.Array(Type.String())) })
+export const TermShardSchema = Type.Object({
+  seq: Type.Integer(),
+  terms: Type.Record(Type.String(), Type.Array(Type.String())),
+})
 export type TermShard = Static<typeof TermShardSchema>
 
-export const MembersChunkSchema = Type.Object({ seq: Type.Integer(), members: Type.Record(Type.String(), Type.Array(Type.Integer())) })
+export const MembersChunkSchema = Type.Object({
+  seq: Type.Integer(),
+  members: Type.Record(Type.String(), Type.Array(Type.Integer())),
+})
 export type MembersChunk = Static<typeof MembersChunkSchema>
 
 /** What INDEX.md shows of a fact. */
@@ -135,22 +141,35 @@ export const termShardRecord: RecordCheck<TermShard> = {
   check: (v): v is TermShard => isObject(v) && isInt(v.seq) && valuesAre(v.terms, isStrings),
 }
 export const membersRecord: RecordCheck<MembersChunk> = {
-  check: (v): v is MembersChunk => isObject(v) && isInt(v.seq) && valuesAre(v.members, (x) => Array.isArray(x) && x.every(isInt)),
+  check: (v): v is MembersChunk =>
+    isObject(v) && isInt(v.seq) && valuesAre(v.members, (x) => Array.isArray(x) && x.every(isInt)),
 }
 const isEntry = (e: unknown) =>
-  isObject(e) && ['id', 'type', 'confidence', 'created', 'title', 'scope'].every((k) => typeof e[k] === 'string') && (e.expires === undefined || typeof e.expires === 'string')
+  isObject(e) &&
+  ['id', 'type', 'confidence', 'created', 'title', 'scope'].every((k) => typeof e[k] === 'string') &&
+  (e.expires === undefined || typeof e.expires === 'string')
 export const indexListRecord: RecordCheck<IndexList> = {
-  check: (v): v is IndexList => isObject(v) && isInt(v.seq) && typeof v.complete === 'boolean' && Array.isArray(v.entries) && v.entries.every(isEntry),
+  check: (v): v is IndexList =>
+    isObject(v) &&
+    isInt(v.seq) &&
+    typeof v.complete === 'boolean' &&
+    Array.isArray(v.entries) &&
+    v.entries.every(isEntry),
 }
 
 /** The terms a fact is found by, each within its type and scope: its normalized title (`t`), subject tokens (`s`) and statement keys (`k`). */
 export function termsOf(fact: Pick<Fact, 'type' | 'scope' | 'title'>): string[] {
   const tokens = titleTokens(fact.title)
-  const local = [`t${normalizeText(fact.title)}`, ...[...subjectTokens(tokens)].map((t) => `s${t}`), ...statementKeys(tokens).map((k) => `k${k}`)]
+  const local = [
+    `t${normalizeText(fact.title)}`,
+    ...[...subjectTokens(tokens)].map((t) => `s${t}`),
+    ...statementKeys(tokens).map((k) => `k${k}`),
+  ]
   return [...new Set(local)].map((term) => termKey(fact, term))
 }
 
-export const termKey = (fact: Pick<Fact, 'type' | 'scope'>, term: string) => `${fact.type}\u0000${fact.scope}\u0000${term}`
+export const termKey = (fact: Pick<Fact, 'type' | 'scope'>, term: string) =>
+  `${fact.type}\u0000${fact.scope}\u0000${term}`
 
 /** FNV-1a of the term, mod the catalog's shard count. */
 export function shardOf(term: string, shards: number): number {
@@ -160,7 +179,14 @@ export function shardOf(term: string, shards: number): number {
 }
 
 export const indexEntryOf = (f: Fact): IndexEntry => {
-  const entry: IndexEntry = { id: f.id, type: f.type, confidence: f.confidence, created: f.created, title: f.title, scope: f.scope }
+  const entry: IndexEntry = {
+    id: f.id,
+    type: f.type,
+    confidence: f.confidence,
+    created: f.created,
+    title: f.title,
+    scope: f.scope,
+  }
   if (f.expires !== undefined) entry.expires = f.expires
   return entry
 }

@@ -14,7 +14,12 @@ const CACHE_MAX = 64
 /** The records one draft read or changed, and the write of the changed ones. */
 export interface DraftRecords {
   /** The record under `key` as the head stamps it (`stamp` undefined: never written, `empty`); throws CORRUPT when it is not that one. */
-  record<T extends { seq: number }>(key: string, stamp: number | undefined, check: RecordCheck<T>, empty: () => T): Promise<T>
+  record<T extends { seq: number }>(
+    key: string,
+    stamp: number | undefined,
+    check: RecordCheck<T>,
+    empty: () => T,
+  ): Promise<T>
   readonly loaded: Map<string, { seq: number }>
   readonly dirty: Set<string>
   /** Mark a record changed (called right after changing it, before any await). */
@@ -28,7 +33,12 @@ export function openRecords(storage: Storage, cache: RecordCache, head: CatalogH
   const loaded = new Map<string, { seq: number }>()
   const dirty = new Set<string>()
 
-  async function record<T extends { seq: number }>(key: string, stamp: number | undefined, check: RecordCheck<T>, empty: () => T): Promise<T> {
+  async function record<T extends { seq: number }>(
+    key: string,
+    stamp: number | undefined,
+    check: RecordCheck<T>,
+    empty: () => T,
+  ): Promise<T> {
     const have = loaded.get(key) as T | undefined
     if (have) return have
     let value: T
@@ -38,7 +48,8 @@ export function openRecords(storage: Storage, cache: RecordCache, head: CatalogH
     else {
       const text = await storage.get('meta', key)
       const parsed = text === undefined ? undefined : parseOrUndefined(text)
-      if (!check.check(parsed) || parsed.seq !== stamp) throw new FoundryError('CORRUPT', `catalog record ${key} is not the one ${HEAD_KEY} names`)
+      if (!check.check(parsed) || parsed.seq !== stamp)
+        throw new FoundryError('CORRUPT', `catalog record ${key} is not the one ${HEAD_KEY} names`)
       value = parsed
       remember(cache, key, stamp, value)
     }
@@ -60,7 +71,8 @@ export function openRecords(storage: Storage, cache: RecordCache, head: CatalogH
         await storage.put('meta', key, JSON.stringify(value), { durability: 'relaxed' })
         remember(cache, key, seq, value)
         if (key === INDEX_LIST_KEY) head.index = seq
-        else if (key.startsWith('catalog/terms/')) head.terms[Number.parseInt(key.slice('catalog/terms/'.length), 16)] = seq
+        else if (key.startsWith('catalog/terms/'))
+          head.terms[Number.parseInt(key.slice('catalog/terms/'.length), 16)] = seq
         else head.members[Number(key.slice('catalog/members/'.length))] = seq
       }
       head.seq = seq
@@ -80,4 +92,3 @@ function remember(cache: RecordCache, key: string, seq: number, value: { seq: nu
   if (cache.size >= CACHE_MAX && !cache.has(key)) cache.delete(cache.keys().next().value!)
   cache.set(key, { seq, value })
 }
-

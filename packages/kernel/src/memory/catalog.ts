@@ -3,7 +3,15 @@ import { FACT_ID_PATTERN, type Fact, type FactInput } from '../schema/fact.js'
 import type { Storage } from '../storage.js'
 import { createDraft, draftCandidates, readHead, type CatalogDraft, type IndexStamp } from './catalog-draft.js'
 import type { RecordCache } from './catalog-store.js'
-import { CATALOG_FORMAT, SHARD_FACTS, shardsFor, TERM_SHARDS, termKey, termsOf, type CatalogHead } from './catalog-records.js'
+import {
+  CATALOG_FORMAT,
+  SHARD_FACTS,
+  shardsFor,
+  TERM_SHARDS,
+  termKey,
+  termsOf,
+  type CatalogHead,
+} from './catalog-records.js'
 import { probeSubjects, type FactSet } from './fact-set.js'
 import { factId, factNumber, SIMILAR_SCAN, subjectTokens, titleTokens } from './facts.js'
 import type { MemoryIndex } from './index-file.js'
@@ -109,10 +117,15 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
       }
       await draft.remove(key)
       if (!FACT_ID.test(key)) continue
-      if (broken) draft.head.maxNumber = Math.max(draft.head.maxNumber, factNumber(key)) // held: never given out
+      if (broken)
+        draft.head.maxNumber = Math.max(draft.head.maxNumber, factNumber(key)) // held: never given out
       else if (factNumber(key) >= draft.head.maxNumber) recount = true
     }
-    if (recount) draft.head.maxNumber = Math.max(0, ...(await storage.keys('facts')).filter((k) => FACT_ID.test(k)).map(factNumber))
+    if (recount)
+      draft.head.maxNumber = Math.max(
+        0,
+        ...(await storage.keys('facts')).filter((k) => FACT_ID.test(k)).map(factNumber),
+      )
     // A newer fact's `supersedes` wins over an older fact still active (a writer died between its two puts).
     const repairs: Fact[] = []
     for (const fact of changed) {
@@ -131,7 +144,20 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
     cache.clear()
     const all = await readAll()
     const shards = shardsFor(all.activeCount(today()))
-    const head: CatalogHead = { format: CATALOG_FORMAT, revision: '', seq: Date.now(), shards, maxNumber: all.maxNumber, active: 0, expiring: {}, terms: {}, members: {}, index: 0, indexDay: '', indexSum: '' }
+    const head: CatalogHead = {
+      format: CATALOG_FORMAT,
+      revision: '',
+      seq: Date.now(),
+      shards,
+      maxNumber: all.maxNumber,
+      active: 0,
+      expiring: {},
+      terms: {},
+      members: {},
+      index: 0,
+      indexDay: '',
+      indexSum: '',
+    }
     const draft = createDraft(storage, cache, head, read)
     const ordered = [...all.ordered()]
     for (const fact of ordered) await draft.add(fact, false)
@@ -197,7 +223,11 @@ async function prepare(draft: CatalogDraft, input: FactInput): Promise<void> {
     if (local.startsWith('t') || local.startsWith('k')) for (const id of draft.postings(term)) ids.add(id)
   }
   const tokens = [...subjectTokens(titleTokens(fact.title))]
-  for (const id of probeSubjects(tokens.map((t) => draft.postings(termKey(fact, `s${t}`))), SIMILAR_SCAN)) ids.add(id)
+  for (const id of probeSubjects(
+    tokens.map((t) => draft.postings(termKey(fact, `s${t}`))),
+    SIMILAR_SCAN,
+  ))
+    ids.add(id)
   if (input.supersedes !== undefined) ids.add(input.supersedes)
   // Asked for together: a storage that gathers reads (PostgreSQL) fetches them in one round trip.
   await Promise.all([...ids].map((id) => draft.fact(id)))

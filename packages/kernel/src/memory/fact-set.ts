@@ -52,7 +52,10 @@ const FACT_ID = new RegExp(FACT_ID_PATTERN)
  * stopping before one that would bring the total over `limit`.
  */
 export function probeSubjects(postings: readonly (readonly string[])[], limit: number): Set<string> {
-  const probed = postings.map((ids, i) => ({ ids, i })).sort((x, y) => x.ids.length - y.ids.length || x.i - y.i).slice(0, probeCount(postings.length))
+  const probed = postings
+    .map((ids, i) => ({ ids, i }))
+    .sort((x, y) => x.ids.length - y.ids.length || x.i - y.i)
+    .slice(0, probeCount(postings.length))
   const ids = new Set<string>()
   for (const { ids: posting } of probed) {
     if (ids.size + posting.length > limit) break
@@ -62,7 +65,8 @@ export function probeSubjects(postings: readonly (readonly string[])[], limit: n
 }
 
 /** Oldest first within a (type, confidence) bucket; the index reads each bucket backwards. */
-const olderFirst = (a: Fact, b: Fact) => (a.created < b.created ? -1 : a.created > b.created ? 1 : factNumber(a.id) - factNumber(b.id))
+const olderFirst = (a: Fact, b: Fact) =>
+  a.created < b.created ? -1 : a.created > b.created ? 1 : factNumber(a.id) - factNumber(b.id)
 
 /** The structures of one (type, scope): every candidate a write looks at shares the new fact's type and scope. */
 interface Partition {
@@ -76,6 +80,7 @@ interface Partition {
   }
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned object holds the methods; each method is short
 export function createFactSet(initial: Iterable<Fact> = [], held: Iterable<string> = []): FactSet {
   const facts = new Map<string, Fact>()
   /** Ids whose records exist but cannot be read. */
@@ -229,7 +234,10 @@ export function createFactSet(initial: Iterable<Fact> = [], held: Iterable<strin
     },
     subjectCandidates(type, scope, tokens, today, limit = Infinity) {
       const { byToken } = indexed(type, scope)
-      const ids = probeSubjects([...tokens].map((t) => [...(byToken.get(t) ?? [])]), limit)
+      const ids = probeSubjects(
+        [...tokens].map((t) => [...(byToken.get(t) ?? [])]),
+        limit,
+      )
       return [...ids].map((id) => facts.get(id)!).filter((f) => isActive(f, today))
     },
     *ordered() {

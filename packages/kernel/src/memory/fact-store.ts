@@ -119,7 +119,11 @@ export function createFactStore(ctx: PluginHost): FactStore {
   }
 
   async function wrote(revision: string, set: WriteSet, indexText?: string): Promise<void> {
-    await catalog.commit(set, revision, indexText === undefined ? undefined : { day: today(), sum: indexChecksum(indexText) })
+    await catalog.commit(
+      set,
+      revision,
+      indexText === undefined ? undefined : { day: today(), sum: indexChecksum(indexText) },
+    )
     lastHead = set.draft.head.revision === revision ? set.draft.head : undefined
   }
 
@@ -155,7 +159,9 @@ export function createFactStore(ctx: PluginHost): FactStore {
   async function reader(_revision: string): Promise<FactReader> {
     const stored = await storage.list('facts', { onProblem: report })
     const claims = new Map<string, string>()
-    for (const fact of stored) if (fact.supersedes !== undefined && factNumber(fact.supersedes) < factNumber(fact.id)) claims.set(fact.supersedes, fact.id)
+    for (const fact of stored)
+      if (fact.supersedes !== undefined && factNumber(fact.supersedes) < factNumber(fact.id))
+        claims.set(fact.supersedes, fact.id)
     const all = new Map<string, Fact>()
     for (const fact of stored) {
       const claimant = fact.status === 'active' ? claims.get(fact.id) : undefined
@@ -171,7 +177,10 @@ export function createFactStore(ctx: PluginHost): FactStore {
     const ids: string[] = []
     try {
       for (const [chunk, stamp] of Object.entries(stamped.members)) {
-        const members = await records.record(membersKey(Number(chunk)), stamp, membersRecord, () => ({ seq: 0, members: {} }))
+        const members = await records.record(membersKey(Number(chunk)), stamp, membersRecord, () => ({
+          seq: 0,
+          members: {},
+        }))
         for (const id of Object.keys(members.members)) if (!(stamped.expiring[id]! < day)) ids.push(id)
       }
     } catch (error) {

@@ -28,7 +28,10 @@ const TYPE_RANK = new Map(FACT_TYPES.map((t, i) => [t, i]))
 const CONFIDENCE_RANK = new Map(CONFIDENCES.map((c, i) => [c, i]))
 
 /** The index order: type (as listed in FACT_TYPES), then confidence (high first), then newest first. */
-export function compareForIndex(a: Pick<Fact, 'type' | 'confidence' | 'created' | 'id'>, b: Pick<Fact, 'type' | 'confidence' | 'created' | 'id'>): number {
+export function compareForIndex(
+  a: Pick<Fact, 'type' | 'confidence' | 'created' | 'id'>,
+  b: Pick<Fact, 'type' | 'confidence' | 'created' | 'id'>,
+): number {
   return (
     TYPE_RANK.get(a.type)! - TYPE_RANK.get(b.type)! ||
     CONFIDENCE_RANK.get(a.confidence)! - CONFIDENCE_RANK.get(b.confidence)! ||
@@ -65,7 +68,12 @@ export function toRetrievalDoc(fact: Fact): RetrievalDoc {
 }
 
 /** Case, runs of whitespace and trailing punctuation do not make two texts different. */
-export const normalizeText = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').replace(/[\s.!;:,]+$/, '').trim()
+export const normalizeText = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.!;:,]+$/, '')
+    .trim()
 
 /*
  * The same-statement rule, which decides when a new fact supersedes an active one of the same type
@@ -99,17 +107,81 @@ export const SIMILAR_OVERLAP = 0.5
 export const SIMILAR_SCAN = 256
 
 const TOKEN = /[$€£]?[\p{L}\p{N}]+(?:[._\-/:@+'’][\p{L}\p{N}]+)*%?|:(?=\s|$)|=/gu
-const FILLER = new Set(['a', 'an', 'the', 'of', 'to', 'for', 'in', 'on', 'at', 'by', 'with', 'and', 'or', 'is', 'are', 'be', 'was', 'were', 'we', 'our', 'it', 'its', 'as', 'from', 'into', '='])
-const COPULAS = new Set(['is', 'are', 'was', 'were', 'be', '=', 'equals', 'equal', 'becomes', 'become', 'remains', 'remain', 'stays', 'stay', 'defaults', 'default', 'means', 'mean'])
-const VALUE_VERBS = new Set([...COPULAS, 'uses', 'use', 'runs', 'run', 'requires', 'require', 'needs', 'need', 'targets', 'target', 'pins', 'pin'])
+const FILLER = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'to',
+  'for',
+  'in',
+  'on',
+  'at',
+  'by',
+  'with',
+  'and',
+  'or',
+  'is',
+  'are',
+  'be',
+  'was',
+  'were',
+  'we',
+  'our',
+  'it',
+  'its',
+  'as',
+  'from',
+  'into',
+  '=',
+])
+const COPULAS = new Set([
+  'is',
+  'are',
+  'was',
+  'were',
+  'be',
+  '=',
+  'equals',
+  'equal',
+  'becomes',
+  'become',
+  'remains',
+  'remain',
+  'stays',
+  'stay',
+  'defaults',
+  'default',
+  'means',
+  'mean',
+])
+const VALUE_VERBS = new Set([
+  ...COPULAS,
+  'uses',
+  'use',
+  'runs',
+  'run',
+  'requires',
+  'require',
+  'needs',
+  'need',
+  'targets',
+  'target',
+  'pins',
+  'pin',
+])
 const NEGATIONS = new Set(['not', 'no', 'never', 'longer'])
 const STATES = new Set(
-  'enabled disabled on off true false yes no allowed forbidden blocked permitted required optional mandatory supported unsupported deprecated removed active inactive retired public private internal external open closed locked unlocked frozen paused stable beta experimental sync async synchronous asynchronous manual automatic'.split(' '),
+  'enabled disabled on off true false yes no allowed forbidden blocked permitted required optional mandatory supported unsupported deprecated removed active inactive retired public private internal external open closed locked unlocked frozen paused stable beta experimental sync async synchronous asynchronous manual automatic'.split(
+    ' ',
+  ),
 )
 const UNITS = new Set(
-  ('ms millisecond milliseconds s sec secs second seconds min mins minute minutes h hr hrs hour hours d day days week weeks month months year years ' +
+  (
+    'ms millisecond milliseconds s sec secs second seconds min mins minute minutes h hr hrs hour hours d day days week weeks month months year years ' +
     'b byte bytes kb mb gb tb kib mib gib tib % percent rps qps rpm px em rem pt x times usd eur gbp dollars euros cents ' +
-    'chars characters tokens words lines items rows records entries requests connections retries attempts replicas workers threads cores cpus nodes pods instances users approvals').split(' '),
+    'chars characters tokens words lines items rows records entries requests connections retries attempts replicas workers threads cores cpus nodes pods instances users approvals'
+  ).split(' '),
 )
 const NUMBER = /^[$€£]?\d+(?:[.,]\d+)*%?$/
 const NUMBER_WITH_UNIT = /^\d+(?:\.\d+)?(?:ms|s|sec|m|min|h|hr|d|w|k|kb|mb|gb|tb|kib|mib|gib|tib|x|px|rem|em|rps|qps)$/
@@ -157,9 +229,12 @@ export function probeCount(n: number): number {
  */
 export function statementKeys(tokens: string[]): string[] {
   const keys = [`=${tokens.join(' ')}`]
-  const masked = tokens.map((t) => (isNumeric(t) || UNITS.has(t) ? '#' : t)).filter((t, i, all) => t !== '#' || all[i - 1] !== '#')
+  const masked = tokens
+    .map((t) => (isNumeric(t) || UNITS.has(t) ? '#' : t))
+    .filter((t, i, all) => t !== '#' || all[i - 1] !== '#')
   if (masked.includes('#')) keys.push(`#${masked.join(' ')}`)
-  for (let i = 1; i < tokens.length; i++) if (VALUE_VERBS.has(tokens[i]!)) keys.push(`>${tokens.slice(0, i + 1).join(' ')}`)
+  for (let i = 1; i < tokens.length; i++)
+    if (VALUE_VERBS.has(tokens[i]!)) keys.push(`>${tokens.slice(0, i + 1).join(' ')}`)
   return keys
 }
 
@@ -186,26 +261,35 @@ export function relateTitles(older: string | string[], newer: string | string[])
   const shared = (i: number) => !hunks.some((h) => i >= h.b0 && i < h.b1)
   const hasSubject = b.some((t, i) => shared(i) && !FILLER.has(t) && !isNumeric(t) && !UNITS.has(t))
   const short = (h: Hunk) => h.a1 - h.a0 <= MAX_VALUE_TOKENS && h.b1 - h.b0 <= MAX_VALUE_TOKENS
-  const quantityChange = (h: Hunk) => hasSubject && short(h) && isQuantity(from(h), a[h.a1]) && isQuantity(to(h), b[h.b1])
+  const quantityChange = (h: Hunk) =>
+    hasSubject && short(h) && isQuantity(from(h), a[h.a1]) && isQuantity(to(h), b[h.b1])
   // The verb the predicate follows: a shared copula past the first token, else another value verb.
   const verbAt = (verbs: Set<string>) => b.findIndex((t, i) => i > 0 && verbs.has(t) && shared(i))
   const copula = verbAt(COPULAS)
   const verb = copula >= 0 ? copula : verbAt(VALUE_VERBS)
 
-  for (const h of hunks) if ((verb < 0 || h.b0 <= verb) && !quantityChange(h)) return { kind: 'different', reason: `different subject: ${show(h)}` }
+  for (const h of hunks)
+    if ((verb < 0 || h.b0 <= verb) && !quantityChange(h))
+      return { kind: 'different', reason: `different subject: ${show(h)}` }
   if (hunks.length > 1) return { kind: 'different', reason: `more than one change: ${hunks.map(show).join(', ')}` }
   const h = hunks[0]!
   if (quantityChange(h)) return { kind: 'new-value', reason: `new value: ${show(h)}` }
   const [x, y] = [from(h), to(h)]
   if (!x.length || !y.length) {
     const added = x.length ? x : y
-    return added.every((t) => NEGATIONS.has(t)) ? { kind: 'new-value', reason: `negation: ${show(h)}` } : { kind: 'different', reason: show(h) }
+    return added.every((t) => NEGATIONS.has(t))
+      ? { kind: 'new-value', reason: `negation: ${show(h)}` }
+      : { kind: 'different', reason: show(h) }
   }
   if (!short(h)) return { kind: 'different', reason: `${show(h)} is more than a value` }
   if (isNumericSpan(x) && isNumericSpan(y)) return { kind: 'new-value', reason: `new value: ${show(h)}` }
-  const named = (isIdentifierSpan(x) && isIdentifierSpan(y)) || (x.length === 1 && y.length === 1 && STATES.has(x[0]!) && STATES.has(y[0]!))
+  const named =
+    (isIdentifierSpan(x) && isIdentifierSpan(y)) ||
+    (x.length === 1 && y.length === 1 && STATES.has(x[0]!) && STATES.has(y[0]!))
   if (!named) return { kind: 'different', reason: `${show(h)} is not a value` }
-  return copula >= 0 ? { kind: 'new-value', reason: `new value: ${show(h)}` } : { kind: 'different', reason: `${show(h)} after "${b[verb]}", not a copula: both may hold` }
+  return copula >= 0
+    ? { kind: 'new-value', reason: `new value: ${show(h)}` }
+    : { kind: 'different', reason: `${show(h)} after "${b[verb]}", not a copula: both may hold` }
 }
 
 /** One changed place between two token lists: `a[a0..a1)` became `b[b0..b1)`. */
@@ -224,7 +308,10 @@ function diffTokens(a: string[], b: string[]): Hunk[] {
   const lcs = new Uint16Array((m + 1) * (n + 1))
   for (let i = m - 1; i >= 0; i--)
     for (let j = n - 1; j >= 0; j--)
-      lcs[i * (n + 1) + j] = a[i] === b[j] ? lcs[(i + 1) * (n + 1) + j + 1]! + 1 : Math.max(lcs[(i + 1) * (n + 1) + j]!, lcs[i * (n + 1) + j + 1]!)
+      lcs[i * (n + 1) + j] =
+        a[i] === b[j]
+          ? lcs[(i + 1) * (n + 1) + j + 1]! + 1
+          : Math.max(lcs[(i + 1) * (n + 1) + j]!, lcs[i * (n + 1) + j + 1]!)
   const hunks: Hunk[] = []
   let i = 0
   let j = 0
@@ -248,9 +335,14 @@ const isIdentifier = (t: string) => /\d/.test(t) || /^\p{L}$/u.test(t) || /[/._@
 /** Numbers, versions and units, with at least one number or version. */
 const isNumericSpan = (span: string[]) => span.some(isNumeric) && span.every((t) => isNumeric(t) || UNITS.has(t))
 /** Identifiers, numbers and units, with at least one identifier or number (a single letter is one, even `b`). */
-const isIdentifierSpan = (span: string[]) => span.some((t) => isIdentifier(t) || isNumeric(t)) && span.every((t) => isIdentifier(t) || isNumeric(t) || UNITS.has(t))
+const isIdentifierSpan = (span: string[]) =>
+  span.some((t) => isIdentifier(t) || isNumeric(t)) &&
+  span.every((t) => isIdentifier(t) || isNumeric(t) || UNITS.has(t))
 /** A number with a unit: attached (`500ms`, `99.9%`, `$5`), inside the span, or the token after it. */
 function isQuantity(span: string[], next: string | undefined): boolean {
   if (!span.length || !isNumericSpan(span)) return false
-  return span.some((t) => UNITS.has(t) || NUMBER_WITH_UNIT.test(t) || /^[$€£]|%$/.test(t)) || (next !== undefined && UNITS.has(next))
+  return (
+    span.some((t) => UNITS.has(t) || NUMBER_WITH_UNIT.test(t) || /^[$€£]|%$/.test(t)) ||
+    (next !== undefined && UNITS.has(next))
+  )
 }

@@ -14,7 +14,8 @@ export interface MemoryIndex {
 }
 
 const HEADER = '# Memory index\n\nOne line a fact: id · confidence · title. Fetch full text with memory_search.\n'
-const footer = (omitted: number) => `\n_${omitted} more fact${omitted === 1 ? '' : 's'} omitted over budget: find them with memory_search._\n`
+const footer = (omitted: number) =>
+  `\n_${omitted} more fact${omitted === 1 ? '' : 's'} omitted over budget: find them with memory_search._\n`
 
 /**
  * The index of the active facts, one line each, in `compareForIndex` order (type, confidence, newest
@@ -39,7 +40,12 @@ export type IndexLine = Pick<Fact, 'id' | 'type' | 'confidence' | 'title' | 'sco
  * hold expired ones, skipped). `exhausted`: every one given was listed, so a longer prefix of the
  * order could have listed more.
  */
-export function renderIndex(ordered: Iterable<IndexLine>, total: number, budget: number, today: string): MemoryIndex & { exhausted: boolean } {
+export function renderIndex(
+  ordered: Iterable<IndexLine>,
+  total: number,
+  budget: number,
+  today: string,
+): MemoryIndex & { exhausted: boolean } {
   const reserve = footer(total) // the longest footer this index could need
   let text = HEADER
   let listed = 0

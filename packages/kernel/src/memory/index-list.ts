@@ -39,7 +39,12 @@ function trimmed(list: IndexList, listed: number, today: string): IndexList {
  * prefix and all of it fits the budget), the list is read again from every active fact (`readAll`);
  * when it grew far past what is listed, it is cut back.
  */
-export async function indexOfDraft(draft: CatalogDraft, budget: number, today: string, readAll: () => Promise<Fact[]>): Promise<MemoryIndex> {
+export async function indexOfDraft(
+  draft: CatalogDraft,
+  budget: number,
+  today: string,
+  readAll: () => Promise<Fact[]>,
+): Promise<MemoryIndex> {
   const total = activeOn(draft.head, today)
   let list = await draft.list().catch(() => undefined)
   if (!list) {

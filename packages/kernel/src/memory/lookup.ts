@@ -18,7 +18,10 @@ const WRAPPING = /^[`'"([{<]+|[`'")\]}>.:]+$/g
  * for any other query, which is a keyword search.
  */
 export function factIdsOf(query: string): string[] | undefined {
-  const words = query.split(/[\s,;]+/).map((w) => w.replace(WRAPPING, '')).filter(Boolean)
+  const words = query
+    .split(/[\s,;]+/)
+    .map((w) => w.replace(WRAPPING, ''))
+    .filter(Boolean)
   if (!words.length) return undefined
   const ids: string[] = []
   for (const word of words) {
@@ -54,7 +57,11 @@ export interface HistoryEntry {
  * `supersededBy`. A link to a fact that does not exist, or back to one already in the chain (a
  * hand-edited file), ends that side.
  */
-export async function historyOf(start: Fact, get: (id: string) => Promise<Fact | undefined>, today: string): Promise<HistoryEntry[]> {
+export async function historyOf(
+  start: Fact,
+  get: (id: string) => Promise<Fact | undefined>,
+  today: string,
+): Promise<HistoryEntry[]> {
   const seen = new Set([start.id])
   const older: Fact[] = []
   for (let f = start; f.supersedes !== undefined; ) {
@@ -76,6 +83,10 @@ export async function historyOf(start: Fact, get: (id: string) => Promise<Fact |
 /** `fact-0002 · 2026-11-30 · superseded by fact-0003 · API timeout is 30 seconds` */
 export function historyLine({ fact, state }: HistoryEntry): string {
   const what =
-    state === 'superseded' && fact.supersededBy ? `superseded by ${fact.supersededBy}` : state === 'forgotten' && fact.forgottenReason ? `forgotten: ${fact.forgottenReason}` : state
+    state === 'superseded' && fact.supersededBy
+      ? `superseded by ${fact.supersededBy}`
+      : state === 'forgotten' && fact.forgottenReason
+        ? `forgotten: ${fact.forgottenReason}`
+        : state
   return `${fact.id} · ${fact.created.slice(0, 10)} · ${what} · ${fact.title}`
 }

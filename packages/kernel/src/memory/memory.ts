@@ -1,7 +1,7 @@
 import { FoundryError } from '../errors.js'
 import { definePlugin, type PluginHost } from '../plugin.js'
 import type { RetrievalDoc } from '../retrieval.js'
-import type { Fact, FactInput, FactType, ForgetInput } from '../schema/fact.js'
+import type { Fact, FactInput, ForgetInput } from '../schema/fact.js'
 import { FactInputSchema, ForgetInputSchema } from '../schema/fact.js'
 import { SearchInputSchema, type SearchInput } from '../schema/inputs.js'
 import { validator } from '../schema/validate.js'
@@ -9,11 +9,24 @@ import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './
 import type { WriteSet } from './catalog.js'
 import { createFactStore } from './fact-store.js'
 import { indexSummary, type MemoryIndex } from './index-file.js'
-import { factIdsOf, historyLine, historyOf, statusLine, type HistoryEntry } from './lookup.js'
+import { factIdsOf, historyLine, historyOf, statusLine } from './lookup.js'
 import { batchInputs, atPosition } from './write-batch.js'
 import { planWrite, type WritePlan } from './plan-write.js'
 import { briefLines, droppedLine, keptHits, relevanceFloor } from './relevance-floor.js'
-import { relevanceUnit, type FactListOptions, type FactWriteOptions, type ForgetResult, type HistoryResult, type IndexResult, type MemoryService, type SearchHit, type SearchOptions, type SearchResult, type WriteManyResult, type WriteResult } from './service.js'
+import {
+  relevanceUnit,
+  type FactListOptions,
+  type FactWriteOptions,
+  type ForgetResult,
+  type HistoryResult,
+  type IndexResult,
+  type MemoryService,
+  type SearchHit,
+  type SearchOptions,
+  type SearchResult,
+  type WriteManyResult,
+  type WriteResult,
+} from './service.js'
 
 export const INDEX_KEY = 'index'
 const factInput = validator(FactInputSchema)
@@ -21,6 +34,7 @@ const searchInput = validator(SearchInputSchema)
 const forgetInput = validator(ForgetInputSchema)
 
 /** Facts: write (dedup, supersede, gapless ids), the index, search, listing. Each operation reads the facts revision once. */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned object holds the methods; each method is short
 export function createMemory(ctx: PluginHost): MemoryService {
   const { storage, retriever, config } = ctx
   const store = createFactStore(ctx)
@@ -43,7 +57,10 @@ export function createMemory(ctx: PluginHost): MemoryService {
    * full), the index as it should be and why it is stale. The fact is kept either way, so the
    * write succeeds with a warning rather than failing for data that was stored.
    */
-  async function saveIndexAfterWrite(facts: WriteSet, revision: string): Promise<{ index: MemoryIndex; stale?: string }> {
+  async function saveIndexAfterWrite(
+    facts: WriteSet,
+    revision: string,
+  ): Promise<{ index: MemoryIndex; stale?: string }> {
     try {
       return { index: await saveIndex(facts, revision) }
     } catch (error) {
@@ -52,7 +69,8 @@ export function createMemory(ctx: PluginHost): MemoryService {
     }
   }
 
-  const staleLine = (why: string) => `warning: the fact is stored, but INDEX.md could not be rewritten (${why}); run foundry index once that is fixed`
+  const staleLine = (why: string) =>
+    `warning: the fact is stored, but INDEX.md could not be rewritten (${why}); run foundry index once that is fixed`
 
   /** Bring the retriever up to date and load it whole: for servers, once after start. */
   async function warm(): Promise<void> {
@@ -114,7 +132,11 @@ export function createMemory(ctx: PluginHost): MemoryService {
     if (plan.action === 'duplicate') return writeResult(plan, outcome.index)
     // Keep the retriever in step when it was current before the write; otherwise the next search syncs it.
     if (before === outcome.revision)
-      await retriever.apply({ revision: outcome.after, upsert: [toRetrievalDoc(plan.fact)], remove: plan.superseded ? [plan.superseded.id] : [] })
+      await retriever.apply({
+        revision: outcome.after,
+        upsert: [toRetrievalDoc(plan.fact)],
+        remove: plan.superseded ? [plan.superseded.id] : [],
+      })
     return writeResult(plan, outcome.index!, outcome.stale)
   }
 
@@ -155,9 +177,16 @@ export function createMemory(ctx: PluginHost): MemoryService {
           await store.kept(revision, facts)
           return { plans, revision, after: revision, created, marked, index, stale: undefined }
         }
-        await storage.putMany('facts', created.map((fact) => ({ key: fact.id, value: fact })))
+        await storage.putMany(
+          'facts',
+          created.map((fact) => ({ key: fact.id, value: fact })),
+        )
         const second = [...marked.values(), ...facts.takeRepairs()]
-        if (second.length) await storage.putMany('facts', second.map((fact) => ({ key: fact.id, value: fact })))
+        if (second.length)
+          await storage.putMany(
+            'facts',
+            second.map((fact) => ({ key: fact.id, value: fact })),
+          )
       } catch (error) {
         store.discard(facts) // the draft may hold facts that were never stored
         throw error
@@ -173,20 +202,31 @@ export function createMemory(ctx: PluginHost): MemoryService {
     }
     const results = outcome.plans.map((plan) => writeResult(plan, index, outcome.stale))
     const { text: _text, ...figures } = index
-    const lines = [...results.map((r) => r.text.slice(0, r.text.indexOf('\n'))), `Index: ${indexSummary(index)} over budget.`]
+    const lines = [
+      ...results.map((r) => r.text.slice(0, r.text.indexOf('\n'))),
+      `Index: ${indexSummary(index)} over budget.`,
+    ]
     if (outcome.stale) lines.push(staleLine(outcome.stale))
     return { text: lines.join('\n'), results, index: figures, ...(outcome.stale && { indexStale: outcome.stale }) }
   }
 
   /** What `write` returns for a plan carried out: the seed's two lines, then the similar facts and a stale index, when any. */
   function writeResult(plan: WritePlan, index: MemoryIndex, stale?: string): WriteResult {
-    if (plan.action === 'duplicate') return result('duplicate', plan.existing.id, undefined, index, `exists: ${plan.existing.id} (identical fact, nothing written)`)
+    if (plan.action === 'duplicate')
+      return result(
+        'duplicate',
+        plan.existing.id,
+        undefined,
+        index,
+        `exists: ${plan.existing.id} (identical fact, nothing written)`,
+      )
     const head = `created: ${plan.fact.id}${plan.superseded ? ` (supersedes ${plan.superseded.id})` : ''}`
     const out = result('created', plan.fact.id, plan.superseded?.id, index, head)
     if (plan.similar.length) {
       out.similar = plan.similar.map(({ fact, reason }) => ({ id: fact.id, title: fact.title, reason }))
       // After the seed's lines: the close facts left active, so the writer can still replace one.
-      for (const { id, title, reason } of out.similar) out.text += `\nsimilar: ${id} "${title}" (not superseded: ${reason}; pass supersedes: "${id}" to replace it)`
+      for (const { id, title, reason } of out.similar)
+        out.text += `\nsimilar: ${id} "${title}" (not superseded: ${reason}; pass supersedes: "${id}" to replace it)`
     }
     if (stale) {
       out.indexStale = stale
@@ -195,7 +235,13 @@ export function createMemory(ctx: PluginHost): MemoryService {
     return out
   }
 
-  function result(action: WriteResult['action'], id: string, supersedes: string | undefined, index: MemoryIndex, head: string): WriteResult {
+  function result(
+    action: WriteResult['action'],
+    id: string,
+    supersedes: string | undefined,
+    index: MemoryIndex,
+    head: string,
+  ): WriteResult {
     const { text: _text, ...figures } = index
     const out: WriteResult = { text: `${head}\nIndex: ${indexSummary(index)} over budget.`, action, id, index: figures }
     if (supersedes) out.supersedes = supersedes
@@ -215,7 +261,8 @@ export function createMemory(ctx: PluginHost): MemoryService {
       else missing.push(id)
     }
     const blocks = hits.map(({ fact }) => [renderFactBlock(fact), statusLine(fact, today)].filter(Boolean).join('\n'))
-    if (missing.length) blocks.push(`Unknown fact id${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}. ${ctx.hints.listFacts}`)
+    if (missing.length)
+      blocks.push(`Unknown fact id${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}. ${ctx.hints.listFacts}`)
     return { text: blocks.join('\n\n'), query, hits, ...(missing.length ? { missing } : {}) }
   }
 
@@ -227,7 +274,12 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const limit = input.limit ?? config.memoryRetrieval.maxFacts
     await syncRetriever(revision)
     // Ask for more than `limit`: the retriever may still hold facts that expired since it was updated.
-    const query = { text: input.query, limit: limit * 2 + 4, ...(input.type && { type: input.type }), ...(input.scope && { scope: input.scope }) }
+    const query = {
+      text: input.query,
+      limit: limit * 2 + 4,
+      ...(input.type && { type: input.type }),
+      ...(input.scope && { scope: input.scope }),
+    }
     let found = await retriever.search(query)
     if (!found.length && (await retriever.revision()) === undefined) {
       // The retriever lost its state (a snapshot removed under it): index again, once.
@@ -263,10 +315,18 @@ export function createMemory(ctx: PluginHost): MemoryService {
       const parts = whole.map((h) => renderFactBlock(h.fact))
       if (brief.length) parts.push(briefLines(brief))
       if (dropped) parts.push(droppedLine(dropped, floor))
-      return { text: parts.join('\n\n'), query: input.query, hits: kept, ...(brief.length && { brief: brief.length }), ...extra }
+      return {
+        text: parts.join('\n\n'),
+        query: input.query,
+        hits: kept,
+        ...(brief.length && { brief: brief.length }),
+        ...extra,
+      }
     }
     const active = await store.activeCount(revision)
-    const text = `No stored fact matches "${input.query}". Memory holds ${active} active facts.` + (dropped ? `\n${droppedLine(dropped, floor)}` : '')
+    const text =
+      `No stored fact matches "${input.query}". Memory holds ${active} active facts.` +
+      (dropped ? `\n${droppedLine(dropped, floor)}` : '')
     return { text, query: input.query, hits: kept, active, ...extra }
   }
 
@@ -302,13 +362,20 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const expired = (f: Fact) => f.status === 'active' && !isActive(f, today)
     return [...(await readFacts()).values()]
       .filter((f) => !options.type || f.type === options.type)
-      .filter((f) => status === 'all' || (status === 'expired' ? expired(f) : status === 'active' ? isActive(f, today) : f.status === status))
+      .filter(
+        (f) =>
+          status === 'all' ||
+          (status === 'expired' ? expired(f) : status === 'active' ? isActive(f, today) : f.status === status),
+      )
       .sort((a, b) => factNumber(a.id) - factNumber(b.id))
   }
 
   async function page(options: FactListOptions & { limit: number }): Promise<{ facts: Fact[]; total: number }> {
     const { limit, ...filter } = options
-    const ids = (filter.status ?? 'active') === 'active' && !filter.type ? await store.activeIds(await store.revision()) : undefined
+    const ids =
+      (filter.status ?? 'active') === 'active' && !filter.type
+        ? await store.activeIds(await store.revision())
+        : undefined
     if (!ids) {
       const facts = await list(filter)
       return { facts: facts.slice(0, limit), total: facts.length }
@@ -338,7 +405,8 @@ export function createMemory(ctx: PluginHost): MemoryService {
   async function forget(id: string, reason: string): Promise<ForgetResult> {
     const input: ForgetInput = forgetInput.parse({ id, reason }, 'memory_forget input')
     const why = input.reason.trim().replace(/\s+/g, ' ')
-    if (!why) throw new FoundryError('INVALID_INPUT', 'reason must not be empty: say why the fact is wrong or no longer holds')
+    if (!why)
+      throw new FoundryError('INVALID_INPUT', 'reason must not be empty: say why the fact is wrong or no longer holds')
     const before = await retriever.revision()
     const outcome = await storage.exclusive(async () => {
       const revision = await store.revision()
@@ -346,8 +414,15 @@ export function createMemory(ctx: PluginHost): MemoryService {
       const fact = await facts.fact(input.id)
       if (!fact) throw new FoundryError('NOT_FOUND', `No fact ${input.id}. ${ctx.hints.listFacts}`)
       if (fact.status === 'superseded')
-        throw new FoundryError('INVALID_INPUT', `${fact.id} is superseded${fact.supersededBy ? ` by ${fact.supersededBy}` : ''} and already out of the index and search; forget the active fact of its history instead`)
-      if (fact.status === 'forgotten') throw new FoundryError('INVALID_INPUT', `${fact.id} is already forgotten${fact.forgottenReason ? ` (${fact.forgottenReason})` : ''}; nothing to do`)
+        throw new FoundryError(
+          'INVALID_INPUT',
+          `${fact.id} is superseded${fact.supersededBy ? ` by ${fact.supersededBy}` : ''} and already out of the index and search; forget the active fact of its history instead`,
+        )
+      if (fact.status === 'forgotten')
+        throw new FoundryError(
+          'INVALID_INPUT',
+          `${fact.id} is already forgotten${fact.forgottenReason ? ` (${fact.forgottenReason})` : ''}; nothing to do`,
+        )
       const forgotten: Fact = { ...fact, status: 'forgotten', forgotten: ctx.now().toISOString(), forgottenReason: why }
       await storage.put('facts', forgotten.id, forgotten)
       await facts.set(forgotten)
@@ -357,14 +432,23 @@ export function createMemory(ctx: PluginHost): MemoryService {
       return { fact: forgotten, revision, after, index, stale }
     })
     // Keep the retriever in step when it was current before; otherwise the next search syncs it.
-    if (before === outcome.revision) await retriever.apply({ revision: outcome.after, upsert: [], remove: [outcome.fact.id] })
+    if (before === outcome.revision)
+      await retriever.apply({ revision: outcome.after, upsert: [], remove: [outcome.fact.id] })
     const { text: _text, ...figures } = outcome.index
     const { fact } = outcome
     let text = `forgotten: ${fact.id}\nIndex: ${indexSummary(outcome.index)} over budget.`
     // Forgetting does not bring back what the fact replaced: say so, and how to restore it.
-    if (fact.supersedes) text += `\n${fact.supersedes}, which it superseded, stays superseded; write its statement again to restore it.`
+    if (fact.supersedes)
+      text += `\n${fact.supersedes}, which it superseded, stays superseded; write its statement again to restore it.`
     if (outcome.stale) text += `\n${staleLine(outcome.stale)}`
-    return { text, id: fact.id, reason: why, forgotten: fact.forgotten!, index: figures, ...(outcome.stale && { indexStale: outcome.stale }) }
+    return {
+      text,
+      id: fact.id,
+      reason: why,
+      forgotten: fact.forgotten!,
+      index: figures,
+      ...(outcome.stale && { indexStale: outcome.stale }),
+    }
   }
 
   const activeCount = async () => store.activeCount(await store.revision())
@@ -377,8 +461,14 @@ export const memoryPlugin = definePlugin({
   name: 'memory',
   setup: createMemory,
   trace: {
-    write: { kind: 'memory_write', data: (r) => ({ action: r.action, id: r.id, ...(r.supersedes && { supersedes: r.supersedes }) }) },
-    writeMany: { kind: 'memory_write', data: (r) => ({ facts: r.results.length, created: r.results.filter((w) => w.action === 'created').length }) },
+    write: {
+      kind: 'memory_write',
+      data: (r) => ({ action: r.action, id: r.id, ...(r.supersedes && { supersedes: r.supersedes }) }),
+    },
+    writeMany: {
+      kind: 'memory_write',
+      data: (r) => ({ facts: r.results.length, created: r.results.filter((w) => w.action === 'created').length }),
+    },
     search: { kind: 'memory_search', data: (r) => ({ hits: r.hits.length, ...(r.dropped && { dropped: r.dropped }) }) },
     index: { kind: 'memory_index', data: (r) => ({ listed: r.index.listed, total: r.index.total }) },
     readIndex: 'memory_read_index',

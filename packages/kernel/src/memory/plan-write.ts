@@ -1,10 +1,25 @@
 import { FoundryError } from '../errors.js'
 import { BODY_MAX_WORDS, FACT_NUMBER_MAX, type Fact, type FactInput } from '../schema/fact.js'
 import type { FactSet } from './fact-set.js'
-import { dayOf, factId, factNumber, relateTitles, SIMILAR_OVERLAP, SIMILAR_SCAN, statementKeys, subjectTokens, titleOverlap, titleTokens, wordCount } from './facts.js'
+import {
+  dayOf,
+  factId,
+  factNumber,
+  relateTitles,
+  SIMILAR_OVERLAP,
+  SIMILAR_SCAN,
+  statementKeys,
+  subjectTokens,
+  titleOverlap,
+  titleTokens,
+  wordCount,
+} from './facts.js'
 
 /** What a write asks of the stored facts: a fact set answers it, and so does the write catalog (catalog.ts). */
-export type WriteCandidates = Pick<FactSet, 'maxNumber' | 'get' | 'findDuplicate' | 'statementCandidates' | 'subjectCandidates'>
+export type WriteCandidates = Pick<
+  FactSet,
+  'maxNumber' | 'get' | 'findDuplicate' | 'statementCandidates' | 'subjectCandidates'
+>
 
 /** A close fact the write left active, and why (briefly). */
 export interface SimilarFact {
@@ -61,7 +76,12 @@ export function planWrite(input: FactInput, stored: WriteCandidates, now: Date):
     if (relation.kind === 'different') {
       if (overlap >= SIMILAR_OVERLAP) near.push({ fact, reason: relation.reason, rank: overlap })
     } else if (automatic) matches.push({ fact, sameTitle: relation.kind === 'same-title' })
-    else near.push({ fact, reason: input.supersedes === undefined ? 'supersede is false' : `supersedes names ${input.supersedes}`, rank: 2 })
+    else
+      near.push({
+        fact,
+        reason: input.supersedes === undefined ? 'supersede is false' : `supersedes names ${input.supersedes}`,
+        rank: 2,
+      })
   }
   // Every fact the rule could supersede, then close ones (a bounded number) it may name as similar.
   for (const fact of stored.statementCandidates(type, scope, statementKeys(words), today)) examine(fact, true)
@@ -69,7 +89,8 @@ export function planWrite(input: FactInput, stored: WriteCandidates, now: Date):
   // One fact is superseded: the same title (a body rewrite) before a changed value, then the newest.
   matches.sort((x, y) => Number(y.sameTitle) - Number(x.sameTitle) || factNumber(y.fact.id) - factNumber(x.fact.id))
   let superseded = matches[0]?.fact
-  for (const { fact } of matches.slice(1)) near.push({ fact, reason: `the same statement, but ${superseded!.id} is the one superseded`, rank: 2 })
+  for (const { fact } of matches.slice(1))
+    near.push({ fact, reason: `the same statement, but ${superseded!.id} is the one superseded`, rank: 2 })
   const similar = near
     .sort((x, y) => y.rank - x.rank || factNumber(y.fact.id) - factNumber(x.fact.id))
     .slice(0, SIMILAR_MAX)
@@ -77,14 +98,29 @@ export function planWrite(input: FactInput, stored: WriteCandidates, now: Date):
 
   if (input.supersedes !== undefined) {
     const named = stored.get(input.supersedes)
-    if (!named) throw new FoundryError('INVALID_INPUT', `supersedes names ${input.supersedes}, which does not exist; omit it or name an existing fact`)
-    if (named.status === 'forgotten') throw new FoundryError('INVALID_INPUT', `supersedes names ${input.supersedes}, which is forgotten; omit supersedes to write the fact anew`)
-    if (named.status !== 'active') throw new FoundryError('INVALID_INPUT', `supersedes names ${input.supersedes}, which is already superseded by ${named.supersededBy ?? 'another fact'}; name the active fact instead`)
+    if (!named)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `supersedes names ${input.supersedes}, which does not exist; omit it or name an existing fact`,
+      )
+    if (named.status === 'forgotten')
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `supersedes names ${input.supersedes}, which is forgotten; omit supersedes to write the fact anew`,
+      )
+    if (named.status !== 'active')
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `supersedes names ${input.supersedes}, which is already superseded by ${named.supersededBy ?? 'another fact'}; name the active fact instead`,
+      )
     superseded = named
   }
 
   if (stored.maxNumber >= FACT_NUMBER_MAX)
-    throw new FoundryError('CONFLICT', `No fact id is left after ${factId(stored.maxNumber)}, the last one Foundry numbers exactly; renumber hand-made files with huge ids, or start a new memory`)
+    throw new FoundryError(
+      'CONFLICT',
+      `No fact id is left after ${factId(stored.maxNumber)}, the last one Foundry numbers exactly; renumber hand-made files with huge ids, or start a new memory`,
+    )
   const fact: Fact = {
     id: factId(stored.maxNumber + 1),
     title,
@@ -99,7 +135,9 @@ export function planWrite(input: FactInput, stored: WriteCandidates, now: Date):
   }
   if (input.expires !== undefined) fact.expires = input.expires
   if (superseded) fact.supersedes = superseded.id
-  return superseded ? { action: 'created', fact, superseded: { ...superseded, status: 'superseded', supersededBy: fact.id }, similar } : { action: 'created', fact, similar }
+  return superseded
+    ? { action: 'created', fact, superseded: { ...superseded, status: 'superseded', supersededBy: fact.id }, similar }
+    : { action: 'created', fact, similar }
 }
 
 /**
@@ -111,16 +149,21 @@ export function checkFactInput(input: FactInput, today: string): { title: string
   const title = input.title.trim().replace(/\s+/g, ' ')
   const body = input.body.trim()
   checkBody(input.type, body)
-  if (!title) throw new FoundryError('INVALID_INPUT', 'title must not be empty: state the fact itself in at most 80 characters')
+  if (!title)
+    throw new FoundryError('INVALID_INPUT', 'title must not be empty: state the fact itself in at most 80 characters')
   if (input.expires !== undefined) checkExpires(input.expires, today)
   return { title, body }
 }
 
 function checkBody(type: FactInput['type'], body: string) {
   const words = wordCount(body)
-  if (words === 0) throw new FoundryError('INVALID_INPUT', 'body must not be empty: explain the fact in at most 120 words')
+  if (words === 0)
+    throw new FoundryError('INVALID_INPUT', 'body must not be empty: explain the fact in at most 120 words')
   if (words > BODY_MAX_WORDS)
-    throw new FoundryError('INVALID_INPUT', `body has ${words} words; the limit is ${BODY_MAX_WORDS}. Keep one atomic fact and move detail to a runbook or an ADR`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `body has ${words} words; the limit is ${BODY_MAX_WORDS}. Keep one atomic fact and move detail to a runbook or an ADR`,
+    )
   if (type === 'decision' || type === 'risk') {
     const missing = [WHY.test(body) ? '' : '"Why:"', HOW.test(body) ? '' : '"How to apply:"'].filter(Boolean)
     if (missing.length)
@@ -135,5 +178,6 @@ function checkExpires(expires: string, today: string) {
   const date = new Date(`${expires}T00:00:00Z`)
   if (Number.isNaN(date.getTime()) || dayOf(date) !== expires)
     throw new FoundryError('INVALID_INPUT', `expires ${expires} is not a calendar date; use YYYY-MM-DD`)
-  if (expires < today) throw new FoundryError('INVALID_INPUT', `expires ${expires} is already past; give a later date or omit it`)
+  if (expires < today)
+    throw new FoundryError('INVALID_INPUT', `expires ${expires} is already past; give a later date or omit it`)
 }

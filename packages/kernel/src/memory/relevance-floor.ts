@@ -40,5 +40,8 @@ export function droppedLine(dropped: number, floor: number): string {
  * often answers already; a search of the id returns the whole fact.
  */
 export function briefLines(hits: SearchHit[]): string {
-  return [`Weaker matches (search an id to read it whole):`, ...hits.map(({ fact }) => `- ${fact.id} ${quoteFactText(fact.title)}`)].join('\n')
+  return [
+    `Weaker matches (search an id to read it whole):`,
+    ...hits.map(({ fact }) => `- ${fact.id} ${quoteFactText(fact.title)}`),
+  ].join('\n')
 }

@@ -12,12 +12,24 @@ const factInput = validator(FactInputSchema)
  * (`facts[3]: body has 130 words; …`).
  */
 export function batchInputs(raw: unknown, today: string): FactInput[] {
-  if (!Array.isArray(raw)) throw new FoundryError('INVALID_INPUT', `Invalid memory_write input: facts must be an array of facts, each with title, body and type; got ${raw === null ? 'null' : typeof raw}`)
-  if (raw.length === 0) throw new FoundryError('INVALID_INPUT', 'Invalid memory_write input: facts is empty; give at least one fact')
+  if (!Array.isArray(raw))
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `Invalid memory_write input: facts must be an array of facts, each with title, body and type; got ${raw === null ? 'null' : typeof raw}`,
+    )
+  if (raw.length === 0)
+    throw new FoundryError('INVALID_INPUT', 'Invalid memory_write input: facts is empty; give at least one fact')
   if (raw.length > WRITE_BATCH_MAX)
-    throw new FoundryError('INVALID_INPUT', `Invalid memory_write input: facts holds ${raw.length} facts; the limit is ${WRITE_BATCH_MAX} a call: split the batch`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `Invalid memory_write input: facts holds ${raw.length} facts; the limit is ${WRITE_BATCH_MAX} a call: split the batch`,
+    )
   return raw.map((item: unknown, i) => {
-    if (!factInput.check(item)) throw new FoundryError('INVALID_INPUT', `Invalid memory_write input: facts[${i}]: ${factInput.problems(item).join('; ')}`)
+    if (!factInput.check(item))
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `Invalid memory_write input: facts[${i}]: ${factInput.problems(item).join('; ')}`,
+      )
     const input = item as FactInput
     atPosition(i, () => checkFactInput(input, today))
     return input

@@ -47,7 +47,11 @@ export interface RawHit {
  * Every match of `text` with its plain BM25 score, without the result objects, stored-field copies
  * and full sort `search()` builds for each match: half the cost of a search at 10k facts.
  */
-export function rawMatches(index: MiniSearch<RetrievalDoc>, text: string, options: SearchOptions): Iterable<RawHit> | undefined {
+export function rawMatches(
+  index: MiniSearch<RetrievalDoc>,
+  text: string,
+  options: SearchOptions,
+): Iterable<RawHit> | undefined {
   const inner = index as unknown as Internals
   const { _documentIds: ids, _storedFields: stored } = inner
   if (typeof inner.executeQuery !== 'function' || !(ids instanceof Map) || !(stored instanceof Map)) return undefined

@@ -34,7 +34,10 @@ export class LazyIndex {
   /** Open the build the head names; `undefined` when a part is missing or unreadable. */
   static async open(store: SnapshotStore, head: Head, options: Options<RetrievalDoc>): Promise<LazyIndex | undefined> {
     try {
-      const [docs, terms] = await Promise.all([store.read(part(head.build, 'docs')), store.read(part(head.build, 'terms'))])
+      const [docs, terms] = await Promise.all([
+        store.read(part(head.build, 'docs')),
+        store.read(part(head.build, 'terms')),
+      ])
       if (docs === undefined || terms === undefined) return undefined
       return new LazyIndex(head, store, JSON.parse(docs) as Docs, terms ? terms.split('\n') : [], options)
     } catch {
@@ -68,19 +71,28 @@ export class LazyIndex {
       return out
     }
     const { documentIds, fieldLength, storedFields } = this.docs
-    const subset = { ...this.docs, documentIds: pick(documentIds), fieldLength: pick(fieldLength), storedFields: pick(storedFields), index: entries }
+    const subset = {
+      ...this.docs,
+      documentIds: pick(documentIds),
+      fieldLength: pick(fieldLength),
+      storedFields: pick(storedFields),
+      index: entries,
+    }
     return MiniSearch.loadJS(subset as AsPlainObject, this.options)
   }
 
   private reverse: Map<string, string> | undefined
   private shortIds(): Map<string, string> {
-    return (this.reverse ??= new Map(Object.entries(this.docs.documentIds).map(([shortId, id]) => [String(id), shortId])))
+    return (this.reverse ??= new Map(
+      Object.entries(this.docs.documentIds).map(([shortId, id]) => [String(id), shortId]),
+    ))
   }
 
   /** The whole index (every shard). */
   async full(): Promise<MiniSearch<RetrievalDoc>> {
     const entries: Posting[] = []
-    for (let i = 0; i < this.head.shards; i++) for (const posting of (await this.shard(i)).values()) entries.push(posting)
+    for (let i = 0; i < this.head.shards; i++)
+      for (const posting of (await this.shard(i)).values()) entries.push(posting)
     return MiniSearch.loadJS({ ...this.docs, index: entries } as AsPlainObject, this.options)
   }
 
@@ -104,12 +116,14 @@ export class LazyIndex {
       let at = lowerBound(this.terms, term)
       const known = this.terms[at] === term
       if (known) out.add(term)
-      if (!known && matching.prefix(term)) for (; at < this.terms.length && this.terms[at]!.startsWith(term); at++) out.add(this.terms[at]!)
+      if (!known && matching.prefix(term))
+        for (; at < this.terms.length && this.terms[at]!.startsWith(term); at++) out.add(this.terms[at]!)
       const distance = known ? 0 : matching.fuzzy(term)
       if (distance === 0) continue
       const buckets = (this.byLength ??= bucketByLength(this.terms))
       for (let length = Math.max(0, term.length - distance); length <= term.length + distance; length++)
-        for (const candidate of buckets[length] ?? []) if (boundedDistance(term, candidate, distance) <= distance) out.add(candidate)
+        for (const candidate of buckets[length] ?? [])
+          if (boundedDistance(term, candidate, distance) <= distance) out.add(candidate)
     }
     return out
   }

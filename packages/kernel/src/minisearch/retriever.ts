@@ -1,6 +1,13 @@
 import MiniSearch, { type Options, type SearchOptions } from 'minisearch'
 import { processTerm, tokenize } from '../analyze.js'
-import type { RetrievalChanges, RetrievalDoc, RetrievalHit, RetrievalQuery, Retriever, SnapshotStore } from '../retrieval.js'
+import type {
+  RetrievalChanges,
+  RetrievalDoc,
+  RetrievalHit,
+  RetrievalQuery,
+  Retriever,
+  SnapshotStore,
+} from '../retrieval.js'
 import { rawMatches, searchLookup, termLookup, type RawHit } from './internals.js'
 import { LazyIndex, type TermMatching } from './lazy.js'
 import { readHead, writeSnapshot, type Head } from './snapshot.js'
@@ -42,7 +49,10 @@ export interface MinisearchRetrieverOptions {
   internals?: boolean
 }
 
-function* filtered(hits: Iterable<RawHit>, wanted: (stored: Record<string, unknown> | undefined) => boolean): Iterable<RetrievalHit> {
+function* filtered(
+  hits: Iterable<RawHit>,
+  wanted: (stored: Record<string, unknown> | undefined) => boolean,
+): Iterable<RetrievalHit> {
   for (const hit of hits) if (wanted(hit.stored)) yield hit
 }
 
@@ -66,6 +76,7 @@ function topHits(matches: Iterable<RetrievalHit>, limit: number): RetrievalHit[]
  * words by `Intl.Segmenter` (`tokenize`). It snapshots itself into the store the kernel attaches; a
  * new process opens the snapshot lazily and reads only the postings its first queries need.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned object holds the methods; each method is short
 export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): Retriever {
   const indexOptions: Options<RetrievalDoc> = {
     fields: ['text', 'title', 'tags'],
@@ -177,7 +188,8 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
 
   function run(index: MiniSearch<RetrievalDoc>, query: RetrievalQuery): RetrievalHit[] {
     const { type, scope } = query
-    const wanted = (stored: Record<string, unknown> | undefined) => (!type || stored?.type === type) && (!scope || stored?.scope === scope)
+    const wanted = (stored: Record<string, unknown> | undefined) =>
+      (!type || stored?.type === type) && (!scope || stored?.scope === scope)
     const known = (internals && termLookup(index)) || searchLookup(index)
     const options: SearchOptions = {
       ...searchOptions,
@@ -189,7 +201,10 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
     const raw = internals ? rawMatches(index, query.text, options) : undefined
     if (raw) return topHits(filtered(raw, wanted), query.limit)
     const results = index.search(query.text, { ...options, filter: (r) => wanted(r) })
-    return topHits(results.map((r) => ({ id: String(r.id), score: r.score / (r.queryTerms.length || 1) })), query.limit)
+    return topHits(
+      results.map((r) => ({ id: String(r.id), score: r.score / (r.queryTerms.length || 1) })),
+      query.limit,
+    )
   }
 
   /**
@@ -197,7 +212,8 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
    * conditions), synchronously: with one batch its vacuum never yields, so nothing interleaves.
    */
   function vacuumIfDirty(index: MiniSearch<RetrievalDoc>) {
-    if (index.dirtCount >= 20 && index.dirtFactor >= 0.1 && !index.isVacuuming) void index.vacuum({ batchSize: Number.MAX_SAFE_INTEGER })
+    if (index.dirtCount >= 20 && index.dirtFactor >= 0.1 && !index.isVacuuming)
+      void index.vacuum({ batchSize: Number.MAX_SAFE_INTEGER })
   }
 
   /**
@@ -243,7 +259,7 @@ export function minisearchRetriever(options: MinisearchRetrieverOptions = {}): R
         for (const doc of upsert) overlay.set(doc.id, doc)
       } else if (full) {
         for (const id of changes.remove) if (full.has(id)) full.discard(id)
-        for (const doc of upsert) (full.has(doc.id) ? full.replace(doc) : full.add(doc))
+        for (const doc of upsert) full.has(doc.id) ? full.replace(doc) : full.add(doc)
         vacuumIfDirty(full)
       }
       revision = changes.revision

@@ -42,21 +42,37 @@ export async function readHead(store: SnapshotStore): Promise<Head | undefined> 
   if (!text) return undefined
   try {
     const head = JSON.parse(text) as Head
-    return head.format === FORMAT && typeof head.build === 'string' && typeof head.revision === 'string' && head.shards > 0 ? head : undefined
+    return head.format === FORMAT &&
+      typeof head.build === 'string' &&
+      typeof head.revision === 'string' &&
+      head.shards > 0
+      ? head
+      : undefined
   } catch {
     return undefined
   }
 }
 
 /** Write a whole index as a new build, then point the head at it, then drop the build it replaces. */
-export async function writeSnapshot(store: SnapshotStore, index: AsPlainObject, revision: string, replaces: Head | undefined): Promise<Head> {
+export async function writeSnapshot(
+  store: SnapshotStore,
+  index: AsPlainObject,
+  revision: string,
+  replaces: Head | undefined,
+): Promise<Head> {
   const { index: postings, ...docs } = index
   const shards = shardCount(postings.length)
   const build = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
   const buckets: Posting[][] = Array.from({ length: shards }, () => [])
   for (const entry of postings) buckets[shardOf(entry[0], shards)]!.push(entry)
   await store.write(part(build, 'docs'), JSON.stringify(docs))
-  await store.write(part(build, 'terms'), postings.map((e) => e[0]).sort().join('\n'))
+  await store.write(
+    part(build, 'terms'),
+    postings
+      .map((e) => e[0])
+      .sort()
+      .join('\n'),
+  )
   for (const [i, bucket] of buckets.entries()) await store.write(part(build, `s${i}`), JSON.stringify(bucket))
   const head: Head = { format: FORMAT, build, revision, shards }
   await store.write('head', JSON.stringify(head))

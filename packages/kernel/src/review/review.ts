@@ -64,13 +64,21 @@ export interface ReviewService {
 
 const numberOf = (id: string) => Number(id.slice('proposal-'.length))
 const proposalId = (n: number) => `proposal-${String(n).padStart(4, '0')}`
-const sameFact = (a: FactInput, b: FactInput) => a.type === b.type && normalizeText(a.title) === normalizeText(b.title) && normalizeText(a.body) === normalizeText(b.body)
+const sameFact = (a: FactInput, b: FactInput) =>
+  a.type === b.type &&
+  normalizeText(a.title) === normalizeText(b.title) &&
+  normalizeText(a.body) === normalizeText(b.body)
 
 /** One proposal as the queue shows it: its text quoted as a fact's is (it comes from a model or a transcript). */
 export function renderProposal(p: Proposal): string {
   const f = p.fact
   const from = [p.author && `by ${p.author}`, p.origin && `from ${p.origin}`].filter(Boolean).join(' ')
-  const state = p.status === 'accepted' ? `\naccepted as ${p.factId}` : p.status === 'rejected' ? `\nrejected${p.reason ? `: ${p.reason}` : ''}` : ''
+  const state =
+    p.status === 'accepted'
+      ? `\naccepted as ${p.factId}`
+      : p.status === 'rejected'
+        ? `\nrejected${p.reason ? `: ${p.reason}` : ''}`
+        : ''
   return [
     `### ${p.id} · ${f.type} · confidence ${f.confidence ?? 'medium'}${from ? ` · ${from}` : ''}`,
     `**${quoteFactText(f.title)}**`,
@@ -79,6 +87,7 @@ export function renderProposal(p: Proposal): string {
   ].join('\n')
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned object holds the methods; each method is short
 export function createReview(ctx: PluginHost): ReviewService {
   const { storage } = ctx
   const memory = ctx.use(memoryPlugin)
@@ -87,12 +96,16 @@ export function createReview(ctx: PluginHost): ReviewService {
   /** Whether the configuration writes this fact without review. */
   function autoAccepted(fact: FactInput): boolean {
     const { types, minConfidence } = ctx.config.review.autoAccept
-    return types.includes(fact.type) && CONFIDENCES.indexOf(fact.confidence ?? 'medium') <= CONFIDENCES.indexOf(minConfidence)
+    return (
+      types.includes(fact.type) &&
+      CONFIDENCES.indexOf(fact.confidence ?? 'medium') <= CONFIDENCES.indexOf(minConfidence)
+    )
   }
 
   /** One fact as `memory_write` checks it; throws INVALID_INPUT prefixed with `where`. */
   function checkOne(item: unknown, where: string): FactInput {
-    if (!factInput.check(item)) throw new FoundryError('INVALID_INPUT', `${where}: ${factInput.problems(item).join('; ')}`)
+    if (!factInput.check(item))
+      throw new FoundryError('INVALID_INPUT', `${where}: ${factInput.problems(item).join('; ')}`)
     try {
       checkFactInput(item, dayOf(ctx.now()))
     } catch (error) {
@@ -102,8 +115,16 @@ export function createReview(ctx: PluginHost): ReviewService {
   }
 
   function checked(raw: unknown[]): FactInput[] {
-    if (!Array.isArray(raw) || raw.length === 0) throw new FoundryError('INVALID_INPUT', 'Invalid proposals: facts must be a non-empty array of facts, each with title, body and type')
-    if (raw.length > WRITE_BATCH_MAX) throw new FoundryError('INVALID_INPUT', `Invalid proposals: ${raw.length} facts; the limit is ${WRITE_BATCH_MAX} a call: split them`)
+    if (!Array.isArray(raw) || raw.length === 0)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        'Invalid proposals: facts must be a non-empty array of facts, each with title, body and type',
+      )
+    if (raw.length > WRITE_BATCH_MAX)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `Invalid proposals: ${raw.length} facts; the limit is ${WRITE_BATCH_MAX} a call: split them`,
+      )
     return raw.map((item, i) => checkOne(item, `Invalid proposal: facts[${i}]`))
   }
 
@@ -124,21 +145,38 @@ export function createReview(ctx: PluginHost): ReviewService {
           outcome.set(fact, { action: 'duplicate', id: same.id })
           continue
         }
-        const proposal: Proposal = { id: proposalId(next++), status: 'proposed', fact, created: now(), ...(options.author && { author: options.author }), ...(options.origin && { origin: options.origin }) }
+        const proposal: Proposal = {
+          id: proposalId(next++),
+          status: 'proposed',
+          fact,
+          created: now(),
+          ...(options.author && { author: options.author }),
+          ...(options.origin && { origin: options.origin }),
+        }
         fresh.push(proposal)
         outcome.set(fact, { action: 'proposed', id: proposal.id })
       }
-      if (fresh.length) await storage.putMany(PROPOSALS_COLLECTION, fresh.map((p) => ({ key: p.id, value: p })))
+      if (fresh.length)
+        await storage.putMany(
+          PROPOSALS_COLLECTION,
+          fresh.map((p) => ({ key: p.id, value: p })),
+        )
       return outcome
     })
     const direct = inputs.filter(autoAccepted)
-    const written = direct.length ? (await memory.writeMany(direct, options.author ? { author: options.author } : {})).results : []
+    const written = direct.length
+      ? (await memory.writeMany(direct, options.author ? { author: options.author } : {})).results
+      : []
     let w = 0
     for (const fact of inputs) {
       const queuedAs = stored.get(fact)
       if (queuedAs) {
         results.push(queuedAs)
-        lines.push(queuedAs.action === 'proposed' ? `proposed: ${queuedAs.id} "${fact.title}"` : `exists: ${queuedAs.id} (the same proposal is waiting, nothing queued)`)
+        lines.push(
+          queuedAs.action === 'proposed'
+            ? `proposed: ${queuedAs.id} "${fact.title}"`
+            : `exists: ${queuedAs.id} (the same proposal is waiting, nothing queued)`,
+        )
         continue
       }
       const result = written[w++]!
@@ -164,9 +202,15 @@ export function createReview(ctx: PluginHost): ReviewService {
   /** A proposal still waiting, read inside the caller's section; throws NOT_FOUND or INVALID_INPUT naming what became of it. */
   async function waiting(id: string): Promise<Proposal> {
     const proposal = await storage.get(PROPOSALS_COLLECTION, id)
-    if (!proposal) throw new FoundryError('NOT_FOUND', `No proposal ${id}: list the waiting ones with foundry review (memory_review list)`)
-    if (proposal.status === 'accepted') throw new FoundryError('INVALID_INPUT', `${id} is already accepted as ${proposal.factId}; nothing to do`)
-    if (proposal.status === 'rejected') throw new FoundryError('INVALID_INPUT', `${id} is already rejected; propose the fact again to review it anew`)
+    if (!proposal)
+      throw new FoundryError(
+        'NOT_FOUND',
+        `No proposal ${id}: list the waiting ones with foundry review (memory_review list)`,
+      )
+    if (proposal.status === 'accepted')
+      throw new FoundryError('INVALID_INPUT', `${id} is already accepted as ${proposal.factId}; nothing to do`)
+    if (proposal.status === 'rejected')
+      throw new FoundryError('INVALID_INPUT', `${id} is already rejected; propose the fact again to review it anew`)
     return proposal
   }
 
@@ -189,14 +233,24 @@ export function createReview(ctx: PluginHost): ReviewService {
 
   async function reject(id: string, reason?: string): Promise<DecisionResult> {
     const why = reason?.trim().replace(/\s+/g, ' ')
-    if (why !== undefined && why.length > 500) throw new FoundryError('INVALID_INPUT', 'reason: at most 500 characters; shorten it')
-    const proposal = await decide(id, (p) => ({ ...p, status: 'rejected', decided: now(), ...(why && { reason: why }) }))
+    if (why !== undefined && why.length > 500)
+      throw new FoundryError('INVALID_INPUT', 'reason: at most 500 characters; shorten it')
+    const proposal = await decide(id, (p) => ({
+      ...p,
+      status: 'rejected',
+      decided: now(),
+      ...(why && { reason: why }),
+    }))
     return { text: `rejected: ${id} "${proposal.fact.title}" (nothing written to memory)`, proposal }
   }
 
   async function edit(id: string, raw: unknown): Promise<DecisionResult> {
     const changes = editInput.parse(raw, `edit of ${id}`)
-    if (!Object.keys(changes).length) throw new FoundryError('INVALID_INPUT', `edit of ${id}: no field to change; give title, body, type, scope, tags or confidence`)
+    if (!Object.keys(changes).length)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `edit of ${id}: no field to change; give title, body, type, scope, tags or confidence`,
+      )
     const proposal = await decide(id, (p) => {
       return { ...p, fact: checkOne({ ...p.fact, ...changes }, `Invalid edit of ${id}`) }
     })
@@ -212,7 +266,14 @@ export const reviewPlugin = definePlugin({
   needs: [memoryPlugin],
   setup: createReview,
   trace: {
-    propose: { kind: 'memory_review', data: (r) => ({ action: 'propose', proposed: r.results.filter((x) => x.action === 'proposed').length, accepted: r.results.filter((x) => x.action === 'accepted').length }) },
+    propose: {
+      kind: 'memory_review',
+      data: (r) => ({
+        action: 'propose',
+        proposed: r.results.filter((x) => x.action === 'proposed').length,
+        accepted: r.results.filter((x) => x.action === 'accepted').length,
+      }),
+    },
     accept: { kind: 'memory_review', data: (r) => ({ action: 'accept', proposal: r.proposal, id: r.id }) },
     reject: { kind: 'memory_review', data: (r) => ({ action: 'reject', proposal: r.proposal.id }) },
     edit: { kind: 'memory_review', data: (r) => ({ action: 'edit', proposal: r.proposal.id }) },

@@ -35,21 +35,48 @@ export const WHOLE_FACTS = 1
 export const ConfigFileSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
-    profile: Type.Optional(Type.String({ description: 'A preset applied under the explicit keys: default | startup-mvp | strict' })),
-    indexTokenBudget: Type.Optional(Type.Integer({ minimum: 100, maximum: 200_000, description: 'Token cap of memory/INDEX.md. Default 4000' })),
-    handoffSummaryTokenBudget: Type.Optional(Type.Integer({ minimum: 10, maximum: 100_000, description: 'Tokens a subagent may return; the firewall blocks over 3x. Default 300' })),
+    profile: Type.Optional(
+      Type.String({ description: 'A preset applied under the explicit keys: default | startup-mvp | strict' }),
+    ),
+    indexTokenBudget: Type.Optional(
+      Type.Integer({ minimum: 100, maximum: 200_000, description: 'Token cap of memory/INDEX.md. Default 4000' }),
+    ),
+    handoffSummaryTokenBudget: Type.Optional(
+      Type.Integer({
+        minimum: 10,
+        maximum: 100_000,
+        description: 'Tokens a subagent may return; the firewall blocks over 3x. Default 300',
+      }),
+    ),
     memoryRetrieval: Type.Optional(
       Type.Object(
         {
-          maxFacts: Type.Optional(Type.Integer({ minimum: 1, maximum: 25, description: 'memory_search returns at most this many facts when the call names no limit' })),
+          maxFacts: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 25,
+              description: 'memory_search returns at most this many facts when the call names no limit',
+            }),
+          ),
           minRelevance: Type.Optional(
-            Type.Number({ minimum: 0, description: `memory_search leaves out hits of lower relevance that miss a query word, and says how many; 0 turns it off. Default ${MIN_RELEVANCE}` }),
+            Type.Number({
+              minimum: 0,
+              description: `memory_search leaves out hits of lower relevance that miss a query word, and says how many; 0 turns it off. Default ${MIN_RELEVANCE}`,
+            }),
           ),
           minRelevanceRatio: Type.Optional(
-            Type.Number({ minimum: 0, maximum: 1, description: `memory_search also leaves out such hits below this share of the top hit's relevance. Default ${MIN_RELEVANCE_RATIO}; 0 turns it off` }),
+            Type.Number({
+              minimum: 0,
+              maximum: 1,
+              description: `memory_search also leaves out such hits below this share of the top hit's relevance. Default ${MIN_RELEVANCE_RATIO}; 0 turns it off`,
+            }),
           ),
           wholeFacts: Type.Optional(
-            Type.Integer({ minimum: 1, maximum: 25, description: `memory_search prints this many of the best hits whole; the others, one line each (id, type, title). Default ${WHOLE_FACTS}` }),
+            Type.Integer({
+              minimum: 1,
+              maximum: 25,
+              description: `memory_search prints this many of the best hits whole; the others, one line each (id, type, title). Default ${WHOLE_FACTS}`,
+            }),
           ),
         },
         { additionalProperties: false },
@@ -58,21 +85,60 @@ export const ConfigFileSchema = Type.Object(
     promptContext: Type.Optional(
       Type.Object(
         {
-          maxFacts: Type.Optional(Type.Integer({ minimum: 0, maximum: 25, description: 'The prompt-context hook adds at most this many facts to a prompt; 0 adds none (runbooks still come)' })),
-          minScore: Type.Optional(Type.Number({ minimum: 0, description: 'The relevance a fact needs to be added to a prompt (about one per distinctive prompt word it holds)' })),
-          minPromptLength: Type.Optional(Type.Integer({ minimum: 0, description: 'Prompts shorter than this many characters get no context' })),
+          maxFacts: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 25,
+              description:
+                'The prompt-context hook adds at most this many facts to a prompt; 0 adds none (runbooks still come)',
+            }),
+          ),
+          minScore: Type.Optional(
+            Type.Number({
+              minimum: 0,
+              description:
+                'The relevance a fact needs to be added to a prompt (about one per distinctive prompt word it holds)',
+            }),
+          ),
+          minPromptLength: Type.Optional(
+            Type.Integer({ minimum: 0, description: 'Prompts shorter than this many characters get no context' }),
+          ),
         },
         { additionalProperties: false },
       ),
     ),
-    enforcement: Type.Optional(Type.Enum([...ENFORCEMENT_LEVELS], { description: 'off turns the context firewall off (subagent returns pass whatever their size); warn and gate block a return over 3x the handoff budget once' })),
+    enforcement: Type.Optional(
+      Type.Enum([...ENFORCEMENT_LEVELS], {
+        description:
+          'off turns the context firewall off (subagent returns pass whatever their size); warn and gate block a return over 3x the handoff budget once',
+      }),
+    ),
     capture: Type.Optional(
       Type.Object(
         {
-          enabled: Type.Optional(Type.Boolean({ description: 'At PreCompact and SessionEnd, a detached memory.distill run proposes the facts the session established for review. Default false' })),
-          provider: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'The Marbles harness the distill run uses. Default claude-code' })),
-          model: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Its model: the cheap tier. Default haiku' })),
-          maxChars: Type.Optional(Type.Integer({ minimum: 1000, maximum: 1_000_000, description: 'The most transcript characters one run reads (the newest). Default 60000' })),
+          enabled: Type.Optional(
+            Type.Boolean({
+              description:
+                'At PreCompact and SessionEnd, a detached memory.distill run proposes the facts the session established for review. Default false',
+            }),
+          ),
+          provider: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 40,
+              description: 'The Marbles harness the distill run uses. Default claude-code',
+            }),
+          ),
+          model: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 100, description: 'Its model: the cheap tier. Default haiku' }),
+          ),
+          maxChars: Type.Optional(
+            Type.Integer({
+              minimum: 1000,
+              maximum: 1_000_000,
+              description: 'The most transcript characters one run reads (the newest). Default 60000',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -83,10 +149,19 @@ export const ConfigFileSchema = Type.Object(
           autoAccept: Type.Optional(
             Type.Object(
               {
-                types: Type.Array(FactTypeSchema, { uniqueItems: true, description: `Proposed facts of these types skip the review queue; [] for none (${FACT_TYPES.join(' | ')})` }),
-                minConfidence: Type.Optional(Type.Enum([...CONFIDENCES], { description: 'and of at least this confidence. Default high' })),
+                types: Type.Array(FactTypeSchema, {
+                  uniqueItems: true,
+                  description: `Proposed facts of these types skip the review queue; [] for none (${FACT_TYPES.join(' | ')})`,
+                }),
+                minConfidence: Type.Optional(
+                  Type.Enum([...CONFIDENCES], { description: 'and of at least this confidence. Default high' }),
+                ),
               },
-              { additionalProperties: false, description: 'Proposals written at once, through the normal write path, rather than queued. Off by default' },
+              {
+                additionalProperties: false,
+                description:
+                  'Proposals written at once, through the normal write path, rather than queued. Off by default',
+              },
             ),
           ),
         },
@@ -116,7 +191,12 @@ export const DEFAULT_CONFIG: Config = {
   profile: 'default',
   indexTokenBudget: 4000,
   handoffSummaryTokenBudget: 300,
-  memoryRetrieval: { maxFacts: 8, minRelevance: MIN_RELEVANCE, minRelevanceRatio: MIN_RELEVANCE_RATIO, wholeFacts: WHOLE_FACTS },
+  memoryRetrieval: {
+    maxFacts: 8,
+    minRelevance: MIN_RELEVANCE,
+    minRelevanceRatio: MIN_RELEVANCE_RATIO,
+    wholeFacts: WHOLE_FACTS,
+  },
   promptContext: { maxFacts: 5, minScore: 3, minPromptLength: 12 },
   enforcement: 'gate',
   capture: { enabled: false, provider: 'claude-code', model: 'haiku', maxChars: 60_000 },
@@ -140,7 +220,10 @@ export function resolveConfig(raw: unknown, where = '.foundry/config.json'): Con
   const profileName = file.profile ?? 'default'
   const profile = PROFILES[profileName]
   if (!profile)
-    throw new FoundryError('INVALID_INPUT', `Invalid ${where}: profile must be one of ${Object.keys(PROFILES).join(' | ')} (got "${profileName}")`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `Invalid ${where}: profile must be one of ${Object.keys(PROFILES).join(' | ')} (got "${profileName}")`,
+    )
   return merge(merge(DEFAULT_CONFIG, profile), file, profileName)
 }
 
@@ -168,12 +251,25 @@ function merge(base: Config, over: ConfigFile, profile = base.profile): Config {
     promptContext: { ...base.promptContext, ...defined(over.promptContext) },
     enforcement: over.enforcement ?? base.enforcement,
     capture: { ...base.capture, ...defined(over.capture) },
-    review: over.review?.autoAccept ? { autoAccept: { types: [...over.review.autoAccept.types], minConfidence: over.review.autoAccept.minConfidence ?? 'high' } } : base.review,
+    review: over.review?.autoAccept
+      ? {
+          autoAccept: {
+            types: [...over.review.autoAccept.types],
+            minConfidence: over.review.autoAccept.minConfidence ?? 'high',
+          },
+        }
+      : base.review,
   }
 }
 
 function isEmptyObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype && Object.keys(value).length === 0
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    Object.keys(value).length === 0
+  )
 }
 
 function defined<T extends object>(value: T | undefined): Partial<T> {

@@ -28,7 +28,10 @@ export const EVENT_KIND_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$'
 export const EventSchema = Type.Object({
   ts: Type.String({ description: 'ISO 8601 timestamp' }),
   // No length or pattern limit on read: an event that was stored is read back, whatever its kind.
-  kind: Type.String({ minLength: 1, description: 'The kernel\'s kinds (EVENT_KINDS) or a consumer\'s "<consumer>.<kind>"' }),
+  kind: Type.String({
+    minLength: 1,
+    description: 'The kernel\'s kinds (EVENT_KINDS) or a consumer\'s "<consumer>.<kind>"',
+  }),
   data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 })
 export type FoundryEvent = Static<typeof EventSchema>

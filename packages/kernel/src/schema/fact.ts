@@ -15,18 +15,37 @@ export const FACT_ID_PATTERN = '^fact-[0-9]{4,15}$'
 /** The last fact number Foundry gives out (`fact-999999999999999`). */
 export const FACT_NUMBER_MAX = 999_999_999_999_999
 
-export const FactTypeSchema = Type.Enum([...FACT_TYPES], { description: 'decision | constraint | convention | domain | risk | metric | glossary' })
+export const FactTypeSchema = Type.Enum([...FACT_TYPES], {
+  description: 'decision | constraint | convention | domain | risk | metric | glossary',
+})
 export type FactType = (typeof FACT_TYPES)[number]
 export const ConfidenceSchema = Type.Enum([...CONFIDENCES], { description: 'high | medium | low' })
 export type Confidence = (typeof CONFIDENCES)[number]
 export type FactStatus = (typeof FACT_STATUSES)[number]
 
-const Title = Type.String({ minLength: 1, maxLength: TITLE_MAX_CHARS, description: 'States the fact itself, not the topic' })
-const Body = Type.String({ minLength: 1, maxLength: 4000, description: 'Max 120 words. For decision and risk, include `Why:` and `How to apply:` lines' })
-const Scope = Type.String({ pattern: SCOPE_PATTERN, description: 'project | module:<name> | vertical:<name>. Defaults to project' })
+const Title = Type.String({
+  minLength: 1,
+  maxLength: TITLE_MAX_CHARS,
+  description: 'States the fact itself, not the topic',
+})
+const Body = Type.String({
+  minLength: 1,
+  maxLength: 4000,
+  description: 'Max 120 words. For decision and risk, include `Why:` and `How to apply:` lines',
+})
+const Scope = Type.String({
+  pattern: SCOPE_PATTERN,
+  description: 'project | module:<name> | vertical:<name>. Defaults to project',
+})
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[^\\s,]+$' }), { maxItems: 20 })
-const Source = Type.String({ pattern: SOURCE_PATTERN, description: 'adr-0007 | conversation | code | external:<url>. Defaults to conversation' })
-const Expires = Type.String({ pattern: DATE_PATTERN, description: 'YYYY-MM-DD after which the fact stops being loaded' })
+const Source = Type.String({
+  pattern: SOURCE_PATTERN,
+  description: 'adr-0007 | conversation | code | external:<url>. Defaults to conversation',
+})
+const Expires = Type.String({
+  pattern: DATE_PATTERN,
+  description: 'YYYY-MM-DD after which the fact stops being loaded',
+})
 const FactId = Type.String({ pattern: FACT_ID_PATTERN })
 
 /** A stored fact: what `memory/facts/fact-NNNN.md` holds, front matter and body. */
@@ -56,8 +75,16 @@ export const FactSchema = Type.Object(
 export type Fact = Static<typeof FactSchema>
 
 // Inputs also bound what a pattern leaves open; a stored fact is read as it is.
-const ScopeInput = Type.String({ pattern: SCOPE_PATTERN, maxLength: 200, description: 'project | module:<name> | vertical:<name>. Defaults to project' })
-const SourceInput = Type.String({ pattern: SOURCE_PATTERN, maxLength: 500, description: 'adr-0007 | conversation | code | external:<url>. Defaults to conversation' })
+const ScopeInput = Type.String({
+  pattern: SCOPE_PATTERN,
+  maxLength: 200,
+  description: 'project | module:<name> | vertical:<name>. Defaults to project',
+})
+const SourceInput = Type.String({
+  pattern: SOURCE_PATTERN,
+  maxLength: 500,
+  description: 'adr-0007 | conversation | code | external:<url>. Defaults to conversation',
+})
 
 /** The input of `memory_write`. */
 export const FactInputSchema = Type.Object(
@@ -70,8 +97,15 @@ export const FactInputSchema = Type.Object(
     confidence: Type.Optional(Type.Enum([...CONFIDENCES], { description: 'Defaults to medium' })),
     source: Type.Optional(SourceInput),
     expires: Type.Optional(Expires),
-    supersedes: Type.Optional(Type.String({ pattern: FACT_ID_PATTERN, description: 'A fact to supersede (otherwise found by the same-statement rule)' })),
-    supersede: Type.Optional(Type.Boolean({ description: 'false: no superseding by that rule; `supersedes` still applies. Default true' })),
+    supersedes: Type.Optional(
+      Type.String({
+        pattern: FACT_ID_PATTERN,
+        description: 'A fact to supersede (otherwise found by the same-statement rule)',
+      }),
+    ),
+    supersede: Type.Optional(
+      Type.Boolean({ description: 'false: no superseding by that rule; `supersedes` still applies. Default true' }),
+    ),
   },
   { additionalProperties: false },
 )

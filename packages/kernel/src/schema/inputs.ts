@@ -7,8 +7,16 @@ export const SearchInputSchema = Type.Object(
   {
     query: Type.String({ minLength: 1, maxLength: 2000, description: 'Keywords describing what you need to know' }),
     type: Type.Optional(FactTypeSchema),
-    scope: Type.Optional(Type.String({ pattern: SCOPE_PATTERN, maxLength: 200, description: 'Only facts of this scope, e.g. module:billing' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 25, description: 'Default 8 (memoryRetrieval.maxFacts)' })),
+    scope: Type.Optional(
+      Type.String({
+        pattern: SCOPE_PATTERN,
+        maxLength: 200,
+        description: 'Only facts of this scope, e.g. module:billing',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 25, description: 'Default 8 (memoryRetrieval.maxFacts)' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -26,7 +34,11 @@ export const MemoryWriteInputSchema = Type.Object(
   {
     ...Type.Partial(FactInputSchema).properties,
     facts: Type.Optional(
-      Type.Array(Type.Object({}), { minItems: 1, maxItems: WRITE_BATCH_MAX, description: `Instead of the fields above: up to ${WRITE_BATCH_MAX} facts, each with those fields, stored together` }),
+      Type.Array(Type.Object({}), {
+        minItems: 1,
+        maxItems: WRITE_BATCH_MAX,
+        description: `Instead of the fields above: up to ${WRITE_BATCH_MAX} facts, each with those fields, stored together`,
+      }),
     ),
   },
   { additionalProperties: false },
@@ -45,7 +57,9 @@ export const ContractValidateInputSchema = Type.Object(
   {
     schema: Type.String({ minLength: 1, maxLength: 80, description: 'Contract id, e.g. finding.v1' }),
     data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Or a JSON file, relative to the project root' })),
+    path: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 1024, description: 'Or a JSON file, relative to the project root' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -56,7 +70,9 @@ export const BlackboardWriteInputSchema = Type.Object(
     wave: Type.String({ minLength: 1, maxLength: 80, description: 'Wave id, e.g. analysis' }),
     agent: Type.String({ minLength: 1, maxLength: 80, description: 'Producing agent name' }),
     schema: Type.String({ minLength: 1, maxLength: 80, description: 'Contract id the artifact conforms to' }),
-    data: Type.Record(Type.String(), Type.Unknown(), { description: 'The artifact: at most 1 MiB as pretty JSON, nested at most 32 deep' }),
+    data: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The artifact: at most 1 MiB as pretty JSON, nested at most 32 deep',
+    }),
   },
   { additionalProperties: false },
 )
@@ -66,8 +82,15 @@ export const BlackboardReadInputSchema = Type.Object(
   {
     wave: Type.String({ minLength: 1, maxLength: 80 }),
     agent: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'Restrict to one producer' })),
-    full: Type.Optional(Type.Boolean({ description: 'Whole artifacts: the file dump the context firewall exists to prevent. Only when you genuinely need it' })),
-    version: Type.Optional(Type.Integer({ minimum: 1, description: 'With agent: this version of its artifact (1 = first written)' })),
+    full: Type.Optional(
+      Type.Boolean({
+        description:
+          'Whole artifacts: the file dump the context firewall exists to prevent. Only when you genuinely need it',
+      }),
+    ),
+    version: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'With agent: this version of its artifact (1 = first written)' }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -56,7 +56,9 @@ export const ReviewInputSchema = Type.Object(
     action: Type.Enum(['list', 'accept', 'reject', 'edit']),
     id: Type.Optional(Type.String({ pattern: PROPOSAL_ID_PATTERN, description: 'proposal-NNNN; not for list' })),
     reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-    changes: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'edit: title, body, type, scope, tags or confidence' })),
+    changes: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'edit: title, body, type, scope, tags or confidence' }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -8,7 +8,12 @@ export const RunbookSchema = Type.Object(
   {
     slug: Type.String({ pattern: SLUG_PATTERN }),
     title: Type.String({ minLength: 1, maxLength: 200 }),
-    trigger: Type.Optional(Type.String({ maxLength: 500, description: 'Comma-separated phrases; a prompt containing one triggers the runbook' })),
+    trigger: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description: 'Comma-separated phrases; a prompt containing one triggers the runbook',
+      }),
+    ),
     body: Type.String(),
   },
   { additionalProperties: false },

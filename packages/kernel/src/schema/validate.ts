@@ -72,7 +72,9 @@ export function fieldName(instancePath: string, root = 'input'): string {
   return instancePath
     .slice(1)
     .split('/')
-    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : (i ? '.' : '') + part.replace(/~1/g, '/').replace(/~0/g, '~')))
+    .map((part, i) =>
+      /^\d+$/.test(part) ? `[${part}]` : (i ? '.' : '') + part.replace(/~1/g, '/').replace(/~0/g, '~'),
+    )
     .join('')
 }
 
@@ -80,7 +82,7 @@ function describeErrors(errors: SchemaError[]): string[] {
   const out: string[] = []
   const seen = new Set<string>()
   const add = (line: string) => {
-    if (!seen.has(line)) (seen.add(line), out.push(line))
+    if (!seen.has(line)) seen.add(line), out.push(line)
   }
   // A union of constants reports one `const` error per member, then `anyOf`: fold them into one line.
   const allowed = new Map<string, unknown[]>()
@@ -98,7 +100,9 @@ function describeErrors(errors: SchemaError[]): string[] {
       case 'const':
         continue
       case 'required':
-        for (const name of (e.params.requiredProperties as string[] | undefined) ?? [e.params.missingProperty as string])
+        for (const name of (e.params.requiredProperties as string[] | undefined) ?? [
+          e.params.missingProperty as string,
+        ])
           add(`missing required property "${e.instancePath ? `${field}.` : ''}${name}"`)
         continue
       case 'additionalProperties':
@@ -118,10 +122,16 @@ function describeErrors(errors: SchemaError[]): string[] {
         add(`${field} must be at most ${e.params.limit} characters`)
         continue
       case 'minLength':
-        add(e.params.limit === 1 ? `${field} must not be empty` : `${field} must be at least ${e.params.limit} characters`)
+        add(
+          e.params.limit === 1
+            ? `${field} must not be empty`
+            : `${field} must be at least ${e.params.limit} characters`,
+        )
         continue
       case 'pattern':
-        add(`${field} has the wrong form: ${PATTERN_FORMS.get(String(e.params.pattern)) ?? `expected one matching ${e.params.pattern}`}`)
+        add(
+          `${field} has the wrong form: ${PATTERN_FORMS.get(String(e.params.pattern)) ?? `expected one matching ${e.params.pattern}`}`,
+        )
         continue
       case '~refine': // a check the schema carries as code (a contract's patternProperties): its message says it whole
         add(e.instancePath ? `${field}: ${String(e.params.message)}` : String(e.params.message))

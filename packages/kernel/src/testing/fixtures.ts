@@ -35,5 +35,11 @@ export const sampleContract: Contract = {
 export const sampleArtifact: Artifact = {
   wave: 'audit',
   agent: 'appsec-reviewer',
-  data: { schema: 'review.v1', producedBy: 'appsec-reviewer', summary: 'Six findings, two high.', findings: [], nested: { a: [1, 2, { b: null }] } },
+  data: {
+    schema: 'review.v1',
+    producedBy: 'appsec-reviewer',
+    summary: 'Six findings, two high.',
+    findings: [],
+    nested: { a: [1, 2, { b: null }] },
+  },
 }

@@ -12,7 +12,11 @@ import { register, type SuiteOptions, type TestFn } from './register.js'
  * stemming, prefix, fuzzy and segmentation cases check the ability when the retriever declares it in
  * `capabilities`, and otherwise that the exact words still match.
  */
-export function retrieverSuite(test: TestFn, make: (store: SnapshotStore) => Retriever | Promise<Retriever>, options: SuiteOptions = {}): void {
+export function retrieverSuite(
+  test: TestFn,
+  make: (store: SnapshotStore) => Retriever | Promise<Retriever>,
+  options: SuiteOptions = {},
+): void {
   register(test, RETRIEVER_CASES, async () => new Bench(make), options)
 }
 
@@ -54,20 +58,51 @@ const doc = (id: string, title: string, body = '', extra: Partial<RetrievalDoc> 
 
 /** Fifty plausible facts about unrelated subjects, so ranking is tested against noise. */
 export function distractors(n = 50): RetrievalDoc[] {
-  const subjects = ['logging', 'caching', 'payments', 'search', 'auth', 'queues', 'billing', 'emails', 'metrics', 'uploads']
+  const subjects = [
+    'logging',
+    'caching',
+    'payments',
+    'search',
+    'auth',
+    'queues',
+    'billing',
+    'emails',
+    'metrics',
+    'uploads',
+  ]
   const verbs = ['uses', 'requires', 'forbids', 'prefers', 'documents']
-  const objects = ['structured JSON', 'Redis', 'idempotency keys', 'OpenSearch', 'OAuth tokens', 'SQS', 'Stripe', 'templates', 'Prometheus', 'S3']
+  const objects = [
+    'structured JSON',
+    'Redis',
+    'idempotency keys',
+    'OpenSearch',
+    'OAuth tokens',
+    'SQS',
+    'Stripe',
+    'templates',
+    'Prometheus',
+    'S3',
+  ]
   return Array.from({ length: n }, (_, i) =>
-    doc(`fact-${String(1000 + i)}`, `${subjects[i % 10]} ${verbs[i % 5]} ${objects[(i * 3) % 10]}`, `Why: team standard number ${i}. How to apply: check the ${subjects[(i + 1) % 10]} module.`, {
-      type: (['decision', 'constraint', 'convention'] as FactType[])[i % 3]!,
-    }),
+    doc(
+      `fact-${String(1000 + i)}`,
+      `${subjects[i % 10]} ${verbs[i % 5]} ${objects[(i * 3) % 10]}`,
+      `Why: team standard number ${i}. How to apply: check the ${subjects[(i + 1) % 10]} module.`,
+      {
+        type: (['decision', 'constraint', 'convention'] as FactType[])[i % 3]!,
+      },
+    ),
   )
 }
 
 type Case = [string, (b: Bench) => Promise<void>]
 const ids = (hits: Array<{ id: string }>) => hits.map((h) => h.id)
 const kubernetes = doc('fact-0001', 'Kubernetes manifests live in the infra repository')
-const approvals = doc('fact-0001', 'Deployments require two approvals', 'Production releases are approved by two reviewers.')
+const approvals = doc(
+  'fact-0001',
+  'Deployments require two approvals',
+  'Production releases are approved by two reviewers.',
+)
 /** Facts written without spaces between words, and one mixing English and Japanese. */
 const unspaced = [
   doc('fact-0001', '注文は決済後に確定する', '在庫は毎晩同期される'),
@@ -108,7 +143,12 @@ const RETRIEVER_CASES: Case[] = [
     'apply sets the revision and makes documents searchable',
     async (b) => {
       const r = await b.open()
-      await r.apply({ revision: '7', reset: true, upsert: [doc('fact-0001', 'Persistence layer uses Flyway, not Liquibase', 'Plain SQL migrations.')], remove: [] })
+      await r.apply({
+        revision: '7',
+        reset: true,
+        upsert: [doc('fact-0001', 'Persistence layer uses Flyway, not Liquibase', 'Plain SQL migrations.')],
+        remove: [],
+      })
       equal(await r.revision(), '7', 'revision')
       equal(ids(await r.search({ text: 'flyway', limit: 5 })), ['fact-0001'], 'found by a title word')
       equal(ids(await r.search({ text: 'migrations', limit: 5 })), ['fact-0001'], 'found by a body word')
@@ -121,13 +161,29 @@ const RETRIEVER_CASES: Case[] = [
       'stemming',
       async (r) => {
         await r.apply({ revision: '1', reset: true, upsert: [...distractors(), approvals], remove: [] })
-        equal(ids(await r.search({ text: 'deploying approval', limit: 3 }))[0], 'fact-0001', 'deploying/approval → deployments/approvals')
-        equal(ids(await r.search({ text: 'approved release', limit: 3 }))[0], 'fact-0001', 'approved/release → approvals/releases')
+        equal(
+          ids(await r.search({ text: 'deploying approval', limit: 3 }))[0],
+          'fact-0001',
+          'deploying/approval → deployments/approvals',
+        )
+        equal(
+          ids(await r.search({ text: 'approved release', limit: 3 }))[0],
+          'fact-0001',
+          'approved/release → approvals/releases',
+        )
       },
       async (r) => {
         await r.apply({ revision: '1', reset: true, upsert: [...distractors(), approvals], remove: [] })
-        equal(ids(await r.search({ text: 'deployments approvals', limit: 3 }))[0], 'fact-0001', 'without stemming: the words as written')
-        equal(ids(await r.search({ text: 'approved releases', limit: 3 }))[0], 'fact-0001', 'without stemming: the body words as written')
+        equal(
+          ids(await r.search({ text: 'deployments approvals', limit: 3 }))[0],
+          'fact-0001',
+          'without stemming: the words as written',
+        )
+        equal(
+          ids(await r.search({ text: 'approved releases', limit: 3 }))[0],
+          'fact-0001',
+          'without stemming: the body words as written',
+        )
       },
     ),
   ],
@@ -135,7 +191,12 @@ const RETRIEVER_CASES: Case[] = [
     'stop words alone match nothing',
     async (b) => {
       const r = await b.open()
-      await r.apply({ revision: '1', reset: true, upsert: [doc('fact-0001', 'The cache is the source of truth for sessions')], remove: [] })
+      await r.apply({
+        revision: '1',
+        reset: true,
+        upsert: [doc('fact-0001', 'The cache is the source of truth for sessions')],
+        remove: [],
+      })
       equal(await r.search({ text: 'the of is', limit: 5 }), [], 'no hits for stop words')
     },
   ],
@@ -146,12 +207,19 @@ const RETRIEVER_CASES: Case[] = [
       await r.apply({
         revision: '1',
         reset: true,
-        upsert: [...distractors(), doc('fact-0002', 'Sessions expire after idle time', 'Certificates are renewed by the gateway.'), doc('fact-0001', 'Certificates are rotated every 24 hours', 'Rotation is automatic.')],
+        upsert: [
+          ...distractors(),
+          doc('fact-0002', 'Sessions expire after idle time', 'Certificates are renewed by the gateway.'),
+          doc('fact-0001', 'Certificates are rotated every 24 hours', 'Rotation is automatic.'),
+        ],
         remove: [],
       })
       const hits = await r.search({ text: 'certificates', limit: 10 })
       equal(hits[0]?.id, 'fact-0001', 'title match first')
-      ok(hits.some((h) => h.id === 'fact-0002'), 'body match present')
+      ok(
+        hits.some((h) => h.id === 'fact-0002'),
+        'body match present',
+      )
       for (let i = 1; i < hits.length; i++) ok(hits[i - 1]!.score >= hits[i]!.score, 'scores do not increase')
     },
   ],
@@ -178,8 +246,16 @@ const RETRIEVER_CASES: Case[] = [
         ],
         remove: [],
       })
-      equal(new Set(ids(await r.search({ text: 'invoices', limit: 10, type: 'convention' }))), new Set(['fact-0002', 'fact-0003']), 'type filter')
-      equal(ids(await r.search({ text: 'invoices', limit: 10, scope: 'module:billing', type: 'convention' })), ['fact-0002'], 'type and scope')
+      equal(
+        new Set(ids(await r.search({ text: 'invoices', limit: 10, type: 'convention' }))),
+        new Set(['fact-0002', 'fact-0003']),
+        'type filter',
+      )
+      equal(
+        ids(await r.search({ text: 'invoices', limit: 10, scope: 'module:billing', type: 'convention' })),
+        ['fact-0002'],
+        'type and scope',
+      )
       equal(await r.search({ text: 'invoices', limit: 10, type: 'risk' }), [], 'no fact of that type')
     },
   ],
@@ -187,8 +263,17 @@ const RETRIEVER_CASES: Case[] = [
     'incremental changes add, replace and remove documents',
     async (b) => {
       const r = await b.open()
-      await r.apply({ revision: '1', reset: true, upsert: [doc('fact-0001', 'Payments use Stripe'), doc('fact-0002', 'Emails use Postmark')], remove: [] })
-      await r.apply({ revision: '2', upsert: [doc('fact-0003', 'Queues use SQS'), doc('fact-0002', 'Emails use SendGrid')], remove: ['fact-0001'] })
+      await r.apply({
+        revision: '1',
+        reset: true,
+        upsert: [doc('fact-0001', 'Payments use Stripe'), doc('fact-0002', 'Emails use Postmark')],
+        remove: [],
+      })
+      await r.apply({
+        revision: '2',
+        upsert: [doc('fact-0003', 'Queues use SQS'), doc('fact-0002', 'Emails use SendGrid')],
+        remove: ['fact-0001'],
+      })
       equal(await r.revision(), '2', 'revision advanced')
       equal(await r.search({ text: 'stripe', limit: 5 }), [], 'removed')
       equal(await r.search({ text: 'postmark', limit: 5 }), [], 'old text of a replaced document is gone')
@@ -202,7 +287,12 @@ const RETRIEVER_CASES: Case[] = [
     'a change set may repeat an id: the last version wins',
     async (b) => {
       const r = await b.open()
-      await r.apply({ revision: '1', reset: true, upsert: [doc('fact-0001', 'Cache uses Memcached'), doc('fact-0001', 'Cache uses Redis')], remove: [] })
+      await r.apply({
+        revision: '1',
+        reset: true,
+        upsert: [doc('fact-0001', 'Cache uses Memcached'), doc('fact-0001', 'Cache uses Redis')],
+        remove: [],
+      })
       equal(ids(await r.search({ text: 'redis', limit: 5 })), ['fact-0001'], 'last version')
       equal(await r.search({ text: 'memcached', limit: 5 }), [], 'first version dropped')
     },
@@ -220,14 +310,23 @@ const RETRIEVER_CASES: Case[] = [
     'state persists: a new retriever on the same store answers without re-indexing',
     async (b) => {
       const first = await b.open()
-      await first.apply({ revision: '5', reset: true, upsert: [...distractors(), doc('fact-0001', 'Deployments require two approvals')], remove: [] })
+      await first.apply({
+        revision: '5',
+        reset: true,
+        upsert: [...distractors(), doc('fact-0001', 'Deployments require two approvals')],
+        remove: [],
+      })
       await first.apply({ revision: '6', upsert: [doc('fact-0002', 'Rollbacks are automated')], remove: [] })
       await first.flush?.(true)
       const second = await b.open()
       equal(await second.revision(), '6', 'restored revision')
       equal(ids(await second.search({ text: 'approvals deployment', limit: 1 })), ['fact-0001'], 'restored documents')
       equal(ids(await second.search({ text: 'rollback', limit: 1 })), ['fact-0002'], 'incremental change persisted')
-      equal(await second.search({ text: 'approvals', limit: 5 }), await first.search({ text: 'approvals', limit: 5 }), 'same hits and scores')
+      equal(
+        await second.search({ text: 'approvals', limit: 5 }),
+        await first.search({ text: 'approvals', limit: 5 }),
+        'same hits and scores',
+      )
     },
   ],
   [
@@ -240,7 +339,11 @@ const RETRIEVER_CASES: Case[] = [
       },
       async (r) => {
         await r.apply({ revision: '1', reset: true, upsert: [...distractors(), kubernetes], remove: [] })
-        equal(ids(await r.search({ text: 'kubernetes', limit: 1 })), ['fact-0001'], 'without prefix matching: the whole word')
+        equal(
+          ids(await r.search({ text: 'kubernetes', limit: 1 })),
+          ['fact-0001'],
+          'without prefix matching: the whole word',
+        )
       },
     ),
   ],
@@ -254,7 +357,11 @@ const RETRIEVER_CASES: Case[] = [
       },
       async (r) => {
         await r.apply({ revision: '1', reset: true, upsert: [...distractors(), kubernetes], remove: [] })
-        equal(ids(await r.search({ text: 'kubernetes', limit: 1 })), ['fact-0001'], 'without fuzzy matching: the word spelt right')
+        equal(
+          ids(await r.search({ text: 'kubernetes', limit: 1 })),
+          ['fact-0001'],
+          'without fuzzy matching: the word spelt right',
+        )
       },
     ),
   ],
@@ -268,15 +375,33 @@ const RETRIEVER_CASES: Case[] = [
         equal(ids(await r.search({ text: '同期', limit: 5 })), ['fact-0001'], 'Japanese: a body word')
         equal(ids(await r.search({ text: '迁移', limit: 5 })), ['fact-0002'], 'Chinese')
         equal(ids(await r.search({ text: 'ยืนยัน', limit: 5 })), ['fact-0003'], 'Thai')
-        equal(ids(await r.search({ text: 'deploying 承認', limit: 1 })), ['fact-0004'], 'English stemming and a Japanese word in one query')
-        equal(ids(await r.search({ text: '注文の決済', limit: 1 })), ['fact-0001'], 'a query written without spaces is split too')
-        for (const word of ['配送', '物流', 'สินค้า']) equal(await r.search({ text: word, limit: 5 }), [], `${word}: a word no fact holds finds nothing`)
+        equal(
+          ids(await r.search({ text: 'deploying 承認', limit: 1 })),
+          ['fact-0004'],
+          'English stemming and a Japanese word in one query',
+        )
+        equal(
+          ids(await r.search({ text: '注文の決済', limit: 1 })),
+          ['fact-0001'],
+          'a query written without spaces is split too',
+        )
+        for (const word of ['配送', '物流', 'สินค้า'])
+          equal(await r.search({ text: word, limit: 5 }), [], `${word}: a word no fact holds finds nothing`)
       },
       async (r) => {
         await r.apply({ revision: '1', reset: true, upsert: [...distractors(), ...unspaced], remove: [] })
-        equal(ids(await r.search({ text: '注文は決済後に確定する', limit: 1 })), ['fact-0001'], 'without segmentation: the whole run as written')
-        equal(ids(await r.search({ text: '数据库迁移必须先在预发布环境验证', limit: 1 })), ['fact-0002'], 'without segmentation: the whole Chinese run')
-        for (const word of ['配送', '物流', 'สินค้า']) equal(await r.search({ text: word, limit: 5 }), [], `${word}: a word no fact holds finds nothing`)
+        equal(
+          ids(await r.search({ text: '注文は決済後に確定する', limit: 1 })),
+          ['fact-0001'],
+          'without segmentation: the whole run as written',
+        )
+        equal(
+          ids(await r.search({ text: '数据库迁移必须先在预发布环境验证', limit: 1 })),
+          ['fact-0002'],
+          'without segmentation: the whole Chinese run',
+        )
+        for (const word of ['配送', '物流', 'สินค้า'])
+          equal(await r.search({ text: word, limit: 5 }), [], `${word}: a word no fact holds finds nothing`)
       },
     ),
   ],
@@ -287,10 +412,15 @@ const RETRIEVER_CASES: Case[] = [
       const declared = r.scoreScale ?? 1
       const { size, single, pair } = await calibrate(r)
       const measured = median(single) / relevanceUnit(size)
-      ok(near(declared, measured), `scoreScale ${declared} declared, ${measured.toFixed(3)} measured by calibrateScoreScale: declare the measured figure`)
+      ok(
+        near(declared, measured),
+        `scoreScale ${declared} declared, ${measured.toFixed(3)} measured by calibrateScoreScale: declare the measured figure`,
+      )
       const unit = relevanceUnit(size, declared)
-      for (const score of single) ok(near(score / unit, 1), `one distinctive word: relevance ${(score / unit).toFixed(2)}, expected 1`)
-      for (const score of pair) ok(near(score / unit, 2), `two distinctive words: relevance ${(score / unit).toFixed(2)}, expected 2`)
+      for (const score of single)
+        ok(near(score / unit, 1), `one distinctive word: relevance ${(score / unit).toFixed(2)}, expected 1`)
+      for (const score of pair)
+        ok(near(score / unit, 2), `two distinctive words: relevance ${(score / unit).toFixed(2)}, expected 2`)
     },
   ],
 ]

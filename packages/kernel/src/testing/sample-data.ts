@@ -16,23 +16,52 @@ export async function fillSample(storage: Storage): Promise<void> {
     type: 'decision',
     ...extra,
   })
-  await kernel.memory.write(decision('Migrations use Flyway', { tags: ['db', 'migrations'], confidence: 'high', source: 'adr-0007' }))
+  await kernel.memory.write(
+    decision('Migrations use Flyway', { tags: ['db', 'migrations'], confidence: 'high', source: 'adr-0007' }),
+  )
   await kernel.memory.write(decision('API timeout is 30 seconds', { scope: 'module:gateway' }))
   await kernel.memory.write(decision('API timeout is 60 seconds', { scope: 'module:gateway' }))
   await kernel.memory.write(decision('API timeout is 90 seconds', { scope: 'module:gateway', expires: '2099-01-01' }))
-  await kernel.memory.write({ title: 'An invoice is a tax document', body: 'Invoices are immutable once sent.', type: 'glossary', source: 'external:https://example.com/tax' })
+  await kernel.memory.write({
+    title: 'An invoice is a tax document',
+    body: 'Invoices are immutable once sent.',
+    type: 'glossary',
+    source: 'external:https://example.com/tax',
+  })
   for (const n of [40, 41]) await storage.put('facts', sampleFact(n).id, sampleFact(n, { supersedes: 'fact-0002' }))
-  await storage.put('facts', 'fact-0042', sampleFact(42, { status: 'superseded', supersededBy: 'fact-0041', expires: '2026-12-31' }))
+  await storage.put(
+    'facts',
+    'fact-0042',
+    sampleFact(42, { status: 'superseded', supersededBy: 'fact-0041', expires: '2026-12-31' }),
+  )
   await storage.put('runbooks', sampleRunbook.slug, sampleRunbook)
-  await storage.put('runbooks', 'rotate-keys', { slug: 'rotate-keys', title: 'Rotate keys', body: 'No trigger: run by hand.\n' })
+  await storage.put('runbooks', 'rotate-keys', {
+    slug: 'rotate-keys',
+    title: 'Rotate keys',
+    body: 'No trigger: run by hand.\n',
+  })
   await storage.put('contracts', sampleContract.id, sampleContract)
   await storage.put('artifacts', 'audit/appsec-reviewer', sampleArtifact)
-  await storage.put('artifacts', 'audit/perf-reviewer', { wave: 'audit', agent: 'perf-reviewer', data: { summary: 'Fine.', numbers: [1.5, -0, 1e21], empty: {} } })
+  await storage.put('artifacts', 'audit/perf-reviewer', {
+    wave: 'audit',
+    agent: 'perf-reviewer',
+    data: { summary: 'Fine.', numbers: [1.5, -0, 1e21], empty: {} },
+  })
   await kernel.memory.index()
-  await storage.appendEvent({ ts: '2026-11-30T12:30:00.000Z', kind: 'gate_blocked', data: { reason: 'unicode ✓ "quotes"' } })
+  await storage.appendEvent({
+    ts: '2026-11-30T12:30:00.000Z',
+    kind: 'gate_blocked',
+    data: { reason: 'unicode ✓ "quotes"' },
+  })
   await storage.appendEvent({ ts: '2026-11-30T12:31:00.000Z', kind: 'session_end' })
   // A consumer's records, log and events.
-  await storage.put('marbles.runs', 'run-1', { id: 'run-1', steps: [{ name: 'plan', ok: true }], cost: 0.25, note: null, label: 'ü ✓' })
+  await storage.put('marbles.runs', 'run-1', {
+    id: 'run-1',
+    steps: [{ name: 'plan', ok: true }],
+    cost: 0.25,
+    note: null,
+    label: 'ü ✓',
+  })
   await storage.put('marbles.runs', 'archive/run-0', 'a plain string')
   await storage.appendLog('marbles/run-1', ['{"step":"plan"}', 'line\nbreak', ''])
   await storage.appendLog('marbles/run-1', ['done'])
@@ -52,7 +81,9 @@ export async function dumpStorage(storage: Storage) {
     index: await storage.get('meta', 'index'),
     events: await storage.readEvents(),
     open: await Promise.all(
-      (await storage.collections()).filter((c) => c.includes('.')).map(async (c) => ({ c, keys: await storage.keys(c), values: await storage.list(c) })),
+      (await storage.collections())
+        .filter((c) => c.includes('.'))
+        .map(async (c) => ({ c, keys: await storage.keys(c), values: await storage.list(c) })),
     ),
     logs: await Promise.all((await storage.logs()).map(async (log) => ({ log, ...(await storage.readLog(log, 0)) }))),
   }

@@ -11,20 +11,32 @@ import { REVIEW_CASES } from './storage/review.js'
 import { TRANSACTIONAL_CASES } from './storage/transactional.js'
 import { TRANSFER_CASES } from './storage/transfer.js'
 
-const needsPlace = (o: StorageSuiteOptions) => (o.fresh && o.open ? undefined : 'no fresh and open options: pass them to open a second instance on the same data')
+const needsPlace = (o: StorageSuiteOptions) =>
+  o.fresh && o.open ? undefined : 'no fresh and open options: pass them to open a second instance on the same data'
 
 /** The cases by what they need, keyv-style: a group runs when the adapter passed its options and its stores declare its flag. */
 export const STORAGE_GROUPS: readonly StorageGroup[] = [
   { name: 'basic', cases: BASIC_CASES },
   { name: 'batch', cases: BATCH_CASES },
   { name: 'logs', cases: LOG_CASES },
-  { name: 'changeLog', cases: CHANGE_LOG_CASES, unfit: (s) => (s.flags.changeLog ? undefined : 'flags.changeLog is false') },
+  {
+    name: 'changeLog',
+    cases: CHANGE_LOG_CASES,
+    unfit: (s) => (s.flags.changeLog ? undefined : 'flags.changeLog is false'),
+  },
   {
     name: 'transactional',
     cases: TRANSACTIONAL_CASES,
-    unfit: (s) => (s.flags.transactional ? undefined : 'flags.transactional is false: nesting is a programming error there'),
+    unfit: (s) =>
+      s.flags.transactional ? undefined : 'flags.transactional is false: nesting is a programming error there',
   },
-  { name: 'reopen', cases: REOPEN_CASES, placed: true, unavailable: needsPlace, unfit: (s) => (s.flags.persistent ? undefined : 'flags.persistent is false') },
+  {
+    name: 'reopen',
+    cases: REOPEN_CASES,
+    placed: true,
+    unavailable: needsPlace,
+    unfit: (s) => (s.flags.persistent ? undefined : 'flags.persistent is false'),
+  },
   { name: 'transfer', cases: TRANSFER_CASES },
   { name: 'review', cases: REVIEW_CASES },
   {
@@ -42,7 +54,11 @@ export const STORAGE_GROUPS: readonly StorageGroup[] = [
  * `storageSuite(test, () => myStorage(...))`; add `fresh` and `open` for the reopen group, and
  * `spawn` for the multiProcess group. A case that does not run is printed with the reason.
  */
-export function storageSuite(test: TestFn, make: () => Storage | Promise<Storage>, options: StorageSuiteOptions = {}): void {
+export function storageSuite(
+  test: TestFn,
+  make: () => Storage | Promise<Storage>,
+  options: StorageSuiteOptions = {},
+): void {
   const log = options.log ?? ((line: string) => console.log(line))
   const skipped = skipsOf(STORAGE_CASE_NAMES, options)
   for (const group of STORAGE_GROUPS) {

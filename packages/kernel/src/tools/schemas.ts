@@ -33,14 +33,22 @@ export const SearchOutputSchema = Type.Object({
   hits: Type.Array(Type.Object({ fact: FactSchema, score: Type.Number() }), { description: 'Best first' }),
   active: Type.Optional(Type.Integer({ description: 'Active facts in memory; present when nothing matched' })),
   missing: Type.Optional(Type.Array(Type.String())),
-  brief: Type.Optional(Type.Integer({ description: 'Hits past memoryRetrieval.wholeFacts, one line each in the text' })),
-  dropped: Type.Optional(Type.Integer({ description: 'Hits left out below the relevance floor (memoryRetrieval.minRelevance, minRelevanceRatio)' })),
+  brief: Type.Optional(
+    Type.Integer({ description: 'Hits past memoryRetrieval.wholeFacts, one line each in the text' }),
+  ),
+  dropped: Type.Optional(
+    Type.Integer({
+      description: 'Hits left out below the relevance floor (memoryRetrieval.minRelevance, minRelevanceRatio)',
+    }),
+  ),
 })
 export type SearchOutput = Static<typeof SearchOutputSchema>
 
 /** One fact's result, or with `facts` a batch's: one result a fact, in order, and no action or id at the top. */
 export const WriteOutputSchema = Type.Object({
-  action: Type.Optional(Type.Enum(['created', 'duplicate'], { description: 'duplicate: an identical fact exists and nothing was written' })),
+  action: Type.Optional(
+    Type.Enum(['created', 'duplicate'], { description: 'duplicate: an identical fact exists and nothing was written' }),
+  ),
   id: Type.Optional(Type.String({ description: 'The new fact, or the existing identical one' })),
   supersedes: Type.Optional(Type.String({ description: 'The fact this one replaced' })),
   similar: Type.Optional(
@@ -49,13 +57,19 @@ export const WriteOutputSchema = Type.Object({
     }),
   ),
   // Each item holds the fields above, not repeated here: every schema costs tokens in every session.
-  facts: Type.Optional(Type.Array(Type.Object({}), { description: "A batch: each fact's action, id, supersedes and similar, in order" })),
+  facts: Type.Optional(
+    Type.Array(Type.Object({}), { description: "A batch: each fact's action, id, supersedes and similar, in order" }),
+  ),
   index: IndexFigures,
 })
 export type WriteOutput = Static<typeof WriteOutputSchema>
 
 /** Small on purpose (every tool costs tokens in every session): the index line is in the text. */
-export const ForgetOutputSchema = Type.Object({ id: Type.String(), reason: Type.String(), forgotten: Type.String({ description: 'ISO 8601' }) })
+export const ForgetOutputSchema = Type.Object({
+  id: Type.String(),
+  reason: Type.String(),
+  forgotten: Type.String({ description: 'ISO 8601' }),
+})
 export type ForgetOutput = Static<typeof ForgetOutputSchema>
 
 /** `memory_review`: list, reject and edit return proposals; accept returns memory_write's result and the proposal's id. */
@@ -137,11 +151,25 @@ export const TokenReportOutputSchema = Type.Object({
     Type.Object(
       {
         runs: Type.Array(
-          Type.Object({ source: Type.String(), runId: Type.String(), agent: Type.String(), inputTokens: Type.Number(), outputTokens: Type.Number(), costUsd: Type.Optional(Type.Number()) }),
+          Type.Object({
+            source: Type.String(),
+            runId: Type.String(),
+            agent: Type.String(),
+            inputTokens: Type.Number(),
+            outputTokens: Type.Number(),
+            costUsd: Type.Optional(Type.Number()),
+          }),
           { description: 'One agent run each, newest first' },
         ),
         agents: Type.Array(
-          Type.Object({ source: Type.String(), agent: Type.String(), runs: Type.Number(), inputTokens: Type.Number(), outputTokens: Type.Number(), costUsd: Type.Optional(Type.Number()) }),
+          Type.Object({
+            source: Type.String(),
+            agent: Type.String(),
+            runs: Type.Number(),
+            inputTokens: Type.Number(),
+            outputTokens: Type.Number(),
+            costUsd: Type.Optional(Type.Number()),
+          }),
           { description: 'Totals by source and agent' },
         ),
         inputTokens: Type.Number(),

@@ -28,9 +28,15 @@ import {
 } from './schemas.js'
 
 /** One row of Foundry's kernel tools: a `ToolRow` over the kernel, with its title and output schema. */
-export type KernelTool<I extends TSchema = TSchema, O extends TSchema = TSchema, N extends string = string> = ToolRow<Kernel, I, O> & { name: N; title: string; output: O }
+export type KernelTool<I extends TSchema = TSchema, O extends TSchema = TSchema, N extends string = string> = ToolRow<
+  Kernel,
+  I,
+  O
+> & { name: N; title: string; output: O }
 
-const tool = <I extends TSchema, O extends TSchema, N extends string>(definition: KernelTool<I, O, N>): KernelTool<I, O, N> => definition
+const tool = <I extends TSchema, O extends TSchema, N extends string>(
+  definition: KernelTool<I, O, N>,
+): KernelTool<I, O, N> => definition
 const READ_ONLY: ToolHints = { readOnlyHint: true, openWorldHint: false }
 
 /**
@@ -53,7 +59,17 @@ export const KERNEL_TOOLS = [
     textOnly: true,
     async call(kernel, input) {
       const { text, query, hits, active, missing, brief, dropped } = await kernel.memory.search(input)
-      return { text, structured: withoutUndefined({ query, hits: hits.map(({ fact, score }) => ({ fact, score })), active: hits.length ? undefined : active, missing, brief, dropped }) }
+      return {
+        text,
+        structured: withoutUndefined({
+          query,
+          hits: hits.map(({ fact, score }) => ({ fact, score })),
+          active: hits.length ? undefined : active,
+          missing,
+          brief,
+          dropped,
+        }),
+      }
     },
   }),
   tool({
@@ -73,9 +89,20 @@ export const KERNEL_TOOLS = [
         return { text, structured }
       }
       const fields = Object.keys(single)
-      if (fields.length) throw new FoundryError('INVALID_INPUT', `Invalid arguments: give facts or one fact's fields, not both (${fields.join(', ')} beside facts); move them into the facts`)
+      if (fields.length)
+        throw new FoundryError(
+          'INVALID_INPUT',
+          `Invalid arguments: give facts or one fact's fields, not both (${fields.join(', ')} beside facts); move them into the facts`,
+        )
       const { text, results, index, indexStale } = await kernel.memory.writeMany(facts)
-      return { text, structured: { facts: results.map(({ text: _text, index: _index, indexStale: _stale, ...one }) => one), index, ...(indexStale && { indexStale }) } }
+      return {
+        text,
+        structured: {
+          facts: results.map(({ text: _text, index: _index, indexStale: _stale, ...one }) => one),
+          index,
+          ...(indexStale && { indexStale }),
+        },
+      }
     },
   }),
   tool({
@@ -173,7 +200,8 @@ export const KERNEL_TOOLS = [
     name: 'token_report',
     role: 'read',
     title: 'Token report',
-    description: 'Reports Foundry token accounting for the project, including the recorded gate events. Call it when answering "what is this costing".',
+    description:
+      'Reports Foundry token accounting for the project, including the recorded gate events. Call it when answering "what is this costing".',
     input: NoInputSchema,
     output: TokenReportOutputSchema,
     annotations: READ_ONLY,
@@ -186,7 +214,8 @@ export const KERNEL_TOOLS = [
     name: 'memory_forget',
     role: 'write',
     title: 'Forget a fact',
-    description: 'Forgets a wrong fact: removed from the index and search, kept on disk with the reason. To correct a fact instead, memory_write with supersedes.',
+    description:
+      'Forgets a wrong fact: removed from the index and search, kept on disk with the reason. To correct a fact instead, memory_write with supersedes.',
     input: ForgetInputSchema,
     output: ForgetOutputSchema,
     annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -199,7 +228,8 @@ export const KERNEL_TOOLS = [
     name: 'memory_review',
     role: 'write',
     title: 'Review proposed facts',
-    description: 'The queue of facts proposed from sessions: list, or accept (stored as by memory_write), reject or edit one by id. Only when the user asks.',
+    description:
+      'The queue of facts proposed from sessions: list, or accept (stored as by memory_write), reject or edit one by id. Only when the user asks.',
     input: ReviewInputSchema,
     output: ReviewOutputSchema,
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -208,12 +238,17 @@ export const KERNEL_TOOLS = [
         const { text, proposals } = await kernel.review.list()
         return { text, structured: { proposals } }
       }
-      if (id === undefined) throw new FoundryError('INVALID_INPUT', `Invalid arguments: ${action} needs id, the proposal's (proposal-NNNN, as list shows it)`)
+      if (id === undefined)
+        throw new FoundryError(
+          'INVALID_INPUT',
+          `Invalid arguments: ${action} needs id, the proposal's (proposal-NNNN, as list shows it)`,
+        )
       if (action === 'accept') {
         const { text, index: _index, ...written } = await kernel.review.accept(id)
         return { text, structured: written }
       }
-      const { text, proposal } = action === 'reject' ? await kernel.review.reject(id, reason) : await kernel.review.edit(id, changes ?? {})
+      const { text, proposal } =
+        action === 'reject' ? await kernel.review.reject(id, reason) : await kernel.review.edit(id, changes ?? {})
       return { text, structured: { proposals: [proposal] } }
     },
   }),

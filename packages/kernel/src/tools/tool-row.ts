@@ -61,9 +61,16 @@ export function checkTools(table: readonly ToolRow<never>[]): ReadonlyMap<string
     const where = name ? `tool ${name}` : `tool #${i + 1}`
     if (!name) throw new FoundryError('INVALID_INPUT', `${where}: name missing; give every tool row a name`)
     if (roles.has(name)) throw new FoundryError('INVALID_INPUT', `${where}: two rows share the name; rename one`)
-    if (typeof row.input !== 'object' || row.input === null) throw new FoundryError('INVALID_INPUT', `${where}: input schema missing; give the row an input (a TypeBox object schema)`)
+    if (typeof row.input !== 'object' || row.input === null)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `${where}: input schema missing; give the row an input (a TypeBox object schema)`,
+      )
     if (!(ROLES as readonly unknown[]).includes(row.role))
-      throw new FoundryError('INVALID_INPUT', `${where}: role ${JSON.stringify(row.role) ?? 'missing'}; give the row role: 'read', 'write' or 'run' (a tool without one is never served)`)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `${where}: role ${JSON.stringify(row.role) ?? 'missing'}; give the row role: 'read', 'write' or 'run' (a tool without one is never served)`,
+      )
     roles.set(name, row.role)
   })
   return roles

@@ -79,7 +79,8 @@ const DEFAULT_MODEL = 'default'
  * The model a session reference names, if it names one. A model belongs to its provider: an agent's
  * route is used only when the run goes to that route's provider, and `default` is no model at all.
  */
-const modelOf = (session: SessionRef | undefined): string | undefined => (session && session.model !== DEFAULT_MODEL ? session.model : undefined)
+const modelOf = (session: SessionRef | undefined): string | undefined =>
+  session && session.model !== DEFAULT_MODEL ? session.model : undefined
 
 /**
  * Resolve a dispatch into a run's input, or throw one line naming the field: an unknown `agent`,
@@ -89,25 +90,43 @@ const modelOf = (session: SessionRef | undefined): string | undefined => (sessio
 export async function prepareAgentRun(host: AgentHost, dispatch: AgentDispatch): Promise<AgentRunInput> {
   if (dispatch.session) {
     const user = host.sessions.user(dispatch.session.id)
-    if (user) throw new Error(`session: ${dispatch.session.id} is in use by run ${user}; wait for that run to finish, then continue it`)
+    if (user)
+      throw new Error(
+        `session: ${dispatch.session.id} is in use by run ${user}; wait for that run to finish, then continue it`,
+      )
   }
   const known = dispatch.session ? await host.sessions.get(dispatch.session.id) : undefined
-  if (dispatch.session && !known) throw new Error(`session: ${dispatch.session.id} is not a session of this state; omit session to start a conversation`)
+  if (dispatch.session && !known)
+    throw new Error(
+      `session: ${dispatch.session.id} is not a session of this state; omit session to start a conversation`,
+    )
   // A continued conversation keeps its agent unless the dispatch names one.
   const agentId = dispatch.agent ?? known?.agent
   const declared = agentId !== undefined ? host.agents.get(agentId) : undefined
   if (dispatch.agent !== undefined && !declared) {
     const known = [...host.agents.keys()].sort()
-    throw new Error(`agent: no agent "${dispatch.agent}"${known.length ? `; declared: ${known.join(', ')}` : ' (the workspace declares none; omit agent for an ad hoc one)'}`)
+    throw new Error(
+      `agent: no agent "${dispatch.agent}"${known.length ? `; declared: ${known.join(', ')}` : ' (the workspace declares none; omit agent for an ad hoc one)'}`,
+    )
   }
   const provider = dispatch.provider ?? dispatch.session?.provider ?? declared?.model?.provider ?? host.defaultProvider
   const harness = host.harnesses.get(provider)
-  if (!harness) throw new Error(`provider: "${provider}" is not offered by this server; offered: ${[...host.harnesses.keys()].join(', ')}`)
+  if (!harness)
+    throw new Error(
+      `provider: "${provider}" is not offered by this server; offered: ${[...host.harnesses.keys()].join(', ')}`,
+    )
   if (dispatch.maxTurns !== undefined) {
-    if (harness.maxTurns === 'rejected') throw new Error(`maxTurns: the ${provider} harness cannot enforce a turn limit; omit maxTurns to use its own loop`)
-    if (harness.maxTurnsLimit !== undefined && dispatch.maxTurns > harness.maxTurnsLimit) throw new Error(`maxTurns: ${provider} accepts at most ${harness.maxTurnsLimit}; got ${dispatch.maxTurns}`)
+    if (harness.maxTurns === 'rejected')
+      throw new Error(
+        `maxTurns: the ${provider} harness cannot enforce a turn limit; omit maxTurns to use its own loop`,
+      )
+    if (harness.maxTurnsLimit !== undefined && dispatch.maxTurns > harness.maxTurnsLimit)
+      throw new Error(`maxTurns: ${provider} accepts at most ${harness.maxTurnsLimit}; got ${dispatch.maxTurns}`)
   }
-  if (dispatch.contract !== undefined) await host.checkContract(dispatch.contract).catch((error: Error) => Promise.reject(new Error(`contract: ${error.message}`)))
+  if (dispatch.contract !== undefined)
+    await host
+      .checkContract(dispatch.contract)
+      .catch((error: Error) => Promise.reject(new Error(`contract: ${error.message}`)))
   const cwd = (() => {
     try {
       return resolveCwd(host.root, dispatch.cwd)
@@ -115,15 +134,26 @@ export async function prepareAgentRun(host: AgentHost, dispatch: AgentDispatch):
       throw new Error(`cwd: ${(error as Error).message}`)
     }
   })()
-  const model = dispatch.model ?? modelOf(dispatch.session) ?? (declared?.model?.provider === provider ? declared.model.model : undefined)
+  const model =
+    dispatch.model ??
+    modelOf(dispatch.session) ??
+    (declared?.model?.provider === provider ? declared.model.model : undefined)
   let session: SessionRef
   let resume: string | undefined
   if (dispatch.session && known) {
-    if (known.provider !== provider) throw new Error(`session: ${dispatch.session.id} is a ${known.provider} conversation; it cannot continue on ${provider}`)
+    if (known.provider !== provider)
+      throw new Error(
+        `session: ${dispatch.session.id} is a ${known.provider} conversation; it cannot continue on ${provider}`,
+      )
     session = { id: known.id, provider, model: model ?? known.model }
     resume = known.native ?? known.id
   } else session = { id: randomUUID(), provider, model: model ?? DEFAULT_MODEL }
-  const instructions = [declared?.instructions ?? (dispatch.instructions === undefined ? ADHOC_INSTRUCTIONS : ''), dispatch.instructions ?? ''].filter(Boolean).join('\n\n')
+  const instructions = [
+    declared?.instructions ?? (dispatch.instructions === undefined ? ADHOC_INSTRUCTIONS : ''),
+    dispatch.instructions ?? '',
+  ]
+    .filter(Boolean)
+    .join('\n\n')
   return {
     prompt: dispatch.prompt,
     ...(agentId !== undefined && { agent: agentId }),
@@ -142,7 +172,17 @@ export async function prepareAgentRun(host: AgentHost, dispatch: AgentDispatch):
 
 /** The engine's runnable for agent runs named `name`: it runs `runAgent`. */
 export function agentRunnable(name: string, host: AgentHost): WorkflowDefinition<AgentRunInput, AgentRunOutput> {
-  return { [KIND]: 'workflow', name, description: 'an agent run', input: undefined, timeoutMs: undefined, resumable: false, version: undefined, compatible: [], run: (ctx, input) => runAgent(ctx, input, host) }
+  return {
+    [KIND]: 'workflow',
+    name,
+    description: 'an agent run',
+    input: undefined,
+    timeoutMs: undefined,
+    resumable: false,
+    version: undefined,
+    compatible: [],
+    run: (ctx, input) => runAgent(ctx, input, host),
+  }
 }
 
 /**
@@ -169,14 +209,26 @@ async function runHarness(ctx: RunContext, input: AgentRunInput, host: AgentHost
   const controller = new AbortController()
   const onAbort = () => controller.abort(ctx.signal.reason)
   ctx.signal.addEventListener('abort', onAbort, { once: true })
-  const timer = input.timeoutMs ? setTimeout(() => controller.abort(timeoutReason(`agent run ${ctx.runId}`, input.timeoutMs!)), input.timeoutMs) : undefined
+  const timer = input.timeoutMs
+    ? setTimeout(() => controller.abort(timeoutReason(`agent run ${ctx.runId}`, input.timeoutMs!)), input.timeoutMs)
+    : undefined
   const record = (usage: AgentUsage | undefined, result: Partial<AgentResult>) => {
     if (!usage) return
-    const data = { runId: ctx.runId, agent: input.agent ?? '*', provider: input.provider, model: result.model ?? input.model ?? DEFAULT_MODEL, ...usage, ...(result.turns !== undefined && { turns: result.turns }) }
+    const data = {
+      runId: ctx.runId,
+      agent: input.agent ?? '*',
+      provider: input.provider,
+      model: result.model ?? input.model ?? DEFAULT_MODEL,
+      ...usage,
+      ...(result.turns !== undefined && { turns: result.turns }),
+    }
     void ctx.kernel.record('marbles.usage', data)
-    ctx.log.info(`usage: ${usage.inputTokens} input + ${usage.outputTokens} output tokens${usage.costUsd !== undefined ? `, $${usage.costUsd.toFixed(4)}` : ''}`)
+    ctx.log.info(
+      `usage: ${usage.inputTokens} input + ${usage.outputTokens} output tokens${usage.costUsd !== undefined ? `, $${usage.costUsd.toFixed(4)}` : ''}`,
+    )
   }
-  if (input.compaction !== undefined && !harness.compaction) ctx.log.info(`compaction: the ${harness.name} harness has no compaction setting; its own default applies`)
+  if (input.compaction !== undefined && !harness.compaction)
+    ctx.log.info(`compaction: the ${harness.name} harness has no compaction setting; its own default applies`)
   let result = undefined as AgentResult | undefined
   try {
     // The step journals the run's usage, not its answer: the answer goes through the firewall below.
@@ -196,7 +248,13 @@ async function runHarness(ctx: RunContext, input: AgentRunInput, host: AgentHost
           kernel: ctx.kernel,
           foundryMcp: host.foundryMcp,
         })
-        return { session: result.sessionId ?? null, model: result.model ?? null, turns: result.turns ?? null, chars: result.text.length, usage: { ...result.usage } } as JsonValue
+        return {
+          session: result.sessionId ?? null,
+          model: result.model ?? null,
+          turns: result.turns ?? null,
+          chars: result.text.length,
+          usage: { ...result.usage },
+        } as JsonValue
       } catch (error) {
         if (controller.signal.aborted && !ctx.signal.aborted) throw controller.signal.reason // the timeout
         throw error
@@ -215,13 +273,36 @@ async function runHarness(ctx: RunContext, input: AgentRunInput, host: AgentHost
   if (!result) throw new Error('the agent step ended without a result')
   record(result.usage, result)
   await saveSession(host, input, result.sessionId, ctx.runId)
-  const output = await handOff(ctx.kernel, ctx.runId, result.text, { ...(input.contract && { contract: input.contract }), sessionId: input.session.id })
-  if (output.artifact) ctx.log.info(`the answer (~${output.tokens} tokens) is over the handoff budget: saved whole to ${output.artifact}`)
-  return { ...output, session: { ...input.session, ...(result.model && input.session.model === DEFAULT_MODEL && { model: result.model }) }, usage: result.usage, ...(result.turns !== undefined && { turns: result.turns }) }
+  const output = await handOff(ctx.kernel, ctx.runId, result.text, {
+    ...(input.contract && { contract: input.contract }),
+    sessionId: input.session.id,
+  })
+  if (output.artifact)
+    ctx.log.info(`the answer (~${output.tokens} tokens) is over the handoff budget: saved whole to ${output.artifact}`)
+  return {
+    ...output,
+    session: {
+      ...input.session,
+      ...(result.model && input.session.model === DEFAULT_MODEL && { model: result.model }),
+    },
+    usage: result.usage,
+    ...(result.turns !== undefined && { turns: result.turns }),
+  }
 }
 
-async function saveSession(host: AgentHost, input: AgentRunInput, native: string | undefined, runId: string): Promise<void> {
+async function saveSession(
+  host: AgentHost,
+  input: AgentRunInput,
+  native: string | undefined,
+  runId: string,
+): Promise<void> {
   await host.sessions
-    .save({ ...input.session, ...(input.agent !== undefined && { agent: input.agent }), ...((native ?? input.resume) && { native: native ?? input.resume }), lastRun: runId, updatedAt: Date.now() })
+    .save({
+      ...input.session,
+      ...(input.agent !== undefined && { agent: input.agent }),
+      ...((native ?? input.resume) && { native: native ?? input.resume }),
+      lastRun: runId,
+      updatedAt: Date.now(),
+    })
     .catch(() => {})
 }

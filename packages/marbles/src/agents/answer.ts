@@ -49,16 +49,27 @@ export function parseAnswer(text: string, contract: string): unknown {
  * policy) with the run as the agent: over the limit, the answer is saved as `handoff.v1` and only
  * its summary and path are returned.
  */
-export async function handOff(kernel: Kernel, runId: string, text: string, options: { contract?: string; sessionId?: string }): Promise<AgentOutput> {
+export async function handOff(
+  kernel: Kernel,
+  runId: string,
+  text: string,
+  options: { contract?: string; sessionId?: string },
+): Promise<AgentOutput> {
   let data: unknown
   if (options.contract) {
     data = parseAnswer(text, options.contract)
     const violations = await kernel.contracts.violations(options.contract, data)
     if (violations.length) throw new ContractViolation(options.contract, violations)
   }
-  const decision = await kernel.firewall.check({ text, agentType: 'marbles', agentId: runId, ...(options.sessionId && { sessionId: options.sessionId }) })
+  const decision = await kernel.firewall.check({
+    text,
+    agentType: 'marbles',
+    agentId: runId,
+    ...(options.sessionId && { sessionId: options.sessionId }),
+  })
   const contract = options.contract ? { contract: options.contract } : {}
-  if (decision.outcome !== 'blocked') return { text, tokens: decision.tokens, ...(data !== undefined && { data }), ...contract }
+  if (decision.outcome !== 'blocked')
+    return { text, tokens: decision.tokens, ...(data !== undefined && { data }), ...contract }
   const head = text.slice(0, decision.budget * 4)
   return {
     summary: head.length < text.length ? `${head.replace(/\s+\S*$/, '')} …` : head,

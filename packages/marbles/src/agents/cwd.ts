@@ -8,9 +8,13 @@ import { isAbsolute, relative, resolve } from 'node:path'
 export function resolveCwd(root: string, cwd: string | undefined): string {
   const base = realpathSync(root)
   const full = resolve(base, cwd ?? '.')
-  if (!existsSync(full) || !statSync(full).isDirectory()) throw new Error(`cwd ${JSON.stringify(cwd)} is not a folder inside the workspace root ${base}`)
+  if (!existsSync(full) || !statSync(full).isDirectory())
+    throw new Error(`cwd ${JSON.stringify(cwd)} is not a folder inside the workspace root ${base}`)
   const real = realpathSync(full)
   const rel = relative(base, real)
-  if (rel.startsWith('..') || isAbsolute(rel)) throw new Error(`cwd ${JSON.stringify(cwd)} resolves to ${real}, outside the workspace root ${base}: give a folder inside it`)
+  if (rel.startsWith('..') || isAbsolute(rel))
+    throw new Error(
+      `cwd ${JSON.stringify(cwd)} resolves to ${real}, outside the workspace root ${base}: give a folder inside it`,
+    )
   return real
 }

@@ -47,7 +47,8 @@ const INSTRUCTIONS = [
   'Reply with JSON only: {"facts": [...]} (an empty list when nothing qualifies).',
 ].join('\n')
 
-export const cursorKey = (transcript: string) => `cursor/${createHash('sha256').update(transcript).digest('hex').slice(0, 32)}`
+export const cursorKey = (transcript: string) =>
+  `cursor/${createHash('sha256').update(transcript).digest('hex').slice(0, 32)}`
 
 /**
  * `memory.distill`: read the transcript past its cursor (step `transcript`), ask the agent on the
@@ -57,7 +58,10 @@ export const cursorKey = (transcript: string) => `cursor/${createHash('sha256').
  * nothing; one killed between `propose` and `cursor` is read again by the next capture, whose
  * identical proposals the queue keeps once.
  */
-export function distillRunnable(host: AgentHost, options: DistillOptions): WorkflowDefinition<DistillInput, DistillOutput> {
+export function distillRunnable(
+  host: AgentHost,
+  options: DistillOptions,
+): WorkflowDefinition<DistillInput, DistillOutput> {
   const { storage } = options
   return {
     [KIND]: 'workflow',
@@ -69,7 +73,8 @@ export function distillRunnable(host: AgentHost, options: DistillOptions): Workf
     version: undefined,
     compatible: [],
     async run(ctx, input) {
-      if (typeof input?.transcript !== 'string' || !input.transcript) throw new Error('transcript: the path of the session transcript is required')
+      if (typeof input?.transcript !== 'string' || !input.transcript)
+        throw new Error('transcript: the path of the session transcript is required')
       const key = cursorKey(input.transcript)
       const part = await ctx.step('transcript', async () => {
         const cursor = (await storage.get(CAPTURE_COLLECTION, key)) as Cursor | undefined
@@ -77,7 +82,11 @@ export function distillRunnable(host: AgentHost, options: DistillOptions): Workf
       })
       const saveCursor = () =>
         ctx.step('cursor', async () => {
-          await storage.put(CAPTURE_COLLECTION, key, { transcript: input.transcript, offset: part.end, runId: ctx.runId })
+          await storage.put(CAPTURE_COLLECTION, key, {
+            transcript: input.transcript,
+            offset: part.end,
+            runId: ctx.runId,
+          })
           return part.end
         })
       if (!part.text.trim()) {
@@ -87,7 +96,16 @@ export function distillRunnable(host: AgentHost, options: DistillOptions): Workf
       const prompt = `The session transcript since the last capture:\n\n${part.text}`
       const answer = await runAgent(
         ctx,
-        { prompt, agent: DISTILL_WORKFLOW, instructions: INSTRUCTIONS, provider: options.provider, model: options.model, cwd: host.root, session: { id: randomUUID(), provider: options.provider, model: options.model }, contract: PROPOSAL_CONTRACT },
+        {
+          prompt,
+          agent: DISTILL_WORKFLOW,
+          instructions: INSTRUCTIONS,
+          provider: options.provider,
+          model: options.model,
+          cwd: host.root,
+          session: { id: randomUUID(), provider: options.provider, model: options.model },
+          contract: PROPOSAL_CONTRACT,
+        },
         host,
       )
       const facts = (answer.data as { facts?: unknown[] } | undefined)?.facts ?? []
@@ -98,8 +116,16 @@ export function distillRunnable(host: AgentHost, options: DistillOptions): Workf
       })
       await saveCursor()
       const count = (action: string) => results.filter((r) => r.action === action).length
-      ctx.log.info(`proposed ${count('proposed')}, already waiting ${count('duplicate')}, accepted at once ${count('accepted')}`)
-      return { from: part.from, end: part.end, proposed: count('proposed'), duplicates: count('duplicate'), accepted: count('accepted') }
+      ctx.log.info(
+        `proposed ${count('proposed')}, already waiting ${count('duplicate')}, accepted at once ${count('accepted')}`,
+      )
+      return {
+        from: part.from,
+        end: part.end,
+        proposed: count('proposed'),
+        duplicates: count('duplicate'),
+        accepted: count('accepted'),
+      }
     },
   }
 }

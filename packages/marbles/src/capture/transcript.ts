@@ -17,7 +17,9 @@ const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0
  * `maxChars` characters are kept.
  */
 export async function readTranscript(path: string, from: number, maxChars: number): Promise<TranscriptPart> {
-  const file = await open(path, 'r').catch((error: NodeJS.ErrnoException) => Promise.reject(new Error(`transcript: cannot read ${path} (${error.code ?? error.message})`)))
+  const file = await open(path, 'r').catch((error: NodeJS.ErrnoException) =>
+    Promise.reject(new Error(`transcript: cannot read ${path} (${error.code ?? error.message})`)),
+  )
   try {
     const { size } = await file.stat()
     const start = size < from ? 0 : from
@@ -50,9 +52,15 @@ function render(line: string): string[] {
   if (!Array.isArray(content)) return []
   return (content as Part[]).flatMap((part) => {
     if (part.type === 'text' && typeof part.text === 'string') return [`${who}: ${part.text}`]
-    if (part.type === 'tool_use') return [`Tool call: ${part.name ?? '?'} ${clip(JSON.stringify(part.input ?? {}), 200)}`]
+    if (part.type === 'tool_use')
+      return [`Tool call: ${part.name ?? '?'} ${clip(JSON.stringify(part.input ?? {}), 200)}`]
     if (part.type === 'tool_result') {
-      const body = typeof part.content === 'string' ? part.content : Array.isArray(part.content) ? (part.content as Part[]).map((c) => c.text ?? '').join(' ') : ''
+      const body =
+        typeof part.content === 'string'
+          ? part.content
+          : Array.isArray(part.content)
+            ? (part.content as Part[]).map((c) => c.text ?? '').join(' ')
+            : ''
       return [`Tool result: ${clip(body, 300)}`]
     }
     return []

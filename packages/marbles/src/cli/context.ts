@@ -25,10 +25,14 @@ export interface GlobalOptions {
  */
 export function journalOption(options: GlobalOptions): { journal?: { lines?: number; bytes?: number } } {
   const journal: { lines?: number; bytes?: number } = {}
-  for (const [key, value] of [['lines', options.journalLines], ['bytes', options.journalBytes]] as const) {
+  for (const [key, value] of [
+    ['lines', options.journalLines],
+    ['bytes', options.journalBytes],
+  ] as const) {
     if (value === undefined) continue
     const n = Number(value)
-    if (!Number.isSafeInteger(n) || n < 100) throw new Error(`--journal-${key} must be a whole number of at least 100, got ${value}`)
+    if (!Number.isSafeInteger(n) || n < 100)
+      throw new Error(`--journal-${key} must be a whole number of at least 100, got ${value}`)
     journal[key] = n
   }
   return Object.keys(journal).length ? { journal } : {}
@@ -42,7 +46,9 @@ export function journalOption(options: GlobalOptions): { journal?: { lines?: num
 export function findRoot(options: Pick<GlobalOptions, 'root' | 'source'>, cwd = process.cwd()): string | undefined {
   const explicit = explicitRoot(options.root !== undefined ? { root: options.root } : {})
   if (explicit !== undefined) return explicit
-  return (options.source !== undefined ? findProjectRoot(resolve(cwd, options.source)) : undefined) ?? findProjectRoot(cwd)
+  return (
+    (options.source !== undefined ? findProjectRoot(resolve(cwd, options.source)) : undefined) ?? findProjectRoot(cwd)
+  )
 }
 
 /** What a command's action receives: the options, and the workspace and state opened on demand (closed after). */
@@ -62,7 +68,9 @@ export interface CommandContext {
  * Wrap a command's action: it returns its exit code. A failure is one line on stderr (the stack only
  * with `--debug`) and exit code 1.
  */
-export function action<A extends unknown[]>(run: (ctx: CommandContext, ...args: A) => Promise<number | void>): (...args: unknown[]) => Promise<void> {
+export function action<A extends unknown[]>(
+  run: (ctx: CommandContext, ...args: A) => Promise<number | void>,
+): (...args: unknown[]) => Promise<void> {
   return async (...args) => {
     const command = args[args.length - 1] as Command
     const options = command.optsWithGlobals<GlobalOptions>()
@@ -82,7 +90,8 @@ export function action<A extends unknown[]>(run: (ctx: CommandContext, ...args: 
         return loadWorkspace({ root, ...(options.source !== undefined && { source: options.source }) })
       },
       state(needKernel) {
-        if (found === undefined && options.state === undefined && !options.dryRun) return Promise.reject(noProject(root))
+        if (found === undefined && options.state === undefined && !options.dryRun)
+          return Promise.reject(noProject(root))
         return (opened ??= import('../state.js').then(({ openState }) =>
           openState({
             needKernel,
@@ -111,12 +120,17 @@ export function action<A extends unknown[]>(run: (ctx: CommandContext, ...args: 
 
 /** No project above the working directory nor `--source`: say how to name one. */
 function noProject(cwd: string): FoundryError {
-  return new FoundryError('NOT_FOUND', `no Foundry project at ${cwd} or above it: pass --root <project> (or --source inside it, or --state <path>), or run foundry init`)
+  return new FoundryError(
+    'NOT_FOUND',
+    `no Foundry project at ${cwd} or above it: pass --root <project> (or --source inside it, or --state <path>), or run foundry init`,
+  )
 }
 
 /** One line on stderr and exit code 1; the stack too with `--debug`. */
 export function fail(error: unknown, debug = false): void {
   const message = error instanceof Error ? error.message : String(error)
-  process.stderr.write(`error: ${debug && error instanceof Error && error.stack ? error.stack : message.split('\n')[0]}\n`)
+  process.stderr.write(
+    `error: ${debug && error instanceof Error && error.stack ? error.stack : message.split('\n')[0]}\n`,
+  )
   process.exitCode = 1
 }

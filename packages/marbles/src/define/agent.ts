@@ -25,8 +25,24 @@ export interface AgentDefinition {
 /** Declare an agent (its id, instructions and model route). Part 2 of Marbles runs agents; this part lists them. */
 export function agent(options: AgentOptions): AgentDefinition {
   const id = checkName('agent', options.id)
-  if (typeof options.instructions !== 'string' || !options.instructions.trim()) throw new TypeError(`agent ${id}: instructions must be a non-empty string`)
-  if (options.model && !(typeof options.model.provider === 'string' && options.model.provider && typeof options.model.model === 'string' && options.model.model))
+  if (typeof options.instructions !== 'string' || !options.instructions.trim())
+    throw new TypeError(`agent ${id}: instructions must be a non-empty string`)
+  if (
+    options.model &&
+    !(
+      typeof options.model.provider === 'string' &&
+      options.model.provider &&
+      typeof options.model.model === 'string' &&
+      options.model.model
+    )
+  )
     throw new TypeError(`agent ${id}: model must be { provider, model }, both non-empty strings`)
-  return { [KIND]: 'agent', id, name: id, instructions: options.instructions, model: options.model, description: options.description }
+  return {
+    [KIND]: 'agent',
+    id,
+    name: id,
+    instructions: options.instructions,
+    model: options.model,
+    description: options.description,
+  }
 }

@@ -17,6 +17,8 @@ export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,79}$/
 
 export function checkName(kind: DefinitionKind, name: unknown): string {
   if (typeof name !== 'string' || !NAME_PATTERN.test(name))
-    throw new TypeError(`${kind} name ${JSON.stringify(name)} is invalid: start with a letter; letters, digits, ".", "-" and "_" only; at most 80 characters`)
+    throw new TypeError(
+      `${kind} name ${JSON.stringify(name)} is invalid: start with a letter; letters, digits, ".", "-" and "_" only; at most 80 characters`,
+    )
   return name
 }

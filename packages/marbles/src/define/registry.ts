@@ -47,7 +47,9 @@ export function collectDefinitions(sources: Iterable<{ origin: string; values: I
   for (const { origin, values } of sources) for (const value of values) add(value, origin)
   for (const trigger of [...schedules.values(), ...monitors.values()])
     if (!runnables.has(trigger.workflow))
-      throw new Error(`${kindOf(trigger)} "${trigger.name}" (${origins.get(`${kindOf(trigger)} ${trigger.name}`)}) names workflow "${trigger.workflow}", which no module declares`)
+      throw new Error(
+        `${kindOf(trigger)} "${trigger.name}" (${origins.get(`${kindOf(trigger)} ${trigger.name}`)}) names workflow "${trigger.workflow}", which no module declares`,
+      )
   return { runnables, agents, schedules, monitors, origins }
 }
 

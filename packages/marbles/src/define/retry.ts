@@ -14,7 +14,8 @@ export const NO_RETRY: Required<RetryPolicy> = { attempts: 1, backoffMs: 100, fa
 
 export function resolveRetry(policy: RetryPolicy | undefined): Required<RetryPolicy> {
   const merged = { ...NO_RETRY, ...policy }
-  if (!Number.isInteger(merged.attempts) || merged.attempts < 1) throw new TypeError(`retry.attempts must be an integer ≥ 1; got ${merged.attempts}`)
+  if (!Number.isInteger(merged.attempts) || merged.attempts < 1)
+    throw new TypeError(`retry.attempts must be an integer ≥ 1; got ${merged.attempts}`)
   for (const key of ['backoffMs', 'factor', 'maxBackoffMs'] as const)
     if (!(merged[key] >= 0)) throw new TypeError(`retry.${key} must be a number ≥ 0; got ${merged[key]}`)
   return merged

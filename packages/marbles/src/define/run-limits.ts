@@ -25,17 +25,26 @@ export interface RunLimits {
 }
 
 /** Check a declaration's limits; a TypeError naming the workflow and the field otherwise. */
-export function runLimits(name: string, concurrency?: ConcurrencyOptions<never>, rateLimit?: RateLimitOptions<never>): RunLimits {
+export function runLimits(
+  name: string,
+  concurrency?: ConcurrencyOptions<never>,
+  rateLimit?: RateLimitOptions<never>,
+): RunLimits {
   const limit = (value: number, field: string) => {
-    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name}: ${field} must be a whole number of at least 1; got ${value}`)
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new TypeError(`${name}: ${field} must be a whole number of at least 1; got ${value}`)
     return value
   }
   const key = (fn: unknown, field: string) => {
-    if (fn !== undefined && typeof fn !== 'function') throw new TypeError(`${name}: ${field} must be a function of the input returning a string`)
+    if (fn !== undefined && typeof fn !== 'function')
+      throw new TypeError(`${name}: ${field} must be a function of the input returning a string`)
     return fn as ((input: unknown) => string) | undefined
   }
   return {
-    concurrency: concurrency && { key: key(concurrency.key, 'concurrency.key'), limit: limit(concurrency.limit, 'concurrency.limit') },
+    concurrency: concurrency && {
+      key: key(concurrency.key, 'concurrency.key'),
+      limit: limit(concurrency.limit, 'concurrency.limit'),
+    },
     rateLimit: rateLimit && {
       key: key(rateLimit.key, 'rateLimit.key'),
       limit: limit(rateLimit.limit, 'rateLimit.limit'),

@@ -54,7 +54,8 @@ export interface MonitorDefinition<T = unknown> {
 /** Declare a schedule that `marbles serve` ticks: a cron expression or an interval. */
 export function schedule(options: ScheduleOptions): ScheduleDefinition {
   const name = checkName('schedule', options.name)
-  if ((options.cron === undefined) === (options.every === undefined)) throw new TypeError(`schedule ${name}: give exactly one of cron and every`)
+  if ((options.cron === undefined) === (options.every === undefined))
+    throw new TypeError(`schedule ${name}: give exactly one of cron and every`)
   return {
     [KIND]: 'schedule',
     name,
@@ -69,7 +70,8 @@ export function schedule(options: ScheduleOptions): ScheduleDefinition {
 /** Declare a monitor that `marbles serve` polls: when its condition turns true, it dispatches the workflow. */
 export function monitor<T>(options: MonitorOptions<T>): MonitorDefinition<T> {
   const name = checkName('monitor', options.name)
-  if (typeof options.poll !== 'function' || typeof options.when !== 'function') throw new TypeError(`monitor ${name}: poll and when must be functions`)
+  if (typeof options.poll !== 'function' || typeof options.when !== 'function')
+    throw new TypeError(`monitor ${name}: poll and when must be functions`)
   return {
     [KIND]: 'monitor',
     name,
@@ -83,7 +85,8 @@ export function monitor<T>(options: MonitorOptions<T>): MonitorDefinition<T> {
 
 function targetName(target: Target, owner: string): string {
   const name = typeof target === 'string' ? target : target?.name
-  if (typeof name !== 'string' || !name) throw new TypeError(`${owner}: workflow must be a workflow or step definition, or its name`)
+  if (typeof name !== 'string' || !name)
+    throw new TypeError(`${owner}: workflow must be a workflow or step definition, or its name`)
   return name
 }
 
@@ -93,6 +96,9 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000,
 export function duration(value: number | string, what: string): number {
   const match = typeof value === 'string' ? /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(value.trim()) : undefined
   const ms = typeof value === 'number' ? value : match ? Number(match[1]) * UNITS[match[2]!]! : NaN
-  if (!(ms >= 1 && ms <= 2_147_483_647)) throw new TypeError(`${what} must be milliseconds (1 to 2147483647) or a duration like 30s, 5m, 2h; got ${JSON.stringify(value)}`)
+  if (!(ms >= 1 && ms <= 2_147_483_647))
+    throw new TypeError(
+      `${what} must be milliseconds (1 to 2147483647) or a duration like 30s, 5m, 2h; got ${JSON.stringify(value)}`,
+    )
   return Math.round(ms)
 }

@@ -29,7 +29,8 @@ export type Admission = { admitted: true } | { admitted: false; reason: string; 
 
 /** Whether any workflow of the workspace declares a concurrency or rate limit (else admission reads nothing). */
 export function hasLimits(definitions: Definitions): boolean {
-  for (const def of definitions.runnables.values()) if (def[KIND] === 'workflow' && (def.limits?.concurrency || def.limits?.rateLimit)) return true
+  for (const def of definitions.runnables.values())
+    if (def[KIND] === 'workflow' && (def.limits?.concurrency || def.limits?.rateLimit)) return true
   return false
 }
 
@@ -55,10 +56,20 @@ function keyOf(fn: ((input: unknown) => string) | undefined, input: unknown): st
  * workflow without limits is always admitted. A held run keeps `queued`; its record's reason says
  * why, and its journal says so once.
  */
-export async function admit(storage: Storage, def: Runnable | undefined, runId: string, state: RunState): Promise<Admission> {
+export async function admit(
+  storage: Storage,
+  def: Runnable | undefined,
+  runId: string,
+  state: RunState,
+): Promise<Admission> {
   if (def?.[KIND] !== 'workflow' || (!def.limits?.concurrency && !def.limits?.rateLimit)) return { admitted: true }
   const { concurrency, rateLimit } = def.limits
-  const buckets = [...new Set([concurrency && bucketOf(def.name, `c:${keyOf(concurrency.key, state.input)}`), rateLimit && bucketOf(def.name, `r:${keyOf(rateLimit.key, state.input)}`)])].filter(Boolean) as string[]
+  const buckets = [
+    ...new Set([
+      concurrency && bucketOf(def.name, `c:${keyOf(concurrency.key, state.input)}`),
+      rateLimit && bucketOf(def.name, `r:${keyOf(rateLimit.key, state.input)}`),
+    ]),
+  ].filter(Boolean) as string[]
   const verdict = await storage.exclusive(async () => {
     const now = Date.now()
     const entries = new Map<string, HoldEntry>()
@@ -67,13 +78,21 @@ export async function admit(storage: Storage, def: Runnable | undefined, runId: 
       const entry = entries.get(bucketOf(def.name, `c:${keyOf(concurrency.key, state.input)}`))!
       entry.running = await stillHolding(storage, entry.running, runId)
       if (!entry.running.includes(runId) && entry.running.length >= concurrency.limit)
-        return { admitted: false as const, reason: `waiting: concurrency limit ${concurrency.limit}${concurrency.key ? ` for key "${keyOf(concurrency.key, state.input)}"` : ''} reached`, retryAt: now + CONCURRENCY_RETRY_MS }
+        return {
+          admitted: false as const,
+          reason: `waiting: concurrency limit ${concurrency.limit}${concurrency.key ? ` for key "${keyOf(concurrency.key, state.input)}"` : ''} reached`,
+          retryAt: now + CONCURRENCY_RETRY_MS,
+        }
     }
     if (rateLimit) {
       const entry = entries.get(bucketOf(def.name, `r:${keyOf(rateLimit.key, state.input)}`))!
       entry.starts = entry.starts.filter((at) => at > now - rateLimit.periodMs)
       if (entry.starts.length >= rateLimit.limit)
-        return { admitted: false as const, reason: `waiting: rate limit ${rateLimit.limit} per ${rateLimit.periodMs} ms${rateLimit.key ? ` for key "${keyOf(rateLimit.key, state.input)}"` : ''} reached`, retryAt: entry.starts[0]! + rateLimit.periodMs }
+        return {
+          admitted: false as const,
+          reason: `waiting: rate limit ${rateLimit.limit} per ${rateLimit.periodMs} ms${rateLimit.key ? ` for key "${keyOf(rateLimit.key, state.input)}"` : ''} reached`,
+          retryAt: entry.starts[0]! + rateLimit.periodMs,
+        }
       entry.starts.push(now)
     }
     if (concurrency) {
@@ -88,7 +107,12 @@ export async function admit(storage: Storage, def: Runnable | undefined, runId: 
 }
 
 /** The run left its slot (it settled or suspended): free it for the next. */
-export async function release(storage: Storage, def: Runnable | undefined, runId: string, state: RunState): Promise<void> {
+export async function release(
+  storage: Storage,
+  def: Runnable | undefined,
+  runId: string,
+  state: RunState,
+): Promise<void> {
   const concurrency = def?.[KIND] === 'workflow' ? def.limits?.concurrency : undefined
   if (!concurrency) return
   const bucket = bucketOf(def!.name, `c:${keyOf(concurrency.key, state.input)}`)
@@ -116,7 +140,7 @@ async function stillHolding(storage: Storage, running: string[], self: string): 
 /** Say why the run waits: its record's reason, and one journal line when the reason is new. */
 async function held(storage: Storage, runId: string, state: RunState, reason: string): Promise<void> {
   const record = await storage.get(RUNS, runId)
-  if (!record || record.status !== 'queued' || record.reason === reason) return
+  if (record?.status !== 'queued' || record.reason === reason) return
   await storage.put(RUNS, runId, { ...record, reason }, { durability: 'relaxed' })
   const writer = journalWriter(storage, runId, state.nextSeq, { bytes: state.journalBytes })
   await writer.write({ type: 'log', level: 'info', message: reason })

@@ -20,7 +20,11 @@ export function runArtifacts(storage: Storage, runId: string, producedBy: string
       const key = keyOf(name)
       const data =
         typeof value === 'object' && value !== null && !Array.isArray(value)
-          ? { ...(value as Record<string, unknown>), schema: (value as { schema?: unknown }).schema ?? 'marbles.output', producedBy }
+          ? {
+              ...(value as Record<string, unknown>),
+              schema: (value as { schema?: unknown }).schema ?? 'marbles.output',
+              producedBy,
+            }
           : { schema: 'marbles.output', producedBy, summary: `${name} of ${runId}`, value }
       await storage.put('artifacts', key, { wave: runId, agent: sanitizeName(name), data })
       return { key, path: storage.locate('artifacts', key) }
@@ -39,7 +43,16 @@ export function runArtifacts(storage: Storage, runId: string, producedBy: string
       if (json === undefined) return {}
       if (json.length <= INLINE_LIMIT) return { result: JSON.parse(json) as JsonValue }
       const key = keyOf(name)
-      await storage.put('artifacts', key, { wave: runId, agent: sanitizeName(name), data: { schema: 'marbles.output', producedBy, summary: `${name} of ${runId} (${json.length} bytes)`, value: JSON.parse(json) } })
+      await storage.put('artifacts', key, {
+        wave: runId,
+        agent: sanitizeName(name),
+        data: {
+          schema: 'marbles.output',
+          producedBy,
+          summary: `${name} of ${runId} (${json.length} bytes)`,
+          value: JSON.parse(json),
+        },
+      })
       return { artifact: storage.locate('artifacts', key), key }
     },
   }

@@ -11,13 +11,19 @@ export interface ControlRequest {
 function parseRequest(entry: string): ControlRequest | undefined {
   try {
     const request = JSON.parse(entry) as ControlRequest
-    return (request.type === 'dispatch' || request.type === 'cancel') && typeof request.runId === 'string' ? request : undefined
+    return (request.type === 'dispatch' || request.type === 'cancel') && typeof request.runId === 'string'
+      ? request
+      : undefined
   } catch {
     return undefined
   }
 }
 
-function dispatchTo(handle: (request: ControlRequest) => void | Promise<void>, failed: (request: ControlRequest, error: unknown) => void, request: ControlRequest): void {
+function dispatchTo(
+  handle: (request: ControlRequest) => void | Promise<void>,
+  failed: (request: ControlRequest, error: unknown) => void,
+  request: ControlRequest,
+): void {
   try {
     void handle(request)?.catch((error: unknown) => failed(request, error))
   } catch (error) {

@@ -166,7 +166,8 @@ export function infoOf(runId: string, state: RunState): RunInfo | undefined {
 }
 
 const stateOf = (c: Core, runId: string) => foldJournal(c.storage, runId)
-const writerOf = (c: Core, runId: string, state: RunState) => journalWriter(c.storage, runId, state.nextSeq, { limits: c.journal, bytes: state.journalBytes })
+const writerOf = (c: Core, runId: string, state: RunState) =>
+  journalWriter(c.storage, runId, state.nextSeq, { limits: c.journal, bytes: state.journalBytes })
 
 const notify = (c: Core) => [...c.waiters].forEach((wake) => wake())
 
@@ -187,8 +188,16 @@ const abortAll = (c: Core, reason: unknown) => {
 }
 
 /** Journal first (durable), then the record, then the event: nothing is published before it is journaled. */
-async function transition(c: Core, runId: string, writer: JournalWriter, state: RunState, to: RunStatus, fields: StatusFields = {}): Promise<void> {
-  if (state.status !== undefined ? !canMove(state.status, to) : to !== 'queued') throw new FoundryError('CONFLICT', `run ${runId} cannot go from ${state.status ?? 'nothing'} to ${to}`)
+async function transition(
+  c: Core,
+  runId: string,
+  writer: JournalWriter,
+  state: RunState,
+  to: RunStatus,
+  fields: StatusFields = {},
+): Promise<void> {
+  if (state.status !== undefined ? !canMove(state.status, to) : to !== 'queued')
+    throw new FoundryError('CONFLICT', `run ${runId} cannot go from ${state.status ?? 'nothing'} to ${to}`)
   // Under a claim, an outcome is journaled only while the claim holds (a worker that froze and thawed may not hold it any more).
   const held = c.active.get(runId)?.held
   if (held && (to === 'complete' || to === 'failed' || to === 'suspended') && !(await held())) {
@@ -202,10 +211,23 @@ async function transition(c: Core, runId: string, writer: JournalWriter, state: 
   notify(c)
 }
 
-async function create(c: Core, name: string, input: unknown, resumes?: string, runId = newRunId(), fields: StatusFields = {}): Promise<string> {
+async function create(
+  c: Core,
+  name: string,
+  input: unknown,
+  resumes?: string,
+  runId = newRunId(),
+  fields: StatusFields = {},
+): Promise<string> {
   const state = foldRecords([])
   const version = versionOf(c.definitions.runnables.get(name))
-  await transition(c, runId, writerOf(c, runId, state), state, 'queued', { name, input: (input ?? {}) as JsonValue, ...(resumes && { resumes }), ...(version !== undefined && { version }), ...fields })
+  await transition(c, runId, writerOf(c, runId, state), state, 'queued', {
+    name,
+    input: (input ?? {}) as JsonValue,
+    ...(resumes && { resumes }),
+    ...(version !== undefined && { version }),
+    ...fields,
+  })
   return runId
 }
 
@@ -221,7 +243,20 @@ async function start(c: Core, runId: string, controller: AbortController): Promi
   // Suspended on a wait: its signal (or its deadline) is journaled first; with neither, it waits on.
   const woken = state.status === 'suspended' ? await endWait(c.storage, runId, writer, state) : undefined
   if (woken === null) return undefined
-  await transition(c, runId, writer, state, 'running', woken ? { reason: woken } : state.resumes ? { reason: `resumes ${state.resumes}` } : state.rerunOf ? { reason: `re-runs ${state.rerunOf}` } : {})
+  await transition(
+    c,
+    runId,
+    writer,
+    state,
+    'running',
+    woken
+      ? { reason: woken }
+      : state.resumes
+        ? { reason: `resumes ${state.resumes}` }
+        : state.rerunOf
+          ? { reason: `re-runs ${state.rerunOf}` }
+          : {},
+  )
   return { writer, state }
 }
 
@@ -232,7 +267,12 @@ function execute(c: Core, runId: string, options: ExecuteOptions): Promise<void>
   const { claim } = options
   const controller = new AbortController()
   let resolveReady!: (v: Started | undefined) => void
-  const entry: Active = { controller, ready: new Promise((r) => (resolveReady = r)), done: Promise.resolve(), ...(claim && { held: () => claim.held() }) }
+  const entry: Active = {
+    controller,
+    ready: new Promise((r) => (resolveReady = r)),
+    done: Promise.resolve(),
+    ...(claim && { held: () => claim.held() }),
+  }
   c.active.set(runId, entry)
   let writer: JournalWriter | undefined
   const onClaimAbort = () =>
@@ -243,7 +283,9 @@ function execute(c: Core, runId: string, options: ExecuteOptions): Promise<void>
     })
   claim?.signal.addEventListener('abort', onClaimAbort, { once: true })
   entry.done = (async () => {
-    const started = claim ? await c.storage.exclusive(() => start(c, runId, controller)) : await start(c, runId, controller)
+    const started = claim
+      ? await c.storage.exclusive(() => start(c, runId, controller))
+      : await start(c, runId, controller)
     resolveReady(started)
     if (!started) return
     writer = started.writer
@@ -254,7 +296,9 @@ function execute(c: Core, runId: string, options: ExecuteOptions): Promise<void>
       started.writer.close()
     }
   })()
-    .catch((error) => void (isClaimLost(error) || process.emitWarning(`marbles: run ${runId}: ${(error as Error).message}`)))
+    .catch(
+      (error) => void (isClaimLost(error) || process.emitWarning(`marbles: run ${runId}: ${(error as Error).message}`)),
+    )
     .finally(() => {
       claim?.signal.removeEventListener('abort', onClaimAbort)
       resolveReady(undefined)
@@ -265,26 +309,60 @@ function execute(c: Core, runId: string, options: ExecuteOptions): Promise<void>
 }
 
 /** Run the body of a run just started, and journal how it ended. */
-async function runBody(c: Core, runId: string, { writer, state }: Started, controller: AbortController, options: ExecuteOptions): Promise<void> {
+async function runBody(
+  c: Core,
+  runId: string,
+  { writer, state }: Started,
+  controller: AbortController,
+  options: ExecuteOptions,
+): Promise<void> {
   const signal = controller.signal
   const name = state.name ?? '?'
   const def = c.definitions.runnables.get(name)
-  if (!def) return transition(c, runId, writer, state, 'failed', { error: { name: 'NotFound', message: `no workflow or step named "${name}" in this workspace` } })
+  if (!def)
+    return transition(c, runId, writer, state, 'failed', {
+      error: { name: 'NotFound', message: `no workflow or step named "${name}" in this workspace` },
+    })
 
   const artifacts = runArtifacts(c.artifacts, runId, name)
   const earlier = await inheritedState(c.storage, state)
   const refused = versionRefusal(def, earlier && state.resumes ? earlier.version : state.version)
   if (refused) return transition(c, runId, writer, state, 'failed', { reason: 'version mismatch', error: refused })
   const from = state.resumes ?? state.rerunOf
-  const inherited = earlier && from ? { steps: earlier.steps, signals: earlier.signals, artifacts: runArtifacts(c.artifacts, from, name) } : undefined
-  const isolated = c.isolate?.runs(name) ? runIsolated(c.isolate, { runId, name, state, signal, writer, kernel: c.kernel, artifacts, ...(inherited && { inherited }) }) : undefined
-  const timer = def.timeoutMs ? setTimeout(() => controller.abort(timeoutReason(`${kindOf(def)} ${name}`, def.timeoutMs!)), def.timeoutMs) : undefined
+  const inherited =
+    earlier && from
+      ? { steps: earlier.steps, signals: earlier.signals, artifacts: runArtifacts(c.artifacts, from, name) }
+      : undefined
+  const isolated = c.isolate?.runs(name)
+    ? runIsolated(c.isolate, {
+        runId,
+        name,
+        state,
+        signal,
+        writer,
+        kernel: c.kernel,
+        artifacts,
+        ...(inherited && { inherited }),
+      })
+    : undefined
+  const timer = def.timeoutMs
+    ? setTimeout(() => controller.abort(timeoutReason(`${kindOf(def)} ${name}`, def.timeoutMs!)), def.timeoutMs)
+    : undefined
   const body: Promise<Outcome> =
     isolated?.outcome ??
     Promise.resolve()
       .then(() => {
         signal.throwIfAborted() // aborted while its start was being recorded: the body never starts
-        const ctx = createRunContext({ runId, name, signal, writer, kernel: c.kernel, artifacts, state, ...(inherited && { inherited }) })
+        const ctx = createRunContext({
+          runId,
+          name,
+          signal,
+          writer,
+          kernel: c.kernel,
+          artifacts,
+          state,
+          ...(inherited && { inherited }),
+        })
         return def[KIND] === 'step' ? ctx.step(def, state.input) : def.run(ctx, state.input)
       })
       .then(
@@ -311,39 +389,74 @@ async function runBody(c: Core, runId: string, { writer, state }: Started, contr
  * a cancellation was journaled meanwhile (`cancel_requested` → `complete`); any other end under a
  * cancellation or an abort settles as aborted; a worker that lost the run's job writes nothing.
  */
-async function settle(c: Core, runId: string, writer: JournalWriter, state: RunState, signal: AbortSignal, outcome: Outcome, artifacts: RunArtifacts, options: ExecuteOptions): Promise<void> {
+async function settle(
+  c: Core,
+  runId: string,
+  writer: JournalWriter,
+  state: RunState,
+  signal: AbortSignal,
+  outcome: Outcome,
+  artifacts: RunArtifacts,
+  options: ExecuteOptions,
+): Promise<void> {
   if (signal.aborted && isClaimLost(signal.reason)) return undefined
   const completed = outcome.ok && outcome.early
-  if (!completed && signal.aborted) return settleAborted(c, runId, writer, state, signal.reason, outcome.ok ? undefined : outcome.abandoned)
+  if (!completed && signal.aborted)
+    return settleAborted(c, runId, writer, state, signal.reason, outcome.ok ? undefined : outcome.abandoned)
   if (!completed && state.status === 'cancel_requested') return settleAborted(c, runId, writer, state, cancelReason())
   if (!outcome.ok && outcome.error instanceof Suspend) {
     const key = `wake-${state.nextSeq}`
     const { until, waitFor } = outcome.error
-    await transition(c, runId, writer, state, 'suspended', { ...(until !== undefined && { wakeAt: until }), ...(waitFor && { waitFor }) })
+    await transition(c, runId, writer, state, 'suspended', {
+      ...(until !== undefined && { wakeAt: until }),
+      ...(waitFor && { waitFor }),
+    })
     return options.suspended(runId, state.name ?? '?', key, until)
   }
   if (outcome.ok) {
     const stored = await artifacts.keep('output', outcome.value)
-    await writer.settle({ type: 'result', ...(stored.result !== undefined && { output: stored.result }), ...(stored.artifact && { artifact: stored.artifact, key: stored.key! }) })
+    await writer.settle({
+      type: 'result',
+      ...(stored.result !== undefined && { output: stored.result }),
+      ...(stored.artifact && { artifact: stored.artifact, key: stored.key! }),
+    })
     return transition(c, runId, writer, state, 'complete')
   }
   return transition(c, runId, writer, state, 'failed', { error: journalError(outcome.error) })
 }
 
 /** A run aborted while running: `failed` on its timeout, else cancelled; `abandoned` says how a body that ignored it was ended. */
-async function settleAborted(c: Core, runId: string, writer: JournalWriter, state: RunState, reason: unknown, abandoned?: 'stopped' | 'left running'): Promise<void> {
+async function settleAborted(
+  c: Core,
+  runId: string,
+  writer: JournalWriter,
+  state: RunState,
+  reason: unknown,
+  abandoned?: 'stopped' | 'left running',
+): Promise<void> {
   const error = journalError(reason)
-  if (error.name === 'TimeoutError' && state.status === 'running') return transition(c, runId, writer, state, 'failed', { reason: 'timeout', error })
-  if (state.status !== 'cancel_requested') await transition(c, runId, writer, state, 'cancel_requested', { reason: error.message })
-  const why = abandoned === 'stopped' ? `${error.message}; abandoned: the body ignored it and its worker was stopped` : abandoned ? `${error.message}; abandoned: the body ignored it and still runs` : error.message
+  if (error.name === 'TimeoutError' && state.status === 'running')
+    return transition(c, runId, writer, state, 'failed', { reason: 'timeout', error })
+  if (state.status !== 'cancel_requested')
+    await transition(c, runId, writer, state, 'cancel_requested', { reason: error.message })
+  const why =
+    abandoned === 'stopped'
+      ? `${error.message}; abandoned: the body ignored it and its worker was stopped`
+      : abandoned
+        ? `${error.message}; abandoned: the body ignored it and still runs`
+        : error.message
   return transition(c, runId, writer, state, 'cancelled', { reason: why })
 }
 
 async function cancelIdle(c: Core, runId: string, state: RunState): Promise<void> {
   if (state.status === undefined || isTerminal(state.status)) return
   const writer = writerOf(c, runId, state)
-  const why = state.status === 'running' || state.status === 'cancel_requested' ? 'cancelled; the engine running it had stopped' : 'cancelled by request'
-  if (state.status !== 'cancel_requested') await transition(c, runId, writer, state, 'cancel_requested', { reason: 'cancelled by request' })
+  const why =
+    state.status === 'running' || state.status === 'cancel_requested'
+      ? 'cancelled; the engine running it had stopped'
+      : 'cancelled by request'
+  if (state.status !== 'cancel_requested')
+    await transition(c, runId, writer, state, 'cancel_requested', { reason: 'cancelled by request' })
   await transition(c, runId, writer, state, 'cancelled', { reason: why })
 }
 
@@ -352,7 +465,12 @@ async function cancelActive(c: Core, runId: string): Promise<boolean> {
   if (!running) return false
   const ready = await running.ready
   await serial(c, runId, async () => {
-    if (ready && !isTerminal(ready.state.status!) && ready.state.status !== 'cancel_requested' && !running.controller.signal.aborted)
+    if (
+      ready &&
+      !isTerminal(ready.state.status!) &&
+      ready.state.status !== 'cancel_requested' &&
+      !running.controller.signal.aborted
+    )
       await transition(c, runId, ready.writer, ready.state, 'cancel_requested', { reason: 'cancelled by request' })
   })
   running.controller.abort(cancelReason())

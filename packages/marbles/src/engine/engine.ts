@@ -121,8 +121,23 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const { storage, kernel, queue } = options
   const definitions = options.definitions ?? defineWorkspace()
   const graceMs = options.graceMs ?? 2000
-  const core = createEngineCore({ storage, kernel, definitions, artifacts: options.artifacts ?? storage, graceMs, journal: journalLimits(options.journal), ...(options.isolate && { isolate: options.isolate }) })
-  const lease = queue ? undefined : await openLeaseExecutor(core, { role: options.role ?? 'auto', executeQueued: options.executeQueued ?? false, ...(options.concurrency !== undefined && { concurrency: options.concurrency }), ...(options.lease && { lease: options.lease }) })
+  const core = createEngineCore({
+    storage,
+    kernel,
+    definitions,
+    artifacts: options.artifacts ?? storage,
+    graceMs,
+    journal: journalLimits(options.journal),
+    ...(options.isolate && { isolate: options.isolate }),
+  })
+  const lease = queue
+    ? undefined
+    : await openLeaseExecutor(core, {
+        role: options.role ?? 'auto',
+        executeQueued: options.executeQueued ?? false,
+        ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+        ...(options.lease && { lease: options.lease }),
+      })
   const executor: Executor = lease ?? queueExecutor(core, queue!, graceMs)
   await lease?.start()
   let closing: Promise<void> | undefined
@@ -142,7 +157,10 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
       const reserved = newRunId()
       await executor.reserve?.(reserved)
       const create = () => core.create(name, valid, undefined, reserved)
-      const { runId, created } = idempotencyKey === undefined ? { runId: await create(), created: true } : await dispatchOnce(storage, name, idempotencyKey, create)
+      const { runId, created } =
+        idempotencyKey === undefined
+          ? { runId: await create(), created: true }
+          : await dispatchOnce(storage, name, idempotencyKey, create)
       if (!created) return { runId, name, status: (await core.get(runId))?.status ?? 'queued', deduplicated: true }
       await executor.dispatch(runId, name)
       return { runId, name, status: 'queued' }
@@ -176,7 +194,11 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     settled: core.settled,
     active: core.active,
     async work(w = {}) {
-      if (!queue) throw new FoundryError('UNSUPPORTED', 'work() needs a job queue: openEngine({ queue }) (a project on PostgreSQL)')
+      if (!queue)
+        throw new FoundryError(
+          'UNSUPPORTED',
+          'work() needs a job queue: openEngine({ queue }) (a project on PostgreSQL)',
+        )
       return executor.start(w)
     },
     close: () => (closing ??= executor.close()),

@@ -12,17 +12,20 @@ export class Suspend {
 }
 
 /** A wait's deadline passed without its signal. */
-export const waitTimeout = (id: string, ms: number) => new DOMException(`waitFor ${id}: no signal within ${ms} ms`, 'TimeoutError')
+export const waitTimeout = (id: string, ms: number) =>
+  new DOMException(`waitFor ${id}: no signal within ${ms} ms`, 'TimeoutError')
 
 export const cancelReason = (why = 'cancelled by request') => new DOMException(why, 'AbortError')
-export const timeoutReason = (name: string, ms: number) => new DOMException(`${name} timed out after ${ms} ms`, 'TimeoutError')
+export const timeoutReason = (name: string, ms: number) =>
+  new DOMException(`${name} timed out after ${ms} ms`, 'TimeoutError')
 export const shutdownReason = () => new DOMException('the engine shut down', 'AbortError')
 /** A queue worker lost the run's job (retried elsewhere, expired, or handed back at shutdown): it stops without writing; the job's next holder settles the run. */
 export const claimLostReason = () => new DOMException("this worker no longer holds the run's job", 'ClaimLost')
 export const isClaimLost = (reason: unknown) => reason instanceof DOMException && reason.name === 'ClaimLost'
 
 export function journalError(error: unknown): JournalError {
-  if (error instanceof Error || error instanceof DOMException) return { name: error.name || 'Error', message: error.message }
+  if (error instanceof Error || error instanceof DOMException)
+    return { name: error.name || 'Error', message: error.message }
   return { name: 'Error', message: String(error) }
 }
 

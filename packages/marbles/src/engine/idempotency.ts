@@ -26,14 +26,22 @@ declare module '@foundry/kernel' {
 /** INVALID_INPUT unless `key` is a string of 1 to 200 characters. */
 export function assertIdempotencyKey(key: unknown, field = 'idempotencyKey'): void {
   if (typeof key !== 'string' || key.length < 1 || key.length > KEY_MAX_CHARS)
-    throw new FoundryError('INVALID_INPUT', `${field} must be a string of 1 to ${KEY_MAX_CHARS} characters (the same key within 24 h returns the same run)`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${field} must be a string of 1 to ${KEY_MAX_CHARS} characters (the same key within 24 h returns the same run)`,
+    )
 }
 
 /**
  * Inside the storage's exclusive section (across every process sharing it): the run `key` names for
  * `name` when it was made within the window, else a new one from `create`, recorded under the key.
  */
-export async function dispatchOnce(storage: Storage, name: string, key: string, create: () => Promise<string>): Promise<{ runId: string; created: boolean }> {
+export async function dispatchOnce(
+  storage: Storage,
+  name: string,
+  key: string,
+  create: () => Promise<string>,
+): Promise<{ runId: string; created: boolean }> {
   const id = createHash('sha256').update(`${name}\0${key}`).digest('hex')
   return storage.exclusive(async () => {
     const now = Date.now()

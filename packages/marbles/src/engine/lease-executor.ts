@@ -59,10 +59,22 @@ export async function openLeaseExecutor(core: EngineCore, options: LeaseExecutor
     const got = await acquireLease(storage, options.lease)
     if ('refused' in got) {
       holder = got.refused
-      if (options.role === 'owner') throw new FoundryError('CONFLICT', `Another engine owns this state (pid ${holder.pid} on ${holder.host}, since ${new Date(holder.startedAt).toISOString()}): stop it, or use it`)
+      if (options.role === 'owner')
+        throw new FoundryError(
+          'CONFLICT',
+          `Another engine owns this state (pid ${holder.pid} on ${holder.host}, since ${new Date(holder.startedAt).toISOString()}): stop it, or use it`,
+        )
     } else lease = got
   } else holder = await leaseHolder(storage, options.lease?.ttlMs)
-  const h: Holder = { core, lease, local: options.role === 'local', runs: runLeases(storage, options.lease), wakes: new Map(), executeQueued: options.executeQueued, slots: createRunSlots(options.concurrency) }
+  const h: Holder = {
+    core,
+    lease,
+    local: options.role === 'local',
+    runs: runLeases(storage, options.lease),
+    wakes: new Map(),
+    executeQueued: options.executeQueued,
+    slots: createRunSlots(options.concurrency),
+  }
   const stop = new AbortController()
 
   return {
@@ -77,7 +89,8 @@ export async function openLeaseExecutor(core: EngineCore, options: LeaseExecutor
     },
     async wake(runId) {
       // Here unless another live engine holds the run (waiting on its deadline there): then that one wakes it.
-      if (h.runs.holds(runId) || ((lease || h.local) && !(await h.runs.heldElsewhere(runId)))) setImmediate(() => void wakeHere(h, runId))
+      if (h.runs.holds(runId) || ((lease || h.local) && !(await h.runs.heldElsewhere(runId))))
+        setImmediate(() => void wakeHere(h, runId))
       else await sendControl(storage, { type: 'dispatch', runId })
     },
     async cancel(runId, state) {
@@ -102,7 +115,12 @@ export async function openLeaseExecutor(core: EngineCore, options: LeaseExecutor
         await lease?.release()
         throw error
       }
-      void followControl(storage, stop.signal, (request) => onRequest(h, request), (request, error) => void requestFailed(h, request, error))
+      void followControl(
+        storage,
+        stop.signal,
+        (request) => onRequest(h, request),
+        (request, error) => void requestFailed(h, request, error),
+      )
       lease?.lost.addEventListener('abort', () => core.abortAll(shutdownReason()))
     },
     async close() {
@@ -169,7 +187,10 @@ function scheduleWake(h: Holder, runId: string, at: number | undefined): void {
   if (h.core.closed || (!h.lease && !h.local) || at === undefined) return
   clearTimeout(h.wakes.get(runId))
   const wait = Math.min(Math.max(0, at - Date.now()), 2_147_483_647)
-  const timer = setTimeout(() => (h.wakes.delete(runId), Date.now() >= at ? execute(h, runId) : scheduleWake(h, runId, at)), wait)
+  const timer = setTimeout(
+    () => (h.wakes.delete(runId), Date.now() >= at ? execute(h, runId) : scheduleWake(h, runId, at)),
+    wait,
+  )
   timer.unref()
   h.wakes.set(runId, timer)
 }
@@ -191,7 +212,8 @@ async function onRequest(h: Holder, request: ControlRequest): Promise<void> {
   // A dispatch (or a signal's wake-up) is the owner's to execute, or the holder's of a run waiting here on a deadline.
   if (request.type === 'dispatch') return void ((h.lease || h.runs.holds(runId)) && wakeHere(h, runId))
   if (await h.core.cancelActive(runId)) return
-  if (h.runs.holds(runId) || (h.lease && !(await h.runs.heldElsewhere(runId)))) await cancelHere(h, runId, await h.core.stateOf(runId))
+  if (h.runs.holds(runId) || (h.lease && !(await h.runs.heldElsewhere(runId))))
+    await cancelHere(h, runId, await h.core.stateOf(runId))
 }
 
 /** A request this holder failed to handle: an `error` line in the run's journal and a warning on the log. */
@@ -233,21 +255,27 @@ async function reconcileRun(h: Holder, runId: string, cached: RunRecord | undefi
   const { storage } = core
   const state = await core.stateOf(runId)
   if (state.status === undefined) return false
-  if (!cached || cached.status !== state.status) await storage.put(RUNS, runId, recordOf(runId, state), { durability: 'relaxed' })
+  if (!cached || cached.status !== state.status)
+    await storage.put(RUNS, runId, recordOf(runId, state), { durability: 'relaxed' })
   const writer = core.writer(runId, state)
   if (state.status === 'running') {
     const interrupted = { name: 'Interrupted', message: `the engine running it stopped before it settled` }
     if (core.resumable(state.name)) {
       const linked = await core.create(state.name!, state.input, runId)
-      await core.transition(runId, writer, state, 'failed', { reason: 'interrupted', error: interrupted, resumedBy: linked })
+      await core.transition(runId, writer, state, 'failed', {
+        reason: 'interrupted',
+        error: interrupted,
+        resumedBy: linked,
+      })
       void execute(h, linked)
     } else await core.transition(runId, writer, state, 'failed', { reason: 'interrupted', error: interrupted })
-  } else if (state.status === 'cancel_requested') await core.transition(runId, writer, state, 'cancelled', { reason: 'interrupted' })
+  } else if (state.status === 'cancel_requested')
+    await core.transition(runId, writer, state, 'cancelled', { reason: 'interrupted' })
   else if (state.status === 'suspended' && state.waitFor) {
     // A signal sent while no engine ran it starts it now; else it waits on (held here only for its deadline: execute releases it otherwise).
     scheduleWake(h, runId, state.waitFor.until)
-    return void execute(h, runId), true
-  } else if (state.status === 'suspended') return scheduleWake(h, runId, state.wakeAt ?? Date.now()), true
-  else if (state.status === 'queued' && h.executeQueued) return void execute(h, runId), true
+    return (void execute(h, runId), true)
+  } else if (state.status === 'suspended') return (scheduleWake(h, runId, state.wakeAt ?? Date.now()), true)
+  else if (state.status === 'queued' && h.executeQueued) return (void execute(h, runId), true)
   return false
 }

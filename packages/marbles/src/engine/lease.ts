@@ -40,7 +40,10 @@ const KEY = 'owner'
  * Take the state's lease, or return the live holder. A holder on this host is alive while its pid
  * runs with the same start time; one on another host while its heartbeat is fresh.
  */
-export async function acquireLease(storage: Storage, options: LeaseOptions = {}): Promise<Lease | { refused: LeaseHolder }> {
+export async function acquireLease(
+  storage: Storage,
+  options: LeaseOptions = {},
+): Promise<Lease | { refused: LeaseHolder }> {
   const heartbeatMs = options.heartbeatMs ?? 2000
   const ttlMs = options.ttlMs ?? 15_000
   const mine = thisProcess()
@@ -92,7 +95,14 @@ export async function leaseHolder(storage: Storage, ttlMs = 15_000): Promise<Lea
 /** A new holder naming this process (a fresh token, its pid and the pid's start time, this host, now). */
 export function thisProcess(): LeaseHolder {
   const now = Date.now()
-  return { token: crypto.randomUUID(), pid: process.pid, host: hostname(), pidStart: processStart(process.pid), startedAt: now, heartbeatAt: now }
+  return {
+    token: crypto.randomUUID(),
+    pid: process.pid,
+    host: hostname(),
+    pidStart: processStart(process.pid),
+    startedAt: now,
+    heartbeatAt: now,
+  }
 }
 
 /** Whether a holder's process lives: on this host its pid runs with the same start time; on another its heartbeat is younger than `ttlMs`. */

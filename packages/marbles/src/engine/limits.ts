@@ -20,15 +20,26 @@ export const JOURNAL_LIMITS: JournalLimits = { lines: 10_000, bytes: 16 * 1024 *
  */
 export function assertInputWithin(input: unknown, field = 'input', outcome = 'no run was created'): void {
   const { bytes, depth } = measureJson(input, INPUT_MAX_BYTES)
-  if (depth > JSON_MAX_DEPTH) throw new FoundryError('INVALID_INPUT', `${field} is nested more than ${JSON_MAX_DEPTH} levels deep: flatten it (${outcome})`)
+  if (depth > JSON_MAX_DEPTH)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${field} is nested more than ${JSON_MAX_DEPTH} levels deep: flatten it (${outcome})`,
+    )
   if (bytes > INPUT_MAX_BYTES)
-    throw new FoundryError('INVALID_INPUT', `${field} is over ${INPUT_MAX_BYTES / (1024 * 1024)} MiB as JSON: pass large data as a file path or an artifact name instead (${outcome})`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${field} is over ${INPUT_MAX_BYTES / (1024 * 1024)} MiB as JSON: pass large data as a file path or an artifact name instead (${outcome})`,
+    )
 }
 
 /** The journal bounds from `partial` over the defaults; INVALID_INPUT naming the option when one is not a positive whole number. */
 export function journalLimits(partial: Partial<JournalLimits> = {}): JournalLimits {
   const limits = { ...JOURNAL_LIMITS, ...partial }
   for (const [key, value] of Object.entries(limits))
-    if (!Number.isSafeInteger(value) || value < 100) throw new FoundryError('INVALID_INPUT', `journal.${key} (--journal-${key}) must be a whole number of at least 100, got ${value}`)
+    if (!Number.isSafeInteger(value) || value < 100)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `journal.${key} (--journal-${key}) must be a whole number of at least 100, got ${value}`,
+      )
   return limits
 }

@@ -71,7 +71,15 @@ function policyOf(w: Worker, name: string, startAfter?: number): JobPolicy {
 }
 
 /** Record which job carries the run (a canceller reads it), then create the job: idempotent, its id derives from the run and `key`. */
-async function enqueueRun(w: Worker, runId: string, name: string, key: string, carrier = runId, startAfter?: number, requeues?: number): Promise<void> {
+async function enqueueRun(
+  w: Worker,
+  runId: string,
+  name: string,
+  key: string,
+  carrier = runId,
+  startAfter?: number,
+  requeues?: number,
+): Promise<void> {
   const entry: JobEntry = { ...w.queue.jobRef(name, carrier, key), runId: carrier, ...(requeues && { requeues }) }
   await w.core.storage.put(JOBS, runId, entry)
   await w.queue.enqueue(entry, policyOf(w, name, startAfter))
@@ -92,7 +100,12 @@ async function runJob(w: Worker, job: RunJob): Promise<void> {
     runId = linked
   }
   // Executed under its job; a run that suspends gets a job that wakes it.
-  const run = (id: string) => w.core.execute(id, { claim: job, suspended: (sid, name, key, until) => (until === undefined ? undefined : enqueueRun(w, sid, name, key, sid, until)) })
+  const run = (id: string) =>
+    w.core.execute(id, {
+      claim: job,
+      suspended: (sid, name, key, until) =>
+        until === undefined ? undefined : enqueueRun(w, sid, name, key, sid, until),
+    })
   if (!hasLimits(w.core.definitions)) return run(runId)
   // A workflow with concurrency or rate limits: admitted across workers first, else a new job asks again later.
   const current = await w.core.stateOf(runId)
@@ -116,19 +129,31 @@ async function settleAbandoned(w: Worker, runId: string, state: RunState, job: R
   const { core } = w
   const writer = core.writer(runId, state)
   const why = job.previous ?? 'its worker stopped beating'
-  if (state.status === 'cancel_requested') return void (await core.transition(runId, writer, state, 'cancelled', { reason: 'interrupted' }))
+  if (state.status === 'cancel_requested')
+    return void (await core.transition(runId, writer, state, 'cancelled', { reason: 'interrupted' }))
   if (state.status === 'queued' || state.status === 'suspended') {
     // It never ran under this job (its worker died between taking the job and starting the run): a new job, three times at most.
     const entry = await core.storage.get(JOBS, runId)
     const requeues = (entry?.requeues ?? 0) + 1
-    if (requeues <= 3) return void (await enqueueRun(w, runId, state.name!, `requeue-${requeues}`, runId, state.status === 'suspended' ? state.wakeAt : undefined, requeues))
+    if (requeues <= 3)
+      return void (await enqueueRun(
+        w,
+        runId,
+        state.name!,
+        `requeue-${requeues}`,
+        runId,
+        state.status === 'suspended' ? state.wakeAt : undefined,
+        requeues,
+      ))
   }
   if (state.status !== 'running') {
     await core.transition(runId, writer, state, 'cancel_requested', { reason: `its job failed: ${why}` })
     return void (await core.transition(runId, writer, state, 'cancelled', { reason: `its job failed: ${why}` }))
   }
   const timedOut = /timed out|exceeded/i.test(why)
-  const error = timedOut ? { name: 'TimeoutError', message: `the job expired (${why})` } : { name: 'Interrupted', message: `the worker running it stopped before it settled (${why})` }
+  const error = timedOut
+    ? { name: 'TimeoutError', message: `the job expired (${why})` }
+    : { name: 'Interrupted', message: `the worker running it stopped before it settled (${why})` }
   if (!job.dead && !timedOut && core.resumable(state.name)) {
     const linked = await core.create(state.name!, state.input, runId)
     const carrier = await core.storage.get(JOBS, runId)
@@ -149,7 +174,8 @@ async function sweep(w: Worker): Promise<void> {
     if (entry && record.status === 'queued' && entry.runId !== record.id) continue // a linked run: its carrier job runs it
     const state = await w.core.stateOf(record.id)
     if (state.status !== record.status) continue
-    if (entry) await w.queue.enqueue(entry, policyOf(w, record.name, state.status === 'suspended' ? state.wakeAt : undefined))
+    if (entry)
+      await w.queue.enqueue(entry, policyOf(w, record.name, state.status === 'suspended' ? state.wakeAt : undefined))
     else await enqueueRun(w, record.id, record.name, 'start')
   }
 }

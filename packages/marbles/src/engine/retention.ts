@@ -23,17 +23,31 @@ export interface PruneOptions {
  */
 export async function pruneRuns(storage: Storage, options: PruneOptions = {}): Promise<string[]> {
   const deleteLog = storage.deleteLog?.bind(storage)
-  if (!deleteLog) throw new FoundryError('UNSUPPORTED', `The ${storage.name} storage cannot delete logs, so runs cannot be pruned from it`)
+  if (!deleteLog)
+    throw new FoundryError(
+      'UNSUPPORTED',
+      `The ${storage.name} storage cannot delete logs, so runs cannot be pruned from it`,
+    )
   const status = options.status ?? TERMINAL
   const wrong = status.find((s) => !TERMINAL.includes(s))
-  if (wrong) throw new FoundryError('INVALID_INPUT', `--status: prune removes finished runs only (${TERMINAL.join(', ')}); got "${wrong}"`)
+  if (wrong)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `--status: prune removes finished runs only (${TERMINAL.join(', ')}); got "${wrong}"`,
+    )
   const now = options.now ?? Date.now()
   const cutoff = now - (options.olderThanMs ?? DEFAULT_RETENTION_MS)
-  const candidates = (await storage.list(RUNS)).filter((r) => status.includes(r.status) && r.updatedAt < cutoff).sort((a, b) => a.updatedAt - b.updatedAt)
+  const candidates = (await storage.list(RUNS))
+    .filter((r) => status.includes(r.status) && r.updatedAt < cutoff)
+    .sort((a, b) => a.updatedAt - b.updatedAt)
   const removed: string[] = []
   for (const record of candidates) {
     const state = await foldJournal(storage, record.id) // the journal is the truth: the record may be one write behind
-    if (state.status !== undefined && (!isTerminal(state.status) || !status.includes(state.status) || (state.updatedAt ?? 0) >= cutoff)) continue
+    if (
+      state.status !== undefined &&
+      (!isTerminal(state.status) || !status.includes(state.status) || (state.updatedAt ?? 0) >= cutoff)
+    )
+      continue
     await deleteLog(journalLog(record.id))
     await storage.delete(RUNS, record.id)
     await storage.delete(JOBS, record.id)

@@ -47,7 +47,11 @@ export function createRunContext(options: RunContextOptions): RunContext {
     return n === 1 ? base : `${base}#${n}`
   }
 
-  async function runStep(base: string, fn: (s: StepContext) => unknown, options: StepOptions & { timeoutMs?: number }): Promise<unknown> {
+  async function runStep(
+    base: string,
+    fn: (s: StepContext) => unknown,
+    options: StepOptions & { timeoutMs?: number },
+  ): Promise<unknown> {
     const id = occurrence(calls, base)
     const done = state.steps.get(id)
     if (done) return artifacts.get(done)
@@ -64,7 +68,10 @@ export function createRunContext(options: RunContextOptions): RunContext {
       const started = now()
       try {
         const work = Promise.resolve().then(() => fn({ attempt, signal, log: logger(id) }))
-        const result = await abortable(options.timeoutMs ? withTimeout(work, options.timeoutMs, `step ${id}`) : work, signal)
+        const result = await abortable(
+          options.timeoutMs ? withTimeout(work, options.timeoutMs, `step ${id}`) : work,
+          signal,
+        )
         const stored: StoredValue = await artifacts.keep(`step.${id}`, result)
         await writer.write({ type: 'step', phase: 'end', step: id, attempt, ms: now() - started, ...stored })
         return result
@@ -72,7 +79,15 @@ export function createRunContext(options: RunContextOptions): RunContext {
         if (signal.aborted || error instanceof Suspend) throw error
         const last = attempt >= policy.attempts
         const wait = last ? undefined : backoff(policy, attempt)
-        await writer.write({ type: 'step', phase: 'error', step: id, attempt, ms: now() - started, error: journalError(error), ...(wait !== undefined && { retryInMs: wait }) })
+        await writer.write({
+          type: 'step',
+          phase: 'error',
+          step: id,
+          attempt,
+          ms: now() - started,
+          error: journalError(error),
+          ...(wait !== undefined && { retryInMs: wait }),
+        })
         if (last) throw error
         await sleep(wait!, signal)
       }
@@ -91,13 +106,21 @@ export function createRunContext(options: RunContextOptions): RunContext {
     signal,
     log: logger(),
     kernel,
-    step(nameOrDefinition: string | StepDefinition<never, unknown>, fnOrInput?: unknown, stepOptions?: StepOptions): Promise<never> {
+    step(
+      nameOrDefinition: string | StepDefinition<never, unknown>,
+      fnOrInput?: unknown,
+      stepOptions?: StepOptions,
+    ): Promise<never> {
       if (kindOf(nameOrDefinition) === 'step') {
         const def = nameOrDefinition as StepDefinition<unknown, unknown>
         const input = def.input ? validator(def.input).parse(fnOrInput, `input of step ${def.name}`) : fnOrInput
-        return runStep(def.name, (s) => def.run({ ...s, kernel, runId }, input), { retry: def.retry, ...(def.timeoutMs && { timeoutMs: def.timeoutMs }) }) as Promise<never>
+        return runStep(def.name, (s) => def.run({ ...s, kernel, runId }, input), {
+          retry: def.retry,
+          ...(def.timeoutMs && { timeoutMs: def.timeoutMs }),
+        }) as Promise<never>
       }
-      if (typeof nameOrDefinition !== 'string' || typeof fnOrInput !== 'function') throw new TypeError('ctx.step(name, fn, options?) or ctx.step(stepDefinition, input)')
+      if (typeof nameOrDefinition !== 'string' || typeof fnOrInput !== 'function')
+        throw new TypeError('ctx.step(name, fn, options?) or ctx.step(stepDefinition, input)')
       return runStep(nameOrDefinition, fnOrInput as (s: StepContext) => unknown, stepOptions ?? {}) as Promise<never>
     },
     async sleep(timer: string, ms: number) {
@@ -124,7 +147,11 @@ export function createRunContext(options: RunContextOptions): RunContext {
       let wait = state.waits.get(id)
       if (!wait) {
         const until = waitOptions.timeoutMs !== undefined ? now() + Math.max(0, waitOptions.timeoutMs) : undefined
-        wait = { signal: signalName, ...(until !== undefined && { until }), ...(waitOptions.schema && { schema: waitOptions.schema as unknown as JsonValue }) }
+        wait = {
+          signal: signalName,
+          ...(until !== undefined && { until }),
+          ...(waitOptions.schema && { schema: waitOptions.schema as unknown as JsonValue }),
+        }
         state.waits.set(id, wait)
         await writer.write({ type: 'wait', name: id, ...wait })
       }

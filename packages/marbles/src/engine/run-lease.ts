@@ -39,7 +39,8 @@ export function runLeases(storage: Storage, options: LeaseOptions = {}): RunLeas
     for (const runId of held)
       void storage
         .exclusive(async () => {
-          if ((await storage.get(RUN_LEASES, runId))?.token === me.token) await storage.put(RUN_LEASES, runId, { ...me, heartbeatAt: Date.now() }, { durability: 'relaxed' })
+          if ((await storage.get(RUN_LEASES, runId))?.token === me.token)
+            await storage.put(RUN_LEASES, runId, { ...me, heartbeatAt: Date.now() }, { durability: 'relaxed' })
         })
         .catch(() => {}) // a busy store skips a beat; the TTL is several beats long
   }, options.heartbeatMs ?? 2000)
@@ -77,7 +78,11 @@ export function runLeases(storage: Storage, options: LeaseOptions = {}): RunLeas
 }
 
 /** The process recorded as executing the run, and whether it still lives; undefined when none is recorded. */
-export async function runExecutor(storage: Storage, runId: string, ttlMs = 15_000): Promise<{ holder: LeaseHolder; alive: boolean } | undefined> {
+export async function runExecutor(
+  storage: Storage,
+  runId: string,
+  ttlMs = 15_000,
+): Promise<{ holder: LeaseHolder; alive: boolean } | undefined> {
   const holder = await storage.get(RUN_LEASES, runId)
   return holder && { holder, alive: isAlive(holder, ttlMs) }
 }

@@ -3,7 +3,15 @@ import type { RunStatus } from '../journal/records.js'
 import { RUNS, type RunRecord } from './run-record.js'
 
 /** Every status a run can have, as `--status` spells them. */
-export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'suspended', 'cancel_requested', 'complete', 'failed', 'cancelled']
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'queued',
+  'running',
+  'suspended',
+  'cancel_requested',
+  'complete',
+  'failed',
+  'cancelled',
+]
 
 /** Which runs a search returns; every field narrows it. */
 export interface RunFilter {
@@ -26,7 +34,12 @@ export async function searchRuns(storage: Storage, filter: RunFilter = {}): Prom
   const wanted = status && new Set(status)
   const records = await storage.list(RUNS)
   return records
-    .filter((r) => (!wanted || wanted.has(r.status)) && (workflow === undefined || r.name === workflow) && (since === undefined || r.createdAt >= since))
+    .filter(
+      (r) =>
+        (!wanted || wanted.has(r.status)) &&
+        (workflow === undefined || r.name === workflow) &&
+        (since === undefined || r.createdAt >= since),
+    )
     .sort((a, b) => b.createdAt - a.createdAt)
     .slice(0, limit)
 }
@@ -44,14 +57,25 @@ export function parseAge(text: string, field: string): number {
 export function parseSince(text: string, now = Date.now()): number {
   if (/^\d+[smhdw]$/.test(text.trim())) return now - parseAge(text, '--since')
   const at = Date.parse(text)
-  if (Number.isNaN(at)) throw new FoundryError('INVALID_INPUT', `--since must be an age like 2h or 7d, or a date like 2026-11-30; got "${text}"`)
+  if (Number.isNaN(at))
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `--since must be an age like 2h or 7d, or a date like 2026-11-30; got "${text}"`,
+    )
   return at
 }
 
 /** `--status`: statuses separated by commas, each one of `RUN_STATUSES`. */
 export function parseStatuses(text: string, field = '--status'): RunStatus[] {
-  const statuses = text.split(',').map((s) => s.trim()).filter(Boolean)
+  const statuses = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   const bad = statuses.find((s) => !RUN_STATUSES.includes(s as RunStatus))
-  if (bad !== undefined || !statuses.length) throw new FoundryError('INVALID_INPUT', `${field} must be one or more of ${RUN_STATUSES.join(', ')} (comma-separated); got "${bad ?? text}"`)
+  if (bad !== undefined || !statuses.length)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${field} must be one or more of ${RUN_STATUSES.join(', ')} (comma-separated); got "${bad ?? text}"`,
+    )
   return statuses as RunStatus[]
 }

@@ -46,5 +46,6 @@ export function createRunSlots(limit: number = DEFAULT_CONCURRENCY): RunSlots {
 
 /** `concurrency` must be a whole number of at least 1 (`--concurrency`, `openEngine({ concurrency })`). */
 export function assertConcurrency(value: number, field = 'concurrency'): void {
-  if (!Number.isSafeInteger(value) || value < 1) throw new FoundryError('INVALID_INPUT', `${field} must be a whole number of at least 1, got ${value}`)
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new FoundryError('INVALID_INPUT', `${field} must be a whole number of at least 1, got ${value}`)
 }

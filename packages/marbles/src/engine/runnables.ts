@@ -8,7 +8,10 @@ export function findRunnable(definitions: Definitions, name: string): Runnable {
   const def = definitions.runnables.get(name)
   if (!def) {
     const known = [...definitions.runnables.keys()].sort()
-    throw new FoundryError('NOT_FOUND', `No workflow or step named "${name}"${known.length ? `; known: ${known.join(', ')}` : ' (the workspace declares none)'}`)
+    throw new FoundryError(
+      'NOT_FOUND',
+      `No workflow or step named "${name}"${known.length ? `; known: ${known.join(', ')}` : ' (the workspace declares none)'}`,
+    )
   }
   return def
 }
@@ -20,7 +23,8 @@ export function resumable(definitions: Definitions, name: string | undefined): b
 }
 
 /** The version a workflow declares (steps have none). */
-export const versionOf = (def: Runnable | undefined): string | undefined => (def?.[KIND] === 'workflow' ? def.version : undefined)
+export const versionOf = (def: Runnable | undefined): string | undefined =>
+  def?.[KIND] === 'workflow' ? def.version : undefined
 
 /**
  * Why this code may not execute a run that started under `recorded` (its journal replays steps by

@@ -32,9 +32,13 @@ export function aiSdkHarness(options: AiSdkHarnessOptions): Harness {
     async run(request: AgentRequest): Promise<AgentResult> {
       const { generateText, stepCountIs } = await import('ai')
       const model = await resolve(options.provider, request.model)
-      if (!model) throw new HarnessError(`provider ${options.provider}: no AI SDK model for it (known: anthropic, mock)`)
+      if (!model)
+        throw new HarnessError(`provider ${options.provider}: no AI SDK model for it (known: anthropic, mock)`)
       const sessionId = request.resume ?? request.newSessionId
-      if (request.resume && !sessions.has(request.resume)) throw new HarnessError(`session ${request.resume} is not held by this server (AI SDK sessions live as long as the server)`)
+      if (request.resume && !sessions.has(request.resume))
+        throw new HarnessError(
+          `session ${request.resume} is not held by this server (AI SDK sessions live as long as the server)`,
+        )
       const history = sessions.get(sessionId) ?? []
       const messages: ModelMessage[] = [...history, { role: 'user', content: request.prompt }]
       let steps = 0
@@ -48,12 +52,19 @@ export function aiSdkHarness(options: AiSdkHarnessOptions): Harness {
           abortSignal: request.signal,
           onStepFinish(step) {
             steps++
-            for (const call of step.toolCalls) request.output('stdout', JSON.stringify({ type: 'tool-call', toolName: call.toolName, input: call.input }))
+            for (const call of step.toolCalls)
+              request.output(
+                'stdout',
+                JSON.stringify({ type: 'tool-call', toolName: call.toolName, input: call.input }),
+              )
             if (step.text) request.output('stdout', JSON.stringify({ type: 'text', text: step.text }))
           },
         })
         sessions.set(sessionId, [...messages, ...result.response.messages])
-        const usage = { inputTokens: result.totalUsage.inputTokens ?? 0, outputTokens: result.totalUsage.outputTokens ?? 0 }
+        const usage = {
+          inputTokens: result.totalUsage.inputTokens ?? 0,
+          outputTokens: result.totalUsage.outputTokens ?? 0,
+        }
         const modelId = typeof model === 'string' ? model : model.modelId
         return { text: result.text, sessionId, model: modelId, usage, turns: steps }
       } catch (error) {
@@ -65,7 +76,12 @@ export function aiSdkHarness(options: AiSdkHarnessOptions): Harness {
 }
 
 /** The kernel tools an AI SDK agent gets: these rows of `KERNEL_TOOLS`, as `foundry mcp` serves them. */
-export const AGENT_TOOLS: readonly ToolName[] = ['memory_search', 'contract_validate', 'blackboard_write', 'blackboard_read']
+export const AGENT_TOOLS: readonly ToolName[] = [
+  'memory_search',
+  'contract_validate',
+  'blackboard_write',
+  'blackboard_read',
+]
 
 /**
  * The rows of `AGENT_TOOLS` as AI SDK tools: the same names, descriptions and input schemas; the
@@ -108,14 +124,20 @@ export async function dryRunModel(model = 'dry-run'): Promise<LanguageModel> {
     doGenerate: async (options) => {
       const prompt = JSON.stringify(options.prompt)
       const last = options.prompt.at(-1)
-      const said = last && Array.isArray(last.content) ? last.content.map((p) => ('text' in p ? p.text : '')).join('') : ''
+      const said =
+        last && Array.isArray(last.content) ? last.content.map((p) => ('text' in p ? p.text : '')).join('') : ''
       const task = said.trim().split('\n').at(-1) ?? ''
       const text = `[dry run] ${task}`
       return {
         content: [{ type: 'text', text }],
         finishReason: { unified: 'stop', raw: 'stop' },
         usage: {
-          inputTokens: { total: Math.ceil(prompt.length / 4), noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+          inputTokens: {
+            total: Math.ceil(prompt.length / 4),
+            noCache: undefined,
+            cacheRead: undefined,
+            cacheWrite: undefined,
+          },
           outputTokens: { total: Math.ceil(text.length / 4), text: undefined, reasoning: undefined },
         },
         warnings: [],

@@ -26,7 +26,8 @@ export function claudeCodeHarness(options: CliHarnessOptions = {}): Harness {
       if (request.maxTurns !== undefined) args.push('--max-turns', String(request.maxTurns))
       // `autoCompactEnabled` is Claude Code's auto-compaction switch, a settings key (code.claude.com/docs/en/settings);
       // `--settings <file-or-json>` merges settings for this run only, leaving the user's files alone.
-      if (request.compaction !== undefined) args.push('--settings', JSON.stringify({ autoCompactEnabled: request.compaction }))
+      if (request.compaction !== undefined)
+        args.push('--settings', JSON.stringify({ autoCompactEnabled: request.compaction }))
       if (request.resume) args.push('--resume', request.resume)
       else args.push('--session-id', request.newSessionId)
       const mcpConfig = request.foundryMcp && (await privateMcpConfig({ foundry: request.foundryMcp }))
@@ -49,25 +50,41 @@ async function runClaude(request: AgentRequest, options: CliHarnessOptions, args
     if (typeof event.session_id === 'string') sessionId = event.session_id
     if (event.type === 'system' && event.subtype === 'init' && typeof event.model === 'string') model = event.model
     else if (event.type === 'assistant') {
-      const content = (event.message as { content?: Array<{ type?: string; text?: string }> } | undefined)?.content ?? []
-      const text = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text).join('')
+      const content =
+        (event.message as { content?: Array<{ type?: string; text?: string }> } | undefined)?.content ?? []
+      const text = content
+        .filter((c) => c.type === 'text' && typeof c.text === 'string')
+        .map((c) => c.text)
+        .join('')
       if (text) lastText = text
     } else if (event.type === 'result') result = event
   })
-  if (!result) throw new HarnessError(`claude-code exited (${exit.signal ?? `code ${exit.code}`}) before its result${tail(exit.stderrTail)}`, { sessionId, model })
+  if (!result)
+    throw new HarnessError(
+      `claude-code exited (${exit.signal ?? `code ${exit.code}`}) before its result${tail(exit.stderrTail)}`,
+      { sessionId, model },
+    )
   const raw = (result.usage ?? {}) as Record<string, unknown>
   const usage = {
     ...emptyUsage(),
-    inputTokens: (num(raw.input_tokens) ?? 0) + (num(raw.cache_creation_input_tokens) ?? 0) + (num(raw.cache_read_input_tokens) ?? 0),
+    inputTokens:
+      (num(raw.input_tokens) ?? 0) +
+      (num(raw.cache_creation_input_tokens) ?? 0) +
+      (num(raw.cache_read_input_tokens) ?? 0),
     outputTokens: num(raw.output_tokens) ?? 0,
     ...(num(raw.cache_read_input_tokens) !== undefined && { cacheReadTokens: num(raw.cache_read_input_tokens)! }),
-    ...(num(raw.cache_creation_input_tokens) !== undefined && { cacheWriteTokens: num(raw.cache_creation_input_tokens)! }),
+    ...(num(raw.cache_creation_input_tokens) !== undefined && {
+      cacheWriteTokens: num(raw.cache_creation_input_tokens)!,
+    }),
     ...(num(result.total_cost_usd) !== undefined && { costUsd: num(result.total_cost_usd)! }),
   }
   const turns = num(result.num_turns)
   const partial = { sessionId, model, usage, turns }
   if (result.is_error === true || result.subtype !== 'success') {
-    const why = result.subtype === 'error_max_turns' ? `reached maxTurns after ${turns ?? '?'} turns` : String(result.result ?? result.subtype ?? 'an error result')
+    const why =
+      result.subtype === 'error_max_turns'
+        ? `reached maxTurns after ${turns ?? '?'} turns`
+        : String(result.result ?? result.subtype ?? 'an error result')
     throw new HarnessError(`claude-code failed (${String(result.subtype)}): ${why}`, partial)
   }
   return { text: typeof result.result === 'string' ? result.result : lastText, ...partial }

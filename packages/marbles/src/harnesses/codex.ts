@@ -35,13 +35,19 @@ export function codexHarness(options: CliHarnessOptions = {}): Harness {
           const u = (event.usage ?? {}) as Record<string, unknown>
           usage.inputTokens += num(u.input_tokens) ?? 0
           usage.outputTokens += num(u.output_tokens) ?? 0
-          if (num(u.cached_input_tokens) !== undefined) usage.cacheReadTokens = (usage.cacheReadTokens ?? 0) + num(u.cached_input_tokens)!
-        } else if (event.type === 'turn.failed') failure = String((event.error as { message?: string } | undefined)?.message ?? 'turn failed')
+          if (num(u.cached_input_tokens) !== undefined)
+            usage.cacheReadTokens = (usage.cacheReadTokens ?? 0) + num(u.cached_input_tokens)!
+        } else if (event.type === 'turn.failed')
+          failure = String((event.error as { message?: string } | undefined)?.message ?? 'turn failed')
         else if (event.type === 'error') failure ??= String(event.message ?? 'error')
       })
       const partial = { sessionId, model: request.model, usage, turns }
       if (failure) throw new HarnessError(`codex failed: ${failure}`, partial)
-      if (exit.code !== 0 || answer === undefined) throw new HarnessError(`codex exited (${exit.signal ?? `code ${exit.code}`}) without an answer${tail(exit.stderrTail)}`, partial)
+      if (exit.code !== 0 || answer === undefined)
+        throw new HarnessError(
+          `codex exited (${exit.signal ?? `code ${exit.code}`}) without an answer${tail(exit.stderrTail)}`,
+          partial,
+        )
       return { text: answer, ...partial }
     },
   }

@@ -22,9 +22,11 @@ export function parseHarnessFlags(flags: readonly string[] = []): HarnessFlags {
   const only = new Set<string>()
   for (const flag of flags) {
     const [name, command] = flag.split(/=(.*)/s, 2) as [string, string | undefined]
-    if (!known.includes(name)) throw new Error(`--harness ${flag}: unknown provider "${name}"; known: ${known.join(', ')}`)
+    if (!known.includes(name))
+      throw new Error(`--harness ${flag}: unknown provider "${name}"; known: ${known.join(', ')}`)
     if (command !== undefined) {
-      if (!(CLI_PROVIDERS as readonly string[]).includes(name)) throw new Error(`--harness ${flag}: only a CLI harness (${CLI_PROVIDERS.join(', ')}) takes a command`)
+      if (!(CLI_PROVIDERS as readonly string[]).includes(name))
+        throw new Error(`--harness ${flag}: only a CLI harness (${CLI_PROVIDERS.join(', ')}) takes a command`)
       commands.set(name, command)
     } else only.add(name)
   }

@@ -45,16 +45,27 @@ export function piHarness(options: CliHarnessOptions = {}): Harness {
           if (message?.role !== 'assistant') return
           last = message
           if (message.model) model = message.model
-          usage.inputTokens += (num(message.usage?.input) ?? 0) + (num(message.usage?.cacheRead) ?? 0) + (num(message.usage?.cacheWrite) ?? 0)
+          usage.inputTokens +=
+            (num(message.usage?.input) ?? 0) +
+            (num(message.usage?.cacheRead) ?? 0) +
+            (num(message.usage?.cacheWrite) ?? 0)
           usage.outputTokens += num(message.usage?.output) ?? 0
           const cost = num(message.usage?.cost?.total)
           if (cost !== undefined) usage.costUsd = (usage.costUsd ?? 0) + cost
         }
       })
       const partial = { sessionId, model, usage, turns }
-      if (last?.stopReason === 'error' || last?.stopReason === 'aborted') throw new HarnessError(`pi failed: ${last.errorMessage ?? last.stopReason}`, partial)
-      if (!ended || !last || exit.code !== 0) throw new HarnessError(`pi exited (${exit.signal ?? `code ${exit.code}`}) before agent_end${tail(exit.stderrTail)}`, partial)
-      const text = (last.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('')
+      if (last?.stopReason === 'error' || last?.stopReason === 'aborted')
+        throw new HarnessError(`pi failed: ${last.errorMessage ?? last.stopReason}`, partial)
+      if (!ended || !last || exit.code !== 0)
+        throw new HarnessError(
+          `pi exited (${exit.signal ?? `code ${exit.code}`}) before agent_end${tail(exit.stderrTail)}`,
+          partial,
+        )
+      const text = (last.content ?? [])
+        .filter((c) => c.type === 'text')
+        .map((c) => c.text ?? '')
+        .join('')
       return { text, ...partial }
     },
   }

@@ -25,13 +25,62 @@ export interface ChildExit {
 
 /** Variables an agent CLI gets by name: the system's basics, proxies and certificates. */
 const AGENT_NAMES = new Set([
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'COLORTERM', 'NO_COLOR', 'FORCE_COLOR', 'TZ', 'TMPDIR', 'TMP', 'TEMP',
-  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy',
-  'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'CLAUDE_CONFIG_DIR',
-  'SystemRoot', 'APPDATA', 'LOCALAPPDATA', 'USERPROFILE', 'COMSPEC', 'PATHEXT',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'COLORTERM',
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'TZ',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'ALL_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'all_proxy',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'CLAUDE_CONFIG_DIR',
+  'SystemRoot',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'USERPROFILE',
+  'COMSPEC',
+  'PATHEXT',
 ])
 /** Variables an agent CLI gets by prefix: the locale, XDG folders, and model providers' settings and keys. */
-const AGENT_PREFIXES = ['LC_', 'XDG_', 'ANTHROPIC_', 'CLAUDE_CODE_', 'OPENAI_', 'CODEX_', 'PI_', 'AWS_', 'GOOGLE_', 'GEMINI_', 'VERTEX_', 'AZURE_', 'MISTRAL_', 'GROQ_', 'OPENROUTER_', 'XAI_', 'DEEPSEEK_', 'CEREBRAS_', 'OLLAMA_']
+const AGENT_PREFIXES = [
+  'LC_',
+  'XDG_',
+  'ANTHROPIC_',
+  'CLAUDE_CODE_',
+  'OPENAI_',
+  'CODEX_',
+  'PI_',
+  'AWS_',
+  'GOOGLE_',
+  'GEMINI_',
+  'VERTEX_',
+  'AZURE_',
+  'MISTRAL_',
+  'GROQ_',
+  'OPENROUTER_',
+  'XAI_',
+  'DEEPSEEK_',
+  'CEREBRAS_',
+  'OLLAMA_',
+]
 
 /**
  * The environment an agent CLI runs with: an allow-list, never this process's whole environment.
@@ -41,10 +90,19 @@ const AGENT_PREFIXES = ['LC_', 'XDG_', 'ANTHROPIC_', 'CLAUDE_CODE_', 'OPENAI_', 
  * passes more variables on purpose.
  */
 export function agentEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const extra = new Set((env.MARBLES_AGENT_ENV ?? '').split(',').map((name) => name.trim()).filter(Boolean))
+  const extra = new Set(
+    (env.MARBLES_AGENT_ENV ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+  )
   const kept: NodeJS.ProcessEnv = {}
   for (const [name, value] of Object.entries(env))
-    if (value !== undefined && (AGENT_NAMES.has(name) || extra.has(name) || AGENT_PREFIXES.some((prefix) => name.startsWith(prefix)))) kept[name] = value
+    if (
+      value !== undefined &&
+      (AGENT_NAMES.has(name) || extra.has(name) || AGENT_PREFIXES.some((prefix) => name.startsWith(prefix)))
+    )
+      kept[name] = value
   return kept
 }
 
@@ -117,7 +175,11 @@ export function runChild(options: ChildOptions): Promise<ChildExit> {
     child.stdin!.end(options.stdin ?? '')
     child.on('error', (error: NodeJS.ErrnoException) => {
       signal.removeEventListener('abort', onAbort)
-      reject(error.code === 'ENOENT' ? new Error(`${options.command} not found on PATH: install it, or pass --harness <provider>=<path>`) : error)
+      reject(
+        error.code === 'ENOENT'
+          ? new Error(`${options.command} not found on PATH: install it, or pass --harness <provider>=<path>`)
+          : error,
+      )
     })
     let closedStreams = 0
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined
@@ -148,10 +210,13 @@ export function parseLine(line: string): Record<string, unknown> | undefined {
   if (!trimmed.startsWith('{')) return undefined
   try {
     const value = JSON.parse(trimmed) as unknown
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined
   } catch {
     return undefined
   }
 }
 
-export const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
+export const num = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? value : undefined

@@ -6,7 +6,11 @@ import { AI_SDK_PROVIDERS, parseHarnessFlags, type CLI_PROVIDERS } from './flags
 import type { Harness } from './types.js'
 
 /** The CLI harnesses, by provider name. */
-export const CLI_HARNESSES: Record<(typeof CLI_PROVIDERS)[number], typeof claudeCodeHarness> = { 'claude-code': claudeCodeHarness, codex: codexHarness, pi: piHarness }
+export const CLI_HARNESSES: Record<(typeof CLI_PROVIDERS)[number], typeof claudeCodeHarness> = {
+  'claude-code': claudeCodeHarness,
+  codex: codexHarness,
+  pi: piHarness,
+}
 export { AI_SDK_PROVIDERS }
 
 export interface HarnessesOptions {
@@ -25,7 +29,19 @@ export function createHarnesses(options: HarnessesOptions = {}): Map<string, Har
   const offered = (name: string) => !only.size || only.has(name) || commands.has(name)
   const harnesses = new Map<string, Harness>()
   for (const [name, make] of Object.entries(CLI_HARNESSES))
-    if (offered(name)) harnesses.set(name, make({ ...(commands.has(name) && { command: commands.get(name)! }), ...(options.graceMs !== undefined && { graceMs: options.graceMs }) }))
-  for (const provider of AI_SDK_PROVIDERS) if (offered(provider)) harnesses.set(provider, aiSdkHarness({ provider, ...(options.resolveModel && { resolveModel: options.resolveModel }) }))
+    if (offered(name))
+      harnesses.set(
+        name,
+        make({
+          ...(commands.has(name) && { command: commands.get(name)! }),
+          ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
+        }),
+      )
+  for (const provider of AI_SDK_PROVIDERS)
+    if (offered(provider))
+      harnesses.set(
+        provider,
+        aiSdkHarness({ provider, ...(options.resolveModel && { resolveModel: options.resolveModel }) }),
+      )
   return harnesses
 }

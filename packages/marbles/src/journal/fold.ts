@@ -84,19 +84,35 @@ export function applyRecord(state: RunState, record: JournalRecord): RunState {
       if (record.resumedBy) state.resumedBy = record.resumedBy
       break
     case 'step':
-      if (record.phase === 'end') state.steps.set(record.step, { ...(record.result !== undefined && { result: record.result }), ...(record.artifact && { artifact: record.artifact }), ...(record.key && { key: record.key }) })
+      if (record.phase === 'end')
+        state.steps.set(record.step, {
+          ...(record.result !== undefined && { result: record.result }),
+          ...(record.artifact && { artifact: record.artifact }),
+          ...(record.key && { key: record.key }),
+        })
       break
     case 'timer':
       state.timers.set(record.name, record.until)
       break
     case 'wait':
-      state.waits.set(record.name, { signal: record.signal, ...(record.until !== undefined && { until: record.until }), ...(record.schema !== undefined && { schema: record.schema }) })
+      state.waits.set(record.name, {
+        signal: record.signal,
+        ...(record.until !== undefined && { until: record.until }),
+        ...(record.schema !== undefined && { schema: record.schema }),
+      })
       break
     case 'signal':
-      state.signals.set(record.name, { ...(record.data !== undefined && { data: record.data }), ...(record.timedOut && { timedOut: true }) })
+      state.signals.set(record.name, {
+        ...(record.data !== undefined && { data: record.data }),
+        ...(record.timedOut && { timedOut: true }),
+      })
       break
     case 'result':
-      state.output = { ...(record.output !== undefined && { output: record.output }), ...(record.artifact && { artifact: record.artifact }), ...(record.key && { key: record.key }) }
+      state.output = {
+        ...(record.output !== undefined && { output: record.output }),
+        ...(record.artifact && { artifact: record.artifact }),
+        ...(record.key && { key: record.key }),
+      }
       break
   }
   return state

@@ -22,7 +22,11 @@ export interface FollowOptions {
  * `maxIntervalMs` while nothing arrives: no busy polling. A storage that tells of changes
  * (`onChange`: LISTEN/NOTIFY on PostgreSQL) wakes the follower at once; polling stays as the fallback.
  */
-export async function* followJournal(storage: Storage, runId: string, options: FollowOptions = {}): AsyncGenerator<JournalRecord> {
+export async function* followJournal(
+  storage: Storage,
+  runId: string,
+  options: FollowOptions = {},
+): AsyncGenerator<JournalRecord> {
   const log = journalLog(runId)
   const min = options.minIntervalMs ?? 5
   // Told of appends (onChange), polling is only the fallback: idle polls are sparser.
@@ -62,7 +66,10 @@ export async function* followJournal(storage: Storage, runId: string, options: F
  * Wake-ups for appends to one log: `wait(ms)` ends at the next change `storage.onChange` reports for
  * it (one that came since the last wait included), or after `ms`, whichever is first.
  */
-export function logChanges(storage: Storage, log: string): { wait(ms: number, signal?: AbortSignal): Promise<void>; close(): void } {
+export function logChanges(
+  storage: Storage,
+  log: string,
+): { wait(ms: number, signal?: AbortSignal): Promise<void>; close(): void } {
   let pending = false
   let wake: (() => void) | undefined
   const off = storage.onChange?.((change) => {

@@ -107,7 +107,12 @@ export const journalLog = (runId: string) => `marbles/${runId}`
 export function parseRecord(entry: string): JournalRecord | undefined {
   try {
     const value = JSON.parse(entry) as JournalRecord
-    return typeof value === 'object' && value !== null && typeof value.seq === 'number' && typeof value.type === 'string' ? value : undefined
+    return typeof value === 'object' &&
+      value !== null &&
+      typeof value.seq === 'number' &&
+      typeof value.type === 'string'
+      ? value
+      : undefined
   } catch {
     return undefined
   }

@@ -31,7 +31,12 @@ export interface JournalWriterOptions {
   now?: () => number
 }
 
-export function journalWriter(storage: Storage, runId: string, nextSeq: number, options: JournalWriterOptions = {}): JournalWriter {
+export function journalWriter(
+  storage: Storage,
+  runId: string,
+  nextSeq: number,
+  options: JournalWriterOptions = {},
+): JournalWriter {
   const log = journalLog(runId)
   const limits = options.limits ?? JOURNAL_LIMITS
   const now = options.now ?? Date.now
@@ -67,11 +72,21 @@ export function journalWriter(storage: Storage, runId: string, nextSeq: number, 
       if (!full) return append(entry)
       const bound = `${limits.lines} records or ${limits.bytes} bytes`
       if (entry.type === 'log') {
-        if (!dropped) append({ type: 'log', level: 'warn', message: `the journal reached its bound (${bound}): later log lines are dropped` })
+        if (!dropped)
+          append({
+            type: 'log',
+            level: 'warn',
+            message: `the journal reached its bound (${bound}): later log lines are dropped`,
+          })
         dropped = true
         return tail.then(() => undefined)
       }
-      return Promise.reject(new FoundryError('UNAVAILABLE', `the journal of run ${runId} reached its bound (${bound}): no more steps or timers can be journaled; log less, or raise the bound (--journal-lines, --journal-bytes)`))
+      return Promise.reject(
+        new FoundryError(
+          'UNAVAILABLE',
+          `the journal of run ${runId} reached its bound (${bound}): no more steps or timers can be journaled; log less, or raise the bound (--journal-lines, --journal-bytes)`,
+        ),
+      )
     },
     settle(entry) {
       if (closed) return Promise.reject(new Error(`the journal of ${runId} is closed: the run has settled`))

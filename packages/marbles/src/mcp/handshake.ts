@@ -10,4 +10,8 @@ export const INSTRUCTIONS =
 export const SERVER_INFO = { name: 'marbles', title: 'Marbles', version: pkg.version }
 
 /** As the Server declares them (server.ts): tools, and tasks for the two dispatches. */
-export const initializeResult = initializeAnswer({ info: SERVER_INFO, capabilities: { tools: {}, tasks: TASKS_CAPABILITY }, instructions: INSTRUCTIONS })
+export const initializeResult = initializeAnswer({
+  info: SERVER_INFO,
+  capabilities: { tools: {}, tasks: TASKS_CAPABILITY },
+  instructions: INSTRUCTIONS,
+})

@@ -2,7 +2,16 @@ import { FoundryError, type JsonValue } from '@foundry/kernel'
 import { workspaceIsolation } from '../engine/isolate/workspace-isolation.js'
 import { kindOf } from '../define/brand.js'
 import type { Definitions, Runnable } from '../define/registry.js'
-import { agentRunnable, agentRunName, isAgentRun, prepareAgentRun, type AgentDispatch, type AgentHost, type AgentRunInput, type AgentRunOutput } from '../agents/agent-run.js'
+import {
+  agentRunnable,
+  agentRunName,
+  isAgentRun,
+  prepareAgentRun,
+  type AgentDispatch,
+  type AgentHost,
+  type AgentRunInput,
+  type AgentRunOutput,
+} from '../agents/agent-run.js'
 import { createSessions } from '../agents/sessions.js'
 import { openEngine, type Engine, type EngineOptions, type RunInfo } from '../engine/engine.js'
 import { aiSdkHarness, dryRunModel, type ModelResolver } from '../harnesses/ai-sdk.js'
@@ -53,7 +62,13 @@ export interface MarblesHost {
 }
 
 export const mcpStatus = (status: RunStatus, waiting?: unknown): McpStatus =>
-  status === 'complete' ? 'completed' : status === 'cancel_requested' ? 'running' : status === 'suspended' && waiting ? 'waiting' : status
+  status === 'complete'
+    ? 'completed'
+    : status === 'cancel_requested'
+      ? 'running'
+      : status === 'suspended' && waiting
+        ? 'waiting'
+        : status
 
 /**
  * Open what `marbles mcp` serves: the workspace (source, environment, modules: a failure throws one
@@ -61,9 +76,22 @@ export const mcpStatus = (status: RunStatus, waiting?: unknown): McpStatus =>
  * (`local`: it executes this host's launches; no schedule loop), the harnesses.
  */
 export async function openHost(options: MarblesHostOptions): Promise<MarblesHost> {
-  const harnesses = createHarnesses({ ...(options.harness && { flags: options.harness }), ...(options.killGraceMs !== undefined && { graceMs: options.killGraceMs }), ...(options.resolveModel && { resolveModel: options.resolveModel }) })
-  const workspace = await loadWorkspace({ root: options.root, ...(options.source !== undefined && { source: options.source }) })
-  const state = await openState({ root: options.root, needKernel: true, ...(options.state !== undefined && { state: options.state }), ...(options.artifacts !== undefined && { artifacts: options.artifacts }), ...(options.dryRun && { dryRun: true }) })
+  const harnesses = createHarnesses({
+    ...(options.harness && { flags: options.harness }),
+    ...(options.killGraceMs !== undefined && { graceMs: options.killGraceMs }),
+    ...(options.resolveModel && { resolveModel: options.resolveModel }),
+  })
+  const workspace = await loadWorkspace({
+    root: options.root,
+    ...(options.source !== undefined && { source: options.source }),
+  })
+  const state = await openState({
+    root: options.root,
+    needKernel: true,
+    ...(options.state !== undefined && { state: options.state }),
+    ...(options.artifacts !== undefined && { artifacts: options.artifacts }),
+    ...(options.dryRun && { dryRun: true }),
+  })
   try {
     const sessions = createSessions(state.storage)
     const agentHost: AgentHost = {
@@ -72,16 +100,29 @@ export async function openHost(options: MarblesHostOptions): Promise<MarblesHost
       agents: workspace.definitions.agents,
       sessions,
       defaultProvider: options.defaultProvider ?? (options.dryRun ? 'mock' : 'claude-code'),
-      ...(options.dryRun && { dryRun: aiSdkHarness({ provider: 'mock', resolveModel: async (_p, model) => dryRunModel(model) }) }),
+      ...(options.dryRun && {
+        dryRun: aiSdkHarness({ provider: 'mock', resolveModel: async (_p, model) => dryRunModel(model) }),
+      }),
       ...(!options.dryRun && foundryMcp(state.root)),
       checkContract: async (id) => void (await state.kernel.contracts.get(id)),
     }
     const runnables = new Map<string, Runnable>(workspace.definitions.runnables)
     runnables.set(agentRunName(undefined), agentRunnable(agentRunName(undefined), agentHost) as Runnable)
-    for (const id of workspace.definitions.agents.keys()) runnables.set(agentRunName(id), agentRunnable(agentRunName(id), agentHost) as Runnable)
+    for (const id of workspace.definitions.agents.keys())
+      runnables.set(agentRunName(id), agentRunnable(agentRunName(id), agentHost) as Runnable)
     const definitions: Definitions = { ...workspace.definitions, runnables }
     const isolate = workspaceIsolation(workspace)
-    const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions, role: 'local', ...(state.concurrency !== undefined && { concurrency: state.concurrency }), ...(isolate && { isolate }), graceMs: (options.killGraceMs ?? 2000) + 1000, ...(options.journal && { journal: options.journal }) })
+    const engine = await openEngine({
+      storage: state.storage,
+      artifacts: state.artifacts,
+      kernel: state.kernel,
+      definitions,
+      role: 'local',
+      ...(state.concurrency !== undefined && { concurrency: state.concurrency }),
+      ...(isolate && { isolate }),
+      graceMs: (options.killGraceMs ?? 2000) + 1000,
+      ...(options.journal && { journal: options.journal }),
+    })
     return createHost(workspace, state, engine, agentHost)
   } catch (error) {
     await state.close().catch(() => {})
@@ -90,15 +131,22 @@ export async function openHost(options: MarblesHostOptions): Promise<MarblesHost
 }
 
 /** `foundry mcp` for the project, from the installed `foundry` bin (foundry-bin.ts); absent when there is none. */
-function foundryMcp(root: string): { foundryMcp: NonNullable<AgentHost['foundryMcp']> } | {} {
+function foundryMcp(root: string): { foundryMcp: NonNullable<AgentHost['foundryMcp']> } | Record<string, never> {
   const bin = resolveFoundryBin(root)
   if (!bin) return {}
   // The agent's own environment is allow-listed (agentEnvironment): the database URL a Postgres
   // project may need reaches only its foundry mcp, through this entry.
   const url = process.env.FOUNDRY_DATABASE_URL
-  return { foundryMcp: { command: process.execPath, args: [bin, 'mcp'], env: { FOUNDRY_ROOT: root, ...(url && { FOUNDRY_DATABASE_URL: url }) } } }
+  return {
+    foundryMcp: {
+      command: process.execPath,
+      args: [bin, 'mcp'],
+      env: { FOUNDRY_ROOT: root, ...(url && { FOUNDRY_DATABASE_URL: url }) },
+    },
+  }
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned object holds the methods; each method is short
 function createHost(workspace: Workspace, state: MarblesState, engine: Engine, agents: AgentHost): MarblesHost {
   const launched = new Map<string, 'workflow' | 'step' | 'agent'>()
   const ws = workspace.definitions
@@ -106,13 +154,19 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
   const known = async (runId: string): Promise<{ info: RunInfo; kind: 'workflow' | 'step' | 'agent' }> => {
     const kind = launched.get(runId)
     const info = kind && (await engine.get(runId))
-    if (!kind || !info) throw new FoundryError('NOT_FOUND', `runId: ${runId} is not a run this server launched (get_run and cancel_run address this server's runs only)`)
+    if (!kind || !info)
+      throw new FoundryError(
+        'NOT_FOUND',
+        `runId: ${runId} is not a run this server launched (get_run and cancel_run address this server's runs only)`,
+      )
     return { info, kind }
   }
 
   /** The stored value of a large output (kept in an artifact under the run's id). */
   const largeOutput = async (runId: string): Promise<unknown> => {
-    const stored = (await state.artifacts.get('artifacts', `${runId}/output`)) as { data?: { value?: unknown } } | undefined
+    const stored = (await state.artifacts.get('artifacts', `${runId}/output`)) as
+      | { data?: { value?: unknown } }
+      | undefined
     return stored?.data?.value
   }
 
@@ -130,7 +184,13 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
       name: info.name,
       status: mcpStatus(info.status, info.waitFor),
       ...(info.status === 'cancel_requested' && { cancelRequested: true }),
-      ...(info.status === 'suspended' && info.waitFor && { waitingFor: { signal: info.waitFor.signal, ...(info.waitFor.until !== undefined && { until: info.waitFor.until }) } }),
+      ...(info.status === 'suspended' &&
+        info.waitFor && {
+          waitingFor: {
+            signal: info.waitFor.signal,
+            ...(info.waitFor.until !== undefined && { until: info.waitFor.until }),
+          },
+        }),
       ...(info.rerunOf && { rerunOf: info.rerunOf }),
       createdAt: info.createdAt,
       updatedAt: info.updatedAt,
@@ -171,21 +231,39 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
       return {
         source: workspace.source.path,
         root: agents.root,
-        definitions: [...ws.runnables.values()].map((d) => ({ name: d.name, kind: kindOf(d) as 'workflow' | 'step', ...(d.description && { description: d.description }), inputSchema: (d.input ?? { type: 'object' }) as unknown })),
-        agents: [...ws.agents.values()].map((a) => ({ id: a.id, ...(a.description && { description: a.description }), ...(a.model && { model: { ...a.model } }) })),
+        definitions: [...ws.runnables.values()].map((d) => ({
+          name: d.name,
+          kind: kindOf(d) as 'workflow' | 'step',
+          ...(d.description && { description: d.description }),
+          inputSchema: (d.input ?? { type: 'object' }) as unknown,
+        })),
+        agents: [...ws.agents.values()].map((a) => ({
+          id: a.id,
+          ...(a.description && { description: a.description }),
+          ...(a.model && { model: { ...a.model } }),
+        })),
         schedules: [...ws.schedules.values()].map((s) => ({ name: s.name, workflow: s.workflow, when: s.when })),
         monitors: [...ws.monitors.values()].map((m) => ({ name: m.name, workflow: m.workflow, everyMs: m.everyMs })),
         providers: [...agents.harnesses.keys()],
-        compaction: Object.fromEntries([...agents.harnesses].map(([name, harness]) => [name, harness.compaction ?? 'none'])),
+        compaction: Object.fromEntries(
+          [...agents.harnesses].map(([name, harness]) => [name, harness.compaction ?? 'none']),
+        ),
       }
     },
     async dispatchWorkflow(name, input, idempotencyKey) {
       const def = ws.runnables.get(name)
       if (!def) {
         const names = [...ws.runnables.keys()].sort()
-        throw new FoundryError('NOT_FOUND', `name: no workflow or step "${name}"${names.length ? `; known: ${names.join(', ')}` : ' (the workspace declares none)'}`)
+        throw new FoundryError(
+          'NOT_FOUND',
+          `name: no workflow or step "${name}"${names.length ? `; known: ${names.join(', ')}` : ' (the workspace declares none)'}`,
+        )
       }
-      const { runId, status } = await engine.dispatch(name, input ?? {}, idempotencyKey === undefined ? {} : { idempotencyKey })
+      const { runId, status } = await engine.dispatch(
+        name,
+        input ?? {},
+        idempotencyKey === undefined ? {} : { idempotencyKey },
+      )
       const kind = kindOf(def) as 'workflow' | 'step'
       launched.set(runId, kind)
       return { runId, kind, name, status: mcpStatus(status) }
@@ -193,16 +271,24 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
     async dispatchAgent(dispatch, idempotencyKey) {
       const input = await prepareAgentRun(agents, dispatch)
       const name = agentRunName(input.agent)
-      const { runId, status, deduplicated } = await engine.dispatch(name, input as unknown as JsonValue, idempotencyKey === undefined ? {} : { idempotencyKey })
+      const { runId, status, deduplicated } = await engine.dispatch(
+        name,
+        input as unknown as JsonValue,
+        idempotencyKey === undefined ? {} : { idempotencyKey },
+      )
       if (deduplicated) {
         launched.set(runId, 'agent')
         const first = (await readJournal(state.storage, runId))[0]
-        const session = first?.type === 'status' ? (first.input as unknown as AgentRunInput | undefined)?.session : undefined
+        const session =
+          first?.type === 'status' ? (first.input as unknown as AgentRunInput | undefined)?.session : undefined
         return { runId, kind: 'agent', name, status: mcpStatus(status), ...(session && { session }) }
       }
       if (!agents.sessions.claim(input.session.id, runId)) {
         await engine.cancel(runId)
-        throw new FoundryError('CONFLICT', `session: ${input.session.id} is in use by run ${agents.sessions.user(input.session.id)}; wait for that run to finish`)
+        throw new FoundryError(
+          'CONFLICT',
+          `session: ${input.session.id} is in use by run ${agents.sessions.user(input.session.id)}; wait for that run to finish`,
+        )
       }
       launched.set(runId, 'agent')
       void engine.settled(runId).finally(() => agents.sessions.release(input.session.id, runId))
@@ -229,9 +315,16 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
 export { isAgentRun }
 
 /** Send a signal, then wait (30 s at most: the engine behind this host owns the state, so it takes it) until the run has taken it: what follows reads it resumed. */
-export async function signalAndWait(engine: Engine, state: MarblesState, runId: string, name: string, data: unknown): Promise<RunInfo> {
+export async function signalAndWait(
+  engine: Engine,
+  state: MarblesState,
+  runId: string,
+  name: string,
+  data: unknown,
+): Promise<RunInfo> {
   const { nextSeq } = await foldJournal(state.storage, runId)
   await engine.signal(runId, name, data)
-  for await (const record of followJournal(state.storage, runId, { signal: AbortSignal.timeout(30_000) })) if (record.seq >= nextSeq) break
+  for await (const record of followJournal(state.storage, runId, { signal: AbortSignal.timeout(30_000) }))
+    if (record.seq >= nextSeq) break
   return (await engine.get(runId))!
 }

@@ -1,4 +1,11 @@
-import { claimLocalToken, isLoopback, serveHttpUntilStopped, tokenBook, type HttpListenOptions, type LocalToken } from '@foundry/server'
+import {
+  claimLocalToken,
+  isLoopback,
+  serveHttpUntilStopped,
+  tokenBook,
+  type HttpListenOptions,
+  type LocalToken,
+} from '@foundry/server'
 import { keepServing, stderrLog } from '@foundry/server/stdio'
 import { openHost, type MarblesHostOptions } from './host.js'
 import { createMarblesServer } from './server.js'
@@ -36,7 +43,8 @@ export async function serveMarblesHttp(options: ServeMarblesHttpOptions): Promis
   try {
     // The project's tokens (its file, or its database), followed while serving: a revocation counts within a second.
     tokens = await tokenBook(host.state.tokenSite).open()
-    if (tokens.size === 0 && options.localToken && isLoopback(options.host ?? '127.0.0.1')) local = await claimLocalToken(options.localToken)
+    if (tokens.size === 0 && options.localToken && isLoopback(options.host ?? '127.0.0.1'))
+      local = await claimLocalToken(options.localToken)
   } catch (error) {
     await host.close().catch(() => {})
     throw error

@@ -11,7 +11,17 @@ import { TOOLS } from './tools.js'
  * `host` is the host, or what opens it: called when the client has initialized and by the first call,
  * again after a failure, whose message is that call's error.
  */
-export function createMarblesServer(host: MarblesHost | (() => Promise<MarblesHost>), log?: (line: string) => void): Server {
+export function createMarblesServer(
+  host: MarblesHost | (() => Promise<MarblesHost>),
+  log?: (line: string) => void,
+): Server {
   const context = typeof host === 'function' ? host : async () => host
-  return createToolServer({ info: SERVER_INFO, instructions: INSTRUCTIONS, tools: TOOLS, context, tasks: runTasks(context), ...(log && { log }) })
+  return createToolServer({
+    info: SERVER_INFO,
+    instructions: INSTRUCTIONS,
+    tools: TOOLS,
+    context,
+    tasks: runTasks(context),
+    ...(log && { log }),
+  })
 }

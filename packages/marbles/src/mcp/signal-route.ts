@@ -14,11 +14,18 @@ const STATUS: Record<string, number> = { NOT_FOUND: 404, CONFLICT: 409, INVALID_
  * resumes it). Answers 200 with the run, or `{ error }` with 400, 403, 404 or 409.
  */
 export function signalRoute(host: MarblesHost) {
-  return async (req: IncomingMessage, res: ServerResponse, principal: Principal, body: () => Promise<Buffer>): Promise<boolean> => {
+  return async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: Principal,
+    body: () => Promise<Buffer>,
+  ): Promise<boolean> => {
     const match = ROUTE.exec((req.url ?? '/').split('?')[0]!)
     if (!match) return false
-    if (req.method !== 'POST') return send(res, 405, { error: 'POST /runs/<runId>/signals/<name> with the data as a JSON body' })
-    if (!grants(principal).has('run')) return send(res, 403, { error: `the token ${principal.name} lacks the run role signals need` })
+    if (req.method !== 'POST')
+      return send(res, 405, { error: 'POST /runs/<runId>/signals/<name> with the data as a JSON body' })
+    if (!grants(principal).has('run'))
+      return send(res, 403, { error: `the token ${principal.name} lacks the run role signals need` })
     const [runId, name] = [decodeURIComponent(match[1]!), decodeURIComponent(match[2]!)]
     const text = (await body()).toString('utf8').trim()
     let data: unknown = null
@@ -29,7 +36,12 @@ export function signalRoute(host: MarblesHost) {
     }
     try {
       const info = await signalAndWait(host.engine, host.state, runId, name, data)
-      return send(res, 200, { runId, name: info.name, status: info.status, ...(info.waitFor && { waitingFor: info.waitFor.signal }) })
+      return send(res, 200, {
+        runId,
+        name: info.name,
+        status: info.status,
+        ...(info.waitFor && { waitingFor: info.waitFor.signal }),
+      })
     } catch (error) {
       if (!isFoundryError(error)) throw error
       return send(res, STATUS[error.code] ?? 500, { error: error.message })

@@ -30,11 +30,16 @@ export async function serveMarblesStdio(options: ServeMarblesStdioOptions): Prom
   let opened: Promise<MarblesHost> | undefined
   const host = retrying(() => (opened = import('./host.js').then(({ openHost }) => openHost(options))))
   const { createMarblesServer } = await import('./server.js')
-  await serveUntilClosed(createMarblesServer(host, log), transport, async () => {
-    const open = await opened?.catch(() => undefined)
-    if (!open) return
-    const going = open.engine.active()
-    if (going.length) log(`shutting down: cancelling ${going.length} run(s) still going (${going.join(', ')})`)
-    await open.close().catch((error: unknown) => log(`closing the engine failed: ${(error as Error).message}`))
-  }, { log })
+  await serveUntilClosed(
+    createMarblesServer(host, log),
+    transport,
+    async () => {
+      const open = await opened?.catch(() => undefined)
+      if (!open) return
+      const going = open.engine.active()
+      if (going.length) log(`shutting down: cancelling ${going.length} run(s) still going (${going.join(', ')})`)
+      await open.close().catch((error: unknown) => log(`closing the engine failed: ${(error as Error).message}`))
+    },
+    { log },
+  )
 }

@@ -7,7 +7,15 @@ import type { McpStatus, RunResultOut } from './schemas.js'
 /** How often a client is asked to poll `tasks/get` (and the SDK's `tasks/result` checks the run). */
 export const TASK_POLL_MS = 200
 
-const TASK_STATUS: Record<McpStatus, Task['status']> = { queued: 'working', running: 'working', suspended: 'working', waiting: 'working', completed: 'completed', failed: 'failed', cancelled: 'cancelled' }
+const TASK_STATUS: Record<McpStatus, Task['status']> = {
+  queued: 'working',
+  running: 'working',
+  suspended: 'working',
+  waiting: 'working',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+}
 
 /**
  * MCP Tasks over Marbles runs, for one server (one client session): a task-augmented

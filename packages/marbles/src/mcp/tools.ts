@@ -2,7 +2,17 @@ import type { ToolResult, ToolRow } from '@foundry/server'
 import type { TSchema } from 'typebox'
 import type { AgentDispatch } from '../agents/agent-run.js'
 import type { MarblesHost } from './host.js'
-import { DispatchAgentInput, DispatchOutput, DispatchWorkflowInput, GetRunInput, ListConfigOutput, NoInput, RunIdInput, RunOutput, SignalRunInput } from './schemas.js'
+import {
+  DispatchAgentInput,
+  DispatchOutput,
+  DispatchWorkflowInput,
+  GetRunInput,
+  ListConfigOutput,
+  NoInput,
+  RunIdInput,
+  RunOutput,
+  SignalRunInput,
+} from './schemas.js'
 
 /** One row of the tool table: a name, its schemas (as `tools/list` publishes them), its role, one host call. */
 export type MarblesTool = ToolRow<MarblesHost>
@@ -21,7 +31,8 @@ export const TOOLS: readonly MarblesTool[] = [
     name: 'list_config',
     role: 'read',
     title: 'List the Marbles workspace',
-    description: 'The loaded workspace: source path, root, workflows and steps with input schemas, agents and their model routes, schedules, monitors, and the providers offered.',
+    description:
+      'The loaded workspace: source path, root, workflows and steps with input schemas, agents and their model routes, schedules, monitors, and the providers offered.',
     input: NoInput,
     output: ListConfigOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -31,7 +42,8 @@ export const TOOLS: readonly MarblesTool[] = [
     name: 'dispatch_workflow',
     role: 'run',
     title: 'Start a workflow',
-    description: 'Starts a named workflow or step and returns its runId at once (never its output): read it with get_run, or `marbles watch <runId>`.',
+    description:
+      'Starts a named workflow or step and returns its runId at once (never its output): read it with get_run, or `marbles watch <runId>`.',
     input: DispatchWorkflowInput,
     output: DispatchOutput,
     annotations: { openWorldHint: true },
@@ -46,17 +58,20 @@ export const TOOLS: readonly MarblesTool[] = [
     input: DispatchAgentInput,
     output: DispatchOutput,
     annotations: { openWorldHint: true },
-    call: (host, { idempotencyKey, ...input }) => answer(host.dispatchAgent(input as unknown as AgentDispatch, idempotencyKey)),
+    call: (host, { idempotencyKey, ...input }) =>
+      answer(host.dispatchAgent(input as unknown as AgentDispatch, idempotencyKey)),
   }),
   tool({
     name: 'get_run',
     role: 'read',
     title: 'Read a run',
-    description: "A run's status; once completed its output (a workflow) or its answer, session and usage (an agent), or its error. Large text comes in pages: pass nextCursor as cursor.",
+    description:
+      "A run's status; once completed its output (a workflow) or its answer, session and usage (an agent), or its error. Large text comes in pages: pass nextCursor as cursor.",
     input: GetRunInput,
     output: RunOutput,
     annotations: { readOnlyHint: true, openWorldHint: false },
-    call: (host, input) => answer(host.getRun(input.runId, input.cursor === undefined ? undefined : Number(input.cursor))),
+    call: (host, input) =>
+      answer(host.getRun(input.runId, input.cursor === undefined ? undefined : Number(input.cursor))),
   }),
   tool({
     name: 'cancel_run',

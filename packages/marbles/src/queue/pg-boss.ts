@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { JobWithMetadata, PgBoss as Boss } from 'pg-boss'
-import type { JobPolicy, JobRef, RunJob, RunQueue, WorkOptions } from './queue.js'
+import type { JobRef, RunQueue, WorkOptions } from './queue.js'
 
 export interface PgBossQueueOptions {
   /** The PostgreSQL server (the project's storage URL). Never printed: messages name the host only. */
@@ -48,15 +48,19 @@ export async function pgBossQueue(options: PgBossQueueOptions): Promise<RunQueue
     },
     async enqueue(job, policy) {
       await ensureQueue(job.queue)
-      await boss.send(job.queue, { runId: job.runId }, {
-        id: job.id,
-        retryLimit: policy.retryLimit,
-        retryDelay: 0,
-        expireInSeconds: policy.expireInSeconds,
-        heartbeatSeconds,
-        deadLetter: DEAD_QUEUE,
-        ...(policy.startAfter && { startAfter: policy.startAfter }),
-      })
+      await boss.send(
+        job.queue,
+        { runId: job.runId },
+        {
+          id: job.id,
+          retryLimit: policy.retryLimit,
+          retryDelay: 0,
+          expireInSeconds: policy.expireInSeconds,
+          heartbeatSeconds,
+          deadLetter: DEAD_QUEUE,
+          ...(policy.startAfter && { startAfter: policy.startAfter }),
+        },
+      )
     },
     async cancel(ref) {
       await boss.cancel(ref.queue, ref.id).catch(() => {}) // an unknown queue or job: nothing to cancel
@@ -64,7 +68,14 @@ export async function pgBossQueue(options: PgBossQueueOptions): Promise<RunQueue
     async work(workflows, work: WorkOptions, handler) {
       const take = async (queue: string, dead: boolean, concurrency: number) => {
         await ensureQueue(queue)
-        const workOptions = { includeMetadata: true, batchSize: 1, localConcurrency: concurrency, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 5, heartbeatRefreshSeconds: options.heartbeatRefreshSeconds ?? 1 } as const
+        const workOptions = {
+          includeMetadata: true,
+          batchSize: 1,
+          localConcurrency: concurrency,
+          pollingIntervalSeconds: 0.5,
+          notifyPollingIntervalSeconds: 5,
+          heartbeatRefreshSeconds: options.heartbeatRefreshSeconds ?? 1,
+        } as const
         const id = await boss.work<{ runId: string }, void, typeof workOptions>(
           queue,
           workOptions,
@@ -84,7 +95,9 @@ export async function pgBossQueue(options: PgBossQueueOptions): Promise<RunQueue
               cancelled: () => cancelled({ queue, id: job.id }),
               held: async () => {
                 try {
-                  const touched = (await boss.touch(queue, { id: job.id, retryCount: job.retryCount })) as { affected?: number }
+                  const touched = (await boss.touch(queue, { id: job.id, retryCount: job.retryCount })) as {
+                    affected?: number
+                  }
                   return (touched.affected ?? 1) > 0
                 } catch {
                   return true // a heartbeat that could not run says nothing about the claim
@@ -124,7 +137,10 @@ async function startBoss(options: PgBossQueueOptions): Promise<Boss> {
     supervise,
     schedule: false,
     useListenNotify: true,
-    ...(supervise && { superviseIntervalSeconds: options.superviseIntervalSeconds ?? 2, monitorIntervalSeconds: options.superviseIntervalSeconds ?? 2 }),
+    ...(supervise && {
+      superviseIntervalSeconds: options.superviseIntervalSeconds ?? 2,
+      monitorIntervalSeconds: options.superviseIntervalSeconds ?? 2,
+    }),
   })
   let lastError = ''
   boss.on('error', (error: Error) => {
@@ -136,7 +152,10 @@ async function startBoss(options: PgBossQueueOptions): Promise<Boss> {
     await boss.start()
   } catch (error) {
     await boss.stop({ graceful: false }).catch(() => {})
-    throw new Error(`Cannot start the job queue on ${host(options.url)}: ${redact((error as Error).message, options.url)}`, { cause: error })
+    throw new Error(
+      `Cannot start the job queue on ${host(options.url)}: ${redact((error as Error).message, options.url)}`,
+      { cause: error },
+    )
   }
 
   return boss

@@ -30,7 +30,10 @@ export function runSpans(tracer: Tracer, storage: Storage) {
     if (record.status === 'queued' && record.name) names.set(runId, record.name)
     if (record.status === 'running' && !open.has(runId)) {
       const name = names.get(runId)
-      const span = tracer.startSpan(name ? `marbles.run ${name}` : 'marbles.run', { startTime: record.at, attributes: { 'marbles.run.id': runId, ...(name && { 'marbles.run.name': name }) } })
+      const span = tracer.startSpan(name ? `marbles.run ${name}` : 'marbles.run', {
+        startTime: record.at,
+        attributes: { 'marbles.run.id': runId, ...(name && { 'marbles.run.name': name }) },
+      })
       if (!name) nameFromJournal(runId, span)
       open.set(runId, { span, steps: new Map() })
       return
@@ -39,7 +42,8 @@ export function runSpans(tracer: Tracer, storage: Storage) {
     if (!run || !(record.status === 'suspended' || isTerminal(record.status))) return
     for (const step of run.steps.values()) step.end(record.at)
     run.span.setAttribute('marbles.run.status', record.status)
-    if (record.status === 'failed') run.span.setStatus({ code: SpanStatusCode.ERROR, ...(record.error && { message: record.error.message }) })
+    if (record.status === 'failed')
+      run.span.setStatus({ code: SpanStatusCode.ERROR, ...(record.error && { message: record.error.message }) })
     run.span.end(record.at)
     open.delete(runId)
     if (isTerminal(record.status)) names.delete(runId)
@@ -51,12 +55,27 @@ export function runSpans(tracer: Tracer, storage: Storage) {
     const key = `${record.step}#${record.attempt}`
     if (record.phase === 'start') {
       const parent = trace.setSpan(context.active(), run.span)
-      run.steps.set(key, tracer.startSpan(`marbles.step ${record.step}`, { startTime: record.at, attributes: { 'marbles.run.id': runId, 'marbles.step.name': record.step, 'marbles.step.attempt': record.attempt } }, parent))
+      run.steps.set(
+        key,
+        tracer.startSpan(
+          `marbles.step ${record.step}`,
+          {
+            startTime: record.at,
+            attributes: {
+              'marbles.run.id': runId,
+              'marbles.step.name': record.step,
+              'marbles.step.attempt': record.attempt,
+            },
+          },
+          parent,
+        ),
+      )
       return
     }
     const span = run.steps.get(key)
     if (!span) return
-    if (record.phase === 'error') span.setStatus({ code: SpanStatusCode.ERROR, ...(record.error && { message: record.error.message }) })
+    if (record.phase === 'error')
+      span.setStatus({ code: SpanStatusCode.ERROR, ...(record.error && { message: record.error.message }) })
     span.end(record.at)
     run.steps.delete(key)
   }

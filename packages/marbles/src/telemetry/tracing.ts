@@ -29,7 +29,9 @@ export function traceRuns(storage: Storage, url: string): RunTracing {
     spans.appended(log, entries)
     return end
   }
-  const traced = new Proxy(storage, { get: (target, key, receiver) => (key === 'appendLog' ? appendLog : Reflect.get(target, key, receiver)) })
+  const traced = new Proxy(storage, {
+    get: (target, key, receiver) => (key === 'appendLog' ? appendLog : Reflect.get(target, key, receiver)),
+  })
   return {
     storage: traced,
     async close() {

@@ -24,10 +24,20 @@ const FIELDS = [
 
 export function parseCron(source: string): Cron {
   const parts = source.trim().split(/\s+/)
-  if (parts.length !== 5) throw new TypeError(`cron "${source}" must have five fields (minute hour day-of-month month day-of-week)`)
+  if (parts.length !== 5)
+    throw new TypeError(`cron "${source}" must have five fields (minute hour day-of-month month day-of-week)`)
   const sets = parts.map((part, i) => field(part, FIELDS[i]!, source))
   const weekday = new Set([...sets[4]!].map((d) => d % 7))
-  return { source, minute: sets[0]!, hour: sets[1]!, day: sets[2]!, month: sets[3]!, weekday, dayRestricted: parts[2] !== '*', weekdayRestricted: parts[4] !== '*' }
+  return {
+    source,
+    minute: sets[0]!,
+    hour: sets[1]!,
+    day: sets[2]!,
+    month: sets[3]!,
+    weekday,
+    dayRestricted: parts[2] !== '*',
+    weekdayRestricted: parts[4] !== '*',
+  }
 }
 
 function field(text: string, [name, min, max]: (typeof FIELDS)[number], source: string): Set<number> {
@@ -38,7 +48,8 @@ function field(text: string, [name, min, max]: (typeof FIELDS)[number], source: 
     const from = m[1] === '*' ? min : Number(m[2])
     const to = m[1] === '*' ? max : m[3] !== undefined ? Number(m[3]) : m[4] !== undefined ? max : from
     const by = m[4] !== undefined ? Number(m[4]) : 1
-    if (from < min || to > max || from > to || by < 1) throw new TypeError(`cron "${source}": ${name} "${item}" is outside ${min}-${max}`)
+    if (from < min || to > max || from > to || by < 1)
+      throw new TypeError(`cron "${source}": ${name} "${item}" is outside ${min}-${max}`)
     for (let v = from; v <= to; v += by) out.add(v)
   }
   return out

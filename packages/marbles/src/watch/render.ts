@@ -3,7 +3,8 @@ import type { JournalRecord, WaitFor } from '../journal/records.js'
 const time = (at: number) => new Date(at).toISOString().slice(11, 23)
 
 /** What a run suspended by `ctx.waitFor` waits for, as a human phrase. */
-export const waitingLine = (waitFor: WaitFor) => `waiting for signal ${waitFor.signal}${waitFor.until !== undefined ? ` until ${new Date(waitFor.until).toISOString()}` : ''}`
+export const waitingLine = (waitFor: WaitFor) =>
+  `waiting for signal ${waitFor.signal}${waitFor.until !== undefined ? ` until ${new Date(waitFor.until).toISOString()}` : ''}`
 
 /** One journal record as a human line. */
 export function renderRecord(record: JournalRecord): string {

@@ -7,7 +7,15 @@ import type { LeaseHolder } from '../engine/lease.js'
 import { renderRecord, waitingLine } from './render.js'
 
 /** `marbles watch` exit codes: a run whose engine died before it settled (`orphaned`) exits as a failed one. */
-export const EXIT = { complete: 0, failed: 1, cancelled: 2, suspended: 3, unknown: 4, orphaned: 1, interrupted: 130 } as const
+export const EXIT = {
+  complete: 0,
+  failed: 1,
+  cancelled: 2,
+  suspended: 3,
+  unknown: 4,
+  orphaned: 1,
+  interrupted: 130,
+} as const
 
 /** How often a watcher of a running run checks that the process executing it (its run lease) lives. */
 export const EXECUTOR_CHECK_MS = 1000
@@ -61,7 +69,13 @@ async function exists(storage: Storage, runId: string): Promise<boolean> {
 type Outcome = Exclude<keyof typeof EXIT, 'unknown' | 'interrupted'> | 'interrupted' | { linked: string }
 
 /** While the run is `running` (or `cancel_requested`), check its executor every `ms`; `dead` is called once with it when it died. */
-function watchExecutor(storage: Storage, runId: string, ms: number, running: () => boolean, dead: (holder: LeaseHolder) => void): () => void {
+function watchExecutor(
+  storage: Storage,
+  runId: string,
+  ms: number,
+  running: () => boolean,
+  dead: (holder: LeaseHolder) => void,
+): () => void {
   let busy = false
   const timer = setInterval(() => {
     if (busy || !running()) return
@@ -74,7 +88,12 @@ function watchExecutor(storage: Storage, runId: string, ms: number, running: () 
   return () => clearInterval(timer)
 }
 
-async function followOne(storage: Storage, runId: string, options: WatchOptions, write: (line: string) => void): Promise<Outcome> {
+async function followOne(
+  storage: Storage,
+  runId: string,
+  options: WatchOptions,
+  write: (line: string) => void,
+): Promise<Outcome> {
   let status: RunStatus | undefined
   let last: JournalRecord | undefined
   let output: JournalRecord | undefined
@@ -84,7 +103,13 @@ async function followOne(storage: Storage, runId: string, options: WatchOptions,
   options.signal?.addEventListener('abort', abort, { once: true })
   if (options.signal?.aborted) stop.abort()
   const running = () => status === 'running' || status === 'cancel_requested'
-  const unwatch = watchExecutor(storage, runId, options.executorCheckMs ?? EXECUTOR_CHECK_MS, running, (holder) => ((orphaned = holder), stop.abort()))
+  const unwatch = watchExecutor(
+    storage,
+    runId,
+    options.executorCheckMs ?? EXECUTOR_CHECK_MS,
+    running,
+    (holder) => ((orphaned = holder), stop.abort()),
+  )
   const show = (record: JournalRecord) => {
     write(options.json ? JSON.stringify(record) : renderRecord(record))
     last = record
@@ -122,9 +147,12 @@ async function followOne(storage: Storage, runId: string, options: WatchOptions,
   }
   if (options.signal?.aborted && !(status && (isTerminal(status) || status === 'suspended'))) return 'interrupted'
   if (!options.json) {
-    if (output?.type === 'result') write(`result: ${output.artifact ? output.artifact : JSON.stringify(output.output ?? null)}`)
+    if (output?.type === 'result')
+      write(`result: ${output.artifact ? output.artifact : JSON.stringify(output.output ?? null)}`)
     const waiting = last?.type === 'status' && last.waitFor ? ` (${waitingLine(last.waitFor)})` : ''
-    write(`run ${runId} ${status}${last?.type === 'status' && last.error ? `: ${last.error.name}: ${last.error.message}` : ''}${waiting}`)
+    write(
+      `run ${runId} ${status}${last?.type === 'status' && last.error ? `: ${last.error.name}: ${last.error.message}` : ''}${waiting}`,
+    )
   }
   if (last?.type === 'status' && last.status === 'failed' && last.resumedBy && options.followLinks !== false) {
     if (!options.json) write(`following ${last.resumedBy}, which resumes it`)

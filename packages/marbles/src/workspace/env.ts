@@ -13,13 +13,17 @@ export const ENV_SCHEMA_FILE = 'env.schema.json'
 export async function loadEnv(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<Record<string, unknown>> {
   const legacy = join(dir, ENV_SCHEMA_FILE)
   if (existsSync(join(dir, VARLOCK_SCHEMA_FILE)) || existsSync(join(dir, '.env'))) {
-    if (existsSync(legacy)) process.stderr.write(`marbles: ${legacy} is ignored beside ${VARLOCK_SCHEMA_FILE}: delete it\n`)
+    if (existsSync(legacy))
+      process.stderr.write(`marbles: ${legacy} is ignored beside ${VARLOCK_SCHEMA_FILE}: delete it\n`)
     return loadVarlockEnv(dir, env)
   }
   if (!existsSync(legacy)) return {}
-  process.stderr.write(`marbles: ${legacy} is deprecated: declare the variables in ${VARLOCK_SCHEMA_FILE} (Varlock) beside it\n`)
+  process.stderr.write(
+    `marbles: ${legacy} is deprecated: declare the variables in ${VARLOCK_SCHEMA_FILE} (Varlock) beside it\n`,
+  )
   const values = checkEnv(dir, env)
-  for (const [name, value] of Object.entries(values)) if (env[name] === undefined || env[name] === '') env[name] = String(value)
+  for (const [name, value] of Object.entries(values))
+    if (env[name] === undefined || env[name] === '') env[name] = String(value)
   return values
 }
 
@@ -49,13 +53,15 @@ export function checkEnv(dir: string, env: NodeJS.ProcessEnv = process.env): Rec
   } catch (error) {
     throw new Error(`Cannot read ${file}: ${(error as Error).message}`)
   }
-  if (typeof schema !== 'object' || schema === null || typeof (schema.properties ?? {}) !== 'object') throw new Error(`${file} must hold a JSON Schema object with "properties"`)
+  if (typeof schema !== 'object' || schema === null || typeof (schema.properties ?? {}) !== 'object')
+    throw new Error(`${file} must hold a JSON Schema object with "properties"`)
   const out: Record<string, unknown> = {}
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
     const raw = env[name]
     if (raw === undefined || raw === '') {
       if ('default' in property) out[name] = property.default
-      else if (schema.required?.includes(name)) throw new Error(`Environment variable ${name} is missing (required by ${file})`)
+      else if (schema.required?.includes(name))
+        throw new Error(`Environment variable ${name} is missing (required by ${file})`)
       continue
     }
     const value = convert(raw, property.type)
@@ -69,7 +75,8 @@ export function checkEnv(dir: string, env: NodeJS.ProcessEnv = process.env): Rec
 const INVALID = Symbol('invalid')
 
 function convert(raw: string, type: unknown): unknown {
-  if (type === 'number' || type === 'integer') return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : INVALID
+  if (type === 'number' || type === 'integer')
+    return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : INVALID
   if (type === 'boolean') return raw === 'true' || raw === '1' ? true : raw === 'false' || raw === '0' ? false : INVALID
   return raw
 }

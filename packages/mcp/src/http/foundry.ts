@@ -1,6 +1,15 @@
 import type { Kernel } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
-import { claimLocalToken, isLoopback, serveHttpUntilStopped, tokenBook, type HttpListenOptions, type HttpServeOptions, type LocalToken, type TokenStore } from '@foundry/server'
+import {
+  claimLocalToken,
+  isLoopback,
+  serveHttpUntilStopped,
+  tokenBook,
+  type HttpListenOptions,
+  type HttpServeOptions,
+  type LocalToken,
+  type TokenStore,
+} from '@foundry/server'
 import { keepServing, stderrLog } from '@foundry/server/stdio'
 import { projectOpener, type BesideService } from '../project-opener.js'
 import { createServer } from '../server.js'
@@ -45,7 +54,8 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
   try {
     // The project's tokens, followed while serving: one created or revoked elsewhere counts within a second.
     team = await tokenBook(opened).open()
-    if (team.size === 0 && options.localToken && isLoopback(options.host ?? '127.0.0.1')) local = await claimLocalToken(options.localToken)
+    if (team.size === 0 && options.localToken && isLoopback(options.host ?? '127.0.0.1'))
+      local = await claimLocalToken(options.localToken)
   } catch (error) {
     team?.close()
     await project.close()
@@ -70,7 +80,8 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
     ...(local && { localToken: local }),
     log,
     tools: TOOLS,
-    session: (principal) => createServer({ kernel: async () => (asTeam ? kernelOf(principal.name) : opened.kernel), log }),
+    session: (principal) =>
+      createServer({ kernel: async () => (asTeam ? kernelOf(principal.name) : opened.kernel), log }),
     onCall: (call) => void opened.kernel.record('mcp.tool_call', { ...call }),
     ...(options.route && { route: options.route(opened) }),
     ...(options.publicRoute && { publicRoute: options.publicRoute(opened, tokens) }),
@@ -80,6 +91,9 @@ export async function serveFoundryHttp(options: ServeFoundryHttpOptions): Promis
 
 /** The kernel as one token sees it: the facts it writes name it in `author`. */
 export function authored(kernel: Kernel, author: string): Kernel {
-  const memory = { ...kernel.memory, write: (input: unknown, options?: { author?: string }) => kernel.memory.write(input, { ...options, author }) }
+  const memory = {
+    ...kernel.memory,
+    write: (input: unknown, options?: { author?: string }) => kernel.memory.write(input, { ...options, author }),
+  }
   return Object.create(kernel, { memory: { value: memory, enumerable: true } }) as Kernel
 }

@@ -22,14 +22,17 @@ export function keepCurrent(project: Pick<Project, 'kernel' | 'storage'>, log: (
       } while (again && !stopped)
     } catch (error) {
       // Not fatal: a search brings the retriever up to date itself. Said once, not on every change.
-      if (!stopped && !reported) log(`keeping the search index current failed (searches catch up themselves): ${(error as Error).message}`)
+      if (!stopped && !reported)
+        log(`keeping the search index current failed (searches catch up themselves): ${(error as Error).message}`)
       reported = true
     } finally {
       running = false
     }
   }
   void sync()
-  const off = project.storage.onChange?.((change) => void ('collection' in change && change.collection === 'facts' && !stopped && sync()))
+  const off = project.storage.onChange?.(
+    (change) => void ('collection' in change && change.collection === 'facts' && !stopped && sync()),
+  )
   return () => {
     stopped = true
     off?.()

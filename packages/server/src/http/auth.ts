@@ -36,7 +36,11 @@ export interface ToolCallRecord {
 export function guardTransport(
   transport: Transport,
   principal: Principal,
-  hooks: { roles: ReadonlyMap<string, Role>; onCall?: (call: ToolCallRecord) => void; inFlight: { count: number; changed: () => void } },
+  hooks: {
+    roles: ReadonlyMap<string, Role>
+    onCall?: (call: ToolCallRecord) => void
+    inFlight: { count: number; changed: () => void }
+  },
 ): void {
   const inner = transport.onmessage
   const send = transport.send.bind(transport)
@@ -67,13 +71,22 @@ export function guardTransport(
       const key = JSON.stringify(message.id)
       if (lists.delete(key) && 'result' in message) {
         const result = message.result as { tools?: Tool[] }
-        if (Array.isArray(result.tools)) message = { ...message, result: { ...result, tools: result.tools.filter((t) => mayCall(principal, t.name, hooks.roles)) } }
+        if (Array.isArray(result.tools))
+          message = {
+            ...message,
+            result: { ...result, tools: result.tools.filter((t) => mayCall(principal, t.name, hooks.roles)) },
+          }
       }
       const call = calls.get(key)
       if (call) {
         calls.delete(key)
         const failed = 'error' in message || (message as { result?: { isError?: boolean } }).result?.isError === true
-        hooks.onCall?.({ tool: call.tool, token: principal.name, ms: Math.round((performance.now() - call.start) * 100) / 100, status: failed ? 'error' : 'ok' })
+        hooks.onCall?.({
+          tool: call.tool,
+          token: principal.name,
+          ms: Math.round((performance.now() - call.start) * 100) / 100,
+          status: failed ? 'error' : 'ok',
+        })
       }
       try {
         return await send(message, options)

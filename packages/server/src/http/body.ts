@@ -35,7 +35,10 @@ export function createByteBudget(perToken: number): ByteBudget {
         if (size <= counted || released) return
         const others = (held.get(token) ?? 0) - counted
         if (others > 0 && others + size > perToken)
-          throw new BodyRefused(429, `Too many bytes in flight for the token ${token}: its other requests hold ${others} bytes and the limit is ${perToken} (FOUNDRY_HTTP_INFLIGHT_BYTES); retry once they are answered`)
+          throw new BodyRefused(
+            429,
+            `Too many bytes in flight for the token ${token}: its other requests hold ${others} bytes and the limit is ${perToken} (FOUNDRY_HTTP_INFLIGHT_BYTES); retry once they are answered`,
+          )
         held.set(token, others + size)
         counted = size
       }
@@ -48,13 +51,21 @@ export function createByteBudget(perToken: number): ByteBudget {
       }
       const body = (async () => {
         const declared = Number(req.headers['content-length'])
-        if (declared > MAX_BODY_BYTES) throw new BodyRefused(413, `Payload too large: ${declared} bytes is over the limit of ${MAX_BODY_BYTES} bytes (10 MiB); send smaller arguments`)
+        if (declared > MAX_BODY_BYTES)
+          throw new BodyRefused(
+            413,
+            `Payload too large: ${declared} bytes is over the limit of ${MAX_BODY_BYTES} bytes (10 MiB); send smaller arguments`,
+          )
         if (declared > 0) grow(declared)
         const chunks: Buffer[] = []
         let size = 0
         for await (const chunk of req) {
           size += (chunk as Buffer).length
-          if (size > MAX_BODY_BYTES) throw new BodyRefused(413, `Payload too large: over the limit of ${MAX_BODY_BYTES} bytes (10 MiB); send smaller arguments`)
+          if (size > MAX_BODY_BYTES)
+            throw new BodyRefused(
+              413,
+              `Payload too large: over the limit of ${MAX_BODY_BYTES} bytes (10 MiB); send smaller arguments`,
+            )
           grow(size)
           chunks.push(chunk as Buffer)
         }

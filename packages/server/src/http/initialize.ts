@@ -10,7 +10,11 @@ export const CAPABILITIES_BYTES = 8 * 1024
  * payloads. The strings are copied, not sliced, so nothing of the request body stays referenced.
  */
 export function boundInitialize<T extends { params?: unknown }>(message: T): T {
-  const params = (message.params ?? {}) as { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: { name?: unknown; version?: unknown } }
+  const params = (message.params ?? {}) as {
+    protocolVersion?: unknown
+    capabilities?: unknown
+    clientInfo?: { name?: unknown; version?: unknown }
+  }
   const info = params.clientInfo ?? {}
   return {
     ...message,
@@ -33,6 +37,8 @@ function boundCapabilities(value: unknown): Record<string, unknown> {
   const given = value as Record<string, unknown>
   const kept: Record<string, unknown> = {}
   for (const key of ['roots', 'sampling', 'elicitation'])
-    if (given[key] !== undefined) kept[key] = key === 'roots' ? { listChanged: (given.roots as { listChanged?: unknown })?.listChanged === true } : {}
+    if (given[key] !== undefined)
+      kept[key] =
+        key === 'roots' ? { listChanged: (given.roots as { listChanged?: unknown })?.listChanged === true } : {}
   return kept
 }

@@ -11,7 +11,11 @@ export interface HttpLimits {
 }
 
 /** The defaults: 1,024 sessions, 32 a token, 16 MiB of bodies in flight a token (one 10 MiB body fits). */
-export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = { sessions: 1024, sessionsPerToken: 32, inflightBytesPerToken: 16 * 1024 * 1024 }
+export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
+  sessions: 1024,
+  sessionsPerToken: 32,
+  inflightBytesPerToken: 16 * 1024 * 1024,
+}
 
 const VARIABLES: ReadonlyArray<[keyof HttpLimits, string, number]> = [
   ['sessions', 'FOUNDRY_HTTP_SESSIONS', 1],
@@ -30,7 +34,11 @@ export function httpLimits(env: NodeJS.ProcessEnv = process.env): HttpLimits {
     const text = env[name]?.trim()
     if (!text) continue
     const value = Number(text)
-    if (!Number.isSafeInteger(value) || value < floor) throw new FoundryError('INVALID_INPUT', `${name} must be a whole number of at least ${floor}, got ${JSON.stringify(text.slice(0, 40))}; unset it for the default ${DEFAULT_HTTP_LIMITS[key]}`)
+    if (!Number.isSafeInteger(value) || value < floor)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `${name} must be a whole number of at least ${floor}, got ${JSON.stringify(text.slice(0, 40))}; unset it for the default ${DEFAULT_HTTP_LIMITS[key]}`,
+      )
     limits[key] = value
   }
   return limits

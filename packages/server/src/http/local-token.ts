@@ -66,7 +66,11 @@ async function writeNew(file: string, replace: boolean): Promise<string> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     const theirs = await readPrivate(file) // another server wrote it first
-    if (!theirs) throw new FoundryError('UNAVAILABLE', `Local token refused: ${file} appeared while it was being written and holds no token; remove it and start again`)
+    if (!theirs)
+      throw new FoundryError(
+        'UNAVAILABLE',
+        `Local token refused: ${file} appeared while it was being written and holds no token; remove it and start again`,
+      )
     return theirs
   } finally {
     await unlink(temp).catch(() => undefined) // gone already after a rename
@@ -78,10 +82,16 @@ async function assertPrivate(path: string, kind: 'folder' | 'file'): Promise<voi
   if (process.platform === 'win32') return
   const stats = await lstat(path)
   const uid = process.getuid?.() ?? -1
-  const why =
-    (kind === 'folder' ? !stats.isDirectory() : !stats.isFile()) ? `is not a ${kind === 'folder' ? 'folder' : 'regular file'} (a symlink?)`
-    : stats.uid !== uid ? `belongs to uid ${stats.uid}, not ${uid}`
-    : stats.mode & 0o077 ? `is open to group or others (mode ${(stats.mode & 0o777).toString(8)})`
-    : undefined
-  if (why) throw new FoundryError('UNAVAILABLE', `Local token refused: ${path} ${why}; remove it, or make it yours with mode ${kind === 'folder' ? '0700' : '0600'}`)
+  const why = (kind === 'folder' ? !stats.isDirectory() : !stats.isFile())
+    ? `is not a ${kind === 'folder' ? 'folder' : 'regular file'} (a symlink?)`
+    : stats.uid !== uid
+      ? `belongs to uid ${stats.uid}, not ${uid}`
+      : stats.mode & 0o077
+        ? `is open to group or others (mode ${(stats.mode & 0o777).toString(8)})`
+        : undefined
+  if (why)
+    throw new FoundryError(
+      'UNAVAILABLE',
+      `Local token refused: ${path} ${why}; remove it, or make it yours with mode ${kind === 'folder' ? '0700' : '0600'}`,
+    )
 }

@@ -46,7 +46,12 @@ export interface HttpServeOptions {
   /** One event per tool call, naming the token (never its secret). */
   onCall?: (call: ToolCallRecord) => void
   /** Other routes (the team hook endpoint): called after authentication; true when it answered. */
-  route?: (req: IncomingMessage, res: ServerResponse, principal: Principal, body: () => Promise<Buffer>) => Promise<boolean>
+  route?: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: Principal,
+    body: () => Promise<Buffer>,
+  ) => Promise<boolean>
   /**
    * Routes that check their callers themselves (the web console: a page cannot send a bearer token
    * with every file it loads): called after the Host and Origin checks, before authentication; true
@@ -99,10 +104,16 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
   const host = options.host ?? '127.0.0.1'
   const auth = bearerAuth(options)
   if (!isLoopback(host) && !auth.team)
-    throw new FoundryError('INVALID_INPUT', `--host ${host} is not a loopback address and no token is configured: create one with foundry token create --role read --name <who>, or set FOUNDRY_TOKENS, or bind to 127.0.0.1`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `--host ${host} is not a loopback address and no token is configured: create one with foundry token create --role read --name <who>, or set FOUNDRY_TOKENS, or bind to 127.0.0.1`,
+    )
   const { log } = options
   const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits }
-  const sessions = createSessionTable({ sessions: limits.sessions, sessionsPerToken: Math.min(limits.sessionsPerToken, limits.sessions) })
+  const sessions = createSessionTable({
+    sessions: limits.sessions,
+    sessionsPerToken: Math.min(limits.sessionsPerToken, limits.sessions),
+  })
   const budget = createByteBudget(limits.inflightBytesPerToken)
   const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS
   const sweeper = setInterval(() => sessions.sweep(Date.now() - idleMs), Math.min(60_000, idleMs)).unref()
@@ -124,13 +135,14 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
     if (stopping) return reply(res, 503, -32000, `the ${options.name} server is shutting down`, { connection: 'close' })
     // DNS rebinding: a page on another name that resolves here must not reach the server.
     const hostHeader = req.headers.host ?? ''
-    if (!allowedHosts.includes(hostHeader.toLowerCase())) return reply(res, 403, -32000, `Invalid Host header: ${hostHeader.slice(0, 100)}`)
+    if (!allowedHosts.includes(hostHeader.toLowerCase()))
+      return reply(res, 403, -32000, `Invalid Host header: ${hostHeader.slice(0, 100)}`)
     const origin = req.headers.origin
-    if (origin !== undefined && !allowedOrigins.includes(origin.toLowerCase())) return reply(res, 403, -32000, `Invalid Origin header: ${origin.slice(0, 100)}`)
+    if (origin !== undefined && !allowedOrigins.includes(origin.toLowerCase()))
+      return reply(res, 403, -32000, `Invalid Origin header: ${origin.slice(0, 100)}`)
     if (options.publicRoute && (await options.publicRoute(req, res))) return
     const principal = auth.authenticate(req)
-    if (!principal)
-      return reply(res, 401, -32001, auth.unauthorized, { 'www-authenticate': 'Bearer realm="foundry"' })
+    if (!principal) return reply(res, 401, -32001, auth.unauthorized, { 'www-authenticate': 'Bearer realm="foundry"' })
     // The body counts against the token's bytes in flight from its Content-Length on, until the answer is sent.
     let reading: ReturnType<typeof budget.read> | undefined
     const readBody = () => (reading ??= budget.read(req, principal.name)).body
@@ -144,7 +156,8 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
     if (typeof id === 'string') {
       const session = sessions.get(id)
       if (!session) return reply(res, 404, -32001, 'Session not found: initialize again')
-      if (session.principal.name !== principal.name) return reply(res, 403, -32000, 'Forbidden: the session belongs to another token')
+      if (session.principal.name !== principal.name)
+        return reply(res, 403, -32000, 'Forbidden: the session belongs to another token')
       session.used = Date.now()
       if (req.method === 'GET') return session.transport.handleRequest(req, res)
       // A request being worked on keeps its session from being evicted or swept; an open GET stream does not.
@@ -154,10 +167,12 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
       const message = await parse(res, readBody)
       return message === INVALID ? undefined : session.transport.handleRequest(req, res, message)
     }
-    if (req.method !== 'POST') return reply(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; POST initialize first')
+    if (req.method !== 'POST')
+      return reply(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; POST initialize first')
     const message = await parse(res, readBody)
     if (message === INVALID) return
-    if (!isInitializeRequest(message)) return reply(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; the first request must be initialize')
+    if (!isInitializeRequest(message))
+      return reply(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; the first request must be initialize')
     const slot = sessions.admit(principal)
     if (typeof slot === 'string') return reply(res, 429, -32000, slot, { 'retry-after': '1' })
     return openSession(req, res, principal, slot, boundInitialize(message))
@@ -167,7 +182,13 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
    * A new session for `principal`, answering its `initialize`. Kept apart from `handle`, so that what
    * the session keeps for its life (the transport's callbacks) holds nothing of the request's body.
    */
-  async function openSession(req: IncomingMessage, res: ServerResponse, principal: Principal, slot: SessionSlot, message: unknown): Promise<void> {
+  async function openSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: Principal,
+    slot: SessionSlot,
+    message: unknown,
+  ): Promise<void> {
     const server = options.session(principal)
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -232,7 +253,11 @@ function bearerAuth(options: Pick<HttpServeOptions, 'tokens' | 'localToken'>) {
     unauthorized: local
       ? `Unauthorized: send Authorization: Bearer <token> with the local token in ${local.file}`
       : 'Unauthorized: send Authorization: Bearer <token> with a token from foundry token create',
-    described: local ? `the local token in ${local.file}` : team ? `${team.size} token(s)` : 'no authentication: loopback only',
+    described: local
+      ? `the local token in ${local.file}`
+      : team
+        ? `${team.size} token(s)`
+        : 'no authentication: loopback only',
   }
 }
 
@@ -269,7 +294,13 @@ async function parse(res: ServerResponse, read: () => Promise<Buffer>): Promise<
   }
 }
 
-function reply(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+function reply(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers })
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
 }

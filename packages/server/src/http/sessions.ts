@@ -83,12 +83,14 @@ export function createSessionTable(limits: Pick<HttpLimits, 'sessions' | 'sessio
       const name = principal.name
       if (count(name) >= limits.sessionsPerToken) {
         const victim = oldestIdle(name)
-        if (!victim) return `Too many sessions: the token ${name} has ${limits.sessionsPerToken} open and none is idle; close one (DELETE) or raise FOUNDRY_HTTP_SESSIONS_PER_TOKEN`
+        if (!victim)
+          return `Too many sessions: the token ${name} has ${limits.sessionsPerToken} open and none is idle; close one (DELETE) or raise FOUNDRY_HTTP_SESSIONS_PER_TOKEN`
         close(victim)
       } else if (sessions.size + pending >= limits.sessions) {
         const [largest] = [...owned.entries()].sort((a, b) => b[1].ids.size - a[1].ids.size)
         const victim = largest && oldestIdle(largest[0])
-        if (!victim) return `Busy: ${limits.sessions} sessions are open and none of the largest holder's is idle; close one (DELETE) and retry`
+        if (!victim)
+          return `Busy: ${limits.sessions} sessions are open and none of the largest holder's is idle; close one (DELETE) and retry`
         close(victim)
       }
       const entry = holding(name)

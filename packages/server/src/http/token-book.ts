@@ -3,7 +3,19 @@ import { mkdir, rename, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { FoundryError, type Storage } from '@foundry/kernel'
 import type { Role } from '@foundry/kernel/tools'
-import { checkRecord, entryOf, envTokens, liveStore, loadTokens, newToken, readTokenFile, tokenFile, type TokenEntry, type TokenRecord, type TokenStore } from './tokens.js'
+import {
+  checkRecord,
+  entryOf,
+  envTokens,
+  liveStore,
+  loadTokens,
+  newToken,
+  readTokenFile,
+  tokenFile,
+  type TokenEntry,
+  type TokenRecord,
+  type TokenStore,
+} from './tokens.js'
 
 /** Where a project keeps its team tokens, and what `foundry token` and the team servers do with them. */
 export interface TokenBook {
@@ -40,8 +52,16 @@ export function tokenBook(site: TokenSite, env: NodeJS.ProcessEnv = process.env)
   return site.networked && !env.FOUNDRY_TOKEN_FILE ? storageTokenBook(site.storage, env) : fileTokenBook(site.root, env)
 }
 
-const notFound = (name: string, where: string) => new FoundryError('NOT_FOUND', `token ${name}: there is no token of that name in ${where}; foundry token list shows the names`)
-const taken = (name: string, where: string) => new FoundryError('CONFLICT', `--name: a token named ${name} exists in ${where}; pick another name or revoke it first (foundry token revoke ${name})`)
+const notFound = (name: string, where: string) =>
+  new FoundryError(
+    'NOT_FOUND',
+    `token ${name}: there is no token of that name in ${where}; foundry token list shows the names`,
+  )
+const taken = (name: string, where: string) =>
+  new FoundryError(
+    'CONFLICT',
+    `--name: a token named ${name} exists in ${where}; pick another name or revoke it first (foundry token revoke ${name})`,
+  )
 
 /** The tokens in the token file: every change rewrites it whole, 0600, atomically (a temporary file renamed over it). */
 function fileTokenBook(root: string, env: NodeJS.ProcessEnv): TokenBook {
@@ -85,7 +105,9 @@ const keyOf = (name: string) => encodeURIComponent(name)
 function storageTokenBook(storage: Storage, env: NodeJS.ProcessEnv): TokenBook {
   const where = storage.locate(COLLECTION, 'x').replace(/\/x$/, '')
   const read = async (): Promise<TokenRecord[]> =>
-    (await storage.list(COLLECTION)).map((value, i) => checkRecord(value, `${where}[${i}]`)).sort((a, b) => a.created.localeCompare(b.created) || a.name.localeCompare(b.name))
+    (await storage.list(COLLECTION))
+      .map((value, i) => checkRecord(value, `${where}[${i}]`))
+      .sort((a, b) => a.created.localeCompare(b.created) || a.name.localeCompare(b.name))
   return {
     where,
     async create(name, roles) {
@@ -125,7 +147,9 @@ function storageTokenBook(storage: Storage, env: NodeJS.ProcessEnv): TokenBook {
       }
       await refresh()
       const quietly = () => void refresh().catch(() => undefined)
-      const off = storage.onChange?.((change) => 'collection' in change && change.collection === COLLECTION && quietly())
+      const off = storage.onChange?.(
+        (change) => 'collection' in change && change.collection === COLLECTION && quietly(),
+      )
       const timer = setInterval(quietly, BACKSTOP_MS)
       timer.unref()
       const store = liveStore(() => [...entries, ...fixed])

@@ -4,7 +4,6 @@ import { join } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
 import { ROLES, type Role } from '@foundry/kernel/tools'
 
-
 /** Who a request comes from: the token's name (never its secret) and its roles. */
 export interface Principal {
   name: string
@@ -50,12 +49,19 @@ export function loadTokens(root: string, env: NodeJS.ProcessEnv = process.env): 
 
 /** The `FOUNDRY_TOKENS` entries, as hashes; INVALID_INPUT naming a malformed entry by position and name. */
 export function envTokens(env: NodeJS.ProcessEnv): TokenEntry[] {
-  const list = (env.FOUNDRY_TOKENS ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const list = (env.FOUNDRY_TOKENS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   return list.map((entry, i) => {
     const [name = '', roles = '', ...rest] = entry.split(':')
     const secret = rest.join(':')
     const where = `FOUNDRY_TOKENS entry ${i + 1}${NAME.test(name) ? ` (${name})` : ''}`
-    if (!NAME.test(name) || !secret) throw new FoundryError('INVALID_INPUT', `${where}: write it as name:role[+role]:secret, the name letters, digits, . _ @ - (at most 64)`)
+    if (!NAME.test(name) || !secret)
+      throw new FoundryError(
+        'INVALID_INPUT',
+        `${where}: write it as name:role[+role]:secret, the name letters, digits, . _ @ - (at most 64)`,
+      )
     return { principal: { name, roles: parseRoles(roles, where) }, hash: sha256(secret) }
   })
 }
@@ -67,7 +73,10 @@ export interface TokenEntry {
 }
 
 /** A stored record as an accepted token. */
-export const entryOf = (record: TokenRecord): TokenEntry => ({ principal: { name: record.name, roles: record.roles }, hash: Buffer.from(record.sha256, 'hex') })
+export const entryOf = (record: TokenRecord): TokenEntry => ({
+  principal: { name: record.name, roles: record.roles },
+  hash: Buffer.from(record.sha256, 'hex'),
+})
 
 /** The token file's entries, read at once (a malformed file throws) and again whenever its stat changes. */
 function watchedTokenFile(file: string): () => TokenEntry[] {
@@ -124,9 +133,16 @@ function verifyIn(entries: readonly TokenEntry[], secret: string): Principal | u
 
 /** `--role read+write` or `read,write`: the roles, each checked. */
 export function parseRoles(text: string, where = '--role'): Role[] {
-  const roles = text.split(/[+,]/).map((r) => r.trim()).filter(Boolean)
+  const roles = text
+    .split(/[+,]/)
+    .map((r) => r.trim())
+    .filter(Boolean)
   const bad = roles.find((r) => !(ROLES as readonly string[]).includes(r))
-  if (!roles.length || bad !== undefined) throw new FoundryError('INVALID_INPUT', `${where}: role ${bad === undefined ? 'missing' : JSON.stringify(bad.slice(0, 40))}; use read, write or run (join several with +)`)
+  if (!roles.length || bad !== undefined)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${where}: role ${bad === undefined ? 'missing' : JSON.stringify(bad.slice(0, 40))}; use read, write or run (join several with +)`,
+    )
   return [...new Set(roles)] as Role[]
 }
 
@@ -136,18 +152,27 @@ export function readTokenFile(file: string): TokenRecord[] {
   try {
     data = JSON.parse(readFileSync(file, 'utf8'))
   } catch (error) {
-    throw new FoundryError('INVALID_INPUT', `${file}: not JSON (${(error as Error).message.slice(0, 100)}); fix it or create tokens with foundry token create`)
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${file}: not JSON (${(error as Error).message.slice(0, 100)}); fix it or create tokens with foundry token create`,
+    )
   }
   const tokens = (data as { tokens?: unknown })?.tokens
-  if (!Array.isArray(tokens)) throw new FoundryError('INVALID_INPUT', `${file}: tokens must be a list; create tokens with foundry token create`)
+  if (!Array.isArray(tokens))
+    throw new FoundryError('INVALID_INPUT', `${file}: tokens must be a list; create tokens with foundry token create`)
   return tokens.map((t: unknown, i) => checkRecord(t, `${file}: tokens[${i}]`))
 }
 
 /** A stored token record, checked: INVALID_INPUT naming `where`, the field and the fix. */
 export function checkRecord(value: unknown, where: string): TokenRecord {
   const t = (value ?? {}) as Partial<TokenRecord>
-  if (typeof t.name !== 'string' || !NAME.test(t.name)) throw new FoundryError('INVALID_INPUT', `${where}.name must be letters, digits, . _ @ - (at most 64)`)
-  if (typeof t.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(t.sha256)) throw new FoundryError('INVALID_INPUT', `${where}.sha256 must be 64 hex digits; recreate the token with foundry token create`)
+  if (typeof t.name !== 'string' || !NAME.test(t.name))
+    throw new FoundryError('INVALID_INPUT', `${where}.name must be letters, digits, . _ @ - (at most 64)`)
+  if (typeof t.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(t.sha256))
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `${where}.sha256 must be 64 hex digits; recreate the token with foundry token create`,
+    )
   const roles = parseRoles(Array.isArray(t.roles) ? t.roles.join('+') : '', `${where}.roles`)
   return { name: t.name, roles, sha256: t.sha256, created: String(t.created ?? '') }
 }
@@ -157,7 +182,11 @@ export function checkRecord(value: unknown, where: string): TokenRecord {
  * record that keeps only its SHA-256. INVALID_INPUT when the name is not one.
  */
 export function newToken(name: string, roles: Role[]): { secret: string; record: TokenRecord } {
-  if (!NAME.test(name)) throw new FoundryError('INVALID_INPUT', `--name must be letters, digits, . _ @ - (at most 64), got ${JSON.stringify(name.slice(0, 70))}`)
+  if (!NAME.test(name))
+    throw new FoundryError(
+      'INVALID_INPUT',
+      `--name must be letters, digits, . _ @ - (at most 64), got ${JSON.stringify(name.slice(0, 70))}`,
+    )
   const secret = `fdy_${randomBytes(24).toString('base64url')}`
   return { secret, record: { name, roles, sha256: sha256(secret).toString('hex'), created: new Date().toISOString() } }
 }

@@ -28,7 +28,10 @@ export interface ServeUntilStoppedOptions extends Omit<HttpServeOptions, 'host' 
  * (up to the deadline), every session closed, and `release(true)`. Resolves once all that is done.
  * Without `limits`, they come from the environment (`httpLimits`).
  */
-export async function serveHttpUntilStopped(listen: HttpListenOptions, options: ServeUntilStoppedOptions): Promise<void> {
+export async function serveHttpUntilStopped(
+  listen: HttpListenOptions,
+  options: ServeUntilStoppedOptions,
+): Promise<void> {
   const { release, ...serve } = options
   // Listening for the stop signals before the address is logged: a supervisor may send one as soon as it reads it.
   let signalled: string | undefined

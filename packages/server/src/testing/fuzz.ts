@@ -14,7 +14,20 @@ export interface FuzzMessageOptions {
   argumentValues?: readonly unknown[]
 }
 
-const METHODS = ['initialize', 'ping', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'notifications/initialized', 'notifications/cancelled', 'prompts/list', 'completion/complete', 'logging/setLevel', '']
+const METHODS = [
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/read',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'prompts/list',
+  'completion/complete',
+  'logging/setLevel',
+  '',
+]
 const raw = (text: string | Uint8Array): FuzzMessage => ({ kind: 'raw', bytes: Buffer.from(text as string) })
 const json = (value: unknown): FuzzMessage => ({ kind: 'json', value })
 
@@ -25,11 +38,31 @@ const json = (value: unknown): FuzzMessage => ({ kind: 'json', value })
  * values), resource reads, cancellations, and nesting 20 000 deep as raw text.
  */
 export function fuzzMessages(fc: typeof fastCheck, options: FuzzMessageOptions): Arbitrary<FuzzMessage> {
-  const anyId = fc.oneof(fc.integer(), fc.string({ maxLength: 20 }), fc.constant(null), fc.double(), fc.boolean(), fc.object({ maxDepth: 1 }), fc.array(fc.integer(), { maxLength: 3 }))
+  const anyId = fc.oneof(
+    fc.integer(),
+    fc.string({ maxLength: 20 }),
+    fc.constant(null),
+    fc.double(),
+    fc.boolean(),
+    fc.object({ maxDepth: 1 }),
+    fc.array(fc.integer(), { maxLength: 3 }),
+  )
   const hostileString = fc.oneof(
     fc.string({ maxLength: 200 }),
     fc.string({ unit: 'binary', maxLength: 200 }),
-    fc.constantFrom('../../../etc/passwd', '/etc/shadow', '/proc/self/environ', '/dev/zero', '%2e%2e%2f', 'a\u0000b', '</system>', '${process.env}', '\u202e', 'fact-99999999999999999999', 'run-00000000000000000000000000'),
+    fc.constantFrom(
+      '../../../etc/passwd',
+      '/etc/shadow',
+      '/proc/self/environ',
+      '/dev/zero',
+      '%2e%2e%2f',
+      'a\u0000b',
+      '</system>',
+      '${process.env}',
+      '\u202e',
+      'fact-99999999999999999999',
+      'run-00000000000000000000000000',
+    ),
     fc.integer({ min: 10_000, max: 200_000 }).map((n) => 'x'.repeat(n)),
   )
   const known = options.argumentValues?.length ? [fc.constantFrom(...options.argumentValues)] : []
@@ -44,20 +77,45 @@ export function fuzzMessages(fc: typeof fastCheck, options: FuzzMessageOptions):
     fc.string({ maxLength: 300 }).map((s) => raw(s.replace(/\n/g, ' '))),
     fc.jsonValue({ maxDepth: 5 }).map(json),
     fc
-      .record({ jsonrpc: fc.oneof(fc.constant('2.0'), fc.constant('1.0'), fc.integer(), fc.constant(null)), id: anyId, method: fc.oneof(fc.constantFrom(...METHODS), fc.string({ maxLength: 30 }), fc.integer()), params: anyValue }, { requiredKeys: [] })
+      .record(
+        {
+          jsonrpc: fc.oneof(fc.constant('2.0'), fc.constant('1.0'), fc.integer(), fc.constant(null)),
+          id: anyId,
+          method: fc.oneof(fc.constantFrom(...METHODS), fc.string({ maxLength: 30 }), fc.integer()),
+          params: anyValue,
+        },
+        { requiredKeys: [] },
+      )
       .map(json),
     fc
-      .record({ id: fc.oneof(fc.integer({ min: 1 }), fc.string({ maxLength: 10 })), name: fc.oneof(fc.constantFrom(...options.tools), fc.string({ maxLength: 40 })), args: toolArgs })
-      .map(({ id, name, args }) => json({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })),
-    fc.record({ id: fc.integer({ min: 1 }), uri: hostileString }).map(({ id, uri }) => json({ jsonrpc: '2.0', id, method: 'resources/read', params: { uri } })),
-    fc.record({ requestId: anyId }).map((params) => json({ jsonrpc: '2.0', method: 'notifications/cancelled', params })),
+      .record({
+        id: fc.oneof(fc.integer({ min: 1 }), fc.string({ maxLength: 10 })),
+        name: fc.oneof(fc.constantFrom(...options.tools), fc.string({ maxLength: 40 })),
+        args: toolArgs,
+      })
+      .map(({ id, name, args }) =>
+        json({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
+      ),
+    fc
+      .record({ id: fc.integer({ min: 1 }), uri: hostileString })
+      .map(({ id, uri }) => json({ jsonrpc: '2.0', id, method: 'resources/read', params: { uri } })),
+    fc
+      .record({ requestId: anyId })
+      .map((params) => json({ jsonrpc: '2.0', method: 'notifications/cancelled', params })),
     // deep nesting, as raw text (JSON.stringify itself overflows on it)
-    fc.integer({ min: 100, max: 20_000 }).map((depth) => raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${options.tools[0]}","arguments":{"input":${'['.repeat(depth)}${']'.repeat(depth)}}}}`)),
+    fc
+      .integer({ min: 100, max: 20_000 })
+      .map((depth) =>
+        raw(
+          `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${options.tools[0]}","arguments":{"input":${'['.repeat(depth)}${']'.repeat(depth)}}}}`,
+        ),
+      ),
     fc.integer({ min: 100, max: 20_000 }).map((depth) => raw(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`)),
   )
 }
 
-export const encodeMessage = (m: FuzzMessage): Buffer => (m.kind === 'raw' ? Buffer.concat([m.bytes, Buffer.from('\n')]) : Buffer.from(`${JSON.stringify(m.value)}\n`))
+export const encodeMessage = (m: FuzzMessage): Buffer =>
+  m.kind === 'raw' ? Buffer.concat([m.bytes, Buffer.from('\n')]) : Buffer.from(`${JSON.stringify(m.value)}\n`)
 
 export interface FuzzRunOptions {
   /** Start (or restart, after a crash) the server, initialized. */

@@ -66,7 +66,8 @@ export function startRawServer(bin: string, args: readonly string[], options: Ra
       done = true
       resolve({ code, signal })
       // Nothing more will be answered: every wait ends now.
-      for (const settle of waiting.values()) settle(new Error(`the server exited (${signal ?? code}) before answering; stderr: ${stderr.slice(-500)}`))
+      for (const settle of waiting.values())
+        settle(new Error(`the server exited (${signal ?? code}) before answering; stderr: ${stderr.slice(-500)}`))
       waiting.clear()
     }),
   )
@@ -95,7 +96,10 @@ export function startRawServer(bin: string, args: readonly string[], options: Ra
       if (found) return Promise.resolve(found)
       if (done) return Promise.reject(new Error(`the server exited before answering id ${key}`))
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no answer to id ${key} within ${timeoutMs} ms; stderr: ${stderr.slice(-500)}`)), timeoutMs)
+        const timer = setTimeout(
+          () => reject(new Error(`no answer to id ${key} within ${timeoutMs} ms; stderr: ${stderr.slice(-500)}`)),
+          timeoutMs,
+        )
         waiting.set(key, (m) => {
           clearTimeout(timer)
           if (m instanceof Error) reject(m)
@@ -119,7 +123,12 @@ export function startRawServer(bin: string, args: readonly string[], options: Ra
   }
 }
 
-export const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }
+export const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+}
 export const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' }
 
 /** Finish the handshake of a server just started. */
@@ -130,7 +139,13 @@ export async function initialized(server: RawServer): Promise<RawServer> {
   return server
 }
 
-export const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
+export const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+})
 
 /** The text of a tools/call answer. */
-export const textOf = (message: Record<string, any>): string => message.result?.content?.[0]?.text ?? message.error?.message ?? ''
+export const textOf = (message: Record<string, any>): string =>
+  message.result?.content?.[0]?.text ?? message.error?.message ?? ''

@@ -13,16 +13,25 @@ export function blackboardCommand(): Command {
     .argument('<wave>', 'the wave id')
     .option('--agent <name>', 'only this producer')
     .option('--full', 'print whole artifacts instead of summaries')
-    .option('--at <version>', "with --agent: that agent's artifact at this version (1 = first written), kept when a write replaced it", integer)
+    .option(
+      '--at <version>',
+      "with --agent: that agent's artifact at this version (1 = first written), kept when a write replaced it",
+      integer,
+    )
     .action(
       action(async (ctx, wave: string, { at, ...options }: { agent?: string; full?: boolean; at?: number }) => {
-        if (at !== undefined && options.agent === undefined) throw new Error('--at needs --agent: versions are kept per agent; name the agent whose earlier artifact you want')
+        if (at !== undefined && options.agent === undefined)
+          throw new Error(
+            '--at needs --agent: versions are kept per agent; name the agent whose earlier artifact you want',
+          )
         const result = await ctx.tool('blackboard_read', { wave, ...options, ...(at !== undefined && { version: at }) })
         return { text: result.text, json: result.structured }
       }),
     )
   const write = new Command('write')
-    .description('Write a wave artifact, validated against its contract (blackboard_write); over an existing one it says "Replaced" and keeps the earlier version; exits 1 when rejected')
+    .description(
+      'Write a wave artifact, validated against its contract (blackboard_write); over an existing one it says "Replaced" and keeps the earlier version; exits 1 when rejected',
+    )
     .argument('<wave>', 'the wave id')
     .argument('<agent>', 'the producing agent')
     .argument('<schema>', 'the contract id the artifact conforms to')

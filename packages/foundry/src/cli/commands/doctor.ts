@@ -4,8 +4,13 @@ import { action, type GlobalOptions } from '../context.js'
 /** `foundry doctor`: check the project's stored data; `--fix` repairs what can be repaired without losing a fact. */
 export function doctorCommand(): Command {
   return new Command('doctor')
-    .description('Check the project (stale write lock, temporary files, caches, INDEX.md, unreadable facts, SQLite integrity); exits 1 when something needs fixing')
-    .option('--fix', 'repair what can be repaired without losing a fact (unreadable facts are moved to .foundry/quarantine/ with the reason)')
+    .description(
+      'Check the project (stale write lock, temporary files, caches, INDEX.md, unreadable facts, SQLite integrity); exits 1 when something needs fixing',
+    )
+    .option(
+      '--fix',
+      'repair what can be repaired without losing a fact (unreadable facts are moved to .foundry/quarantine/ with the reason)',
+    )
     .action(
       action(async (ctx, options: { fix?: boolean }, command: Command) => {
         const globals = command.optsWithGlobals<GlobalOptions>()
@@ -16,7 +21,9 @@ export function doctorCommand(): Command {
           ...(ctx.storage && { overrides: { storage: ctx.storage } }),
           fix: options.fix ?? false,
         })
-        const lines = report.findings.map((f) => `${f.status}: ${f.check}: ${f.message}${f.path && !f.message.includes(f.path) ? ` (${f.path})` : ''}`)
+        const lines = report.findings.map(
+          (f) => `${f.status}: ${f.check}: ${f.message}${f.path && !f.message.includes(f.path) ? ` (${f.path})` : ''}`,
+        )
         const open = report.findings.filter((f) => f.status === 'problem').length
         const unfixable = report.findings.filter((f) => f.status === 'unfixable').length
         const summary = report.healthy

@@ -24,7 +24,16 @@ export function editableOf(fact: Fact): EditableFact {
 /** Whether an edit changes nothing memory_write would store (whitespace around the text aside). */
 export function sameFact(a: EditableFact, b: EditableFact): boolean {
   const norm = (f: EditableFact) =>
-    JSON.stringify([f.title.trim().replace(/\s+/g, ' '), f.body.trim(), f.type, f.scope, f.tags, f.confidence, f.source, f.expires ?? ''])
+    JSON.stringify([
+      f.title.trim().replace(/\s+/g, ' '),
+      f.body.trim(),
+      f.type,
+      f.scope,
+      f.tags,
+      f.confidence,
+      f.source,
+      f.expires ?? '',
+    ])
   return norm(a) === norm(b)
 }
 
@@ -54,7 +63,8 @@ export function toEditFile(fact: Fact): string {
 /** The fields an edited file holds. Throws an Error naming the line and the fix. */
 export function fromEditFile(text: string): Partial<EditableFact> & { body: string } {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/)
-  if (lines[0]?.trim() !== '---') throw new Error('the edited file must start with a line `---` (the front matter); nothing written')
+  if (lines[0]?.trim() !== '---')
+    throw new Error('the edited file must start with a line `---` (the front matter); nothing written')
   const close = lines.findIndex((line, i) => i > 0 && line.trim() === '---')
   if (close < 0) throw new Error('the front matter is not closed: add a line `---` before the body; nothing written')
   const out: Partial<Record<Key, string | string[]>> = {}
@@ -63,7 +73,10 @@ export function fromEditFile(text: string): Partial<EditableFact> & { body: stri
     if (!line.trim() || line.trimStart().startsWith('#')) continue
     const at = line.indexOf(':')
     const key = line.slice(0, at).trim() as Key
-    if (at < 0 || !KEYS.includes(key)) throw new Error(`line ${i + 1}: expected one of ${KEYS.join(', ')} as \`key: value\`, got ${JSON.stringify(line)}; nothing written`)
+    if (at < 0 || !KEYS.includes(key))
+      throw new Error(
+        `line ${i + 1}: expected one of ${KEYS.join(', ')} as \`key: value\`, got ${JSON.stringify(line)}; nothing written`,
+      )
     const raw = line.slice(at + 1).trim()
     if (!raw) continue
     out[key] = key === 'tags' ? tagsOf(raw) : scalar(raw, i + 1)
@@ -84,7 +97,9 @@ function scalar(raw: string, line: number): string {
     } catch {
       // reported below
     }
-    throw new Error(`line ${line}: ${raw} is not a complete quoted string; close the quote or remove it; nothing written`)
+    throw new Error(
+      `line ${line}: ${raw} is not a complete quoted string; close the quote or remove it; nothing written`,
+    )
   }
   if (raw.startsWith("'") && raw.endsWith("'") && raw.length > 1) return raw.slice(1, -1).replace(/''/g, "'")
   return raw

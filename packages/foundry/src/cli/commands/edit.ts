@@ -24,7 +24,9 @@ interface EditOptions {
  */
 export function editCommand(): Command {
   return new Command('edit')
-    .description('Correct a fact: write a new version that supersedes it (history keeps the old one), from the flags or, with none, in $EDITOR')
+    .description(
+      'Correct a fact: write a new version that supersedes it (history keeps the old one), from the flags or, with none, in $EDITOR',
+    )
     .argument('<id>', 'the active fact to edit, e.g. fact-0012', factIdArg)
     .option('--title <text>', 'the new title')
     .option('--body <text>', 'the new body; `-` reads stdin')
@@ -49,22 +51,41 @@ export function editCommand(): Command {
 }
 
 function editInEditor(ctx: CommandContext, fact: Fact, before: EditableFact): Promise<CommandOutput> {
-  return withEditor(`${fact.id}.md`, toEditFile(fact), '--title, --body, --type, --tags, --confidence or --scope', (text) => {
-    const edited = fromEditFile(text)
-    // A key removed takes memory_write's default; title and type have none, so they stay.
-    const after: EditableFact = { scope: 'project', tags: [], confidence: 'medium', source: 'conversation', title: before.title, type: before.type, ...edited }
-    return write(ctx, fact.id, before, after)
-  })
+  return withEditor(
+    `${fact.id}.md`,
+    toEditFile(fact),
+    '--title, --body, --type, --tags, --confidence or --scope',
+    (text) => {
+      const edited = fromEditFile(text)
+      // A key removed takes memory_write's default; title and type have none, so they stay.
+      const after: EditableFact = {
+        scope: 'project',
+        tags: [],
+        confidence: 'medium',
+        source: 'conversation',
+        title: before.title,
+        type: before.type,
+        ...edited,
+      }
+      return write(ctx, fact.id, before, after)
+    },
+  )
 }
 
-async function write(ctx: CommandContext, id: string, before: EditableFact, after: EditableFact): Promise<CommandOutput> {
+async function write(
+  ctx: CommandContext,
+  id: string,
+  before: EditableFact,
+  after: EditableFact,
+): Promise<CommandOutput> {
   if (sameFact(before, after)) return { text: `unchanged: ${id} (nothing written)`, json: { action: 'unchanged', id } }
   const result = await ctx.tool('memory_write', { ...after, supersedes: id })
   return { text: result.text, json: result.structured, ...(result.isError && { exitCode: 1 }) }
 }
 
 function notActive(fact: Fact): string {
-  if (fact.status === 'superseded') return `${fact.id} is superseded${fact.supersededBy ? ` by ${fact.supersededBy}` : ''}: edit the active version (foundry history ${fact.id})`
+  if (fact.status === 'superseded')
+    return `${fact.id} is superseded${fact.supersededBy ? ` by ${fact.supersededBy}` : ''}: edit the active version (foundry history ${fact.id})`
   return `${fact.id} is forgotten: write it anew with foundry write`
 }
 

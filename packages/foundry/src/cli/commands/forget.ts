@@ -9,7 +9,9 @@ interface ForgetOptions {
 /** `foundry forget <id> --reason …`: the memory_forget tool. */
 export function forgetCommand(): Command {
   return new Command('forget')
-    .description('Forget a wrong fact (memory_forget): it leaves the index and search, and stays on disk with the reason (list --status forgotten)')
+    .description(
+      'Forget a wrong fact (memory_forget): it leaves the index and search, and stays on disk with the reason (list --status forgotten)',
+    )
     .argument('<id>', 'the active fact to forget, e.g. fact-0012', factIdArg)
     .requiredOption('--reason <text>', 'why the fact is wrong or no longer holds')
     .action(

@@ -8,19 +8,33 @@ import { action } from '../context.js'
  */
 export function ingestCommand(): Command {
   return new Command('ingest')
-    .description('Turn ADRs and agent instruction files (CLAUDE.md, AGENTS.md, .cursor/rules, .github/copilot-instructions.md) into facts; idempotent')
-    .argument('<paths...>', 'folders or files to read (folders are walked; ADRs are numbered .md files in a folder named for decisions)')
+    .description(
+      'Turn ADRs and agent instruction files (CLAUDE.md, AGENTS.md, .cursor/rules, .github/copilot-instructions.md) into facts; idempotent',
+    )
+    .argument(
+      '<paths...>',
+      'folders or files to read (folders are walked; ADRs are numbered .md files in a folder named for decisions)',
+    )
     .option('--dry-run', 'say what would be written and what it would supersede; write nothing')
     .action(
       action(async (ctx, paths: string[], options: { dryRun?: boolean }) => {
         const [{ kernel }, { ingest }] = await Promise.all([ctx.project(), import('@foundry/ingest')])
-        const progress = process.stderr.isTTY ? (done: number, total: number) => process.stderr.write(`\ringest ${done}/${total}`) : undefined
-        const report = await ingest(kernel, paths, { cwd: process.cwd(), dryRun: options.dryRun === true, ...(progress && { onProgress: progress }) })
+        const progress = process.stderr.isTTY
+          ? (done: number, total: number) => process.stderr.write(`\ringest ${done}/${total}`)
+          : undefined
+        const report = await ingest(kernel, paths, {
+          cwd: process.cwd(),
+          dryRun: options.dryRun === true,
+          ...(progress && { onProgress: progress }),
+        })
         if (progress) process.stderr.write('\n')
         const lines: string[] = []
         for (const step of report.steps) {
           if (step.action === 'unchanged') continue
-          const what = step.action === 'duplicate' ? `exists: ${step.id} (identical fact)` : `${report.dryRun ? 'would create' : `created: ${step.id}`}${step.supersedes ? ` (supersedes ${step.supersedes})` : ''}${step.shelved ? ', forgotten at once' : ''}`
+          const what =
+            step.action === 'duplicate'
+              ? `exists: ${step.id} (identical fact)`
+              : `${report.dryRun ? 'would create' : `created: ${step.id}`}${step.supersedes ? ` (supersedes ${step.supersedes})` : ''}${step.shelved ? ', forgotten at once' : ''}`
           lines.push(`${step.file}:${step.line} ${what} "${step.title}"`)
         }
         for (const problem of report.problems) lines.push(`error: ${problem.file}:${problem.line}: ${problem.message}`)

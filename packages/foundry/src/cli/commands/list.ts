@@ -29,16 +29,25 @@ export function listCommand(): Command {
     .option('--all', 'every fact, however many')
     .action(
       action(async (ctx, options: ListOptions, command: Command) => {
-        if (options.limit !== undefined && options.limit < 1) throw new Error('--limit must be a whole number of at least 1 (or use --all)')
-        if (options.limit !== undefined && options.all) throw new Error('--limit and --all ask for different things: give one of them')
+        if (options.limit !== undefined && options.limit < 1)
+          throw new Error('--limit must be a whole number of at least 1 (or use --all)')
+        if (options.limit !== undefined && options.all)
+          throw new Error('--limit and --all ask for different things: give one of them')
         const { kernel } = await ctx.project()
         const filter = { status: options.status, ...(options.type && { type: options.type }) }
         const json = command.optsWithGlobals<{ json?: boolean }>().json
         const limit = options.all ? undefined : (options.limit ?? (json ? undefined : LIST_PAGE))
-        const { facts, total } = limit === undefined ? wholeList(await kernel.memory.list(filter)) : await kernel.memory.page({ ...filter, limit })
-        const none = ['No', options.status === 'all' ? '' : options.status, options.type, 'facts.'].filter(Boolean).join(' ')
+        const { facts, total } =
+          limit === undefined
+            ? wholeList(await kernel.memory.list(filter))
+            : await kernel.memory.page({ ...filter, limit })
+        const none = ['No', options.status === 'all' ? '' : options.status, options.type, 'facts.']
+          .filter(Boolean)
+          .join(' ')
         const more = total - facts.length
-        const text = facts.length ? facts.map(line).join('\n') + (more > 0 ? `\n${more} more: foundry list --all (or --limit <n>)` : '') : none
+        const text = facts.length
+          ? facts.map(line).join('\n') + (more > 0 ? `\n${more} more: foundry list --all (or --limit <n>)` : '')
+          : none
         return { text, json: limit === undefined ? { facts } : { facts, total } }
       }),
     )

@@ -49,7 +49,13 @@ export async function reviewFlow(ctx: CommandContext): Promise<CommandOutput> {
 
 function renderOf(proposal: Proposal): string {
   const f = proposal.fact
-  return [`${proposal.id} · ${f.type} · ${f.confidence ?? 'medium'}${proposal.author ? ` · by ${proposal.author}` : ''}`, f.title, '', f.body.trim(), `scope: ${f.scope ?? 'project'}${f.tags?.length ? ` · tags: ${f.tags.join(', ')}` : ''}`].join('\n')
+  return [
+    `${proposal.id} · ${f.type} · ${f.confidence ?? 'medium'}${proposal.author ? ` · by ${proposal.author}` : ''}`,
+    f.title,
+    '',
+    f.body.trim(),
+    `scope: ${f.scope ?? 'project'}${f.tags?.length ? ` · tags: ${f.tags.join(', ')}` : ''}`,
+  ].join('\n')
 }
 
 async function editInEditor(kernel: Kernel, proposal: Proposal): Promise<Proposal> {
@@ -69,7 +75,9 @@ async function editInEditor(kernel: Kernel, proposal: Proposal): Promise<Proposa
   ].join('\n')
   return withEditor(`${proposal.id}.md`, file, 'foundry review --edit <id> --body …', async (text) => {
     const { title, type, scope, tags, confidence, body } = fromEditFile(text)
-    const changes = Object.fromEntries(Object.entries({ title, type, scope, tags, confidence, body }).filter(([, v]) => v !== undefined))
+    const changes = Object.fromEntries(
+      Object.entries({ title, type, scope, tags, confidence, body }).filter(([, v]) => v !== undefined),
+    )
     return (await kernel.review.edit(proposal.id, changes)).proposal
   })
 }

@@ -22,7 +22,8 @@ interface ReviewOptions {
 }
 
 const proposalArg = (value: string) => {
-  if (!/^proposal-[0-9]{4,15}$/.test(value)) throw new InvalidArgumentError('Expected a proposal id, e.g. proposal-0003 (foundry review lists them).')
+  if (!/^proposal-[0-9]{4,15}$/.test(value))
+    throw new InvalidArgumentError('Expected a proposal id, e.g. proposal-0003 (foundry review lists them).')
   return value
 }
 
@@ -33,11 +34,21 @@ const proposalArg = (value: string) => {
  */
 export function reviewCommand(): Command {
   return new Command('review')
-    .description('Review proposed facts (memory_review): accept (written as foundry write would), reject or edit each; a flow on a terminal, the list elsewhere')
-    .addOption(new Option('--accept <id>', 'write the proposal as a fact').argParser(proposalArg).conflicts(['reject', 'edit']))
-    .addOption(new Option('--reject <id>', 'reject the proposal: nothing is written').argParser(proposalArg).conflicts(['edit']))
+    .description(
+      'Review proposed facts (memory_review): accept (written as foundry write would), reject or edit each; a flow on a terminal, the list elsewhere',
+    )
+    .addOption(
+      new Option('--accept <id>', 'write the proposal as a fact').argParser(proposalArg).conflicts(['reject', 'edit']),
+    )
+    .addOption(
+      new Option('--reject <id>', 'reject the proposal: nothing is written').argParser(proposalArg).conflicts(['edit']),
+    )
     .option('--reason <text>', 'with --reject: why')
-    .addOption(new Option('--edit <id>', 'change a waiting proposal with the flags below (it stays in the queue)').argParser(proposalArg))
+    .addOption(
+      new Option('--edit <id>', 'change a waiting proposal with the flags below (it stays in the queue)').argParser(
+        proposalArg,
+      ),
+    )
     .option('--title <text>', 'with --edit: the new title')
     .option('--body <text>', 'with --edit: the new body; `-` reads stdin')
     .addOption(new Option('--type <type>', 'with --edit: the new type').choices(FACT_TYPES))
@@ -48,11 +59,28 @@ export function reviewCommand(): Command {
     .action(
       action(async (ctx, options: ReviewOptions, command: Command) => {
         if (options.accept) return decided(await ctx.tool('memory_review', { action: 'accept', id: options.accept }))
-        if (options.reject) return decided(await ctx.tool('memory_review', { action: 'reject', id: options.reject, ...(options.reason && { reason: options.reason }) }))
-        if (options.edit) return decided(await ctx.tool('memory_review', { action: 'edit', id: options.edit, changes: await changesOf(options) }))
-        const edits = ['title', 'body', 'type', 'tags', 'confidence', 'scope', 'reason'].filter((key) => options[key as keyof ReviewOptions] !== undefined)
-        if (edits.length) throw new Error(`--${edits[0]} goes with ${edits[0] === 'reason' ? '--reject <id>' : '--edit <id>'}`)
-        const interactive = options.status === 'proposed' && !command.optsWithGlobals<{ json?: boolean }>().json && process.stdin.isTTY && process.stdout.isTTY
+        if (options.reject)
+          return decided(
+            await ctx.tool('memory_review', {
+              action: 'reject',
+              id: options.reject,
+              ...(options.reason && { reason: options.reason }),
+            }),
+          )
+        if (options.edit)
+          return decided(
+            await ctx.tool('memory_review', { action: 'edit', id: options.edit, changes: await changesOf(options) }),
+          )
+        const edits = ['title', 'body', 'type', 'tags', 'confidence', 'scope', 'reason'].filter(
+          (key) => options[key as keyof ReviewOptions] !== undefined,
+        )
+        if (edits.length)
+          throw new Error(`--${edits[0]} goes with ${edits[0] === 'reason' ? '--reject <id>' : '--edit <id>'}`)
+        const interactive =
+          options.status === 'proposed' &&
+          !command.optsWithGlobals<{ json?: boolean }>().json &&
+          process.stdin.isTTY &&
+          process.stdout.isTTY
         return interactive ? reviewFlow(ctx) : listed(ctx, options.status)
       }),
     )
@@ -60,9 +88,17 @@ export function reviewCommand(): Command {
 
 async function changesOf(options: ReviewOptions): Promise<Record<string, unknown>> {
   const body = options.body === '-' ? await readText('-') : options.body
-  const changes = { title: options.title, body, type: options.type, tags: options.tags, confidence: options.confidence, scope: options.scope }
+  const changes = {
+    title: options.title,
+    body,
+    type: options.type,
+    tags: options.tags,
+    confidence: options.confidence,
+    scope: options.scope,
+  }
   const given = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined))
-  if (!Object.keys(given).length) throw new Error('--edit needs what to change: --title, --body, --type, --tags, --confidence or --scope')
+  if (!Object.keys(given).length)
+    throw new Error('--edit needs what to change: --title, --body, --type, --tags, --confidence or --scope')
   return given
 }
 

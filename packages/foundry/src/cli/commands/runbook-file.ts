@@ -38,7 +38,8 @@ export function toRunbookFile(runbook: Runbook): string {
 /** The fields and body of a runbook file. Throws an Error naming the line and the fix. */
 export function fromRunbookFile(text: string, source: string): RunbookText {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/)
-  if (lines[0]?.trim() !== '---') throw new Error(`${source} must start with a line \`---\` (the front matter: title, trigger)`)
+  if (lines[0]?.trim() !== '---')
+    throw new Error(`${source} must start with a line \`---\` (the front matter: title, trigger)`)
   const close = lines.findIndex((line, i) => i > 0 && line.trim() === '---')
   if (close < 0) throw new Error(`${source}: the front matter is not closed: add a line \`---\` before the body`)
   const out: Partial<Record<Key, string>> = {}
@@ -47,15 +48,26 @@ export function fromRunbookFile(text: string, source: string): RunbookText {
     if (!line.trim() || line.trimStart().startsWith('#')) continue
     const at = line.indexOf(':')
     const key = line.slice(0, at).trim() as Key
-    if (at < 0 || !KEYS.includes(key)) throw new Error(`${source} line ${i + 1}: expected title: or trigger: as \`key: value\`, got ${JSON.stringify(line)}`)
-    out[key] = key === 'trigger' ? phrases(line.slice(at + 1).trim(), source, i + 1) : scalar(line.slice(at + 1).trim(), source, i + 1)
+    if (at < 0 || !KEYS.includes(key))
+      throw new Error(
+        `${source} line ${i + 1}: expected title: or trigger: as \`key: value\`, got ${JSON.stringify(line)}`,
+      )
+    out[key] =
+      key === 'trigger'
+        ? phrases(line.slice(at + 1).trim(), source, i + 1)
+        : scalar(line.slice(at + 1).trim(), source, i + 1)
   }
   const body = lines
     .slice(close + 1)
     .join('\n')
     .trim()
   const { slug, title, trigger } = out
-  return { ...(slug && { slug }), ...(title !== undefined && { title }), ...(trigger !== undefined && { trigger }), body }
+  return {
+    ...(slug && { slug }),
+    ...(title !== undefined && { title }),
+    ...(trigger !== undefined && { trigger }),
+    body,
+  }
 }
 
 /** A value YAML would misread (a quote, bracket, `#`, `: ` or edge spaces) is written as a JSON string. */

@@ -7,11 +7,18 @@ import { action, type CommandContext } from '../context.js'
  * into the database on a PostgreSQL project; a secret is printed once, at creation, and stored nowhere.
  */
 export function tokenCommand(): Command {
-  const token = new Command('token').description('Bearer tokens for a team server (foundry mcp --http): create, list, revoke')
+  const token = new Command('token').description(
+    'Bearer tokens for a team server (foundry mcp --http): create, list, revoke',
+  )
   token
     .command('create')
-    .description('Create a token: its hash goes into .foundry/tokens.json (the database on a PostgreSQL project), the secret is printed once')
-    .requiredOption('--role <role>', 'read (search, read, report, get_run), write (memory and blackboard writes) or run (dispatch, cancel); join several with +')
+    .description(
+      'Create a token: its hash goes into .foundry/tokens.json (the database on a PostgreSQL project), the secret is printed once',
+    )
+    .requiredOption(
+      '--role <role>',
+      'read (search, read, report, get_run), write (memory and blackboard writes) or run (dispatch, cancel); join several with +',
+    )
     .requiredOption('--name <name>', 'who holds it: named in the events of its calls and the facts it writes')
     .action(
       action(async (ctx, options: { role: string; name: string }) => {
@@ -31,7 +38,12 @@ export function tokenCommand(): Command {
     .action(
       action(async (ctx) => {
         const tokens = (await (await book(ctx)).list()).map(({ name, roles, created }) => ({ name, roles, created }))
-        return { text: tokens.length ? tokens.map((t) => `${t.name}  ${t.roles.join('+')}  ${t.created}`).join('\n') : 'no tokens (foundry token create --role read --name <who>)', json: tokens }
+        return {
+          text: tokens.length
+            ? tokens.map((t) => `${t.name}  ${t.roles.join('+')}  ${t.created}`).join('\n')
+            : 'no tokens (foundry token create --role read --name <who>)',
+          json: tokens,
+        }
       }),
     )
   token
@@ -42,7 +54,10 @@ export function tokenCommand(): Command {
       action(async (ctx, name: string) => {
         const tokens = await book(ctx)
         const record = await tokens.revoke(name)
-        return { text: `token ${record.name} (${record.roles.join('+')}) revoked in ${tokens.where}; running servers refuse it within a second`, json: { name: record.name, roles: record.roles, file: tokens.where, revoked: true } }
+        return {
+          text: `token ${record.name} (${record.roles.join('+')}) revoked in ${tokens.where}; running servers refuse it within a second`,
+          json: { name: record.name, roles: record.roles, file: tokens.where, revoked: true },
+        }
       }),
     )
   return token

@@ -9,12 +9,20 @@ import { progressLine } from './transfer-progress.js'
 type CopyReport = Awaited<ReturnType<typeof copyStorage>>
 type MergeReport = Awaited<ReturnType<typeof mergeStorage>>
 
-const NOUNS: Record<string, string> = { facts: 'fact', runbooks: 'runbook', contracts: 'contract', artifacts: 'artifact', logs: 'log' }
+const NOUNS: Record<string, string> = {
+  facts: 'fact',
+  runbooks: 'runbook',
+  contracts: 'contract',
+  artifacts: 'artifact',
+  logs: 'log',
+}
 
 /** `foundry export <dir>`: the project's records, logs and events into `<dir>/.foundry/`, the folder layout: content only. */
 export function exportCommand(): Command {
   return new Command('export')
-    .description('Copy every record, log and event of the project into <dir>/.foundry/ (the folder layout, content only: no cache/), from either storage')
+    .description(
+      'Copy every record, log and event of the project into <dir>/.foundry/ (the folder layout, content only: no cache/), from either storage',
+    )
     .argument('<dir>', 'the folder to export into')
     .option('--force', 'replace an export the folder already holds (<dir>/.foundry/ is deleted first)')
     .action(
@@ -42,23 +50,36 @@ export function exportCommand(): Command {
  */
 export function importCommand(): Command {
   return new Command('import')
-    .description('Merge every record, log and event of <dir>/.foundry/ (the folder layout) into the project, whatever its storage: identical facts are skipped, taken ids renumbered, differing records reported as conflicts')
+    .description(
+      'Merge every record, log and event of <dir>/.foundry/ (the folder layout) into the project, whatever its storage: identical facts are skipped, taken ids renumbered, differing records reported as conflicts',
+    )
     .argument('<dir>', 'the folder to import from')
-    .option('--replace', "overwrite the project's records (facts by id) with the imported ones where they differ, instead of merging")
+    .option(
+      '--replace',
+      "overwrite the project's records (facts by id) with the imported ones where they differ, instead of merging",
+    )
     .action(
       action(async (ctx, dir: string, options: { replace?: boolean }) => {
         const report = await withFolder(ctx, dir, 'import', false, async (project, folder) => {
           const { mergeStorage } = await import('@foundry/kernel')
           const progress = progressLine('import')
           try {
-            return await mergeStorage(folder, project, { replace: options.replace === true, onProblem: warn, onProgress: progress.onProgress })
+            return await mergeStorage(folder, project, {
+              replace: options.replace === true,
+              onProblem: warn,
+              onProgress: progress.onProgress,
+            })
           } finally {
             progress.done()
           }
         })
         const index = await ctx.tool('memory_index', {})
         const stored = sum(report.added, report.replaced)
-        const text = [`Imported ${describe({ ...stored, events: report.events })} from ${resolve(dir, '.foundry')}`, ...details(report), index.text]
+        const text = [
+          `Imported ${describe({ ...stored, events: report.events })} from ${resolve(dir, '.foundry')}`,
+          ...details(report),
+          index.text,
+        ]
         return { text: text.join('\n'), json: { ...counts(stored), ...report, index: index.structured.index } }
       }),
     )
@@ -70,11 +91,15 @@ function details(report: MergeReport): string[] {
   const skipped = Object.entries(report.unchanged).map(([c, n]) => `${n} ${noun(c, n)}`)
   if (skipped.length) lines.push(`Skipped ${skipped.join(', ')} identical to the project's`)
   const duplicates = new Set(report.duplicates)
-  for (const [from, to] of Object.entries(report.ids)) lines.push(`${from} → ${to}${duplicates.has(from) ? " (identical to the project's, not stored again)" : ''}`)
+  for (const [from, to] of Object.entries(report.ids))
+    lines.push(`${from} → ${to}${duplicates.has(from) ? " (identical to the project's, not stored again)" : ''}`)
   for (const id of report.superseded) lines.push(`${id} is now superseded, as the imported history says`)
-  for (const u of report.unresolved) lines.push(`${report.ids[u.id] ?? u.id}: dropped ${u.field} ${u.ref} (not in the import)`)
+  for (const u of report.unresolved)
+    lines.push(`${report.ids[u.id] ?? u.id}: dropped ${u.field} ${u.ref} (not in the import)`)
   for (const c of report.conflicts)
-    lines.push(`conflict: ${NOUNS[c.collection] ?? `${c.collection} record`} ${c.key} differs from the project's; kept the project's (--replace takes the imported one)`)
+    lines.push(
+      `conflict: ${NOUNS[c.collection] ?? `${c.collection} record`} ${c.key} differs from the project's; kept the project's (--replace takes the imported one)`,
+    )
   return lines
 }
 
@@ -84,7 +109,13 @@ function details(report: MergeReport): string[] {
  * needs none there, unless `force` (then the old one is deleted first): two exports into one folder
  * would merge into something neither run described.
  */
-async function withFolder<T>(ctx: CommandContext, dir: string, direction: 'export' | 'import', force: boolean, fn: (project: Storage, folder: Storage) => Promise<T>): Promise<T> {
+async function withFolder<T>(
+  ctx: CommandContext,
+  dir: string,
+  direction: 'export' | 'import',
+  force: boolean,
+  fn: (project: Storage, folder: Storage) => Promise<T>,
+): Promise<T> {
   const { adapters, root, storage } = await ctx.project()
   const { FoundryError } = await import('@foundry/kernel')
   const at = resolve(dir)
@@ -92,10 +123,22 @@ async function withFolder<T>(ctx: CommandContext, dir: string, direction: 'expor
   const data = join(at, '.foundry')
   const held = lstatSync(data, { throwIfNoEntry: false })
   if (direction === 'import') {
-    if (!lstatSync(at, { throwIfNoEntry: false })) throw new FoundryError('NOT_FOUND', `${at} does not exist: name the folder you exported into (foundry export <dir>)`)
-    if (!held?.isDirectory()) throw new FoundryError('NOT_FOUND', `${at} holds no export (no .foundry/ folder in it): name the folder you exported into (foundry export <dir>)`)
+    if (!lstatSync(at, { throwIfNoEntry: false }))
+      throw new FoundryError(
+        'NOT_FOUND',
+        `${at} does not exist: name the folder you exported into (foundry export <dir>)`,
+      )
+    if (!held?.isDirectory())
+      throw new FoundryError(
+        'NOT_FOUND',
+        `${at} holds no export (no .foundry/ folder in it): name the folder you exported into (foundry export <dir>)`,
+      )
   } else if (held && (!held.isDirectory() || readdirSync(data).length > 0)) {
-    if (!force) throw new FoundryError('CONFLICT', `${at} already holds an export (${data}): name an empty folder, or add --force to replace it`)
+    if (!force)
+      throw new FoundryError(
+        'CONFLICT',
+        `${at} already holds an export (${data}): name an empty folder, or add --force to replace it`,
+      )
     rmSync(data, { recursive: true, force: true })
   }
   const { openStorage } = await import('@foundry/project')
@@ -119,8 +162,14 @@ function warn(p: StorageProblem) {
 type Totals = { facts: number; runbooks: number; contracts: number; artifacts: number; events: number }
 
 const copied = (r: CopyReport): Totals => r
-const counts = (by: Record<string, number>) => ({ facts: by.facts ?? 0, runbooks: by.runbooks ?? 0, contracts: by.contracts ?? 0, artifacts: by.artifacts ?? 0 })
-const noun = (collection: string, n: number) => (NOUNS[collection] ? `${NOUNS[collection]}${n === 1 ? '' : 's'}` : `${collection} records`)
+const counts = (by: Record<string, number>) => ({
+  facts: by.facts ?? 0,
+  runbooks: by.runbooks ?? 0,
+  contracts: by.contracts ?? 0,
+  artifacts: by.artifacts ?? 0,
+})
+const noun = (collection: string, n: number) =>
+  NOUNS[collection] ? `${NOUNS[collection]}${n === 1 ? '' : 's'}` : `${collection} records`
 
 function sum(...parts: Array<Record<string, number>>): Record<string, number> {
   const out: Record<string, number> = {}

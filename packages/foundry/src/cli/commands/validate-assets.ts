@@ -9,7 +9,9 @@ import { action } from '../context.js'
  */
 export function validateAssetsCommand(): Command {
   return new Command('validate-assets')
-    .description('Check that agent definitions declare model: and effort: and that SKILL.md bodies stay within 500 lines; exits 1 on any violation or a missing folder')
+    .description(
+      'Check that agent definitions declare model: and effort: and that SKILL.md bodies stay within 500 lines; exits 1 on any violation or a missing folder',
+    )
     .argument('[dir]', 'a project or plugin folder (default: the project root)')
     .action(
       action(async (ctx, dir: string | undefined) => {

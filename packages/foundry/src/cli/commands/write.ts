@@ -21,9 +21,14 @@ interface WriteOptions {
 /** `foundry write`: the memory_write tool. */
 export function writeCommand(): Command {
   return new Command('write')
-    .description('Store one durable fact (memory_write): deduplicated, given an id, superseding an older fact that states the same thing with another value')
+    .description(
+      'Store one durable fact (memory_write): deduplicated, given an id, superseding an older fact that states the same thing with another value',
+    )
     .requiredOption('--title <text>', 'the fact itself, not the topic (at most 80 characters)')
-    .requiredOption('--body <text>', 'at most 120 words; `-` reads stdin. Decisions and risks include `Why:` and `How to apply:` lines')
+    .requiredOption(
+      '--body <text>',
+      'at most 120 words; `-` reads stdin. Decisions and risks include `Why:` and `How to apply:` lines',
+    )
     .addOption(new Option('--type <type>', 'the kind of fact').choices(FACT_TYPES).makeOptionMandatory())
     .option('--scope <scope>', 'project | module:<name> | vertical:<name> (default project)')
     .option('--tags <list>', 'comma-separated tags', list)
@@ -36,7 +41,11 @@ export function writeCommand(): Command {
       action(async (ctx, options: WriteOptions) => {
         const body = options.body === '-' ? await readText('-') : options.body
         const { supersede, ...rest } = options
-        const result = await ctx.tool('memory_write', { ...rest, body, ...(supersede === false && { supersede: false }) })
+        const result = await ctx.tool('memory_write', {
+          ...rest,
+          body,
+          ...(supersede === false && { supersede: false }),
+        })
         return { text: result.text, json: result.structured }
       }),
     )

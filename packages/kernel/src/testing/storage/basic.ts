@@ -33,7 +33,11 @@ export const BASIC_CASES: StorageCase[] = [
   [
     'a fact without optional fields round-trips without them',
     async (s) => {
-      const { expires: _e, supersedes: _s, ...fact } = sampleFact(3, { type: 'glossary', body: 'Plain body.', tags: [] })
+      const {
+        expires: _e,
+        supersedes: _s,
+        ...fact
+      } = sampleFact(3, { type: 'glossary', body: 'Plain body.', tags: [] })
       await s.put('facts', fact.id, fact)
       const back = await s.get('facts', fact.id)
       equal(back, fact, 'fact without expires/supersedes')
@@ -57,17 +61,45 @@ export const BASIC_CASES: StorageCase[] = [
     'putMany stores every record, in or out of a section; a key given twice keeps its last value; a bad key writes nothing',
     async (s) => {
       const facts = [3, 1, 2].map((n) => sampleFact(n))
-      await s.putMany('facts', facts.map((fact) => ({ key: fact.id, value: fact })))
-      equal((await s.list('facts')).map((f) => f.id), ['fact-0001', 'fact-0002', 'fact-0003'], 'every record stored')
+      await s.putMany(
+        'facts',
+        facts.map((fact) => ({ key: fact.id, value: fact })),
+      )
+      equal(
+        (await s.list('facts')).map((f) => f.id),
+        ['fact-0001', 'fact-0002', 'fact-0003'],
+        'every record stored',
+      )
       equal(await s.get('facts', 'fact-0003'), sampleFact(3), 'each round-trips')
       const later = { ...sampleFact(1), status: 'superseded' as const, supersededBy: 'fact-0004' }
-      await s.exclusive(() => s.putMany('facts', [{ key: 'fact-0001', value: sampleFact(1, { title: 'first' }) }, { key: 'fact-0004', value: sampleFact(4) }, { key: 'fact-0001', value: later }]))
+      await s.exclusive(() =>
+        s.putMany('facts', [
+          { key: 'fact-0001', value: sampleFact(1, { title: 'first' }) },
+          { key: 'fact-0004', value: sampleFact(4) },
+          { key: 'fact-0001', value: later },
+        ]),
+      )
       equal(await s.get('facts', 'fact-0001'), later, 'the last value of a key given twice')
       equal(await s.get('facts', 'fact-0004'), sampleFact(4), 'written inside a section')
-      await s.putMany('meta', [{ key: 'batch/a', value: 'a' }, { key: 'batch/b', value: 'b' }], { durability: 'relaxed' })
+      await s.putMany(
+        'meta',
+        [
+          { key: 'batch/a', value: 'a' },
+          { key: 'batch/b', value: 'b' },
+        ],
+        { durability: 'relaxed' },
+      )
       equal(await s.keys('meta', 'batch/'), ['batch/a', 'batch/b'], 'relaxed records too')
       await s.putMany('facts', [])
-      await rejects(() => s.putMany('facts', [{ key: 'fact-0009', value: sampleFact(9) }, { key: '../escape', value: sampleFact(10) }]), 'INVALID_INPUT', 'a bad key')
+      await rejects(
+        () =>
+          s.putMany('facts', [
+            { key: 'fact-0009', value: sampleFact(9) },
+            { key: '../escape', value: sampleFact(10) },
+          ]),
+        'INVALID_INPUT',
+        'a bad key',
+      )
       equal(await s.get('facts', 'fact-0009'), undefined, 'nothing of a refused batch is stored')
     },
   ],
@@ -75,12 +107,20 @@ export const BASIC_CASES: StorageCase[] = [
     'list returns every record ordered by key, with a prefix filter',
     async (s) => {
       for (const n of [3, 1, 2]) await s.put('facts', sampleFact(n).id, sampleFact(n))
-      equal((await s.list('facts')).map((f) => f.id), ['fact-0001', 'fact-0002', 'fact-0003'], 'ordered facts')
+      equal(
+        (await s.list('facts')).map((f) => f.id),
+        ['fact-0001', 'fact-0002', 'fact-0003'],
+        'ordered facts',
+      )
       for (const key of ['w10/b', 'w1/a', 'w1/c', 'w2/a']) {
         const [wave, agent] = key.split('/') as [string, string]
         await s.put('artifacts', key, { wave, agent, data: { summary: key } })
       }
-      equal((await s.list('artifacts', { prefix: 'w1/' })).map((a) => a.data.summary), ['w1/a', 'w1/c'], 'prefix is exact: w1/ excludes w10/')
+      equal(
+        (await s.list('artifacts', { prefix: 'w1/' })).map((a) => a.data.summary),
+        ['w1/a', 'w1/c'],
+        'prefix is exact: w1/ excludes w10/',
+      )
       equal((await s.list('runbooks')).length, 0, 'empty collection lists nothing')
     },
   ],
@@ -122,7 +162,11 @@ export const BASIC_CASES: StorageCase[] = [
         })
       const results = await Promise.all(Array.from({ length: 20 }, bump))
       equal(await s.get('meta', 'counter'), '20', 'twenty increments')
-      equal([...results].sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1), 'each section saw the previous one')
+      equal(
+        [...results].sort((a, b) => a - b),
+        Array.from({ length: 20 }, (_, i) => i + 1),
+        'each section saw the previous one',
+      )
     },
   ],
   [
@@ -142,21 +186,28 @@ export const BASIC_CASES: StorageCase[] = [
     },
   ],
   [
-    'open collections keep a consumer\'s JSON records beside the kernel\'s',
+    "open collections keep a consumer's JSON records beside the kernel's",
     async (s) => {
-      const run = { id: 'run-1', status: 'queued', steps: [{ name: 'a', ok: true }], attempts: 0, note: null, label: 'ü ✓' }
+      const run = {
+        id: 'run-1',
+        status: 'queued',
+        steps: [{ name: 'a', ok: true }],
+        attempts: 0,
+        note: null,
+        label: 'ü ✓',
+      }
       await s.put('marbles.runs', 'run-1', run)
       await s.put('marbles.runs', 'nested/run-2', { id: 'run-2' })
       await s.put('other-tool.state', 'run-1', 'a plain string')
       equal(await s.get('marbles.runs', 'run-1'), run, 'round-trips every JSON type')
-      equal(await s.get('other-tool.state', 'run-1'), 'a plain string', 'another consumer\'s collection is separate')
+      equal(await s.get('other-tool.state', 'run-1'), 'a plain string', "another consumer's collection is separate")
       equal(await s.get('marbles.runs', 'missing'), undefined, 'missing record')
       equal((await s.list('marbles.runs')).length, 2, 'listed')
       equal(await s.keys('marbles.runs'), ['nested/run-2', 'run-1'], 'keys, sorted')
       equal(await s.keys('marbles.runs', 'nested/'), ['nested/run-2'], 'keys by prefix')
       equal(await s.keys('facts'), [], 'no keys in an empty collection')
       equal(await s.list('marbles.runs', { prefix: 'nested/' }), [{ id: 'run-2' }], 'listed by prefix')
-      equal((await s.list('facts')).length, 0, 'the kernel\'s collections are untouched')
+      equal((await s.list('facts')).length, 0, "the kernel's collections are untouched")
       const r0 = await s.revision('marbles.runs')
       equal(await s.delete('marbles.runs', 'run-1'), true, 'deleted')
       ok((await s.revision('marbles.runs')) !== r0, 'revision changed')
@@ -195,7 +246,11 @@ export const BASIC_CASES: StorageCase[] = [
         equal(await s.get('meta', 'kept'), 'before', 'rolled back')
         equal(await s.get('facts', 'fact-0001'), undefined, 'the new record rolled back')
       } else {
-        equal(await s.get('meta', 'kept'), 'inside', 'a non-transactional store keeps what was written before the throw')
+        equal(
+          await s.get('meta', 'kept'),
+          'inside',
+          'a non-transactional store keeps what was written before the throw',
+        )
         equal((await s.get('facts', 'fact-0001'))?.id, 'fact-0001', 'and says so with transactional: false')
       }
     },
@@ -215,7 +270,11 @@ export const BASIC_CASES: StorageCase[] = [
         ['facts', 'fact-0001/../../x'],
         ['contracts', '..'],
       ] as const) {
-        await rejects(() => s.put(collection, key, (collection === 'meta' ? 'x' : {}) as never), 'INVALID_INPUT', `put ${collection} ${key}`)
+        await rejects(
+          () => s.put(collection, key, (collection === 'meta' ? 'x' : {}) as never),
+          'INVALID_INPUT',
+          `put ${collection} ${key}`,
+        )
         await rejects(() => s.get(collection, key), 'INVALID_INPUT', `get ${collection} ${key}`)
       }
     },
@@ -225,7 +284,11 @@ export const BASIC_CASES: StorageCase[] = [
     async (s) => {
       for (const n of [9999, 10000, 10001]) await s.put('facts', sampleFact(n).id, sampleFact(n))
       equal((await s.get('facts', 'fact-10000'))?.id, 'fact-10000', 'five-digit id')
-      equal(new Set((await s.list('facts')).map((f) => f.id)), new Set(['fact-9999', 'fact-10000', 'fact-10001']), 'listed')
+      equal(
+        new Set((await s.list('facts')).map((f) => f.id)),
+        new Set(['fact-9999', 'fact-10000', 'fact-10001']),
+        'listed',
+      )
     },
   ],
   [
@@ -243,7 +306,10 @@ export const BASIC_CASES: StorageCase[] = [
       const a = s.locate('facts', 'fact-0001')
       const b = s.locate('facts', 'fact-0002')
       ok(a.length > 0 && a !== b, 'distinct, non-empty locations')
-      ok(s.locate('artifacts', 'audit/appsec-reviewer').includes('appsec-reviewer'), 'artifact location names the agent')
+      ok(
+        s.locate('artifacts', 'audit/appsec-reviewer').includes('appsec-reviewer'),
+        'artifact location names the agent',
+      )
     },
   ],
   [

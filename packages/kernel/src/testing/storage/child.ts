@@ -27,14 +27,20 @@ export function appendEntries(worker: string, call: number): string[] {
  * prints `ready`, waits for a line on stdin (so every child starts at once), does its part and
  * prints what it was given as one JSON line: the fact ids, or the cursors of its appends.
  */
-export async function storageChild(open: (target: string) => Storage | Promise<Storage>, host: ChildHost): Promise<void> {
+export async function storageChild(
+  open: (target: string) => Storage | Promise<Storage>,
+  host: ChildHost,
+): Promise<void> {
   const [role, target, worker, count] = host.argv.slice(2) as [string, string, string, string]
   if ((role !== 'writer' && role !== 'appender') || !target || !worker || !(Number(count) >= 0))
-    throw new Error(`storageChild: expected writer|appender <target> <worker> <count>, got ${host.argv.slice(2).join(' ')}`)
+    throw new Error(
+      `storageChild: expected writer|appender <target> <worker> <count>, got ${host.argv.slice(2).join(' ')}`,
+    )
   const storage = await open(target)
   host.stdout.write('ready\n')
   await new Promise<void>((resolve) => host.stdin.once('data', () => resolve()))
-  const given = role === 'writer' ? await write(storage, worker, Number(count)) : await append(storage, worker, Number(count))
+  const given =
+    role === 'writer' ? await write(storage, worker, Number(count)) : await append(storage, worker, Number(count))
   host.stdout.write(`${JSON.stringify(given)}\n`)
 }
 
@@ -60,7 +66,11 @@ async function write(storage: Storage, worker: string, count: number): Promise<s
 async function append(storage: Storage, worker: string, calls: number): Promise<number[]> {
   const cursors: number[] = []
   for (let call = 0; call < calls; call++) {
-    cursors.push(await storage.appendLog(SHARED_LOG, appendEntries(worker, call), { durability: call % 2 ? 'relaxed' : 'durable' }))
+    cursors.push(
+      await storage.appendLog(SHARED_LOG, appendEntries(worker, call), {
+        durability: call % 2 ? 'relaxed' : 'durable',
+      }),
+    )
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 4))
   }
   await storage.close?.()

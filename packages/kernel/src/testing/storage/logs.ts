@@ -8,7 +8,11 @@ export const LOG_CASES: StorageCase[] = [
   [
     'events append in order and concurrent appends are all kept',
     async (s) => {
-      const ev = (i: number): FoundryEvent => ({ ts: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000Z`, kind: 'memory_search', data: { i } })
+      const ev = (i: number): FoundryEvent => ({
+        ts: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000Z`,
+        kind: 'memory_search',
+        data: { i },
+      })
       await s.appendEvent(ev(0))
       await Promise.all(Array.from({ length: 50 }, (_, i) => s.appendEvent(ev(i + 1))))
       const events = await s.readEvents()
@@ -39,7 +43,11 @@ export const LOG_CASES: StorageCase[] = [
       ok(end > first && first > 0, 'cursors grow')
       equal(await s.logEnd('marbles/run-1'), end, 'logEnd is the last cursor')
       const all = await s.readLog('marbles/run-1', 0)
-      equal(all.entries, ['one', '{"json":true}', 'three\nwith a newline', 'ünïcödé ✓', ''], 'every entry intact, in order')
+      equal(
+        all.entries,
+        ['one', '{"json":true}', 'three\nwith a newline', 'ünïcödé ✓', ''],
+        'every entry intact, in order',
+      )
       equal(all.cursor, end, 'read to the end')
       const page1 = await s.readLog('marbles/run-1', 0, { limit: 2 })
       equal(page1.entries, ['one', '{"json":true}'], 'first page')
@@ -54,9 +62,13 @@ export const LOG_CASES: StorageCase[] = [
     },
   ],
   [
-    'concurrent log appends are all kept, each call\'s entries together',
+    "concurrent log appends are all kept, each call's entries together",
     async (s) => {
-      await Promise.all(Array.from({ length: 25 }, (_, i) => s.appendLog('journal', [`a${i}`, `b${i}`], { durability: i % 2 ? 'relaxed' : 'durable' })))
+      await Promise.all(
+        Array.from({ length: 25 }, (_, i) =>
+          s.appendLog('journal', [`a${i}`, `b${i}`], { durability: i % 2 ? 'relaxed' : 'durable' }),
+        ),
+      )
       const { entries } = await s.readLog('journal', 0)
       equal(entries.length, 50, 'fifty entries')
       for (let i = 0; i < 25; i++) equal(entries[entries.indexOf(`a${i}`) + 1], `b${i}`, `append ${i} kept together`)

@@ -18,13 +18,19 @@ async function runChildren<T>(place: Place, argLists: string[][]): Promise<T[]> 
           if (c.out.split('\n').includes('ready')) resolve()
         })
         c.child.stderr?.on('data', (chunk) => (c.err += chunk.toString()))
-        c.child.on('close', (code) => reject(new Error(`child ${c.args.join(' ')} exited with ${code} before it was ready: ${c.err.trim()}`)))
+        c.child.on('close', (code) =>
+          reject(new Error(`child ${c.args.join(' ')} exited with ${code} before it was ready: ${c.err.trim()}`)),
+        )
       }),
   )
   const done = children.map(
     (c) =>
       new Promise<T>((resolve, reject) =>
-        c.child.on('close', (code) => (code === 0 ? resolve(JSON.parse(c.out.trim().split('\n').pop()!) as T) : reject(new Error(`child ${c.args.join(' ')} exited with ${code}: ${c.err.trim()}`)))),
+        c.child.on('close', (code) =>
+          code === 0
+            ? resolve(JSON.parse(c.out.trim().split('\n').pop()!) as T)
+            : reject(new Error(`child ${c.args.join(' ')} exited with ${code}: ${c.err.trim()}`)),
+        ),
       ),
   )
   done.forEach((d) => d.catch(() => undefined)) // reported below, once every child is ready or gone
@@ -44,24 +50,43 @@ export const MULTI_PROCESS_CASES: StorageCase[] = [
     'processes writing through their own kernels at once: every write kept, fact ids gapless, one event each',
     async (s, place) => {
       const { writers, writes } = sizes(place)
-      const given = (await runChildren<string[]>(place, Array.from({ length: writers }, (_, k) => ['writer', place.target, String(k), String(writes)]))).flat()
+      const given = (
+        await runChildren<string[]>(
+          place,
+          Array.from({ length: writers }, (_, k) => ['writer', place.target, String(k), String(writes)]),
+        )
+      ).flat()
       const total = writers * writes
       const expected = Array.from({ length: total }, (_, i) => factId(i + 1))
       equal([...given].sort(), [...expected].sort(), 'each id handed out exactly once, none skipped')
       const facts = await s.list('facts')
       equal(facts.map((f) => f.id).sort(), [...expected].sort(), `fact-0001 … ${factId(total)} stored`)
-      ok(facts.every((f) => f.status === 'active'), 'no write superseded another')
-      for (let k = 0; k < writers; k++) equal(facts.filter((f) => f.scope === `module:w${k}`).length, writes, `worker ${k}'s facts`)
-      equal((await s.readEvents()).filter((e) => e.kind === 'memory_write').length, total, 'one memory_write event a write')
+      ok(
+        facts.every((f) => f.status === 'active'),
+        'no write superseded another',
+      )
+      for (let k = 0; k < writers; k++)
+        equal(facts.filter((f) => f.scope === `module:w${k}`).length, writes, `worker ${k}'s facts`)
+      equal(
+        (await s.readEvents()).filter((e) => e.kind === 'memory_write').length,
+        total,
+        'one memory_write event a write',
+      )
     },
   ],
   [
-    'processes appending to one log at once: every entry kept, each call\'s entries together at the cursor it was given, while a reader follows',
+    "processes appending to one log at once: every entry kept, each call's entries together at the cursor it was given, while a reader follows",
     async (s, place) => {
       const { appenders, calls } = sizes(place)
       let finished = false
-      const run = runChildren<number[]>(place, Array.from({ length: appenders }, (_, k) => ['appender', place.target, `w${k}`, String(calls)]))
-      void run.then(() => (finished = true), () => (finished = true))
+      const run = runChildren<number[]>(
+        place,
+        Array.from({ length: appenders }, (_, k) => ['appender', place.target, `w${k}`, String(calls)]),
+      )
+      void run.then(
+        () => (finished = true),
+        () => (finished = true),
+      )
       // A reader tailing the log by cursor while the appenders run.
       const followed: string[] = []
       for (let cursor = 0, last = false; !last; ) {
@@ -79,14 +104,22 @@ export const MULTI_PROCESS_CASES: StorageCase[] = [
       equal(followed, entries, 'the follower read the same entries in the same order')
       // The cursor after each entry, read one at a time: each call's cursor must follow its own three entries.
       const after = new Map<number, number>()
-      for (let at = 0, i = 0; i < entries.length; i++) after.set((at = (await s.readLog(SHARED_LOG, at, { limit: 1 })).cursor), i)
+      for (let at = 0, i = 0; i < entries.length; i++)
+        after.set((at = (await s.readLog(SHARED_LOG, at, { limit: 1 })).cursor), i)
       for (const [k, returned] of cursors.entries()) {
         equal(returned.length, calls, `appender ${k} made every call`)
-        ok(returned.every((c, i) => i === 0 || c > returned[i - 1]!), `appender ${k}'s cursors grow`)
+        ok(
+          returned.every((c, i) => i === 0 || c > returned[i - 1]!),
+          `appender ${k}'s cursors grow`,
+        )
         for (const [call, cursor] of returned.entries()) {
           const last = after.get(cursor)
           ok(last !== undefined, `appender ${k} call ${call}: its cursor ${cursor} ends an entry`)
-          equal(entries.slice(last - 2, last + 1), appendEntries(`w${k}`, call), `appender ${k} call ${call}: its entries together, ending at its cursor`)
+          equal(
+            entries.slice(last - 2, last + 1),
+            appendEntries(`w${k}`, call),
+            `appender ${k} call ${call}: its entries together, ending at its cursor`,
+          )
         }
       }
     },

@@ -24,7 +24,10 @@ export const REOPEN_CASES: StorageCase[] = [
     'records a putMany stored are read back by a new instance',
     async (s, place) => {
       const facts = Array.from({ length: 20 }, (_, i) => sampleFact(i + 1))
-      await s.putMany('facts', facts.map((fact) => ({ key: fact.id, value: fact })))
+      await s.putMany(
+        'facts',
+        facts.map((fact) => ({ key: fact.id, value: fact })),
+      )
       await s.close?.()
       const again = await place.reopen()
       try {
@@ -38,7 +41,10 @@ export const REOPEN_CASES: StorageCase[] = [
     'a fact written for an author keeps it across a reload; one written without stays without',
     async (s, place) => {
       const first = createKernel({ storage: s })
-      await first.memory.write({ title: 'Money is stored in integer cents', body: 'Never floats.', type: 'convention' }, { author: 'walt' })
+      await first.memory.write(
+        { title: 'Money is stored in integer cents', body: 'Never floats.', type: 'convention' },
+        { author: 'walt' },
+      )
       await first.memory.write({ title: 'Invoices are numbered per year', body: 'INV-2026-0001.', type: 'convention' })
       await first.close()
       const second = createKernel({ storage: await place.reopen() })
@@ -56,14 +62,26 @@ export const REOPEN_CASES: StorageCase[] = [
     async (s, place) => {
       const first = createKernel({ storage: s })
       await first.memory.write({ title: 'Money is stored in integer cents', body: 'Never floats.', type: 'convention' })
-      await first.memory.write({ title: 'Invoices are numbered per year', body: 'INV-2026-0001, in integer cents.', type: 'convention' })
+      await first.memory.write({
+        title: 'Invoices are numbered per year',
+        body: 'INV-2026-0001, in integer cents.',
+        type: 'convention',
+      })
       const { forgotten } = await first.memory.forget('fact-0001', 'We store decimals now')
       await first.close()
       const second = createKernel({ storage: await place.reopen() })
       try {
         const kept = await second.memory.list({ status: 'forgotten' })
-        equal(kept.map((f) => [f.id, f.forgotten, f.forgottenReason]), [['fact-0001', forgotten, 'We store decimals now']], 'forgotten, with reason and time')
-        equal((await second.memory.search({ query: 'integer cents' })).hits.map((h) => h.fact.id), ['fact-0002'], 'out of search')
+        equal(
+          kept.map((f) => [f.id, f.forgotten, f.forgottenReason]),
+          [['fact-0001', forgotten, 'We store decimals now']],
+          'forgotten, with reason and time',
+        )
+        equal(
+          (await second.memory.search({ query: 'integer cents' })).hits.map((h) => h.fact.id),
+          ['fact-0002'],
+          'out of search',
+        )
         ok(!(await second.memory.readIndex()).includes('fact-0001'), 'out of the index')
         equal(await second.memory.activeCount(), 1, 'one active fact')
       } finally {
@@ -75,11 +93,14 @@ export const REOPEN_CASES: StorageCase[] = [
     'the review queue survives a reload: waiting, accepted and rejected proposals as they were',
     async (s, place) => {
       const first = createKernel({ storage: s })
-      await first.review.propose([
-        { title: 'Money is stored in integer cents', body: 'Never floats.', type: 'convention' },
-        { title: 'Invoices are numbered per year', body: 'INV-2026-0001.', type: 'convention' },
-        { title: 'Refunds need two approvals', body: 'Why: fraud.\nHow to apply: ask finance.', type: 'decision' },
-      ], { author: 'capture' })
+      await first.review.propose(
+        [
+          { title: 'Money is stored in integer cents', body: 'Never floats.', type: 'convention' },
+          { title: 'Invoices are numbered per year', body: 'INV-2026-0001.', type: 'convention' },
+          { title: 'Refunds need two approvals', body: 'Why: fraud.\nHow to apply: ask finance.', type: 'decision' },
+        ],
+        { author: 'capture' },
+      )
       await first.review.accept('proposal-0001')
       await first.review.reject('proposal-0002', 'Not true')
       const before = (await first.review.list({ status: 'all' })).proposals
@@ -87,23 +108,35 @@ export const REOPEN_CASES: StorageCase[] = [
       const second = createKernel({ storage: await place.reopen() })
       try {
         equal((await second.review.list({ status: 'all' })).proposals, before, 'every proposal, as it was')
-        equal((await second.review.list()).proposals.map((p) => p.id), ['proposal-0003'], 'one waiting')
-        equal((await second.review.propose([{ title: 'Tax is computed per line', body: 'Not per invoice.', type: 'convention' }])).results[0]?.id, 'proposal-0004', 'numbering goes on')
+        equal(
+          (await second.review.list()).proposals.map((p) => p.id),
+          ['proposal-0003'],
+          'one waiting',
+        )
+        equal(
+          (
+            await second.review.propose([
+              { title: 'Tax is computed per line', body: 'Not per invoice.', type: 'convention' },
+            ])
+          ).results[0]?.id,
+          'proposal-0004',
+          'numbering goes on',
+        )
       } finally {
         await second.close()
       }
     },
   ],
   [
-    'two instances open at once each see the other\'s records, revisions and log entries',
+    "two instances open at once each see the other's records, revisions and log entries",
     async (a, place) => {
       const b = await place.reopen()
       try {
         await a.put('meta', 'index', 'from a')
         const revision = await b.revision('meta')
-        equal(await b.get('meta', 'index'), 'from a', 'b reads a\'s write')
+        equal(await b.get('meta', 'index'), 'from a', "b reads a's write")
         await b.put('meta', 'index', 'from b')
-        equal(await a.get('meta', 'index'), 'from b', 'a reads b\'s write')
+        equal(await a.get('meta', 'index'), 'from b', "a reads b's write")
         ok((await a.revision('meta')) !== revision, 'a sees the revision move')
         await a.appendLog('shared/log', ['one'])
         const end = await b.appendLog('shared/log', ['two'])

@@ -18,9 +18,27 @@ export const TRANSFER_CASES: StorageCase[] = [
       const source = memoryStorage()
       await fillSample(source)
       const before = await portable(source)
-      ok(before.facts.some((f) => f.status === 'superseded' && f.supersededBy) && before.events.length > 5 && before.logs[0]?.entries.length === 4, 'the sample holds a supersedes chain, events and a log')
+      ok(
+        before.facts.some((f) => f.status === 'superseded' && f.supersededBy) &&
+          before.events.length > 5 &&
+          before.logs[0]?.entries.length === 4,
+        'the sample holds a supersedes chain, events and a log',
+      )
       const report = await copyStorage(source, s)
-      equal(report, { facts: before.facts.length, runbooks: 2, contracts: 1, artifacts: 2, meta: 1, events: before.events.length, open: { 'marbles.runs': 2 }, logEntries: 4 }, 'the report')
+      equal(
+        report,
+        {
+          facts: before.facts.length,
+          runbooks: 2,
+          contracts: 1,
+          artifacts: 2,
+          meta: 1,
+          events: before.events.length,
+          open: { 'marbles.runs': 2 },
+          logEntries: 4,
+        },
+        'the report',
+      )
       equal(await portable(s), before, 'the store holds the same')
       const back = memoryStorage()
       await copyStorage(s, back)

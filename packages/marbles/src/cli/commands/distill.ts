@@ -19,22 +19,32 @@ interface DistillCommandOptions {
  */
 export function distillCommand(): Command {
   return new Command('distill')
-    .description('Propose the facts a Claude Code session established, for review (memory.distill over its transcript since the last capture)')
+    .description(
+      'Propose the facts a Claude Code session established, for review (memory.distill over its transcript since the last capture)',
+    )
     .argument('<transcript>', 'the session transcript (JSONL), as the hook input names it (transcript_path)')
-    .option('--session <id>', 'the session id, kept as the proposals\' origin')
-    .option('--harness <provider[=command]>', 'offer only this provider, or run its CLI from this command (repeatable)', (value: string, all: string[] = []) => [...all, value])
+    .option('--session <id>', "the session id, kept as the proposals' origin")
+    .option(
+      '--harness <provider[=command]>',
+      'offer only this provider, or run its CLI from this command (repeatable)',
+      (value: string, all: string[] = []) => [...all, value],
+    )
     .action(
       action(async (ctx: CommandContext, transcript: string, options: DistillCommandOptions) => {
         const state = await ctx.state(true)
-        const [{ openEngine }, { createHarnesses }, { createSessions }, { distillRunnable, DISTILL_WORKFLOW }] = await Promise.all([
-          import('../../engine/engine.js'),
-          import('../../harnesses/registry.js'),
-          import('../../agents/sessions.js'),
-          import('../../capture/distill.js'),
-        ])
+        const [{ openEngine }, { createHarnesses }, { createSessions }, { distillRunnable, DISTILL_WORKFLOW }] =
+          await Promise.all([
+            import('../../engine/engine.js'),
+            import('../../harnesses/registry.js'),
+            import('../../agents/sessions.js'),
+            import('../../capture/distill.js'),
+          ])
         const { provider, model, maxChars } = state.kernel.config.capture
         const harnesses = createHarnesses({ ...(options.harness && { flags: options.harness }) })
-        if (!harnesses.has(provider)) throw new Error(`capture.provider: "${provider}" is not offered; offered: ${[...harnesses.keys()].join(', ')}`)
+        if (!harnesses.has(provider))
+          throw new Error(
+            `capture.provider: "${provider}" is not offered; offered: ${[...harnesses.keys()].join(', ')}`,
+          )
         const host: AgentHost = {
           harnesses,
           root: ctx.root,
@@ -44,11 +54,27 @@ export function distillCommand(): Command {
           checkContract: async (id: string) => void (await state.kernel.contracts.get(id)),
         }
         const runnable = distillRunnable(host, { storage: state.storage, provider, model, maxChars })
-        const definitions: Definitions = { runnables: new Map([[DISTILL_WORKFLOW, runnable as Runnable]]), agents: new Map(), schedules: new Map(), monitors: new Map(), origins: new Map() }
+        const definitions: Definitions = {
+          runnables: new Map([[DISTILL_WORKFLOW, runnable as Runnable]]),
+          agents: new Map(),
+          schedules: new Map(),
+          monitors: new Map(),
+          origins: new Map(),
+        }
         // This process executes the run (it owns the state for its length): another engine owning it would not know the workflow.
-        const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions, role: 'owner', ...journalOption(ctx.options) })
+        const engine = await openEngine({
+          storage: state.storage,
+          artifacts: state.artifacts,
+          kernel: state.kernel,
+          definitions,
+          role: 'owner',
+          ...journalOption(ctx.options),
+        })
         try {
-          const { runId } = await engine.dispatch(DISTILL_WORKFLOW, { transcript: resolve(transcript), ...(options.session && { session: options.session }) })
+          const { runId } = await engine.dispatch(DISTILL_WORKFLOW, {
+            transcript: resolve(transcript),
+            ...(options.session && { session: options.session }),
+          })
           ctx.out(runId)
           ctx.interrupted.addEventListener('abort', () => void engine.cancel(runId).catch(() => {}), { once: true })
           const info = await engine.settled(runId)

@@ -9,32 +9,58 @@ import type { MarblesHostOptions } from '../../mcp/host.js'
  */
 export function mcpCommand(): Command {
   return new Command('mcp')
-    .description('Serve the MCP tools list_config, dispatch_workflow, dispatch_agent, get_run and cancel_run over stdio (stdout carries MCP only)')
-    .option('--harness <provider[=command]>', 'offer only this provider (repeatable), or set a CLI harness executable: claude-code=/path/to/claude', (value: string, all: string[] = []) => [...all, value])
-    .option('--http', 'serve over Streamable HTTP instead, many clients at once (team mode; tokens from foundry token create or FOUNDRY_TOKENS; without them, the local token the server names at start)')
+    .description(
+      'Serve the MCP tools list_config, dispatch_workflow, dispatch_agent, get_run and cancel_run over stdio (stdout carries MCP only)',
+    )
+    .option(
+      '--harness <provider[=command]>',
+      'offer only this provider (repeatable), or set a CLI harness executable: claude-code=/path/to/claude',
+      (value: string, all: string[] = []) => [...all, value],
+    )
+    .option(
+      '--http',
+      'serve over Streamable HTTP instead, many clients at once (team mode; tokens from foundry token create or FOUNDRY_TOKENS; without them, the local token the server names at start)',
+    )
     .option('--host <address>', 'with --http: the address to bind (default 127.0.0.1; any other needs a token)')
     .option('--port <n>', 'with --http: the port (default 7412; 0 picks a free one)')
-    .option('--allow-host <name>', 'with --http: another Host name clients may use (repeatable)', (value: string, all: string[] = []) => [...all, value])
-    .action(async (options: { harness?: string[]; http?: boolean; host?: string; port?: string; allowHost?: string[] }, command: Command) => {
-      const global = command.optsWithGlobals<GlobalOptions & { harness?: string[] }>()
-      const root = findRoot(global) ?? process.cwd()
-      if (options.http) return serveHttp(root, global, options)
-      const { serveMarblesStdio } = await import('../../mcp/stdio.js')
-      try {
-        await serveMarblesStdio({ ...hostOptions(root, global, options.harness), console: true })
-        process.exitCode = 0
-      } catch (error) {
-        fail(error, global.debug)
-      }
-    })
+    .option(
+      '--allow-host <name>',
+      'with --http: another Host name clients may use (repeatable)',
+      (value: string, all: string[] = []) => [...all, value],
+    )
+    .action(
+      async (
+        options: { harness?: string[]; http?: boolean; host?: string; port?: string; allowHost?: string[] },
+        command: Command,
+      ) => {
+        const global = command.optsWithGlobals<GlobalOptions & { harness?: string[] }>()
+        const root = findRoot(global) ?? process.cwd()
+        if (options.http) return serveHttp(root, global, options)
+        const { serveMarblesStdio } = await import('../../mcp/stdio.js')
+        try {
+          await serveMarblesStdio({ ...hostOptions(root, global, options.harness), console: true })
+          process.exitCode = 0
+        } catch (error) {
+          fail(error, global.debug)
+        }
+      },
+    )
 }
 
 /** `marbles mcp --http`: the team server (mcp/http.ts); a failure to start is one line and exit 1. */
-async function serveHttp(root: string, global: GlobalOptions, options: { harness?: string[]; host?: string; port?: string; allowHost?: string[] }): Promise<void> {
+async function serveHttp(
+  root: string,
+  global: GlobalOptions,
+  options: { harness?: string[]; host?: string; port?: string; allowHost?: string[] },
+): Promise<void> {
   try {
     const port = options.port === undefined ? 7412 : Number(options.port)
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, got ${options.port}`)
-    const [{ serveMarblesHttp }, { localTokenPath }] = await Promise.all([import('../../mcp/http.js'), import('@foundry/server/runtime')])
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new Error(`--port must be a whole number from 0 to 65535, got ${options.port}`)
+    const [{ serveMarblesHttp }, { localTokenPath }] = await Promise.all([
+      import('../../mcp/http.js'),
+      import('@foundry/server/runtime'),
+    ])
     await serveMarblesHttp({
       ...hostOptions(root, global, options.harness),
       console: true,

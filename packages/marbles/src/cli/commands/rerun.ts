@@ -8,23 +8,35 @@ import { action, journalOption } from '../context.js'
  */
 export function rerunCommand(): Command {
   return new Command('rerun')
-    .description('Re-run an ended run from its failed step (or --from a step) in a new linked run, and wait for it (exit as run)')
+    .description(
+      'Re-run an ended run from its failed step (or --from a step) in a new linked run, and wait for it (exit as run)',
+    )
     .argument('<runId>', 'the ended run')
     .option('--from <step>', 'the step to execute again, as the journal names it (default: the first failed step)')
     .option('--detach', 'return once the new run is dispatched')
-    .action(action(async (ctx, runId: string, options: { from?: string; detach?: boolean }) => {
-      const workspace = await ctx.workspace()
-      const state = await ctx.state(true)
-      const { openEngine } = await import('../../engine/engine.js')
-      const queue = await state.queue()
-      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: options.detach ? 'reader' : 'auto', ...(queue && { queue }), ...journalOption(ctx.options) })
-      try {
-        const run = await engine.rerun(runId, { ...(options.from !== undefined && { from: options.from }) })
-        ctx.out(ctx.options.json ? JSON.stringify({ ...run, rerunOf: runId }) : run.runId)
-        if (options.detach) return 0
-        return await awaitRun(ctx, engine, state, run.runId, queue !== undefined)
-      } finally {
-        await engine.close()
-      }
-    }))
+    .action(
+      action(async (ctx, runId: string, options: { from?: string; detach?: boolean }) => {
+        const workspace = await ctx.workspace()
+        const state = await ctx.state(true)
+        const { openEngine } = await import('../../engine/engine.js')
+        const queue = await state.queue()
+        const engine = await openEngine({
+          storage: state.storage,
+          artifacts: state.artifacts,
+          kernel: state.kernel,
+          definitions: workspace.definitions,
+          role: options.detach ? 'reader' : 'auto',
+          ...(queue && { queue }),
+          ...journalOption(ctx.options),
+        })
+        try {
+          const run = await engine.rerun(runId, { ...(options.from !== undefined && { from: options.from }) })
+          ctx.out(ctx.options.json ? JSON.stringify({ ...run, rerunOf: runId }) : run.runId)
+          if (options.detach) return 0
+          return await awaitRun(ctx, engine, state, run.runId, queue !== undefined)
+        } finally {
+          await engine.close()
+        }
+      }),
+    )
 }

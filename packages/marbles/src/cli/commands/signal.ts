@@ -10,33 +10,48 @@ import { action, journalOption } from '../context.js'
  */
 export function signalCommand(): Command {
   return new Command('signal')
-    .description('Send the signal a waiting run waits for, and wait for the run (exit 0 complete, 1 failed, 2 cancelled, 3 suspended)')
+    .description(
+      'Send the signal a waiting run waits for, and wait for the run (exit 0 complete, 1 failed, 2 cancelled, 3 suspended)',
+    )
     .argument('<runId>', 'the waiting run')
     .argument('<name>', 'the signal, as the run waits for it (marbles runs shows it)')
-    .option('--data <json>', 'the signal\'s data, JSON checked against the wait\'s schema', 'null')
+    .option('--data <json>', "the signal's data, JSON checked against the wait's schema", 'null')
     .option('--detach', 'return once the signal is sent')
-    .action(action(async (ctx, runId: string, name: string, options: { data: string; detach?: boolean }) => {
-      let data: unknown
-      try {
-        data = JSON.parse(options.data)
-      } catch (error) {
-        throw new Error(`--data is not valid JSON: ${(error as Error).message}`)
-      }
-      const workspace = await ctx.workspace()
-      const state = await ctx.state(true)
-      const { openEngine } = await import('../../engine/engine.js')
-      const queue = await state.queue()
-      const engine = await openEngine({ storage: state.storage, artifacts: state.artifacts, kernel: state.kernel, definitions: workspace.definitions, role: options.detach ? 'reader' : 'auto', ...(queue && { queue }), ...journalOption(ctx.options) })
-      try {
-        const { nextSeq } = await foldJournal(state.storage, runId)
-        await engine.signal(runId, name, data)
-        ctx.out(ctx.options.json ? JSON.stringify({ runId, name, sent: true }) : `signal ${name} sent to run ${runId}`)
-        if (options.detach) return 0
-        // Until the run has taken the signal (its journal grows), it still reads `suspended`.
-        for await (const record of followJournal(state.storage, runId, { signal: ctx.interrupted })) if (record.seq >= nextSeq) break
-        return await awaitRun(ctx, engine, state, runId, queue !== undefined)
-      } finally {
-        await engine.close()
-      }
-    }))
+    .action(
+      action(async (ctx, runId: string, name: string, options: { data: string; detach?: boolean }) => {
+        let data: unknown
+        try {
+          data = JSON.parse(options.data)
+        } catch (error) {
+          throw new Error(`--data is not valid JSON: ${(error as Error).message}`)
+        }
+        const workspace = await ctx.workspace()
+        const state = await ctx.state(true)
+        const { openEngine } = await import('../../engine/engine.js')
+        const queue = await state.queue()
+        const engine = await openEngine({
+          storage: state.storage,
+          artifacts: state.artifacts,
+          kernel: state.kernel,
+          definitions: workspace.definitions,
+          role: options.detach ? 'reader' : 'auto',
+          ...(queue && { queue }),
+          ...journalOption(ctx.options),
+        })
+        try {
+          const { nextSeq } = await foldJournal(state.storage, runId)
+          await engine.signal(runId, name, data)
+          ctx.out(
+            ctx.options.json ? JSON.stringify({ runId, name, sent: true }) : `signal ${name} sent to run ${runId}`,
+          )
+          if (options.detach) return 0
+          // Until the run has taken the signal (its journal grows), it still reads `suspended`.
+          for await (const record of followJournal(state.storage, runId, { signal: ctx.interrupted }))
+            if (record.seq >= nextSeq) break
+          return await awaitRun(ctx, engine, state, runId, queue !== undefined)
+        } finally {
+          await engine.close()
+        }
+      }),
+    )
 }

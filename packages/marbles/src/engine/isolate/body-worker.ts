@@ -69,7 +69,8 @@ const asJson = (value: unknown) => {
 async function main(): Promise<void> {
   const { definitions } = await loadWorkspace(data.workspace)
   const def = definitions.runnables.get(data.name)
-  if (!def) throw Object.assign(new Error(`no workflow or step named "${data.name}" in this workspace`), { name: 'NotFound' })
+  if (!def)
+    throw Object.assign(new Error(`no workflow or step named "${data.name}" in this workspace`), { name: 'NotFound' })
   const { runId, name, state } = data
   const ctx = createRunContext({
     runId,
@@ -79,7 +80,13 @@ async function main(): Promise<void> {
     kernel: kernelAt([]) as Kernel,
     artifacts: artifactsOf(false),
     state,
-    ...(data.inherited && { inherited: { steps: data.inherited, ...(data.inheritedSignals && { signals: data.inheritedSignals }), artifacts: artifactsOf(true) } }),
+    ...(data.inherited && {
+      inherited: {
+        steps: data.inherited,
+        ...(data.inheritedSignals && { signals: data.inheritedSignals }),
+        artifacts: artifactsOf(true),
+      },
+    }),
   })
   controller.signal.throwIfAborted() // aborted while the workspace loaded: the body never starts
   const value = await (def[KIND] === 'step' ? ctx.step(def, state.input) : def.run(ctx, state.input))

@@ -38,7 +38,16 @@ export interface IsolatedBody {
 /** Start a run's body in a worker thread; its journal, artifacts and kernel calls are served here. */
 export function runIsolated(isolate: IsolateOptions, options: IsolatedBodyOptions): IsolatedBody {
   const { signal, writer, kernel } = options
-  const data: BodyWorkerData = { workspace: isolate.workspace, runId: options.runId, name: options.name, state: options.state, ...(options.inherited && { inherited: options.inherited.steps, ...(options.inherited.signals && { inheritedSignals: options.inherited.signals }) }) }
+  const data: BodyWorkerData = {
+    workspace: isolate.workspace,
+    runId: options.runId,
+    name: options.name,
+    state: options.state,
+    ...(options.inherited && {
+      inherited: options.inherited.steps,
+      ...(options.inherited.signals && { inheritedSignals: options.inherited.signals }),
+    }),
+  }
   // The body's own stdout must never reach this process's stdout (an MCP server's protocol stream).
   const worker = new Worker(isolate.worker, { workerData: data, stdout: true, stderr: true })
   worker.stdout.pipe(process.stderr)
@@ -46,7 +55,11 @@ export function runIsolated(isolate: IsolateOptions, options: IsolatedBodyOption
   const send = (message: ToWorker) => worker.postMessage(message)
   const onAbort = () => {
     const reason = toWire(signal.reason)
-    send({ type: 'abort', name: 'name' in reason ? reason.name : 'AbortError', message: 'message' in reason ? reason.message : 'aborted' })
+    send({
+      type: 'abort',
+      name: 'name' in reason ? reason.name : 'AbortError',
+      message: 'message' in reason ? reason.message : 'aborted',
+    })
   }
   if (signal.aborted) onAbort()
   else signal.addEventListener('abort', onAbort, { once: true })
@@ -54,13 +67,25 @@ export function runIsolated(isolate: IsolateOptions, options: IsolatedBodyOption
   let settle!: (outcome: Outcome) => void
   const outcome = new Promise<Outcome>((resolve) => (settle = resolve))
   worker.on('message', (message: FromWorker) => {
-    if (message.type === 'outcome') return settle(message.ok ? { ok: true, value: message.value, early: message.early } : { ok: false, error: fromWire(message.error) })
+    if (message.type === 'outcome')
+      return settle(
+        message.ok
+          ? { ok: true, value: message.value, early: message.early }
+          : { ok: false, error: fromWire(message.error) },
+      )
     serve(message)
       .then((value) => send({ type: 'reply', id: message.id, ok: true, value }))
       .catch((error: unknown) => send({ type: 'reply', id: message.id, ok: false, error: toWire(error) }))
   })
   worker.on('error', (error) => settle({ ok: false, error }))
-  worker.on('exit', (code) => settle({ ok: false, error: signal.aborted ? signal.reason : new Error(`the workflow's worker exited (code ${code}) before its body settled`) }))
+  worker.on('exit', (code) =>
+    settle({
+      ok: false,
+      error: signal.aborted
+        ? signal.reason
+        : new Error(`the workflow's worker exited (code ${code}) before its body settled`),
+    }),
+  )
   void outcome.then(() => signal.removeEventListener('abort', onAbort))
 
   async function serve(message: Extract<FromWorker, { type: 'call' }>): Promise<unknown> {
@@ -92,7 +117,14 @@ function callKernel(kernel: Kernel, path: string[], args: unknown[]): Promise<un
   let target: unknown = kernel
   let self: unknown
   for (const key of path) {
-    if (typeof target !== 'object' || target === null || !(key in target) || key === 'constructor' || key === '__proto__') throw new TypeError(`ctx.kernel.${path.join('.')} is not a kernel method`)
+    if (
+      typeof target !== 'object' ||
+      target === null ||
+      !(key in target) ||
+      key === 'constructor' ||
+      key === '__proto__'
+    )
+      throw new TypeError(`ctx.kernel.${path.join('.')} is not a kernel method`)
     self = target
     target = (target as Record<string, unknown>)[key]
   }
@@ -101,7 +133,12 @@ function callKernel(kernel: Kernel, path: string[], args: unknown[]): Promise<un
 }
 
 /** A body that ignored its signal for `graceMs`: its worker is stopped (or, run in this process, it is left running); journaled. */
-export async function abandonBody(writer: JournalWriter, signal: AbortSignal, graceMs: number, isolated: IsolatedBody | undefined): Promise<Outcome> {
+export async function abandonBody(
+  writer: JournalWriter,
+  signal: AbortSignal,
+  graceMs: number,
+  isolated: IsolatedBody | undefined,
+): Promise<Outcome> {
   if (isolated) await isolated.stop()
   const why = journalError(signal.reason).name === 'TimeoutError' ? 'its timeout' : 'its cancellation'
   const message = isolated

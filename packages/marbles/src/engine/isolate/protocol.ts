@@ -4,7 +4,9 @@ import type { WaitFor } from '../../journal/records.js'
 import { Suspend } from '../errors.js'
 
 /** How a body ended; `early`: it returned before its signal aborted. `abandoned`: it ignored its signal past the grace period. */
-export type Outcome = { ok: true; value: unknown; early: boolean } | { ok: false; error: unknown; abandoned?: 'stopped' | 'left running' }
+export type Outcome =
+  | { ok: true; value: unknown; early: boolean }
+  | { ok: false; error: unknown; abandoned?: 'stopped' | 'left running' }
 
 /** What a body worker is started with. */
 export interface BodyWorkerData {
@@ -32,10 +34,14 @@ export type FromWorker =
   | { type: 'outcome'; ok: false; error: WireError }
 
 /** Engine → worker: a call's answer, or the run's signal aborting. */
-export type ToWorker = { type: 'reply'; id: number; ok: true; value: unknown } | { type: 'reply'; id: number; ok: false; error: WireError } | { type: 'abort'; name: string; message: string }
+export type ToWorker =
+  | { type: 'reply'; id: number; ok: true; value: unknown }
+  | { type: 'reply'; id: number; ok: false; error: WireError }
+  | { type: 'abort'; name: string; message: string }
 
 export function toWire(error: unknown): WireError {
-  if (error instanceof Suspend) return { suspend: error.until ?? null, ...(error.waitFor && { waitFor: error.waitFor }) }
+  if (error instanceof Suspend)
+    return { suspend: error.until ?? null, ...(error.waitFor && { waitFor: error.waitFor }) }
   if (error instanceof Error || error instanceof DOMException) {
     const code = (error as { code?: unknown }).code
     return { name: error.name || 'Error', message: error.message, ...(typeof code === 'string' && { code }) }
@@ -45,7 +51,8 @@ export function toWire(error: unknown): WireError {
 
 export function fromWire(wire: WireError): unknown {
   if ('suspend' in wire) return new Suspend(wire.suspend ?? undefined, wire.waitFor)
-  if (wire.name === 'FoundryError' && (ERROR_CODES as readonly string[]).includes(wire.code ?? '')) return new FoundryError(wire.code as FoundryErrorCode, wire.message)
+  if (wire.name === 'FoundryError' && (ERROR_CODES as readonly string[]).includes(wire.code ?? ''))
+    return new FoundryError(wire.code as FoundryErrorCode, wire.message)
   if (wire.name === 'AbortError' || wire.name === 'TimeoutError') return new DOMException(wire.message, wire.name)
   const error = new Error(wire.message)
   error.name = wire.name

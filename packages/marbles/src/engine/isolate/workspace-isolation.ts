@@ -10,5 +10,9 @@ import type { IsolateOptions } from './isolate.js'
 export function workspaceIsolation(workspace: Workspace): IsolateOptions | undefined {
   const worker = fileURLToPath(new URL('./body-worker.js', import.meta.url))
   if (!existsSync(worker)) return undefined
-  return { worker, workspace: { root: workspace.source.dir, source: workspace.source.path }, runs: (name) => workspace.definitions.runnables.has(name) }
+  return {
+    worker,
+    workspace: { root: workspace.source.dir, source: workspace.source.path },
+    runs: (name) => workspace.definitions.runnables.has(name),
+  }
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander'
 import { awaitRun } from '../await-run.js'
-import { action, journalOption } from '../context.js'
+import { action } from '../context.js'
+import { openCommandEngine } from '../command-engine.js'
 
 /**
  * `marbles rerun <runId> [--from <step>]`: a new run linked to an ended one (`rerunOf`), replaying
@@ -16,19 +17,7 @@ export function rerunCommand(): Command {
     .option('--detach', 'return once the new run is dispatched')
     .action(
       action(async (ctx, runId: string, options: { from?: string; detach?: boolean }) => {
-        const workspace = await ctx.workspace()
-        const state = await ctx.state(true)
-        const { openEngine } = await import('../../engine/engine.js')
-        const queue = await state.queue()
-        const engine = await openEngine({
-          storage: state.storage,
-          artifacts: state.artifacts,
-          kernel: state.kernel,
-          definitions: workspace.definitions,
-          role: options.detach ? 'reader' : 'auto',
-          ...(queue && { queue }),
-          ...journalOption(ctx.options),
-        })
+        const { engine, state, queue } = await openCommandEngine(ctx, options.detach)
         try {
           const run = await engine.rerun(runId, { ...(options.from !== undefined && { from: options.from }) })
           ctx.out(ctx.options.json ? JSON.stringify({ ...run, rerunOf: runId }) : run.runId)

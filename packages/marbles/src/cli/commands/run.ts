@@ -1,6 +1,7 @@
 import { Command } from 'commander'
 import { isTerminal } from '../../journal/records.js'
-import { action, type CommandContext, journalOption } from '../context.js'
+import { action, type CommandContext } from '../context.js'
+import { openCommandEngine } from '../command-engine.js'
 import { EXIT } from '../../watch/watch.js'
 import { printOutcome } from './watch.js'
 import { drain } from '../await-run.js'
@@ -41,19 +42,7 @@ export function runCommand(): Command {
           const { assertIdempotencyKey } = await import('../../engine/idempotency.js')
           assertIdempotencyKey(options.idempotencyKey, '--idempotency-key')
         }
-        const workspace = await ctx.workspace()
-        const state = await ctx.state(true)
-        const { openEngine } = await import('../../engine/engine.js')
-        const queue = await state.queue()
-        const engine = await openEngine({
-          storage: state.storage,
-          artifacts: state.artifacts,
-          kernel: state.kernel,
-          definitions: workspace.definitions,
-          role: options.detach ? 'reader' : 'auto',
-          ...(queue && { queue }),
-          ...journalOption(ctx.options),
-        })
+        const { engine, state, queue } = await openCommandEngine(ctx, options.detach)
         try {
           const { runId } = await engine.dispatch(
             name,

@@ -1,7 +1,8 @@
 import { Command } from 'commander'
 import { foldJournal, followJournal } from '../../journal/follow.js'
 import { awaitRun } from '../await-run.js'
-import { action, journalOption } from '../context.js'
+import { action } from '../context.js'
+import { openCommandEngine } from '../command-engine.js'
 
 /**
  * `marbles signal <runId> <name> --data <json>`: send the signal a run waits for (`ctx.waitFor`),
@@ -25,19 +26,7 @@ export function signalCommand(): Command {
         } catch (error) {
           throw new Error(`--data is not valid JSON: ${(error as Error).message}`)
         }
-        const workspace = await ctx.workspace()
-        const state = await ctx.state(true)
-        const { openEngine } = await import('../../engine/engine.js')
-        const queue = await state.queue()
-        const engine = await openEngine({
-          storage: state.storage,
-          artifacts: state.artifacts,
-          kernel: state.kernel,
-          definitions: workspace.definitions,
-          role: options.detach ? 'reader' : 'auto',
-          ...(queue && { queue }),
-          ...journalOption(ctx.options),
-        })
+        const { engine, state, queue } = await openCommandEngine(ctx, options.detach)
         try {
           const { nextSeq } = await foldJournal(state.storage, runId)
           await engine.signal(runId, name, data)

@@ -290,7 +290,7 @@ async function onStorage(ctx: BenchContext, m: Marbles, kind: 'fs' | 'sqlite'): 
 
 /** A watcher in its own process: it follows the run id sent on its stdin, stamping each record as it arrives. */
 const WATCHER = `
-const { followJournal } = await import(process.env.MARBLES_LIB)
+const { followJournal } = await import(process.env.MARBLES_ENGINE)
 const { openProject } = await import(process.env.PROJECT_LIB)
 const project = await openProject({ root: process.argv[1] })
 process.stdout.write('ready\\n')
@@ -311,7 +311,7 @@ process.exit(0)
 
 async function startWatcher(root: string) {
   const child = spawn(process.execPath, ['--input-type=module', '-e', WATCHER, root], {
-    env: { ...process.env, MARBLES_LIB, PROJECT_LIB: import.meta.resolve('@foundry/project') },
+    env: { ...process.env, MARBLES_ENGINE, PROJECT_LIB: import.meta.resolve('@foundry/project') },
     stdio: ['pipe', 'pipe', 'inherit'],
   })
   let out = ''

@@ -82,14 +82,14 @@ try {
     JSON.parse(marbles('runs', '--json').stdout).runs.filter((r) => r.name === 'tick' && r.status === 'complete')
   const fired = () =>
     /monitor timeout-decided: dispatched tick/.test(serveLog) &&
-    /schedule every-second: dispatched tick/.test(serveLog) &&
+    /schedule every-second \(tick [^)]*\): dispatched tick/.test(serveLog) &&
     completedTicks().length >= 2
   for (const deadline = Date.now() + 60_000; !fired() && Date.now() < deadline; )
     await new Promise((r) => setTimeout(r, 100))
   const ticks = completedTicks()
   assert.ok(ticks.length >= 2, `the schedule and the monitor dispatched tick (${ticks.length} runs)`)
   assert.match(serveLog, /monitor timeout-decided: dispatched tick/)
-  assert.match(serveLog, /schedule every-second: dispatched tick/)
+  assert.match(serveLog, /schedule every-second \(tick [^)]*\): dispatched tick/)
   console.log(`schedule and monitor fired: ${ticks.length} tick runs`)
 } finally {
   serve.kill('SIGINT')

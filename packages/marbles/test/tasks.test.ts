@@ -17,6 +17,7 @@ test('dispatch_workflow and dispatch_agent as tasks: created at once, polled wit
       dispatch_agent: 'optional',
       get_run: undefined,
       cancel_run: undefined,
+      signal_run: undefined,
     })
     assert.ok(
       mcp.client.getServerCapabilities()?.tasks?.requests?.tools?.call,

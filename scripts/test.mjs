@@ -73,7 +73,11 @@ const gates = only.length
           ),
       },
       // Lint and format in one pass (Biome, biome.json): `npx biome check --write` fixes most of what it reports.
-      { title: 'lint', gate: true, start: () => run(process.execPath, [biome, 'ci', '--reporter=summary'], root) },
+      {
+        title: 'lint',
+        gate: true,
+        start: () => run(process.execPath, [biome, 'ci', '--reporter=summary', '--colors=off'], root),
+      },
       {
         title: 'exports',
         gate: true,

@@ -1,5 +1,4 @@
 import { resolve } from 'node:path'
-import { FoundryError } from '@foundry/kernel'
 import type { Command } from 'commander'
 import { explicitRoot, findProjectRoot } from '@foundry/project/find'
 import type { Workspace } from '../workspace/load.js'
@@ -90,8 +89,7 @@ export function action<A extends unknown[]>(
         return loadWorkspace({ root, ...(options.source !== undefined && { source: options.source }) })
       },
       state(needKernel) {
-        if (found === undefined && options.state === undefined && !options.dryRun)
-          return Promise.reject(noProject(root))
+        if (found === undefined && options.state === undefined && !options.dryRun) return noProject(root)
         return (opened ??= import('../state.js').then(({ openState }) =>
           openState({
             needKernel,
@@ -118,9 +116,13 @@ export function action<A extends unknown[]>(
   }
 }
 
-/** No project above the working directory nor `--source`: say how to name one. */
-function noProject(cwd: string): FoundryError {
-  return new FoundryError(
+/**
+ * No project above the working directory nor `--source`: a rejection saying how to name one. The kernel
+ * is imported here, not at the top: `marbles mcp` answers `initialize` before loading it.
+ */
+async function noProject(cwd: string): Promise<never> {
+  const { FoundryError } = await import('@foundry/kernel')
+  throw new FoundryError(
     'NOT_FOUND',
     `no Foundry project at ${cwd} or above it: pass --root <project> (or --source inside it, or --state <path>), or run foundry init`,
   )

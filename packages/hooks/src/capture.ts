@@ -1,32 +1,21 @@
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ProjectContext } from '@foundry/project'
+import { findInstalledBin } from '@foundry/project/find'
 import type { CommonInput } from './input.js'
 
 /** The package that declares the `marbles` bin (installed with `@foundry/cli`), which runs the capture. */
 export const MARBLES_PACKAGE = '@foundry/marbles'
 
 /**
- * The `marbles` bin: the `bin.marbles` that `MARBLES_PACKAGE`'s package.json declares, resolved
- * from the project root (the copy the project installed), from the bin this process runs
- * (`foundry-hook` installed beside it), then from this module. Undefined when none finds it.
+ * The `marbles` bin: resolved from the project root (the copy the project installed), from the bin
+ * this process runs (`foundry-hook` installed beside it), then from this module. Undefined when none
+ * finds it.
  */
 export function resolveMarblesBin(root: string): string | undefined {
   const bases = [join(root, 'package.json'), ...(process.argv[1] ? [process.argv[1]] : []), ...thisModule()]
-  for (const from of bases) {
-    try {
-      const manifest = createRequire(from).resolve(`${MARBLES_PACKAGE}/package.json`)
-      const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: Record<string, string> }).bin?.marbles
-      const path = bin && join(dirname(manifest), bin)
-      if (path && existsSync(path)) return path
-    } catch {
-      // Not installed where this looked: try the next place.
-    }
-  }
-  return undefined
+  return findInstalledBin(MARBLES_PACKAGE, 'marbles', bases)
 }
 
 /** This module's path; none in a bundle where `import.meta.url` is not kept (the bins' cached scripts). */

@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 
 // Node built-ins only: the hook bin's fast path imports this before deciding whether to load the kernel.
@@ -57,4 +58,23 @@ export function findProject(options: FindOptions = {}): string | undefined {
 export function explicitRoot(options: Pick<FindOptions, 'root' | 'env'>): string | undefined {
   const named = options.root ?? (options.env ?? process.env).FOUNDRY_ROOT
   return named ? resolve(named) : undefined
+}
+
+/**
+ * The file of the bin `bin` that package `pkg` declares in its package.json, resolved from each of
+ * `from` in turn (files or `package.json` paths: where Node's resolution starts, e.g. the project
+ * root's copy first, then beside the running process); undefined when none finds it or it is not built.
+ */
+export function findInstalledBin(pkg: string, bin: string, from: readonly string[]): string | undefined {
+  for (const start of from) {
+    try {
+      const manifest = createRequire(start).resolve(`${pkg}/package.json`)
+      const file = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: Record<string, string> }).bin?.[bin]
+      const path = file && join(dirname(manifest), file)
+      if (path && existsSync(path)) return path
+    } catch {
+      // Not installed where this looked: try the next place.
+    }
+  }
+  return undefined
 }

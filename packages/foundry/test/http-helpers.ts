@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { INITIALIZE as RAW_INITIALIZE, rawPost } from '@foundry/server/testing'
 
 /** A server started with `--http` on a free loopback port: its URL, its stderr so far, and how it exited. */
 export interface HttpProcess {
@@ -84,38 +84,6 @@ export async function httpClient(url: string, token?: string): Promise<Client> {
   return client
 }
 
-/** One raw HTTP request (node:http, so any Host header can be sent): the status and the body. */
-export function rawPost(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: string }> {
-  const target = new URL(url)
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-        timeout: 10_000,
-      },
-      (res) => {
-        let text = ''
-        res.on('data', (d: Buffer) => (text += d.toString()))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
-      },
-    )
-    req.on('error', reject)
-    req.on('timeout', () => req.destroy(new Error('timed out')))
-    req.end(JSON.stringify(body))
-  })
-}
-
-export const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-}
+/** `initialize` with id 1. */
+export const INITIALIZE = { ...RAW_INITIALIZE, id: 1 }
+export { rawPost }

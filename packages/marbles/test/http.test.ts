@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { INITIALIZE as RAW_INITIALIZE, rawPost } from '@foundry/server/testing'
 import { AGENTS, BIN, FAKE_BIN, HERE, newProject, until } from './helpers.js'
 
 const TOKENS = 'rita:read:read-secret-1,rex:run:run-secret-2'
@@ -75,39 +76,7 @@ test.after.each(async () => {
   for (const dir of runtimes.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-/** One raw POST (node:http): the status and the body. */
-function rawPost(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: string }> {
-  const target = new URL(url)
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-      },
-      (res) => {
-        let text = ''
-        res.on('data', (d: Buffer) => (text += d.toString()))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
-      },
-    )
-    req.on('error', reject)
-    req.end(JSON.stringify(body))
-  })
-}
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-}
+const INITIALIZE = { ...RAW_INITIALIZE, id: 1 }
 
 test('no team token: a request without the local token gets 401; the token file is mode 0600 and named, never shown, at start', async () => {
   const root = await newProject('fs')

@@ -1,5 +1,5 @@
-// @foundry/server/testing: what the servers' tests share: an MCP server over raw stdio, and a
-// protocol fuzzer built on the caller's fast-check.
+// @foundry/server/testing: what the servers' tests share: an MCP server over raw stdio, one raw HTTP
+// POST, and a protocol fuzzer built on the caller's fast-check.
 export {
   startRawServer,
   initialized,
@@ -19,3 +19,4 @@ export {
   type FuzzRunOptions,
   type FuzzRun,
 } from './testing/fuzz.js'
+export { rawPost } from './testing/raw-http.js'

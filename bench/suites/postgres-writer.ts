@@ -1,14 +1,14 @@
-// A writer process of the postgres suite's throughput figure (not a suite):
-// `postgres-writer.ts <postgres|sqlite|fs> <url|dir> <worker> <count> <run>` opens a kernel on the
-// store, makes one untimed write (it loads every fact into the kernel's cache), prints `ready`, and
-// on a line from stdin makes `count` memory writes, then prints `done`.
+// A writer process of the postgres suites' throughput figure (not a suite):
+// `postgres-writer.ts <postgres|sqlite|fs> <url|dir> <worker> <run>` opens a kernel on the store,
+// makes one untimed write, prints `ready`, and on a line from stdin makes memory writes back to back,
+// printing `w` after each, until stdin ends (`throughput` counts the `w`s in its window); then `done`.
 import { join } from 'node:path'
 import { fsStorage } from '@foundry/adapter-fs'
 import { postgresStorage } from '@foundry/adapter-postgres'
 import { sqliteStorage } from '@foundry/adapter-sqlite'
 import { createKernel, type Storage } from '@foundry/kernel'
 
-const [kind, target, worker, count, run] = process.argv.slice(2) as [string, string, string, string, string]
+const [kind, target, worker, run] = process.argv.slice(2) as [string, string, string, string]
 /** A letters-only word per number: the same-subject rule ignores digits, so titles must differ in words. */
 const word = (n: number) => [...String(n)].map((d) => 'abcdefghij'[Number(d)]).join('') + 'x'
 
@@ -29,10 +29,13 @@ const write = (i: number) =>
   })
 await write(1_000_000)
 console.log('ready')
+let stopped = false
+process.stdin.on('end', () => (stopped = true))
 await new Promise((resolve) => process.stdin.once('data', resolve))
-for (let i = 0; i < Number(count); i++) {
+for (let i = 0; !stopped; i++) {
   const result = await write(i)
   if (result.action !== 'created') throw new Error(`unexpected write result: ${result.text}`)
+  console.log('w')
 }
 await kernel.close()
 console.log('done')

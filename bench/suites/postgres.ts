@@ -123,8 +123,13 @@ async function measureAll(ctx: BenchContext, targets: Target[], n: number): Prom
   return out
 }
 
-/** `processes` writer processes × `count` memory writes each, started together: writes a second over the wall time. */
-export async function throughput(target: Target, processes: number, count: number, run: number): Promise<number> {
+/**
+ * Steady-state write throughput of `processes` writer processes (bench/suites/postgres-writer.ts):
+ * each opens the store and makes one untimed write, then all start writing back to back at once;
+ * once every one has finished a write of its own (all are writing, start-up and first-write costs
+ * behind them), the writes finished by any of them in the next `seconds` are counted. Writes a second.
+ */
+export async function throughput(target: Target, processes: number, seconds: number, run: number): Promise<number> {
   const children = Array.from({ length: processes }, (_, k) =>
     spawn(
       process.execPath,
@@ -135,35 +140,50 @@ export async function throughput(target: Target, processes: number, count: numbe
         target.kind,
         target.at,
         String(k),
-        String(count),
         String(run),
       ],
       { stdio: ['pipe', 'pipe', 'pipe'] },
     ),
   )
-  const lines = children.map((child) => {
-    let out = ''
+  let written = 0
+  const writing = new Set<number>()
+  let allWriting!: () => void
+  const steady = new Promise<void>((resolve) => (allWriting = resolve))
+  const lines = children.map((child, k) => {
     let err = ''
-    child.stdout.on('data', (d) => (out += d))
     child.stderr.on('data', (d) => (err += d))
+    const waiters = new Map<string, () => void>()
+    let rest = ''
+    child.stdout.on('data', (d) => {
+      rest += d
+      for (let at = rest.indexOf('\n'); at >= 0; at = rest.indexOf('\n')) {
+        const line = rest.slice(0, at)
+        rest = rest.slice(at + 1)
+        if (line === 'w') {
+          written++
+          if (writing.add(k).size === processes) allWriting()
+        } else waiters.get(line)?.()
+      }
+    })
     const seen = (line: string) =>
       new Promise<void>((resolve, reject) => {
-        const check = () => out.split('\n').includes(line) && resolve()
-        child.stdout.on('data', check)
+        waiters.set(line, resolve)
         child.on('close', (code) =>
-          out.split('\n').includes(line)
-            ? resolve()
-            : reject(new Error(`writer exited with ${code}: ${err.trim().split('\n').slice(-3).join(' ')}`)),
+          reject(new Error(`writer exited with ${code}: ${err.trim().split('\n').slice(-3).join(' ')}`)),
         )
       })
     return { ready: seen('ready'), done: seen('done') }
   })
   try {
     await Promise.all(lines.map((l) => l.ready))
-    const t = performance.now()
-    for (const child of children) child.stdin.end('go\n')
+    for (const child of children) child.stdin.write('go\n')
+    await Promise.race([steady, Promise.all(lines.map((l) => l.done))])
+    const [from, t] = [written, performance.now()]
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+    const rate = (written - from) / ((performance.now() - t) / 1000)
+    for (const child of children) child.stdin.end('stop\n')
     await Promise.all(lines.map((l) => l.done))
-    return (processes * count) / ((performance.now() - t) / 1000)
+    return rate
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill()
   }
@@ -227,7 +247,7 @@ export const postgresSuite: Suite = {
 
       // Throughput: a store of 10k facts (1k quick), then 1, 4 and 8 processes writing at once.
       const n = ctx.quick ? 1000 : 10_000
-      const count = ctx.quick ? 10 : 40
+      const seconds = ctx.quick ? 3 : 15
       let run = 0
       const stores: Target[] = []
       for (const kind of KINDS) {
@@ -238,12 +258,12 @@ export const postgresSuite: Suite = {
       // Each process count on each storage in turn, so the load of the moment weighs on all three.
       const rates = new Map<Kind, number[]>(KINDS.map((k) => [k, []]))
       for (const processes of [1, 4, 8])
-        for (const target of stores) rates.get(target.kind)!.push(await throughput(target, processes, count, run++))
+        for (const target of stores) rates.get(target.kind)!.push(await throughput(target, processes, seconds, run++))
       for (const kind of KINDS) {
         const r = rates.get(kind)!
         ctx.report({
           suite: SUITE,
-          figure: `${kind} @${size(n)}: memory_write throughput, 1 / 4 / 8 writer processes (${count} writes each)`,
+          figure: `${kind} @${size(n)}: memory_write throughput, 1 / 4 / 8 writer processes (steady state, ${seconds} s window)`,
           value: `${r.map((x) => x.toFixed(0)).join(' / ')} writes/s`,
           baseline: '1 process',
           ratio: r[2]! / r[0]!,

@@ -9,6 +9,7 @@ import {
   type RecordOf,
   type StorageChange,
   type StorageDriver,
+  type StorageEntry,
   type WriteOptions,
 } from '@foundry/kernel/adapter'
 import type { Storage } from '@foundry/kernel'
@@ -20,7 +21,7 @@ import { migrate } from './migrate.js'
 import { createListener } from './notify.js'
 import { redactUrl } from './url.js'
 import { CHANGE_CHANNEL, STORAGE_COMPONENT, STORAGE_MIGRATIONS } from './schema.js'
-import { appendSql, deleteSql, GET_MANY, PUT_WITH_TOKEN, putSql, relaxedTail } from './storage-sql.js'
+import { appendSql, deleteSql, GET_MANY, relaxedTail, writeSql } from './storage-sql.js'
 
 export interface PostgresStorageOptions {
   /** The connection URL (`postgres://user:password@host:5432/db`). Never printed: messages show it with the password redacted. */
@@ -181,25 +182,21 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
   }
 
   /**
-   * A put inside a section, deferred: it travels with the section's next statement or its COMMIT (see
-   * `Connection.defer`). When the section holds the collection's revision row (it read it, or wrote
-   * the collection), the write takes a token the section drew and its revision is known before it
-   * runs, so the section's `revision()` after it needs no round trip; the rows it returns are checked
-   * against it.
+   * A put (or a putMany) inside a section, deferred: it travels with the section's next statement or
+   * its COMMIT (see `Connection.defer`). When the section holds the collection's revision row (it read
+   * it, or wrote the collection), the write takes a token the section drew and its revision is known
+   * before it runs, so the section's `revision()` after it needs no round trip; the rows it returns
+   * are checked against it.
    */
-  async function putInSection(state: SectionState, c: string, key: string, text: string): Promise<void> {
-    state.prefetched.delete(`${c}/${key}`)
+  async function putInSection(state: SectionState, c: string, rows: ReadonlyArray<readonly [string, string]>) {
+    for (const [key] of rows) state.prefetched.delete(`${c}/${key}`)
     connection.wrote(`c:${c}`)
     const held = REVISION.exec(state.revisions.get(c) ?? '')
     const drawn = held ? state.tokens.shift() : undefined
-    const predicted = held && drawn !== undefined ? `${Number(held[1]) + 1}.${drawn}` : undefined
+    const predicted = held && drawn !== undefined ? `${Number(held[1]) + rows.length}.${drawn}` : undefined
     if (predicted) state.revisions.set(c, predicted)
-    const statement =
-      drawn === undefined
-        ? { text: putSql(false), values: [c, key, text] }
-        : { text: PUT_WITH_TOKEN, values: [c, key, text, drawn] }
-    await connection.defer<RevisionRow>(statement, (rows) => {
-      const row = rows[0]
+    await connection.defer<RevisionRow>(writeSql(c, rows, drawn, false), (found) => {
+      const row = found[0]
       if (predicted === undefined) {
         if (row) state.revisions.set(c, token(row))
       } else if (token(row) !== predicted)
@@ -209,6 +206,15 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
         )
       afterBump(c, row).catch(() => undefined) // housekeeping: a trim that fails is due again at the next write
     })
+  }
+
+  /** One write of records of `c` (`rows`: distinct keys), in a section deferred, else at once. */
+  async function putRows(c: string, rows: ReadonlyArray<readonly [string, string]>, options?: WriteOptions) {
+    const state = connection.sectionState()
+    if (state) return putInSection(state, c, rows)
+    const { rows: found } = await query<RevisionRow>(writeSql(c, rows, undefined, relaxed(options)))
+    for (const [key] of rows) wrote(c, key, found[0])
+    await afterBump(c, found[0])
   }
 
   /**
@@ -292,17 +298,13 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
     },
 
     async put<C extends CollectionName>(c: C, key: string, value: RecordOf<C>, options?: WriteOptions) {
-      const text = encodeRecord(c, value)
-      const state = connection.sectionState()
-      if (state) return putInSection(state, c, key, text)
-      const slow = relaxed(options)
-      const { rows } = await query<RevisionRow>({
-        name: slow ? 'foundry_put_relaxed' : 'foundry_put',
-        text: putSql(slow),
-        values: [c, key, text],
-      })
-      wrote(c, key, rows[0])
-      await afterBump(c, rows[0])
+      return putRows(c, [[key, encodeRecord(c, value)]], options)
+    },
+
+    async putMany<C extends CollectionName>(c: C, entries: ReadonlyArray<StorageEntry<C>>, options?: WriteOptions) {
+      // One statement for them all; a key given twice keeps its last value, as puts in turn would.
+      const rows = new Map(entries.map(({ key, value }) => [key, encodeRecord(c, value)]))
+      if (rows.size) await putRows(c, [...rows], options)
     },
 
     async delete(c, key, options) {

@@ -1,3 +1,4 @@
+import type { Statement } from './connection.js'
 import { CHANGE_CHANNEL } from './schema.js'
 
 /** The storage's write statements (see postgresStorage). */
@@ -45,3 +46,48 @@ export const appendSql = (relaxed: boolean) => `
     SELECT $1, bump.seq - $3 + e.ord, e.entry FROM bump, unnest($2::text[]) WITH ORDINALITY AS e(entry, ord)
   )
   SELECT seq, pg_notify('${CHANGE_CHANNEL}', 'l:' || $1)${relaxedTail(relaxed)} FROM bump`
+
+/**
+ * Many records of one collection in one statement (`putMany`): the records, the revision bumped by
+ * their count, one change each (numbered in order), one notification. `count` distinct keys, their
+ * key and value parameters from `$2` on; `token`: the revision token's SQL (a sequence draw, or the
+ * parameter of a token drawn when the section began).
+ */
+function putManySql(count: number, token: string, relaxed: boolean): string {
+  const rows = Array.from({ length: count }, (_, i) =>
+    i === 0 ? '($2::text, $3::text, 1)' : `($${2 * i + 2}, $${2 * i + 3}, ${i + 1})`,
+  )
+  return `
+  WITH rows (key, value, o) AS (VALUES ${rows.join(', ')}),
+  put AS (
+    INSERT INTO foundry_records (collection, key, value) SELECT $1, key, value FROM rows
+    ON CONFLICT (collection, key) DO UPDATE SET value = EXCLUDED.value
+  ),
+  bump AS (
+    INSERT INTO foundry_revisions (collection, n, token, log_base) VALUES ($1, ${count}, ${token}, 0)
+    ON CONFLICT (collection) DO UPDATE SET n = foundry_revisions.n + ${count}, token = EXCLUDED.token
+    RETURNING n, token, log_base
+  ),
+  logged AS (INSERT INTO foundry_changes (collection, n, key, token) SELECT $1, bump.n - ${count} + rows.o, rows.key, bump.token FROM bump, rows)
+  SELECT n, token, log_base, pg_notify('${CHANGE_CHANNEL}', 'c:' || $1)${relaxedTail(relaxed)} FROM bump`
+}
+
+/**
+ * One put, or a putMany's records of one collection (distinct keys, `[key, text]`), as one statement;
+ * `drawn`: a revision token the section drew (see postgresStorage), else one from the sequence.
+ */
+export function writeSql(
+  c: string,
+  rows: ReadonlyArray<readonly [string, string]>,
+  drawn: string | undefined,
+  relaxed: boolean,
+): Statement {
+  if (rows.length === 1) {
+    const [key, text] = rows[0]!
+    if (drawn !== undefined) return { text: PUT_WITH_TOKEN, values: [c, key, text, drawn] }
+    return { name: relaxed ? 'foundry_put_relaxed' : 'foundry_put', text: putSql(relaxed), values: [c, key, text] }
+  }
+  const values: unknown[] = [c, ...rows.flat()]
+  const token = drawn === undefined ? "nextval('foundry_revision_token')" : `$${values.push(drawn)}::bigint`
+  return { text: putManySql(rows.length, token, relaxed), values }
+}

@@ -2,6 +2,15 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { FoundryError, memoryStorage, type FactInput, type Storage } from '../src/index.js'
 import { createFactSet } from '../src/memory/fact-set.js'
+import {
+  shardOf,
+  termHash,
+  termKey,
+  termsKey,
+  type CatalogHead,
+  type TermShard,
+} from '../src/memory/catalog-records.js'
+import { normalizeText } from '../src/memory/facts.js'
 import { planWrite } from '../src/memory/plan-write.js'
 import { counting, fact, input, nextNow, open } from './catalog-helpers.js'
 
@@ -211,6 +220,28 @@ test('ids stay gapless and a record that cannot be read keeps its id, in a rebui
   // A deleted highest fact frees its id, as before (gapless).
   await base.delete('facts', 'fact-0007')
   assert.is((await k.memory.write(input('Commits are signed'))).id, 'fact-0007')
+})
+
+test('a shard keeps a hash of each term, and a fact listed under a term it does not hold is no candidate', async () => {
+  const storage = memoryStorage()
+  const k = open(storage)
+  await k.memory.write(input('Logs are JSON lines', { body: 'Same body.' }))
+  const head = JSON.parse((await storage.get('meta', 'catalog/head'))!) as CatalogHead
+  // fact-0001 listed (as a hash collision would list it) under the title term of another title with the same body.
+  const term = termKey({ type: 'convention', scope: 'project' }, `t${normalizeText('Tabs are two spaces')}`)
+  const key = termsKey(shardOf(term, head.shards))
+  const shard = JSON.parse((await storage.get('meta', key)) ?? '{"terms":{}}') as TermShard
+  assert.not.ok(
+    Object.keys(shard.terms).some((t) => t.includes('logs')),
+    'no term text in a shard',
+  )
+  shard.terms[termHash(term)] = ['fact-0001']
+  shard.seq = head.seq
+  await storage.put('meta', key, JSON.stringify(shard))
+  head.terms[shardOf(term, head.shards)] = head.seq - head.base
+  await storage.put('meta', 'catalog/head', JSON.stringify(head))
+  const written = await open(storage).memory.write(input('Tabs are two spaces', { body: 'Same body.' }))
+  assert.equal([written.action, written.id], ['created', 'fact-0002'])
 })
 
 test.run()

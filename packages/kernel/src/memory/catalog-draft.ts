@@ -11,6 +11,8 @@ import {
   membersKey,
   membersRecord,
   shardOf,
+  stampOf,
+  termHash,
   termKey,
   termsKey,
   termShardRecord,
@@ -97,9 +99,9 @@ export function createDraft(
   let discarded = false
 
   const shard = (b: number) =>
-    record<TermShard>(termsKey(b), head.terms[b], termShardRecord, () => ({ seq: 0, terms: {} }))
+    record<TermShard>(termsKey(b), stampOf(head, head.terms[b]), termShardRecord, () => ({ seq: 0, terms: {} }))
   const chunk = (c: number) =>
-    record<MembersChunk>(membersKey(c), head.members[c], membersRecord, () => ({ seq: 0, members: {} }))
+    record<MembersChunk>(membersKey(c), stampOf(head, head.members[c]), membersRecord, () => ({ seq: 0, members: {} }))
   const list = () =>
     record<IndexList>(INDEX_LIST_KEY, head.index, indexListRecord, () => ({ seq: 0, complete: true, entries: [] }))
 
@@ -133,7 +135,7 @@ export function createDraft(
     for (const term of termsOf(fact)) {
       const b = shardOf(term, head.shards)
       const s = await shard(b)
-      const ids = (s.terms[term] ??= [])
+      const ids = (s.terms[termHash(term)] ??= [])
       if (!ids.includes(fact.id)) ids.push(fact.id)
       shards.add(b)
       touch(termsKey(b))
@@ -173,7 +175,7 @@ export function createDraft(
     postings(term) {
       const s = loaded.get(termsKey(shardOf(term, head.shards))) as TermShard | undefined
       if (!s) throw new FoundryError('CORRUPT', 'catalog term read before its shard was loaded')
-      return s.terms[term] ?? []
+      return s.terms[termHash(term)] ?? []
     },
     async fact(id) {
       if (facts.has(id)) return facts.get(id)
@@ -234,11 +236,14 @@ export async function readHead(storage: Storage): Promise<CatalogHead | undefine
  * loaded (`prepareWrite`): what a fact set would answer, from the catalog.
  */
 export function draftCandidates(draft: CatalogDraft): WriteCandidates {
-  const listed = (type: FactType, scope: string, term: string) =>
-    draft
-      .postings(termKey({ type, scope }, term))
+  // A shard stores a term's hash: a fact listed under it holds the term itself, or is no candidate.
+  const listed = (type: FactType, scope: string, term: string) => {
+    const key = termKey({ type, scope }, term)
+    return draft
+      .postings(key)
       .map((id) => draft.facts.get(id))
-      .filter((f): f is Fact => f !== undefined && f.type === type && f.scope === scope)
+      .filter((f): f is Fact => f !== undefined && f.type === type && f.scope === scope && termsOf(f).includes(key))
+  }
   return {
     get maxNumber() {
       return draft.head.maxNumber

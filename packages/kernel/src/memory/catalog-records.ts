@@ -5,9 +5,14 @@ import { factNumber, normalizeText, statementKeys, subjectTokens, titleTokens } 
 /*
  * The write catalog's records, kept in the `meta` collection of every storage (see catalog.ts):
  * - `catalog/head`: the facts revision the catalog describes, the highest id taken, the active
- *   count, the expiring facts, and the stamp (write sequence) of every other record;
+ *   count, the expiring facts, and the stamp (write sequence) of every other record, the shards' and
+ *   chunks' as small offsets from the sequence the catalog was built at (the head is rewritten by
+ *   every write);
  * - `catalog/terms/<shard>`: term → ids of the active facts holding it (title, subject token,
- *   statement key, each within one type and scope), the term's shard being a hash of it;
+ *   statement key, each within one type and scope), the term's shard being a hash of it; a term is
+ *   stored as a 64-bit hash of it (`termHash`), which keeps a shard a third of the size of its terms'
+ *   text (a write rewrites the shards of all its terms), and a fact found under a term is checked
+ *   against the term before it is a candidate (`draftCandidates`);
  * - `catalog/members/<chunk>`: every active fact by id (256 ids a chunk) with the term shards it
  *   is listed in, so a fact changed by other means is taken out exactly;
  * - `catalog/index`: the first facts in index order, enough for INDEX.md and a margin.
@@ -19,7 +24,7 @@ import { factNumber, normalizeText, statementKeys, subjectTokens, titleTokens } 
  */
 
 /** Bumped when the records change shape: a catalog of another format is rebuilt. */
-export const CATALOG_FORMAT = 2
+export const CATALOG_FORMAT = 3
 /**
  * The most term shards: a write reads and rewrites the few its fact's terms fall in. A catalog is
  * built with a power of two sized to its facts (`shardsFor`), and built again with more once it
@@ -52,16 +57,18 @@ export const CatalogHeadSchema = Type.Object({
   shards: Type.Integer({ minimum: 1 }),
   /** Bumped by every commit; the stamp of the records it wrote. */
   seq: Type.Integer({ minimum: 1 }),
+  /** The sequence the catalog was built at: `terms` and `members` hold stamps less this (see `stampOf`). */
+  base: Type.Integer({ minimum: 0 }),
   /** The highest fact number taken, by a fact or by a record that cannot be read. */
   maxNumber: Type.Integer({ minimum: 0 }),
   /** Facts with status active (expired ones included). */
   active: Type.Integer({ minimum: 0 }),
   /** Active facts with an `expires`: id → date. */
   expiring: Type.Record(Type.String(), Type.String()),
-  /** Term shard → the stamp of its last write (absent: never written, empty). */
-  terms: Type.Record(Type.String(), Type.Integer()),
-  /** Members chunk → the stamp of its last write. */
-  members: Type.Record(Type.String(), Type.Integer()),
+  /** By term shard: the stamp of its last write less `base` (0: never written, empty). */
+  terms: Type.Array(Type.Integer({ minimum: 0 })),
+  /** Members chunk → the stamp of its last write less `base`. */
+  members: Type.Record(Type.String(), Type.Integer({ minimum: 1 })),
   /** The stamp of the index list. */
   index: Type.Integer(),
   /** The day INDEX.md was last rendered (its expired facts are those before it). */
@@ -126,12 +133,15 @@ export const headRecord: RecordCheck<CatalogHead> = {
     v.format === CATALOG_FORMAT &&
     typeof v.revision === 'string' &&
     isInt(v.seq) &&
+    isInt(v.base) &&
     isInt(v.shards) &&
     (v.shards as number) >= 1 &&
     isInt(v.maxNumber) &&
     isInt(v.active) &&
     valuesAre(v.expiring, (x) => typeof x === 'string') &&
-    valuesAre(v.terms, isInt) &&
+    Array.isArray(v.terms) &&
+    v.terms.length === v.shards &&
+    v.terms.every(isInt) &&
     valuesAre(v.members, isInt) &&
     isInt(v.index) &&
     typeof v.indexDay === 'string' &&
@@ -170,6 +180,23 @@ export function termsOf(fact: Pick<Fact, 'type' | 'scope' | 'title'>): string[] 
 
 export const termKey = (fact: Pick<Fact, 'type' | 'scope'>, term: string) =>
   `${fact.type}\u0000${fact.scope}\u0000${term}`
+
+/** A term as a shard stores it: two 32-bit hashes of it (FNV-1a and a multiplicative one), in base 36. */
+export function termHash(term: string): string {
+  let a = 0x811c9dc5
+  let b = 0x9747b28c
+  for (let i = 0; i < term.length; i++) {
+    const c = term.charCodeAt(i)
+    a = Math.imul(a ^ c, 0x01000193)
+    b = Math.imul(b ^ c, 0x5bd1e995)
+    b ^= b >>> 15
+  }
+  return `${(a >>> 0).toString(36).padStart(7, '0')}${(b >>> 0).toString(36)}`
+}
+
+/** The stamp a head names for a shard or chunk from its offset (`terms`, `members`); undefined: never written. */
+export const stampOf = (head: Pick<CatalogHead, 'base'>, offset: number | undefined) =>
+  offset ? head.base + offset : undefined
 
 /** FNV-1a of the term, mod the catalog's shard count. */
 export function shardOf(term: string, shards: number): number {

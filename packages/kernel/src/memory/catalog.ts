@@ -144,15 +144,17 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
     cache.clear()
     const all = await readAll()
     const shards = shardsFor(all.activeCount(today()))
+    const seq = Date.now()
     const head: CatalogHead = {
       format: CATALOG_FORMAT,
       revision: '',
-      seq: Date.now(),
+      seq,
+      base: seq,
       shards,
       maxNumber: all.maxNumber,
       active: 0,
       expiring: {},
-      terms: {},
+      terms: new Array<number>(shards).fill(0),
       members: {},
       index: 0,
       indexDay: '',

@@ -3,7 +3,7 @@ import type { PluginHost } from '../plugin.js'
 import type { Fact, FactInput } from '../schema/fact.js'
 import type { StorageProblem } from '../storage.js'
 import { readHead } from './catalog-draft.js'
-import { membersKey, membersRecord, type CatalogHead } from './catalog-records.js'
+import { membersKey, membersRecord, stampOf, type CatalogHead } from './catalog-records.js'
 import { openRecords } from './catalog-store.js'
 import { createCatalog, type WriteSet } from './catalog.js'
 import { createFactSet, type FactSet } from './fact-set.js'
@@ -176,7 +176,8 @@ export function createFactStore(ctx: PluginHost): FactStore {
     const records = openRecords(storage, new Map(), stamped)
     const ids: string[] = []
     try {
-      for (const [chunk, stamp] of Object.entries(stamped.members)) {
+      for (const [chunk, offset] of Object.entries(stamped.members)) {
+        const stamp = stampOf(stamped, offset)
         const members = await records.record(membersKey(Number(chunk)), stamp, membersRecord, () => ({
           seq: 0,
           members: {},

@@ -1,6 +1,5 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { openProject } from '@foundry/project'
 import { serveConsole } from '../src/index.js'
 import type { FactsAnswer } from '../src/wire.js'
 import { cleanup, fillProject, tempProject } from './helpers.js'

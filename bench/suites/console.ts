@@ -194,7 +194,7 @@ async function firstLoad(ctx: BenchContext, browser: Browser, url: string, size:
     for (let i = 0; i < runs; i++) {
       const load = await loadOnce(browser, `${url}#/memory`, '.results li')
       loads.push(load.ms)
-      if (i === 0) ctx.log(`  console: a cold load ${ms(load.ms)} ms (${load.detail})`)
+      ctx.log(`  console: cold load ${i + 1}: ${ms(load.ms)} ms (${load.detail})`)
       statics.push((await loadOnce(browser, bareUrl, '#ready')).ms)
     }
   } finally {
@@ -215,8 +215,8 @@ async function firstLoad(ctx: BenchContext, browser: Browser, url: string, size:
 
 /**
  * Search as you type: every prefix of real queries (SciFact's claims), one after another as
- * keystrokes send them, through the console's API route over HTTP on loopback (the round trip
- * bounds the server's time), against the same searches by `memory.search` in process.
+ * keystrokes send them, through the console's API route on loopback: the route's own time (its
+ * Server-Timing header) and the HTTP round trip, against the same searches by `memory.search` in process.
  */
 async function searchAsYouType(ctx: BenchContext, url: string, root: string, size: number): Promise<void> {
   const claims = readJsonl<{ text: string }>(requireData(ctx, 'scifact/queries.jsonl'))
@@ -226,15 +226,20 @@ async function searchAsYouType(ctx: BenchContext, url: string, root: string, siz
   const ask = async (q: string) => {
     const res = await fetch(`${url}api/facts?${new URLSearchParams({ q, type: '', status: 'active' })}`, { headers })
     if (!res.ok) throw new Error(`api/facts answered ${res.status}: ${(await res.text()).slice(0, 200)}`)
-    return (await res.json()) as { facts: unknown[] }
+    const route = /route;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '')
+    if (!route) throw new Error('api/facts answered without its Server-Timing header')
+    return { rows: ((await res.json()) as { facts: unknown[] }).facts.length, route: Number(route[1]) }
   }
   for (const q of prefixes.slice(0, 20)) await ask(q)
   const http: number[] = []
+  const server: number[] = []
   let rows = 0
   for (const q of prefixes) {
     const t = performance.now()
-    rows += (await ask(q)).facts.length
+    const answer = await ask(q)
     http.push(performance.now() - t)
+    server.push(answer.route)
+    rows += answer.rows
   }
   const project = await openProject({ root })
   const local: number[] = []
@@ -249,19 +254,20 @@ async function searchAsYouType(ctx: BenchContext, url: string, root: string, siz
   } finally {
     await project.close()
   }
+  const route = latency(server)
   const round = latency(http)
   const inProcess = latency(local)
   ctx.log(
-    `  console: ${prefixes.length} prefixes of ${chosen.length} queries, ${ms(rows / prefixes.length)} rows an answer`,
+    `  console: ${prefixes.length} prefixes of ${chosen.length} queries, ${ms(rows / prefixes.length)} rows an answer; round trip p50 / p99 ${ms(round.p50)} / ${ms(round.p99)} ms`,
   )
   ctx.report({
     suite: 'console',
-    figure: `search as you type p50 / p99 @${label(size)}: api/facts?q=<prefix> round trip on loopback (the server's time and HTTP), ${prefixes.length} prefixes`,
-    value: `${ms(round.p50)} / ${ms(round.p99)} ms`,
+    figure: `search as you type p50 / p99 @${label(size)}: the api/facts?q=<prefix> route in the server (Server-Timing), ${prefixes.length} prefixes; the HTTP round trip on loopback ${ms(round.p50)} / ${ms(round.p99)} ms`,
+    value: `${ms(route.p50)} / ${ms(route.p99)} ms`,
     baseline: `memory.search in process ${ms(inProcess.p50)} / ${ms(inProcess.p99)} ms`,
-    ratio: round.p50 / inProcess.p50,
+    ratio: route.p50 / inProcess.p50,
     target: 'p50 ≤ 30 ms',
-    met: round.p50 <= 30,
+    met: route.p50 <= 30,
   })
 }
 

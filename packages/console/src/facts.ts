@@ -10,8 +10,8 @@ type Status = NonNullable<FactListOptions['status']>
 const isStatus = (text: string): text is Status => (STATUSES as readonly string[]).includes(text)
 const isType = (text: string): text is FactType => (FACT_TYPES as readonly string[]).includes(text)
 const today = () => new Date().toISOString().slice(0, 10)
-/** How many facts a listing shows, newest first. */
-const LISTED = 500
+/** How many facts a listing shows, newest first (a page renders them at once: 100 stay quick to read and draw). */
+const LISTED = 100
 
 function rowOf(fact: Fact, hit?: SearchHit): FactRow {
   return {

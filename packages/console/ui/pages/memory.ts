@@ -65,7 +65,7 @@ export function MemoryPage({ route }: { route: Route }) {
   `
 }
 
-/** `7 facts`, `3 facts found (2 below the relevance floor)`, or for a long listing `the newest 500 of 10000 facts`. */
+/** `7 facts`, `3 facts found (2 below the relevance floor)`, or for a long listing `the newest 100 of 10000 facts`. */
 function countLine(data: FactsAnswer): string {
   const n = data.facts.length
   if (data.total !== undefined && data.total > n) return `the newest ${n} of ${data.total} facts`

@@ -25,13 +25,13 @@ const READ_TOKEN = 'bench-console-read-token'
 /**
  * The web console at 10k facts on loopback: its first load in headless Chromium to interactive
  * (the Memory page's list rendered, the search box there) against a static page from bare node;
- * search as you type (every prefix of real queries, the console's API route over HTTP) against
+ * search as you type (every prefix of real queries, the console's API route, timed in the server) against
  * `memory.search` in process; a write by another process until the open page shows it.
  */
 export const consoleSuite: Suite = {
   name: 'console',
   about:
-    'the web console (`foundry ui`, headless Chromium) @10k facts: first load to interactive vs a static page from bare node; search-as-you-type round trip vs memory.search in process; a write by another process shown on the open page',
+    "the web console (`foundry ui`, headless Chromium) @10k facts: first load to interactive vs a static page from bare node; search as you type (the route's Server-Timing, and the round trip) vs memory.search in process; a write by another process shown on the open page",
   async run(ctx) {
     const executable = BROWSERS.find((p): p is string => !!p && existsSync(p))
     if (!executable)
@@ -39,11 +39,7 @@ export const consoleSuite: Suite = {
     const size = ctx.quick ? 1000 : 10_000
     const root = await seededProject(ctx, size)
     const ui = await startConsole(root)
-    ctx.log(
-      `  console: load average ${loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')} at the start`,
-    )
+    ctx.log(`  console: load average ${loadLine()} at the start`)
     const browser = await chromium.launch({
       executablePath: executable,
       args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
@@ -53,11 +49,7 @@ export const consoleSuite: Suite = {
       await searchAsYouType(ctx, ui.url, root, size)
       await writeShown(ctx, browser, ui.url, root, size)
     } finally {
-      ctx.log(
-        `  console: load average ${loadavg()
-          .map((l) => l.toFixed(1))
-          .join(' ')} at the end`,
-      )
+      ctx.log(`  console: load average ${loadLine()} at the end`)
       await browser.close()
       await ui.stop()
     }
@@ -347,3 +339,7 @@ async function writeShown(ctx: BenchContext, browser: Browser, url: string, root
 }
 
 const label = (size: number) => (size >= 1000 ? `${size / 1000}k` : String(size))
+const loadLine = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')

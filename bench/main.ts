@@ -8,6 +8,7 @@ import { renderTable, type Figure } from './lib/table.js'
 import { batchSuite } from './suites/batch.js'
 import { floorSuite } from './suites/floor.js'
 import { coldSuite } from './suites/cold.js'
+import { consoleSuite } from './suites/console.js'
 import { fsSuite } from './suites/fs.js'
 import { hooksSuite } from './suites/hooks.js'
 import { ingestSuite } from './suites/ingest.js'
@@ -36,6 +37,7 @@ const SUITES: Suite[] = [
   postgresRetrievalSuite,
   postgresScaleSuite,
   mcpSuite,
+  consoleSuite,
   hooksSuite,
   coldSuite,
   ingestSuite,

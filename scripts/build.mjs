@@ -2,12 +2,13 @@
 // Build what changed, once: every package whose inputs changed since its last build (tsup), in
 // dependency order, then the Claude Code plugin folder (scripts/build-plugin.mjs) if its inputs did.
 //
-// A package's inputs are its src/ and bin/ files, package.json, tsup.config.ts and tsconfig.json, the
-// root tsup.preset.ts, tsconfig.base.json and pnpm-lock.yaml, and the builds (dist/) of the workspace
-// packages it depends on (a bin bundles them). Their content hash is kept in a stamp
-// (node_modules/.cache/foundry-build/<package>.json); a package is skipped when the stamp matches and
-// every file its package.json `exports`, `bin` and `types` name is built. Used by setup, build, demo,
-// bench and test. `--force` rebuilds everything. FOUNDRY_BUILD_JOBS (default 2) builds at once.
+// A package's inputs are its src/, bin/ and ui/ (the console's front end) files, package.json,
+// tsup.config.ts and tsconfig.json, the root tsup.preset.ts, tsconfig.base.json and pnpm-lock.yaml,
+// and the builds (dist/) of the workspace packages it depends on (a bin bundles them). Their content
+// hash is kept in a stamp (node_modules/.cache/foundry-build/<package>.json); a package is skipped
+// when the stamp matches and every file its package.json `exports`, `bin` and `types` name is built.
+// Used by setup, build, demo, bench and test. `--force` rebuilds everything. FOUNDRY_BUILD_JOBS
+// (default 2) builds at once.
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -122,6 +123,7 @@ function build(name, slots) {
       [
         ...files(join(entry.path, 'src')),
         ...files(join(entry.path, 'bin')),
+        ...files(join(entry.path, 'ui')),
         ...OWN.map((f) => join(entry.path, f)),
         ...SHARED,
       ],

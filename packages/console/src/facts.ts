@@ -10,6 +10,8 @@ type Status = NonNullable<FactListOptions['status']>
 const isStatus = (text: string): text is Status => (STATUSES as readonly string[]).includes(text)
 const isType = (text: string): text is FactType => (FACT_TYPES as readonly string[]).includes(text)
 const today = () => new Date().toISOString().slice(0, 10)
+/** How many facts a listing shows, newest first (a page renders them at once: 100 stay quick to read and draw). */
+const LISTED = 100
 
 function rowOf(fact: Fact, hit?: SearchHit): FactRow {
   return {
@@ -53,15 +55,28 @@ export async function findFacts(project: Project, params: URLSearchParams): Prom
       ...(result.missing && { missing: result.missing }),
     }
   }
-  const options: FactListOptions = { status, ...(type && { type }) }
-  const facts = await project.kernel.memory.list(options)
-  return {
-    mode: 'list',
-    facts: facts
-      .slice(-500)
-      .reverse()
-      .map((f) => rowOf(f)),
-  }
+  return listing(project, { status, ...(type && { type }) })
+}
+
+/** The listings answered since the facts last changed, by project: `revision day` and the answers by filter. */
+const listings = new WeakMap<Project, { at: string; answers: Map<string, FactsAnswer> }>()
+
+/**
+ * The newest LISTED facts of a filter. Active facts of every type come from the write catalog, so a
+ * listing reads LISTED facts, not every one; and an answer is kept until the facts change (their
+ * storage revision) or the day does (facts expire), so pages opened between writes read nothing.
+ */
+async function listing(project: Project, options: FactListOptions): Promise<FactsAnswer> {
+  const at = `${await project.storage.revision('facts')} ${today()}`
+  let kept = listings.get(project)
+  if (kept?.at !== at) listings.set(project, (kept = { at, answers: new Map() }))
+  const key = `${options.status} ${options.type ?? ''}`
+  const known = kept.answers.get(key)
+  if (known) return known
+  const { facts, total } = await project.kernel.memory.page({ ...options, limit: LISTED, newest: true })
+  const answer: FactsAnswer = { mode: 'list', facts: facts.map((f) => rowOf(f)), total }
+  kept.answers.set(key, answer)
+  return answer
 }
 
 /** A fact's page: the fact whole, what it is now, and its supersede chain oldest first. */

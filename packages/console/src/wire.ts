@@ -33,6 +33,8 @@ export interface FactRow {
 export interface FactsAnswer {
   mode: 'search' | 'list'
   facts: FactRow[]
+  /** A listing: how many facts the filter holds (`facts` has the newest of them, at most 100). */
+  total?: number
   dropped?: number
   missing?: string[]
 }

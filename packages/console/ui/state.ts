@@ -1,5 +1,5 @@
 // Small shared hooks: the route (the URL's hash), data from the API, and live change counters.
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks'
 import { ApiError, call, follow } from './api.js'
 
 /** `#/fact/fact-0012?x=1` → `{ parts: ['fact', 'fact-0012'], query }`. */
@@ -80,7 +80,9 @@ export interface Loaded<T> {
 export function useApi<T>(path: string | undefined, deps: unknown[] = []): Loaded<T> {
   const [state, setState] = useState<Loaded<T>>({ loading: true })
   const version = useTokenVersion()
-  useEffect(() => {
+  // Asked as soon as the page is drawn: an effect would wait for the next frame, and the answer is
+  // what a first load waits for.
+  useLayoutEffect(() => {
     if (!path) return
     let live = true
     setState((s) => ({ ...s, loading: true }))

@@ -24,6 +24,10 @@ test('a page of the active facts comes from the catalog: the first facts by id a
     'neither forgotten nor expired facts',
   )
   assert.equal((await k.memory.page({ limit: 1000 })).facts, whole, 'a page past the end is the whole list')
+  const newest = await k.memory.page({ limit: 10, newest: true })
+  assert.is(counts.lists, 0, 'the newest page reads no more than the first')
+  assert.equal(newest.facts, whole.slice(-10).reverse(), 'newest: the last facts list returns, newest first')
+  assert.is(newest.total, whole.length)
 })
 
 test('a page with a type or another status reads the facts as list does', async () => {
@@ -35,6 +39,10 @@ test('a page with a type or another status reads the facts as list does', async 
   assert.equal(page.facts, (await k.memory.list({ type: 'glossary' })).slice(0, 1))
   assert.is(page.total, 2)
   assert.equal(await k.memory.page({ status: 'forgotten', limit: 3 }), { facts: [], total: 0 })
+  const newest = await k.memory.page({ type: 'convention', limit: 2, newest: true })
+  assert.equal(newest.facts, (await k.memory.list({ type: 'convention' })).slice(-2).reverse())
+  assert.is(newest.total, 3)
+  assert.equal((await k.memory.page({ type: 'convention', limit: 0, newest: true })).facts, [], 'limit 0: no facts')
 })
 
 test.run()

@@ -51,7 +51,7 @@ export function MemoryPage({ route }: { route: Route }) {
     ${asked && status !== 'active' ? html`<p class="muted">Search finds active facts; other statuses are listed whole.</p>` : null}
     <${ErrorLine} error=${found.error} />
     <p class="muted" aria-live="polite" id="result-count">
-      ${found.data ? `${facts.length} ${facts.length === 1 ? 'fact' : 'facts'}${found.data.mode === 'search' ? ' found' : ''}${found.data.dropped ? ` (${found.data.dropped} below the relevance floor)` : ''}` : ''}
+      ${found.data ? countLine(found.data) : ''}
     </p>
     <ul class="results" aria-labelledby="result-count">
       ${facts.map(
@@ -63,4 +63,11 @@ export function MemoryPage({ route }: { route: Route }) {
       )}
     </ul>
   `
+}
+
+/** `7 facts`, `3 facts found (2 below the relevance floor)`, or for a long listing `the newest 100 of 10000 facts`. */
+function countLine(data: FactsAnswer): string {
+  const n = data.facts.length
+  if (data.total !== undefined && data.total > n) return `the newest ${n} of ${data.total} facts`
+  return `${n} ${n === 1 ? 'fact' : 'facts'}${data.mode === 'search' ? ' found' : ''}${data.dropped ? ` (${data.dropped} below the relevance floor)` : ''}`
 }

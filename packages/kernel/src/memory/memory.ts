@@ -370,18 +370,21 @@ export function createMemory(ctx: PluginHost): MemoryService {
       .sort((a, b) => factNumber(a.id) - factNumber(b.id))
   }
 
-  async function page(options: FactListOptions & { limit: number }): Promise<{ facts: Fact[]; total: number }> {
-    const { limit, ...filter } = options
+  async function page(
+    options: FactListOptions & { limit: number; newest?: boolean },
+  ): Promise<{ facts: Fact[]; total: number }> {
+    const { limit, newest, ...filter } = options
+    const pick = <T>(all: T[]) => (newest ? all.slice(-limit).reverse() : all.slice(0, limit))
     const ids =
       (filter.status ?? 'active') === 'active' && !filter.type
         ? await store.activeIds(await store.revision())
         : undefined
     if (!ids) {
       const facts = await list(filter)
-      return { facts: facts.slice(0, limit), total: facts.length }
+      return { facts: limit > 0 ? pick(facts) : [], total: facts.length }
     }
     const facts: Fact[] = []
-    for (const id of ids.slice(0, limit)) {
+    for (const id of limit > 0 ? pick(ids) : []) {
       const fact = await store.read(id)
       if (fact) facts.push(fact)
     }

@@ -128,11 +128,11 @@ export interface MemoryService {
   /** Facts by status (default active) and type, in id order. */
   list(options?: FactListOptions): Promise<Fact[]>
   /**
-   * The first `limit` facts `list` would return, and how many it would return in all. Active facts
-   * of every type (the default) come from the write catalog: a page reads `limit` facts, not every
-   * one; any other filter reads them all, as `list` does.
+   * The first `limit` facts `list` would return (with `newest`, the last `limit`, newest first), and
+   * how many it would return in all. Active facts of every type (the default) come from the write
+   * catalog: a page reads `limit` facts, not every one; any other filter reads them all, as `list` does.
    */
-  page(options: FactListOptions & { limit: number }): Promise<{ facts: Fact[]; total: number }>
+  page(options: FactListOptions & { limit: number; newest?: boolean }): Promise<{ facts: Fact[]; total: number }>
   /** One fact by id, whatever its status. Throws NOT_FOUND. */
   get(id: string): Promise<Fact>
   /** The supersedes chain through a fact, both ways, oldest first. Throws NOT_FOUND. */

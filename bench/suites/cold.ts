@@ -53,7 +53,10 @@ function build(label: string, root: string, scratch: string): Build {
   mkdirSync(tmp, { recursive: true })
   return {
     label,
-    hook: bin('hooks', 'foundry-hook.js'),
+    // The CommonJS entry; an earlier build (`--before`) may have only the ES module one.
+    hook: existsSync(bin('hooks', 'foundry-hook.cjs'))
+      ? bin('hooks', 'foundry-hook.cjs')
+      : bin('hooks', 'foundry-hook.js'),
     foundry: bin('foundry', 'foundry.js'),
     marbles: bin('marbles', 'marbles.js'),
     tmp,

@@ -17,9 +17,10 @@ export default defineConfig([
   // The `foundry` bin: a small entry. `foundry mcp` imports the program as ES module chunks (the kernel, the
   // tools and the adapters load after the client's `initialize` is answered)...
   bundledBin({ foundry: 'src/bin.ts' }, { esbuildPlugins: [sdkWithoutAjv] }),
-  // ...and every other command runs it as one script compiled through V8's code cache.
+  // ...and every other command runs it as one script compiled through V8's code cache; `list` and `search`
+  // with only global options run a smaller one (no commander, no other command).
   cachedScript(
-    { 'foundry-cli': 'src/cli/program.ts' },
+    { 'foundry-cli': 'src/cli/program.ts', 'foundry-hot': 'src/cli/hot/program.ts' },
     {
       esbuildPlugins: [sdkWithoutAjv],
       // The web console's built page beside the bin (`foundry ui`, `/ui/` of `foundry mcp --http`): the

@@ -30,6 +30,7 @@ export function hotCall(args: readonly string[]): HotCall | undefined {
     else positional.push(arg)
   }
   if (positional.length === 1 && positional[0] === 'list') return { command: 'list', globals }
-  if (positional.length === 2 && positional[0] === 'search') return { command: 'search', query: positional[1]!, globals }
+  if (positional.length === 2 && positional[0] === 'search')
+    return { command: 'search', query: positional[1]!, globals }
   return undefined
 }

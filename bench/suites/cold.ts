@@ -53,8 +53,11 @@ function build(label: string, root: string, scratch: string): Build {
   mkdirSync(tmp, { recursive: true })
   return {
     label,
-    hook: bin('hooks', 'foundry-hook.js'),
-    foundry: bin('foundry', 'foundry.js'),
+    // The CommonJS entries; an earlier build (`--before`) may have only the ES module ones.
+    hook: existsSync(bin('hooks', 'foundry-hook.cjs'))
+      ? bin('hooks', 'foundry-hook.cjs')
+      : bin('hooks', 'foundry-hook.js'),
+    foundry: existsSync(bin('foundry', 'foundry.cjs')) ? bin('foundry', 'foundry.cjs') : bin('foundry', 'foundry.js'),
     marbles: bin('marbles', 'marbles.js'),
     tmp,
   }

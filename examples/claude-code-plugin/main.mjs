@@ -16,7 +16,7 @@ const hooksFile = JSON.parse(readFileSync(join(plugin, 'hooks', 'hooks.json'), '
 const mcpFile = JSON.parse(readFileSync(join(plugin, '.mcp.json'), 'utf8'))
 // The foundry CLI is the bin the MCP server runs; foundry-validate-assets sits beside the hook bin.
 const foundry = expand(mcpFile.mcpServers.foundry.args[0])
-const hookBin = /"([^"]*foundry-hook\.js)"/.exec(Object.values(hooksFile.hooks)[0][0].hooks[0].command)[1]
+const hookBin = /"([^"]*foundry-hook\.cjs)"/.exec(Object.values(hooksFile.hooks)[0][0].hooks[0].command)[1]
 const validateAssets = join(dirname(expand(hookBin)), 'foundry-validate-assets.js')
 assert.equal(manifest.name, 'foundry')
 

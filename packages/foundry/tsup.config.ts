@@ -1,7 +1,7 @@
 import { cpSync, existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { defineConfig } from 'tsup'
-import { bundledBin, cachedScript, library } from '../../tsup.preset.js'
+import { bundledBin, cachedScript, commonJsBin, library } from '../../tsup.preset.js'
 
 /** The server never validates with Ajv, so the SDK's Ajv provider is stubbed (in both builds of the program). */
 const sdkWithoutAjv = {
@@ -14,12 +14,15 @@ const sdkWithoutAjv = {
 export default defineConfig([
   // `@foundry/cli` (top-level files only: dist/bin belongs to the bin build): the CLI as a library, `runCli`.
   library({ index: 'src/index.ts' }, { clean: ['*'] }),
-  // The `foundry` bin: a small entry. `foundry mcp` imports the program as ES module chunks (the kernel, the
-  // tools and the adapters load after the client's `initialize` is answered)...
-  bundledBin({ foundry: 'src/bin.ts' }, { esbuildPlugins: [sdkWithoutAjv] }),
-  // ...and every other command runs it as one script compiled through V8's code cache.
+  // The `foundry` bin: a small CommonJS entry (`foundry.js`, its former path, runs it). `foundry mcp` imports
+  // the program as ES module chunks (the kernel, the tools and the adapters load after the client's
+  // `initialize` is answered)...
+  bundledBin({ foundry: 'src/bin-path.ts', 'foundry-program': 'src/cli/program.ts' }, { esbuildPlugins: [sdkWithoutAjv] }),
+  commonJsBin({ foundry: 'src/bin.ts' }),
+  // ...and every other command runs it as one script compiled through V8's code cache; `list` and `search`
+  // with only global options run a smaller one (no commander, no other command).
   cachedScript(
-    { 'foundry-cli': 'src/cli/program.ts' },
+    { 'foundry-cli': 'src/cli/program.ts', 'foundry-hot': 'src/cli/hot/program.ts' },
     {
       esbuildPlugins: [sdkWithoutAjv],
       // The web console's built page beside the bin (`foundry ui`, `/ui/` of `foundry mcp --http`): the

@@ -8,7 +8,7 @@ import { openProject } from '@foundry/project'
 import { cleanup, cli, tempDir } from './helpers.js'
 
 /** The `foundry-hook` bin @foundry/cli installs; the fake `claude` the Marbles tests use (Claude Code's stream-json format). */
-const HOOK = fileURLToPath(new URL('../bin/foundry-hook.js', import.meta.url))
+const HOOK = fileURLToPath(new URL('../bin/foundry-hook.cjs', import.meta.url))
 const FAKE_CLI = fileURLToPath(new URL('../../marbles/test/fixtures/bin', import.meta.url))
 const MARBLES = fileURLToPath(new URL('../node_modules/@foundry/marbles/dist/bin/marbles.js', import.meta.url))
 const SESSION = '5b7c1f0e-2a44-4e2b-9d1c-3f2a9c8e7d10'

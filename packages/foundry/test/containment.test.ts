@@ -15,7 +15,7 @@ import { startInitialized, textOf, toolCall, type RawServer } from './raw.js'
  * counts too. The figures (cases tried, escapes) are printed.
  */
 const SECRET = `SECRET-${process.pid}-${Date.now()}`
-const HOOK_BIN = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.js', import.meta.url))
+const HOOK_BIN = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.cjs', import.meta.url))
 const finding = { title: 'T', severity: 'high', summary: 'S.', failureScenario: 'F.' }
 
 interface World {

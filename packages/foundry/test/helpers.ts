@@ -10,7 +10,7 @@ import { validator } from '@foundry/kernel'
 import { KERNEL_TOOLS } from '@foundry/kernel/tools'
 
 /** The built bin: tests run what users run. Build first (`pnpm --filter @foundry/cli build`). */
-export const BIN = fileURLToPath(new URL('../dist/bin/foundry.js', import.meta.url))
+export const BIN = fileURLToPath(new URL('../dist/bin/foundry.cjs', import.meta.url))
 
 const made: string[] = []
 

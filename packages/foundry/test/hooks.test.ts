@@ -10,7 +10,7 @@ import { openProject } from '@foundry/project'
 import { call, cleanup, connect, tempProject } from './helpers.js'
 
 /** The built hook bin, run as Claude Code runs it. Build first (`pnpm --filter @foundry/hooks build`). */
-const HOOK_BIN = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.js', import.meta.url))
+const HOOK_BIN = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.cjs', import.meta.url))
 const PROMPT = 'the stripe webhook retries created a duplicate payment again'
 const FACT = 'Stripe webhook retries can record a payment twice'
 

@@ -10,7 +10,7 @@ import { cleanup, cli, tempDir, tempProject } from './helpers.js'
 import { BIN } from './helpers.js'
 import { startHttp, type HttpProcess } from './http-helpers.js'
 
-const HOOK_BIN = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.js', import.meta.url))
+const HOOK_BIN = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.cjs', import.meta.url))
 const PROMPT = 'the stripe webhook retries created a duplicate payment again'
 const TEAM_FACT = 'Stripe webhook retries can record a payment twice'
 const LOCAL_FACT = 'Stripe webhooks are verified with the signing secret'

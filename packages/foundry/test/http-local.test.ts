@@ -10,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { BIN, cleanup, tempDir, tempProject } from './helpers.js'
 import { httpClient, INITIALIZE, rawPost, startHttp, type HttpProcess } from './http-helpers.js'
 
-const HOOK_BIN = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.js', import.meta.url))
+const HOOK_BIN = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.cjs', import.meta.url))
 const running: HttpProcess[] = []
 const serve = async (root: string, env: Record<string, string | undefined> = {}) => {
   const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root], {

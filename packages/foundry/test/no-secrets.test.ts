@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert'
 import { BIN, cleanup, cli, tempDir, tempProject } from './helpers.js'
 import { httpClient, INITIALIZE, rawPost, startHttp } from './http-helpers.js'
 
-const HOOK_BIN = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.js', import.meta.url))
+const HOOK_BIN = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.cjs', import.meta.url))
 const planted = (label: string) => `${label}${randomBytes(9).toString('hex')}`
 const SECRETS = {
   teamEnv: planted('tok-env-'),

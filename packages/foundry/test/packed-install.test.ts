@@ -202,7 +202,7 @@ packed('foundry-hook prompt-context from the installed package injects the fact'
   // The same bin as `npm i -g @foundry/cli` links it: @foundry/cli's foundry-hook runs @foundry/hooks'.
   const fromMcp = spawnSync(
     process.execPath,
-    [join(app, 'node_modules', '@foundry', 'cli', 'bin', 'foundry-hook.js'), 'prompt-context'],
+    [join(app, 'node_modules', '@foundry', 'cli', 'bin', 'foundry-hook.cjs'), 'prompt-context'],
     { cwd: project, input: JSON.stringify(input), encoding: 'utf8' },
   )
   assert.is(fromMcp.status, 0, fromMcp.stderr)

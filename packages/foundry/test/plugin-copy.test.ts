@@ -63,7 +63,7 @@ copy(
     })
     assert.is(run.status, 0, run.stdout + run.stderr)
     assert.match(run.stdout, /hooks\.json: 5 events, \d+ hook runs/)
-    assert.match(run.stdout, '${CLAUDE_PLUGIN_ROOT}/bin/mcp/foundry.js mcp" answers initialize')
+    assert.match(run.stdout, '${CLAUDE_PLUGIN_ROOT}/bin/mcp/foundry.cjs mcp" answers initialize')
     assert.match(run.stdout, 'claude-code-plugin: ok')
   },
 )

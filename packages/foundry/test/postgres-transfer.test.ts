@@ -273,7 +273,7 @@ test('the hooks work unchanged on a Postgres project (prompt-context in its own 
     { cwd: root, env },
   )
   assert.is(written.code, 0, written.stderr)
-  const hookBin = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.js', import.meta.url))
+  const hookBin = fileURLToPath(new URL('../../hooks/dist/bin/foundry-hook.cjs', import.meta.url))
   const input = {
     session_id: 's',
     transcript_path: join(root, 't.jsonl'),

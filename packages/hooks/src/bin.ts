@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { join } from 'node:path'
 import { runCachedScript } from '@foundry/project/cached-script'
 import { findProject } from '@foundry/project/find'
 import { EXIT_ERROR, EXIT_OK, errorLine, parseJsonObject, readStdin } from './io.js'
@@ -10,9 +11,10 @@ import { askTeam } from './team.js'
  * `foundry-hook <hook>`: the command a Claude Code hook runs. Reads the event JSON on stdin, prints
  * the hook's answer on stdout, and exits 0, or 1 with one line on stderr; never 2 (which would block).
  *
- * This entry imports only what it needs to ask a running hook server (socket.ts); the kernel and the
- * adapters load only when the hook runs in this process, from one script compiled through V8's code
- * cache (`foundry-hook-run.cjs`, built from run.ts).
+ * This entry (built as CommonJS, `foundry-hook.cjs`: no ES module loader, no facades for built-ins)
+ * imports only what it needs to ask a running hook server (socket.ts); the kernel and the adapters
+ * load only when the hook runs in this process, from one script compiled through V8's code cache
+ * (`foundry-hook-run.cjs`, built from run.ts).
  */
 const USAGE = `Usage: foundry-hook <${HOOK_NAMES.join(' | ')}>  (the Claude Code event JSON on stdin)\n`
 
@@ -60,11 +62,9 @@ async function served(name: HookName, stdin: string): Promise<HookAnswer | undef
 }
 
 async function inProcess(name: HookName, stdin: string): Promise<HookAnswer> {
-  const { runHook } = runCachedScript<typeof import('./run.js')>(
-    new URL('./foundry-hook-run.cjs', import.meta.url),
-    name,
-  )
+  // This entry is built as CommonJS: `__dirname` is its folder (no URL to build: Node's URL class costs a first use).
+  const { runHook } = runCachedScript<typeof import('./run.js')>(join(__dirname, 'foundry-hook-run.cjs'), name)
   return runHook(name, stdin)
 }
 
-await main()
+void main()

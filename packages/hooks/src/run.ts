@@ -3,22 +3,25 @@ import { findProject } from '@foundry/project/find'
 import { parseHookInput, type HookInputs } from './input.js'
 import { EXIT_ERROR, EXIT_OK, errorLine, HookInputError, renderOutput, type HookOutput } from './io.js'
 import { HOOK_EVENTS, HOOK_NAMES, isHookName, type HookName } from './names.js'
-import { precompact } from './precompact.js'
+import type { PreCompactInput, SessionEndInput } from './input.js'
 import { promptContext } from './prompt-context.js'
-import { sessionEnd } from './session-end.js'
 import { sessionStart } from './session-start.js'
 import { subagentFirewall } from './subagent-firewall.js'
 
 type InputOf<N extends HookName> = HookInputs[(typeof HOOK_EVENTS)[N]]
 type Handlers = { [N in HookName]: (input: InputOf<N>, project: ProjectContext) => Promise<HookOutput> }
 
-/** What each hook runs. */
+/**
+ * What each hook runs. The two that start a capture (and with it `node:child_process`) are imported
+ * when they run: the hooks on every prompt and session never load them.
+ */
 export const HANDLERS: Handlers = {
   'session-start': sessionStart,
   'prompt-context': promptContext,
   'subagent-firewall': subagentFirewall,
-  precompact,
-  'session-end': sessionEnd,
+  precompact: async (input: PreCompactInput, project) => (await import('./precompact.js')).precompact(input, project),
+  'session-end': async (input: SessionEndInput, project) =>
+    (await import('./session-end.js')).sessionEnd(input, project),
 }
 
 /** What the process prints and how it exits. */

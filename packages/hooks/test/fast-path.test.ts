@@ -23,6 +23,8 @@ test('the hook bin finds the project and asks the hook server without loading th
   for (const marker of ['createKernel', 'minisearch', 'better-sqlite3', 'proper-lockfile', 'typebox'])
     assert.not.ok(text.includes(marker), marker)
   assert.ok(bytes < 64 * 1024, `the fast path is ${bytes} bytes`)
+  // CommonJS: Node starts it without its ES module loader.
+  assert.ok(HOOK_BIN.endsWith('.cjs') && !/^(?:import|export)\s/m.test(text), 'the entry is one CommonJS file')
 })
 
 test.run()

@@ -6,7 +6,7 @@ import { EVENT_KINDS, type FactInput, type FoundryEvent } from '@foundry/kernel'
 import { openProject } from '@foundry/project'
 
 /** The built bins: tests run the hooks exactly as Claude Code does, as child processes. */
-export const HOOK_BIN = new URL('../dist/bin/foundry-hook.js', import.meta.url).pathname
+export const HOOK_BIN = new URL('../dist/bin/foundry-hook.cjs', import.meta.url).pathname
 export const VALIDATE_BIN = new URL('../dist/bin/foundry-validate-assets.js', import.meta.url).pathname
 const FIXTURES = new URL('./fixtures/', import.meta.url).pathname
 

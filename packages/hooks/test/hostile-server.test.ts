@@ -11,7 +11,7 @@ import { hookSocketPath } from '../src/socket.js'
 // blocks the session. Whatever a server answers, the hook exits 0 or 1. TMPDIR points at a scratch
 // folder, so the socket's private folder is this test's own.
 
-const HOOK_BIN = new URL('../dist/bin/foundry-hook.js', import.meta.url).pathname
+const HOOK_BIN = new URL('../dist/bin/foundry-hook.cjs', import.meta.url).pathname
 const SAVED_TMPDIR = process.env.TMPDIR
 let base = ''
 let server: Server | undefined

@@ -82,6 +82,9 @@ test('unknown hook and --help', async () => {
   const help = await run(HOOK_BIN, ['--help'], undefined)
   assert.is(help.code, 0)
   assert.match(help.stdout, /^Usage: foundry-hook </)
+  // dist/bin/foundry-hook.js, the path settings written for earlier builds name, runs the same bin.
+  const former = await run(HOOK_BIN.replace(/\.cjs$/, '.js'), ['post-tool-use'], '{}')
+  assert.equal(former, unknown)
 })
 
 test('outside a Foundry project every hook does nothing, silently', async () => {

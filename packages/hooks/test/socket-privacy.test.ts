@@ -65,7 +65,7 @@ async function impostor(path: string, stdout = 'impostor'): Promise<Server> {
   return server
 }
 
-const HOOK_BIN = new URL('../dist/bin/foundry-hook.js', import.meta.url).pathname
+const HOOK_BIN = new URL('../dist/bin/foundry-hook.cjs', import.meta.url).pathname
 
 /** Run the built `foundry-hook session-start` for the project at `root`, as Claude Code does (TMPDIR as set now). */
 function sessionStart(

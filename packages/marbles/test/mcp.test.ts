@@ -176,7 +176,7 @@ test('dispatch_agent: an acknowledgement with its session; Claude Code gets foun
     const config = JSON.parse(configLine.message.slice('fake-claude mcp-config '.length))
     assert.not.ok(existsSync(argv[argv.indexOf('--mcp-config') + 1]), 'the private MCP config is removed after the run')
     assert.ok(
-      config.mcpServers.foundry.args.some((a: string) => a.endsWith('foundry.js')),
+      config.mcpServers.foundry.args.some((a: string) => a.endsWith('foundry.cjs')),
       'foundry mcp, the built bin',
     )
     assert.is(config.mcpServers.foundry.env.FOUNDRY_ROOT, root)

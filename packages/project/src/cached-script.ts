@@ -9,8 +9,8 @@ import vm from 'node:vm'
 // Node built-ins only: a bin imports this at start-up, before anything else of Foundry loads.
 
 /**
- * Run a bin's program, one CommonJS script (tsup.preset.ts `cachedScript`), through V8's code cache,
- * and return its exports. Parsing a megabyte of bundled source and compiling the functions a command
+ * Run a bin's program, one CommonJS script (tsup.preset.ts `cachedScript`, named by its URL or
+ * absolute path), through V8's code cache, and return its exports. Parsing a megabyte of bundled source and compiling the functions a command
  * runs is most of what a short-lived process spends before its own work; with the cache, a later start
  * of the same build on the same Node reads the compiled code instead.
  *
@@ -21,8 +21,8 @@ import vm from 'node:vm'
  * cannot be read, that V8 rejects (another V8, other flags) or that cannot be written is made again
  * or left out, never an error. Node's own `NODE_DISABLE_COMPILE_CACHE` turns it off.
  */
-export function runCachedScript<T>(script: URL, command?: string): T {
-  const file = fileURLToPath(script)
+export function runCachedScript<T>(script: URL | string, command?: string): T {
+  const file = typeof script === 'string' ? script : fileURLToPath(script)
   const bytes = readFileSync(file)
   // The build escapes what is past ASCII: read as one byte a character, such a script is a third of the work.
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')

@@ -47,23 +47,26 @@ export type CommandAction<A extends unknown[]> = (ctx: CommandContext, ...args: 
  * into one line on stderr (the stack only with `--debug`) and exit code 1.
  */
 export function action<A extends unknown[]>(run: CommandAction<A>): (...args: unknown[]) => Promise<void> {
-  return async (...args) => {
-    const command = args[args.length - 1] as Command
-    const globals = command.optsWithGlobals<GlobalOptions>()
-    const ctx = commandContext(globals)
-    try {
-      const output = await run(ctx, ...(args as A))
-      if (output) {
-        process.stdout.write(
-          `${globals.json ? JSON.stringify(output.json, null, 2) : output.text.replace(/\n+$/, '')}\n`,
-        )
-        process.exitCode = output.exitCode ?? 0
-      }
-    } catch (error) {
-      fail(error, globals.debug)
-    } finally {
-      await ctx.close().catch((error: unknown) => fail(error, globals.debug))
+  return (...args) =>
+    runAction((args[args.length - 1] as Command).optsWithGlobals<GlobalOptions>(), (ctx) => run(ctx, ...(args as A)))
+}
+
+/** Run one action with these global options, as `action` does for a commander command (the hot path calls it directly). */
+export async function runAction(
+  globals: GlobalOptions,
+  run: (ctx: CommandContext) => Promise<CommandOutput | void>,
+): Promise<void> {
+  const ctx = commandContext(globals)
+  try {
+    const output = await run(ctx)
+    if (output) {
+      process.stdout.write(`${globals.json ? JSON.stringify(output.json, null, 2) : output.text.replace(/\n+$/, '')}\n`)
+      process.exitCode = output.exitCode ?? 0
     }
+  } catch (error) {
+    fail(error, globals.debug)
+  } finally {
+    await ctx.close().catch((error: unknown) => fail(error, globals.debug))
   }
 }
 

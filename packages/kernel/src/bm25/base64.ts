@@ -27,29 +27,39 @@ export function toBase64(bytes: Uint8Array): string {
 }
 
 export function fromBase64(text: string): Uint8Array {
-  const chars = new TextEncoder().encode(text)
-  let end = chars.length
-  while (end > 0 && chars[end - 1] === 61) end--
+  let end = text.length
+  while (end > 0 && text.charCodeAt(end - 1) === 61) end--
   const out = new Uint8Array(Math.floor((end * 3) / 4))
-  const at = (i: number) => {
-    const v = DECODE[chars[i]!]
-    if (v === undefined || v === 255) throw new Error('snapshot data is not base64')
-    return v
-  }
   let o = 0
   let i = 0
+  // Read straight from the string (no encoded copy); a character outside the alphabet reads as 255 and fails the group.
   for (; i + 3 < end; i += 4) {
-    const v = (at(i) << 18) | (at(i + 1) << 12) | (at(i + 2) << 6) | at(i + 3)
+    const a = code(text, i)
+    const b = code(text, i + 1)
+    const c = code(text, i + 2)
+    const d = code(text, i + 3)
+    if ((a | b | c | d) > 63) throw new Error('snapshot data is not base64')
+    const v = (a << 18) | (b << 12) | (c << 6) | d
     out[o++] = v >> 16
     out[o++] = (v >> 8) & 255
     out[o++] = v & 255
   }
   if (end - i >= 2) {
-    const v = (at(i) << 18) | (at(i + 1) << 12) | (end - i > 2 ? at(i + 2) << 6 : 0)
+    const a = code(text, i)
+    const b = code(text, i + 1)
+    const c = end - i > 2 ? code(text, i + 2) : 0
+    if ((a | b | c) > 63) throw new Error('snapshot data is not base64')
+    const v = (a << 18) | (b << 12) | (c << 6)
     out[o++] = v >> 16
     if (end - i > 2) out[o++] = (v >> 8) & 255
   }
   return out.subarray(0, o)
+}
+
+/** The sextet of the character at `i`, 255 for one outside the alphabet. */
+function code(text: string, i: number): number {
+  const c = text.charCodeAt(i)
+  return c < 128 ? DECODE[c]! : 255
 }
 
 /** Bytes `from` to `to` of the data `text` encodes, decoding only the characters that hold them. */

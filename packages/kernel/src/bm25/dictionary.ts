@@ -10,7 +10,10 @@ import { lowerBound } from '../sorted.js'
 export class Dictionary {
   private sorted: string[] = []
   private recent: string[] = []
-  /** Built on the first typo lookup: a process that never meets an unknown word never pays for it. */
+  /**
+   * Built on the first typo lookup: a process that never meets an unknown word never pays for it.
+   * `masks[i]` is `terms[i]`'s letter mask, for the first `masks.length` terms (the rest on the next lookup).
+   */
   private byLength: Array<{ terms: string[]; masks: number[] }> | undefined
 
   /** Answers for words the index lacks (names and typos recur from query to query), until a term is added. */
@@ -24,10 +27,10 @@ export class Dictionary {
     if (this.recent.length > 2048 && this.recent.length > this.sorted.length / 8) this.merge()
   }
 
-  /** Replace the whole dictionary (after a compaction, or from a snapshot, whose terms come sorted). */
-  reset(terms: string[]): void {
+  /** Replace the whole dictionary (after a compaction, or from a snapshot, whose terms come sorted: `sorted`, checked by its decoder). */
+  reset(terms: string[], sorted = false): void {
     let ordered = true
-    for (let i = 1; i < terms.length && ordered; i++) ordered = terms[i - 1]! < terms[i]!
+    if (!sorted) for (let i = 1; i < terms.length && ordered; i++) ordered = terms[i - 1]! < terms[i]!
     this.sorted = ordered ? terms : [...terms].sort()
     this.answers.clear()
     this.recent = []
@@ -69,6 +72,8 @@ export class Dictionary {
       const bucket = byLength[length]
       if (!bucket) continue
       const { terms, masks } = bucket
+      // A bucket's masks are computed the first time a word of a near length looks in it.
+      while (masks.length < terms.length) masks.push(maskOf(terms[masks.length]!))
       for (let i = 0; i < terms.length; i++) {
         if (bits(masks[i]! ^ mask) > 2 * distance) continue
         const d = boundedDistance(word, terms[i]!, distance)
@@ -86,9 +91,7 @@ export class Dictionary {
   }
 
   private bucket(byLength: Array<{ terms: string[]; masks: number[] }>, term: string) {
-    const bucket = (byLength[term.length] ??= { terms: [], masks: [] })
-    bucket.terms.push(term)
-    bucket.masks.push(maskOf(term))
+    ;(byLength[term.length] ??= { terms: [], masks: [] }).terms.push(term)
   }
 
   private merge() {

@@ -158,10 +158,10 @@ export class FlatIndex {
     if (tagsTf) p.tagsN++
   }
 
-  /** Take a snapshot's encoded postings (slots already added): terms decode on first need. */
+  /** Take a snapshot's encoded postings (slots already added; terms sorted, as its decoder checks): terms decode on first need. */
   setBase(base: EncodedPostings): void {
     this.base = base
-    this.dictionary.reset(base.terms)
+    this.dictionary.reset(base.terms, true)
   }
 
   /** A term's postings, decoded from the snapshot on first need; undefined when the term is not indexed. */

@@ -1,14 +1,8 @@
 import { Command, Option } from 'commander'
-import type { FactType } from '@foundry/kernel'
-import { action } from '../context.js'
-import { integer } from '../input.js'
 import { FACT_TYPES } from '../choices.js'
-
-interface SearchOptions {
-  type?: FactType
-  scope?: string
-  limit?: number
-}
+import { action } from '../context.js'
+import { searchFacts, type SearchOptions } from '../hot/search.js'
+import { integer } from '../input.js'
 
 /** `foundry search`: the memory_search tool. */
 export function searchCommand(): Command {
@@ -18,10 +12,5 @@ export function searchCommand(): Command {
     .addOption(new Option('--type <type>', 'only facts of this type').choices(FACT_TYPES))
     .option('--scope <scope>', 'only facts of this scope, e.g. module:billing')
     .option('--limit <n>', '1-25 (default memoryRetrieval.maxFacts, 8)', integer)
-    .action(
-      action(async (ctx, query: string, options: SearchOptions) => {
-        const result = await ctx.tool('memory_search', { query, ...options })
-        return { text: result.text, json: result.structured }
-      }),
-    )
+    .action(action((ctx, query: string, options: SearchOptions) => searchFacts(ctx, query, options)))
 }

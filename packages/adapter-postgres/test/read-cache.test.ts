@@ -137,6 +137,23 @@ test('a write of its own is read back at once; readCacheSize 0 keeps nothing', a
   }
 })
 
+test('the cache holds readCacheSize characters: the least recently used records go first', async () => {
+  const url = await server.fresh()
+  const storage = await postgresStorage({ url, readCacheSize: 6400 })
+  try {
+    const text = 'x'.repeat(60) // 62 characters as stored: about a hundred fit
+    for (let i = 0; i < 200; i++) await storage.put('test.things', `k${i}`, text)
+    await warm(storage, 'test.things')
+    for (let i = 0; i < 200; i++) await storage.get('test.things', `k${i}`)
+    await rewriteUnseen(url, 'test.things', 'k0', 'changed unseen')
+    await rewriteUnseen(url, 'test.things', 'k199', 'changed unseen')
+    assert.is(await storage.get('test.things', 'k199'), text, 'the last read is still kept')
+    assert.is(await storage.get('test.things', 'k0'), 'changed unseen', 'the first read was dropped for room')
+  } finally {
+    await storage.close?.()
+  }
+})
+
 test("a warm kernel's next search sees a fact another process changed", async () => {
   const url = await server.fresh()
   const storage = await postgresStorage({ url })

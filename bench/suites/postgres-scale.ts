@@ -79,15 +79,21 @@ async function searchAt(ctx: BenchContext, serverUrl: string, n: number): Promis
     t = performance.now()
     await kernel.memory.search({ query: queries[0]! })
     const cold = performance.now() - t
-    opened.push({ ...store, kernel, build, cold, times: [] as number[] })
+    opened.push({ ...store, kernel, build, cold, times: [] as number[], again: [] as number[] })
   }
-  for (let i = 0; i < samples; i++)
-    for (let k = 0; k < opened.length; k++) {
-      const o = opened[(i + k) % opened.length]!
-      const t = performance.now()
-      await o.kernel.memory.search({ query: queries[i]! })
-      o.times.push(performance.now() - t)
-    }
+  // Each query once, then the same queries again: a warm server asked what it was asked before
+  // (its hits' facts read at this revision already).
+  const pass = async (into: 'times' | 'again') => {
+    for (let i = 0; i < samples; i++)
+      for (let k = 0; k < opened.length; k++) {
+        const o = opened[(i + k) % opened.length]!
+        const t = performance.now()
+        await o.kernel.memory.search({ query: queries[i]! })
+        o[into].push(performance.now() - t)
+      }
+  }
+  await pass('times')
+  await pass('again')
   const [pg, sqlite] = opened as [(typeof opened)[0], (typeof opened)[0]]
   for (const o of opened) await o.kernel.close()
   const [a, b] = [latency(pg.times), latency(sqlite.times)]
@@ -99,6 +105,16 @@ async function searchAt(ctx: BenchContext, serverUrl: string, n: number): Promis
     ratio: a.p50 / b.p50,
     target: '≤ 3×',
     met: a.p50 <= 3 * b.p50,
+  })
+  const [c, d] = [latency(pg.again), latency(sqlite.again)]
+  ctx.report({
+    suite: SUITE,
+    figure: `memory_search @${size(n)}, default retrieval, the same queries again (warm process): postgres storage p50 / p99`,
+    value: `${ms(c.p50)} / ${ms(c.p99)} ms`,
+    baseline: `sqlite storage ${ms(d.p50)} / ${ms(d.p99)} ms`,
+    ratio: c.p50 / d.p50,
+    target: '≤ 3×',
+    met: c.p50 <= 3 * d.p50,
   })
   ctx.report({
     suite: SUITE,
@@ -151,6 +167,19 @@ export const postgresScaleSuite: Suite = {
         value: `${bmQ.ndcg10.toFixed(3)} / ${bmL.toFixed(3)}`,
         baseline: `postgresRetriever ${pgQ.ndcg10.toFixed(3)} / ${pgL.toFixed(3)}`,
         ratio: bmL / pgL,
+        target: 'not below',
+        met: bmQ.ndcg10 >= pgQ.ndcg10 && bmL >= pgL,
+      })
+      const english = () => bm25Retriever({ analysis: 'english' })
+      const [enQ, enL] = [await scifactQuality(ctx, english()), await locomoRecall(ctx, english)]
+      ctx.report({
+        suite: SUITE,
+        figure: "bm25 with PostgreSQL's english analysis in process: SciFact nDCG@10 / LoCoMo recall@10",
+        value: `${enQ.ndcg10.toFixed(3)} / ${enL.toFixed(3)}`,
+        baseline: `postgresRetriever ${pgQ.ndcg10.toFixed(3)} / ${pgL.toFixed(3)}`,
+        ratio: enL / pgL,
+        target: 'not below',
+        met: enQ.ndcg10 >= pgQ.ndcg10 && enL >= pgL,
       })
     } finally {
       await server.stop()

@@ -19,6 +19,7 @@ import { createConnection, type SectionState, type Statement } from './connectio
 import { translate } from './errors.js'
 import { migrate } from './migrate.js'
 import { createListener } from './notify.js'
+import { changesFromStatement, createRecordCache, type LoggedChange } from './record-cache.js'
 import { redactUrl } from './url.js'
 import { CHANGE_CHANNEL, STORAGE_COMPONENT, STORAGE_MIGRATIONS } from './schema.js'
 import { appendSql, deleteSql, GET_MANY, relaxedTail, writeSql } from './storage-sql.js'
@@ -37,6 +38,13 @@ export interface PostgresStorageOptions {
    * commit, by any process, invalidates it through NOTIFY). Default true; false asks the database each time.
    */
   revisionCache?: boolean
+  /**
+   * Characters of record text kept in memory to answer a repeated `get` outside a section (a
+   * search's hits) without a round trip, while `revisionCache` is on and the listener connected;
+   * each record is served only at the revision it was read at (see record-cache.ts). Default
+   * 16 000 000; 0 keeps nothing.
+   */
+  readCacheSize?: number
 }
 
 interface RevisionRow {
@@ -131,6 +139,12 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
     },
   })
   const { where } = connection
+  const records = createRecordCache({
+    maxChars: options.readCacheSize ?? 16_000_000,
+    changesFrom: async (c, n) => (await query<LoggedChange>(changesFromStatement(c, n))).rows,
+  })
+  /** The revision of `c` known without a round trip: only outside a section, while no notification can have been missed. */
+  const knownRevision = (c: string) => (useCache && listener.connected ? cached.get(c) : undefined)
 
   const locate = (c: CollectionName, key: string) => `${where}#${c}/${key}`
   const query = <R extends pg.QueryResultRow>(statement: Statement) => connection.query<R>(statement)
@@ -152,6 +166,7 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
    * process can move it, and the section's next revision() needs no round trip.
    */
   function wrote(c: string, key: string, row: RevisionRow | undefined): void {
+    records.evict(c, key)
     connection.wrote(`c:${c}`)
     const state = connection.sectionState()
     if (!state) return
@@ -267,12 +282,17 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
         text = state.prefetched.get(memo)
         state.prefetched.delete(memo)
       } else {
+        const now = state ? undefined : knownRevision(c)
+        const kept = now === undefined ? undefined : await records.lookup(c, key, now)
         // Gathered: the gets made at once (a write's candidate facts, a search's hits) travel as one statement.
-        text = await connection.gather(`get:${c}`, key, (keys) => ({
-          name: 'foundry_get_many',
-          text: GET_MANY,
-          values: [c, keys],
-        }))
+        text =
+          kept ??
+          (await connection.gather(`get:${c}`, key, (keys) => ({
+            name: 'foundry_get_many',
+            text: GET_MANY,
+            values: [c, keys],
+          })))
+        if (now !== undefined && kept === undefined && typeof text === 'string') records.keep(c, key, text, now)
       }
       if (text === null || text === undefined) return undefined
       return readRecordRow(c, text, locate(c, key))
@@ -315,6 +335,7 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
         values: [c, key],
       })
       connection.sectionState()?.prefetched.delete(`${c}/${key}`)
+      records.evict(c, key)
       if (!rows.length) return false
       wrote(c, key, rows[0])
       await afterBump(c, rows[0])

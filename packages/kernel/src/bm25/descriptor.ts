@@ -9,6 +9,12 @@ export const bm25Descriptor = defineRetriever({
     'BM25 over typed arrays in memory (the MiniSearch retriever’s scores and matching), snapshotted into the storage when idle',
   options: Type.Object(
     {
+      analysis: Type.Optional(
+        Type.Union([Type.Literal('default'), Type.Literal('english')], {
+          description:
+            "How text becomes terms: default (segmented words, Porter stems) or english (PostgreSQL's to_tsvector('english') terms: its stop words, Snowball stems)",
+        }),
+      ),
       prefixMinLength: Type.Optional(
         Type.Integer({
           minimum: 0,

@@ -1,9 +1,17 @@
 import { processTerm, tokenize } from '../analyze.js'
 import type { RetrievalChanges, RetrievalHit, RetrievalQuery, Retriever, SnapshotStore } from '../retrieval.js'
+import { englishTerm, englishTokens } from './english.js'
 import { CorruptSnapshot, FlatIndex, type Analyzer } from './flat-index.js'
-import { readHead, readSnapshot, writeSnapshot, type Head } from './snapshot.js'
+import { FORMAT, readHead, readSnapshot, writeSnapshot, type Head } from './snapshot.js'
 
 export interface Bm25RetrieverOptions {
+  /**
+   * How text becomes terms. `default`: words segmented (also in scripts written without spaces),
+   * Lucene's stop words, Porter stems. `english`: the terms of PostgreSQL's `to_tsvector('english')`
+   * (its parser's words, its stop words, Snowball's English stems) without a database; no
+   * segmentation of scripts written without spaces.
+   */
+  analysis?: 'default' | 'english'
   /** Extra weight of title and tag words over the whole text's. Default title 0.3, tags 0.2 (as the MiniSearch retriever). */
   boost?: { title?: number; tags?: number }
   /** Prefix-match query words the index lacks, this long or longer. Default 4; 0 turns it off. */
@@ -27,11 +35,12 @@ export interface Bm25RetrieverOptions {
  * and written when the retriever is idle, never inside a write.
  */
 export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
+  const english = options.analysis === 'english'
   const prefixMin = options.prefixMinLength ?? 4
   const fuzzy = options.fuzzy ?? 0.2
   const analyzer: Analyzer = {
-    tokenize,
-    processTerm: memoized(processTerm),
+    tokenize: english ? englishTokens : tokenize,
+    processTerm: memoized(english ? englishTerm : processTerm),
     prefix: (term) => prefixMin > 0 && term.length >= prefixMin,
     fuzzy: (term) => (fuzzy > 0 && term.length >= 5 ? Math.min(6, Math.round(term.length * fuzzy)) : 0),
   }
@@ -40,6 +49,8 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
   const snapshotEvery = options.snapshotEvery ?? 256
   const idleMs = options.idleMs ?? 200
   const flushAt = options.flushAt ?? 32
+  // A snapshot names its analysis: one made with another is never read into this index.
+  const format = english ? `${FORMAT}+english` : FORMAT
 
   let index: FlatIndex | undefined
   let revision: string | undefined
@@ -57,7 +68,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     if (headRead) return
     headRead = true
     if (!store || index) return
-    head = await readHead(store)
+    head = await readHead(store, format)
     revision = head?.revision
   }
 
@@ -77,7 +88,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     clearTimer()
     if (!store || !index || revision === undefined) return
     try {
-      head = await writeSnapshot(store, index, revision, head)
+      head = await writeSnapshot(store, index, revision, head, format)
     } catch {
       // A snapshot is only a cache: a read-only or full disk costs the next process a re-index, never
       // this search or write. Try again after the next `snapshotEvery` changes.
@@ -120,7 +131,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     // `calibrateScoreScale(bm25Retriever())` (@foundry/kernel/testing) measures 1.000, as for the
     // MiniSearch retriever: the same scores. test/bm25.test.ts checks it.
     scoreScale: 1,
-    capabilities: { stemming: true, prefix: prefixMin > 0, fuzzy: fuzzy > 0, segmentation: true },
+    capabilities: { stemming: true, prefix: prefixMin > 0, fuzzy: fuzzy > 0, segmentation: !english },
 
     revision: serial(async () => {
       await readStoredHead()

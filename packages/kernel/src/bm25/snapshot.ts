@@ -21,12 +21,13 @@ export interface Head {
 
 const part = (build: string, name: string) => `${build}/${name}`
 
-export async function readHead(store: SnapshotStore): Promise<Head | undefined> {
+/** The stored head when it names a build in `format` (an index of another analysis reads as none). */
+export async function readHead(store: SnapshotStore, format = FORMAT): Promise<Head | undefined> {
   const text = await store.read('head')
   if (!text) return undefined
   try {
     const head = JSON.parse(text) as Head
-    return head.format === FORMAT && typeof head.build === 'string' && typeof head.revision === 'string'
+    return head.format === format && typeof head.build === 'string' && typeof head.revision === 'string'
       ? head
       : undefined
   } catch {
@@ -138,6 +139,7 @@ export async function writeSnapshot(
   index: FlatIndex,
   revision: string,
   replaces: Head | undefined,
+  format = FORMAT,
 ): Promise<Head> {
   const build = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
   const parts = encode(index)
@@ -145,7 +147,7 @@ export async function writeSnapshot(
   await store.write(part(build, 'terms'), parts.terms)
   await store.write(part(build, 'data'), parts.data)
   await store.write(part(build, 'postings'), parts.postings)
-  const head: Head = { format: FORMAT, build, revision }
+  const head: Head = { format, build, revision }
   await store.write('head', JSON.stringify(head))
   if (replaces && replaces.build !== build) await removeBuild(store, replaces)
   return head

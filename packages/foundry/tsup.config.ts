@@ -14,12 +14,14 @@ const sdkWithoutAjv = {
 export default defineConfig([
   // `@foundry/cli` (top-level files only: dist/bin belongs to the bin build): the CLI as a library, `runCli`.
   library({ index: 'src/index.ts' }, { clean: ['*'] }),
-  // The `foundry` bin: a small entry. `foundry mcp` imports the program as ES module chunks (the kernel, the
-  // tools and the adapters load after the client's `initialize` is answered)...
+  // The `foundry` bin: a small entry. `foundry mcp --http` (and `--help`) imports the program as ES module
+  // chunks...
   bundledBin({ foundry: 'src/bin.ts' }, { esbuildPlugins: [sdkWithoutAjv] }),
-  // ...and every other command runs it as one script compiled through V8's code cache.
+  // ...every other command runs it as one script compiled through V8's code cache, and a plain `foundry mcp`
+  // its own script, the stdio server alone (the kernel, the tools and the adapters are evaluated after
+  // the client's `initialize` is answered).
   cachedScript(
-    { 'foundry-cli': 'src/cli/program.ts' },
+    { 'foundry-cli': 'src/cli/program.ts', 'foundry-mcp': 'src/mcp-stdio.ts' },
     {
       esbuildPlugins: [sdkWithoutAjv],
       // The web console's built page beside the bin (`foundry ui`, `/ui/` of `foundry mcp --http`): the

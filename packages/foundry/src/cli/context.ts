@@ -49,21 +49,23 @@ export type CommandAction<A extends unknown[]> = (ctx: CommandContext, ...args: 
 export function action<A extends unknown[]>(run: CommandAction<A>): (...args: unknown[]) => Promise<void> {
   return async (...args) => {
     const command = args[args.length - 1] as Command
-    const globals = command.optsWithGlobals<GlobalOptions>()
-    const ctx = commandContext(globals)
-    try {
-      const output = await run(ctx, ...(args as A))
-      if (output) {
-        process.stdout.write(
-          `${globals.json ? JSON.stringify(output.json, null, 2) : output.text.replace(/\n+$/, '')}\n`,
-        )
-        process.exitCode = output.exitCode ?? 0
-      }
-    } catch (error) {
-      fail(error, globals.debug)
-    } finally {
-      await ctx.close().catch((error: unknown) => fail(error, globals.debug))
+    await runAction(command.optsWithGlobals<GlobalOptions>(), (ctx) => run(ctx, ...(args as A)))
+  }
+}
+
+/** What `action` does once commander has parsed the global options (the bin's `foundry mcp` runs it without commander). */
+export async function runAction(globals: GlobalOptions, run: CommandAction<[]>): Promise<void> {
+  const ctx = commandContext(globals)
+  try {
+    const output = await run(ctx)
+    if (output) {
+      process.stdout.write(`${globals.json ? JSON.stringify(output.json, null, 2) : output.text.replace(/\n+$/, '')}\n`)
+      process.exitCode = output.exitCode ?? 0
     }
+  } catch (error) {
+    fail(error, globals.debug)
+  } finally {
+    await ctx.close().catch((error: unknown) => fail(error, globals.debug))
   }
 }
 

@@ -4,7 +4,7 @@ import { initializeResult } from './handshake.js'
 import { projectOpener, type BesideService } from './project-opener.js'
 
 interface ServeStdioOptions {
-  /** Opens the project; called when the client has initialized, or on the first request that needs it. */
+  /** Opens the project; called once `initialize` is answered, or on the first request that needs it. */
   open: () => Promise<Project>
   /**
    * Services to start once the project is open and stop when the server closes: the `foundry` app

@@ -119,12 +119,12 @@ export const coldSuite: Suite = {
       {
         figure: '`foundry mcp` spawn + initialize (empty project)',
         target: 2,
-        run: (b) => initialize(b.foundry, ['--root', empty, 'mcp']),
+        run: (b) => initialize(b, b.foundry, ['--root', empty, 'mcp']),
       },
       {
         figure: '`marbles mcp` spawn + initialize (a workspace with an agent)',
         target: 2,
-        run: (b) => initialize(b.marbles, ['--root', empty, '--source', AGENTS, 'mcp']),
+        run: (b) => initialize(b, b.marbles, ['--root', empty, '--source', AGENTS, 'mcp']),
       },
     ]
     await measure(ctx, servers, builds, runs, bareSpawned)
@@ -234,7 +234,12 @@ async function firstAnswers(
   const sessions: Array<{ label: string; start(): Promise<McpClient>; ask(client: McpClient): Promise<unknown> }> = [
     ...builds.map((b) => ({
       label: `foundry mcp (${b.label})`,
-      start: () => session({ command: process.execPath, args: [b.foundry, '--root', root, 'mcp'], env }),
+      start: () =>
+        session({
+          command: process.execPath,
+          args: [b.foundry, '--root', root, 'mcp'],
+          env: { ...env, TMPDIR: b.tmp },
+        }),
       ask: (client: McpClient) => client.callTool({ name: 'memory_search', arguments: { query: about } }),
     })),
     {
@@ -322,9 +327,14 @@ function command(
   return { wall: elapsed, cpu: cpuOf(run.stderr) }
 }
 
-async function initialize(bin: string, args: string[]): Promise<Sample> {
+/** A server of build `b` spawned and initialized (its code cache in the build's own `TMPDIR`, as the command rows'). */
+async function initialize(b: Build, bin: string, args: string[]): Promise<Sample> {
   const t = performance.now()
-  const client = await session({ command: process.execPath, args: [bin, ...args], env: getDefaultEnvironment() })
+  const client = await session({
+    command: process.execPath,
+    args: [bin, ...args],
+    env: { ...getDefaultEnvironment(), TMPDIR: b.tmp },
+  })
   const elapsed = performance.now() - t
   await client.close()
   return { wall: elapsed }

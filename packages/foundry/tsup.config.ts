@@ -14,15 +14,16 @@ const sdkWithoutAjv = {
 export default defineConfig([
   // `@foundry/cli` (top-level files only: dist/bin belongs to the bin build): the CLI as a library, `runCli`.
   library({ index: 'src/index.ts' }, { clean: ['*'] }),
-  // The `foundry` bin: a small CommonJS entry (`foundry.js`, its former path, runs it). `foundry mcp` imports
-  // the program as ES module chunks (the kernel, the tools and the adapters load after the client's
-  // `initialize` is answered)...
+  // The `foundry` bin: a small CommonJS entry (`foundry.js`, its former path, runs it). `foundry mcp --http`
+  // (and `--help`) imports the program as ES module chunks...
   bundledBin({ foundry: 'src/bin-path.ts', 'foundry-program': 'src/cli/program.ts' }, { esbuildPlugins: [sdkWithoutAjv] }),
   commonJsBin({ foundry: 'src/bin.ts' }),
-  // ...and every other command runs it as one script compiled through V8's code cache; `list` and `search`
-  // with only global options run a smaller one (no commander, no other command).
+  // ...every other command runs it as one script compiled through V8's code cache; `list` and `search`
+  // with only global options run a smaller one (no commander, no other command), and a plain `foundry mcp`
+  // its own script, the stdio server alone (the kernel, the tools and the adapters are evaluated after
+  // the client's `initialize` is answered).
   cachedScript(
-    { 'foundry-cli': 'src/cli/program.ts', 'foundry-hot': 'src/cli/hot/program.ts' },
+    { 'foundry-cli': 'src/cli/program.ts', 'foundry-hot': 'src/cli/hot/program.ts', 'foundry-mcp': 'src/mcp-stdio.ts' },
     {
       esbuildPlugins: [sdkWithoutAjv],
       // The web console's built page beside the bin (`foundry ui`, `/ui/` of `foundry mcp --http`): the

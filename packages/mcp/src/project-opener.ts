@@ -14,6 +14,11 @@ export type BesideService = (
 export interface ProjectOpener {
   /** Open the project (first call), or the one opened; starts the `beside` services with it. */
   open(): Promise<Project>
+  /**
+   * Start opening the project, without waiting: the next `open` gets it, or its failure (which that
+   * caller reports; the one after tries again).
+   */
+  prepare(): void
   /** Stop the `beside` services, then flush and release the project. Never throws: failures are logged. */
   close(): Promise<void>
 }
@@ -27,17 +32,28 @@ export function projectOpener(
   let closing = false
   const { log } = options
   const beside = options.beside ?? []
+  const begin = () => {
+    const opening = open()
+    opening.catch(() => {}) // reported to the caller that awaits it
+    return opening
+  }
   return {
     async open() {
-      // One project for every caller; a failed open is tried again by the next.
-      opened ??= open().catch((error: unknown) => {
-        opened = undefined
+      // One project for every caller; a failed open is tried again by the caller after the one it failed.
+      const opening = (opened ??= begin())
+      let project: Project
+      try {
+        project = await opening
+      } catch (error) {
+        if (opened === opening) opened = undefined
         throw error
-      })
-      const project = await opened
+      }
       if (beside.length && !closing)
         started ??= Promise.all(beside.map((start) => start(project, log).catch(() => undefined)))
       return project
+    },
+    prepare() {
+      opened ??= begin()
     },
     async close() {
       closing = true

@@ -4,7 +4,7 @@ import { initializeResult } from './handshake.js'
 import { projectOpener, type BesideService } from './project-opener.js'
 
 interface ServeStdioOptions {
-  /** Opens the project; called when the client has initialized, or on the first request that needs it. */
+  /** Opens the project; called once `initialize` is answered, or on the first request that needs it. */
   open: () => Promise<Project>
   /**
    * Services to start once the project is open and stop when the server closes: the `foundry` app
@@ -27,10 +27,16 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   const log = options.log ?? stderrLog('foundry')
   keepServing(log, { console: options.console ?? false })
   const project = projectOpener(options.open, { ...(options.beside && { beside: options.beside }), log })
-  // `initialize` is answered as soon as it is read, while the SDK's Server (and zod) loads. The
-  // project still opens once the client has initialized (server.ts): opened here, fs writers killed
-  // at random (test/soak.test.ts) acknowledged next to nothing.
-  const transport = new FoundryStdioTransport(log, { initialize: initializeResult })
+  // `initialize` is answered as soon as it is read, while the SDK's Server (and zod) loads; the project
+  // starts opening once that answer is written, so the first call finds it open (or opening). Not
+  // before: opened at start, fs writers killed at random (test/soak.test.ts) acknowledged next to nothing.
+  const transport = new FoundryStdioTransport(log, {
+    initialize: (message) => {
+      const result = initializeResult(message)
+      if (result) setImmediate(() => project.prepare())
+      return result
+    },
+  })
   await transport.start()
   const { createServer } = await import('./server.js')
   const server = createServer({ kernel: async () => (await project.open()).kernel, log })

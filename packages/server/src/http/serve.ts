@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { isIP } from 'node:net'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { FoundryError } from '@foundry/kernel'
 import { checkTools, type ToolRow } from '@foundry/kernel/tools'
@@ -108,6 +108,9 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
       'INVALID_INPUT',
       `--host ${host} is not a loopback address and no token is configured: create one with foundry token create --role read --name <who>, or set FOUNDRY_TOKENS, or bind to 127.0.0.1`,
     )
+  // Imported here, not with this module: a stdio server never loads it (its `@hono/node-server` reads
+  // `globalThis.Headers` at import, which loads all of Node's fetch).
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js')
   const { log } = options
   const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits }
   const sessions = createSessionTable({

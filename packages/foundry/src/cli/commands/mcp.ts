@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import { startHookServer } from '../../hook-server.js'
+import { serveMcpStdio } from '../../mcp-stdio.js'
 import { action } from '../context.js'
 
 /** `foundry mcp`: the MCP server over stdio, for the project at the root; with `--http`, a team server over Streamable HTTP. */
@@ -21,9 +22,9 @@ export function mcpCommand(): Command {
     )
     .action(
       action(async (ctx, options: { http?: boolean; host?: string; port?: string; allowHost?: string[] }) => {
-        // The session's hooks are answered from this process too, unless the user turned hook servers off.
-        const beside = process.env.FOUNDRY_HOOK_SERVER === 'off' ? [] : [startHookServer]
         if (options.http) {
+          // The session's hooks are answered from this process too, unless the user turned hook servers off.
+          const beside = process.env.FOUNDRY_HOOK_SERVER === 'off' ? [] : [startHookServer]
           const [{ serveFoundryHttp }, { hookRoute }, { consoleRoute, CONSOLE_PATH }, { localTokenPath }] =
             await Promise.all([
               import('@foundry/mcp'),
@@ -61,11 +62,7 @@ export function mcpCommand(): Command {
           })
           process.exit(0)
         }
-        // The light entry: `initialize` is answered before the kernel and the SDK's Server load.
-        const { serveStdio } = await import('@foundry/mcp/stdio')
-        await serveStdio({ open: ctx.project, beside, console: true })
-        // The client has gone and the project is closed: leave now, whatever handle (stdin, a lock timer) is still open.
-        process.exit(0)
+        await serveMcpStdio(ctx)
       }),
     )
 }

@@ -1,7 +1,7 @@
 import { Command } from 'commander'
 import type { GlobalOptions } from '../context.js'
-import { fail, findRoot, journalOption } from '../context.js'
-import type { MarblesHostOptions } from '../../mcp/host.js'
+import { fail, findRoot } from '../context.js'
+import { hostOptions, serveMcpStdio } from '../mcp-stdio.js'
 
 /**
  * `marbles mcp`: the Marbles MCP server over stdio. It takes the global `--source`,
@@ -34,15 +34,8 @@ export function mcpCommand(): Command {
         command: Command,
       ) => {
         const global = command.optsWithGlobals<GlobalOptions & { harness?: string[] }>()
-        const root = findRoot(global) ?? process.cwd()
-        if (options.http) return serveHttp(root, global, options)
-        const { serveMarblesStdio } = await import('../../mcp/stdio.js')
-        try {
-          await serveMarblesStdio({ ...hostOptions(root, global, options.harness), console: true })
-          process.exitCode = 0
-        } catch (error) {
-          fail(error, global.debug)
-        }
+        if (options.http) return serveHttp(findRoot(global) ?? process.cwd(), global, options)
+        await serveMcpStdio(global, options.harness)
       },
     )
 }
@@ -72,19 +65,5 @@ async function serveHttp(
     process.exit(0)
   } catch (error) {
     fail(error, global.debug)
-  }
-}
-
-/** The engine's options from the global flags, `--harness` and `MARBLES_KILL_GRACE_MS` (both transports). */
-function hostOptions(root: string, global: GlobalOptions, harness: string[] | undefined): MarblesHostOptions {
-  return {
-    root,
-    ...(global.source !== undefined && { source: global.source }),
-    ...(global.state !== undefined && { state: global.state }),
-    ...(global.artifacts !== undefined && { artifacts: global.artifacts }),
-    ...(harness && { harness }),
-    ...(global.dryRun && { dryRun: true }),
-    ...journalOption(global),
-    ...(process.env.MARBLES_KILL_GRACE_MS && { killGraceMs: Number(process.env.MARBLES_KILL_GRACE_MS) }),
   }
 }

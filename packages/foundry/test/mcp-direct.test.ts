@@ -1,0 +1,74 @@
+// A plain `foundry mcp` command line is served by the bin without commander, from its own script
+// (the direct path); every other line goes through the program. Both serve the same, and the direct
+// path loads no HTTP serving.
+import { join } from 'node:path'
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { plainMcpArgs } from '../src/cli/mcp-args.js'
+import { call, cleanup, connectWith, tempProject } from './helpers.js'
+
+const REPORT_LOADED = join(new URL('.', import.meta.url).pathname, 'fixtures', 'report-loaded.cjs')
+
+test.after.each(cleanup)
+
+test('plainMcpArgs takes mcp and the global options around it, and nothing else', () => {
+  assert.equal(plainMcpArgs(['--root', '/p', 'mcp', '--storage', 'sqlite', '--debug']), {
+    root: '/p',
+    storage: 'sqlite',
+    debug: true,
+  })
+  assert.equal(plainMcpArgs(['mcp']), {})
+  for (const args of [
+    ['mcp', '--http'],
+    ['mcp', '--help'],
+    ['--version', 'mcp'],
+    ['mcp', '--root=/p'],
+    ['--root', '/p', 'mcp', '--root', '/q'],
+    ['mcp', '--root', '--debug'],
+    ['mcp', '--root'],
+    ['mcp', 'mcp'],
+    ['mcp', '--port', '1'],
+    ['--root', '/p'],
+  ])
+    assert.is(plainMcpArgs(args), undefined, args.join(' '))
+})
+
+test('the direct path and the program serve the same session', async () => {
+  const root = tempProject()
+  const direct = await connectWith(['--root', root])
+  const program = await connectWith([`--root=${root}`])
+  try {
+    const written = await call(direct.client, 'memory_write', {
+      title: 'Deploys go through the release train',
+      body: 'Every Tuesday.',
+      type: 'convention',
+    })
+    assert.not.ok(written.isError, written.text)
+    assert.equal(await direct.client.listTools(), await program.client.listTools())
+    const [a, b] = await Promise.all([
+      call(direct.client, 'memory_search', { query: 'release train' }),
+      call(program.client, 'memory_search', { query: 'release train' }),
+    ])
+    assert.ok(a.text.includes('Deploys go through the release train'), a.text)
+    assert.is(b.text, a.text)
+  } finally {
+    await direct.close()
+    await program.close()
+  }
+})
+
+test('a stdio session loads neither Node’s fetch nor its HTTP server', async () => {
+  const root = tempProject()
+  const session = await connectWith(['--root', root], {
+    env: { ...getDefaultEnvironment(), NODE_OPTIONS: `--require ${REPORT_LOADED}`, FOUNDRY_HOOK_SERVER: 'off' },
+  })
+  await call(session.client, 'memory_search', { query: 'anything' })
+  await session.close()
+  // The client waits for the server to exit: its last line is written by then.
+  const line = /loaded-at-exit (.*)/.exec(session.stderr())
+  assert.ok(line, session.stderr())
+  assert.equal(JSON.parse(line![1]!), [])
+})
+
+test.run()

@@ -1,6 +1,6 @@
 // `pnpm bench [--data DIR] [--quick] [--only a,b] [--peers] [--before DIR] [--servers N --clients M --seconds S]`: run the suites and print the figures table.
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { BenchContext, Suite } from './lib/context.js'
@@ -23,7 +23,9 @@ import { postgresSuite } from './suites/postgres.js'
 import { postgresRetrievalSuite } from './suites/postgres-retrieval.js'
 import { postgresScaleSuite } from './suites/postgres-scale.js'
 import { scifactSuite } from './suites/scifact.js'
+import { serverRssSuite } from './suites/server-rss.js'
 import { sqliteSuite } from './suites/sqlite.js'
+import { tailsSuite } from './suites/tails.js'
 import { teamSuite } from './suites/team.js'
 
 const SUITES: Suite[] = [
@@ -45,11 +47,13 @@ const SUITES: Suite[] = [
   marblesPostgresSuite,
   peersSuite,
   batchSuite,
+  tailsSuite,
   openSuite,
+  serverRssSuite,
   teamSuite,
 ]
-/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch, `open` and `postgres-scale`: minutes, 100k facts twice, and `team`: a minute of load on several servers). */
-const OPT_IN = new Set(['peers', 'batch', 'open', 'postgres-scale', 'team'])
+/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch, tails, `open`, `server-rss` and `postgres-scale`: minutes, 100k facts twice, and `team`: a minute of load on several servers). */
+const OPT_IN = new Set(['peers', 'batch', 'tails', 'open', 'server-rss', 'postgres-scale', 'team'])
 
 const { values } = parseArgs({
   // `pnpm bench -- --quick` forwards the `--` itself.
@@ -102,7 +106,7 @@ const ctx: BenchContext = {
   ...(values.before && { before: resolve(values.before) }),
   team: Object.fromEntries(Object.entries(team).filter(([, v]) => v !== undefined)),
   scratch,
-  report: (f) => (figures.push(f), console.error(`  ${f.suite}: ${f.figure} = ${f.value}`)),
+  report: (f) => (figures.push({ load: loadavg()[0], ...f }), console.error(`  ${f.suite}: ${f.figure} = ${f.value}`)),
   log: (line) => console.error(line),
 }
 let failed = false

@@ -8,6 +8,8 @@ export interface Figure {
   target?: string
   /** Whether the target is met; undefined when there is no target. */
   met?: boolean
+  /** The machine's 1-minute load average when the figure was reported (set by the runner): a busy machine inflates times. */
+  load?: number
 }
 
 export function renderTable(figures: Figure[]): string {
@@ -18,7 +20,8 @@ export function renderTable(figures: Figure[]): string {
     f.baseline ?? '',
     f.ratio === undefined ? '' : `${f.ratio.toFixed(2)}×`,
     f.target ? `${f.target} ${f.met === undefined ? '' : f.met ? '✓' : '✗'}`.trim() : '',
+    f.load === undefined ? '' : f.load.toFixed(1),
   ])
-  const head = ['suite', 'figure', 'value', 'baseline (same run)', 'ratio', 'target']
+  const head = ['suite', 'figure', 'value', 'baseline (same run)', 'ratio', 'target', 'load']
   return [head, head.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n')
 }

@@ -15,7 +15,8 @@ const manifest = JSON.parse(readFileSync(join(plugin, '.claude-plugin', 'plugin.
 const hooksFile = JSON.parse(readFileSync(join(plugin, 'hooks', 'hooks.json'), 'utf8'))
 const mcpFile = JSON.parse(readFileSync(join(plugin, '.mcp.json'), 'utf8'))
 // The foundry CLI is the bin the MCP server runs; foundry-validate-assets sits beside the hook bin.
-const foundry = expand(mcpFile.mcpServers.foundry.args[0])
+// The script is the first argument that is not a Node option (the server's heap flags come before it).
+const foundry = expand(mcpFile.mcpServers.foundry.args.find((arg) => !arg.startsWith('--')))
 const hookBin = /"([^"]*foundry-hook\.cjs)"/.exec(Object.values(hooksFile.hooks)[0][0].hooks[0].command)[1]
 const validateAssets = join(dirname(expand(hookBin)), 'foundry-validate-assets.js')
 assert.equal(manifest.name, 'foundry')

@@ -77,7 +77,8 @@ copy(
     for (const storage of existsSync(join(plugin, 'node_modules', 'better-sqlite3')) ? ['fs', 'sqlite'] : ['fs']) {
       const project = join(work, `project-${storage}`)
       mkdirSync(project)
-      const init = spawnSync(process.execPath, [args[0]!, 'init', '--storage', storage], {
+      const script = args.find((arg) => !arg.startsWith('--'))!
+      const init = spawnSync(process.execPath, [script, 'init', '--storage', storage], {
         cwd: project,
         encoding: 'utf8',
       })

@@ -172,8 +172,8 @@ test('a catalog built small is built again with more shards once the memory has 
   )
   assert.is(counts.lists, 0)
   assert.is((await k.memory.write(input('Tabs are two spaces'))).id, 'fact-2102')
-  assert.is(counts.lists, 1, 'past 128 facts a shard: built again, once')
-  assert.is(await shards(), 128)
+  assert.is(counts.lists, 1, 'past 32 facts a shard: built again, once')
+  assert.is(await shards(), 512)
   assert.is(
     (await k.memory.write(input('Service 9 port is 8009'))).id,
     'fact-0011',

@@ -31,13 +31,18 @@ export const CATALOG_FORMAT = 3
  * holds `SHARD_FACTS` active facts a shard.
  */
 export const TERM_SHARDS = 1024
-/** Active facts a shard holds at most before the catalog is built again with twice as many. */
-export const SHARD_FACTS = 128
+/**
+ * Active facts a shard holds at most before the catalog is built again with more shards. A write
+ * rewrites every shard its fact's terms fall in (about ten), so a shard's size is most of what a
+ * write parses, serializes and stores: small shards keep a write's garbage, its WAL pages and its
+ * relaxed file writes small, at the price of a larger head (a stamp per shard, ~21 bytes each).
+ */
+export const SHARD_FACTS = 32
 
-/** The shard count for a catalog of `active` facts: a power of two from 16 to `TERM_SHARDS`, about 32 facts a shard. */
+/** The shard count for a catalog of `active` facts: a power of two from 16 to `TERM_SHARDS`, about 8 facts a shard. */
 export function shardsFor(active: number): number {
   let n = 16
-  while (n < TERM_SHARDS && n * 32 < active) n *= 2
+  while (n < TERM_SHARDS && n * 8 < active) n *= 2
   return n
 }
 /** Ids per members chunk (by fact number): a write rewrites one or two. */

@@ -11,17 +11,24 @@ const sdkWithoutAjv = {
   },
 }
 
+/**
+ * Marbles' engine (the console's run actions) is loaded from the installed `@foundry/marbles`, not
+ * bundled: it loads workspace modules through its own jiti, which resolves their imports itself.
+ */
+const MARBLES_OUTSIDE = { noExternal: [/^(?!(better-sqlite3|@foundry\/marbles\/engine)$)/] }
+
 export default defineConfig([
   // `@foundry/cli` (top-level files only: dist/bin belongs to the bin build): the CLI as a library, `runCli`.
   library({ index: 'src/index.ts' }, { clean: ['*'] }),
   // The `foundry` bin: a small entry. `foundry mcp` imports the program as ES module chunks (the kernel, the
   // tools and the adapters load after the client's `initialize` is answered)...
-  bundledBin({ foundry: 'src/bin.ts' }, { esbuildPlugins: [sdkWithoutAjv] }),
+  bundledBin({ foundry: 'src/bin.ts' }, { esbuildPlugins: [sdkWithoutAjv], ...MARBLES_OUTSIDE }),
   // ...and every other command runs it as one script compiled through V8's code cache.
   cachedScript(
     { 'foundry-cli': 'src/cli/program.ts' },
     {
       esbuildPlugins: [sdkWithoutAjv],
+      ...MARBLES_OUTSIDE,
       // The web console's built page beside the bin (`foundry ui`, `/ui/` of `foundry mcp --http`): the
       // program looks for it in `./ui/` next to itself.
       onSuccess: async () => {

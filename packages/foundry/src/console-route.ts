@@ -7,16 +7,24 @@ export const CONSOLE_PATH = '/ui/'
 
 /**
  * The web console under `/ui/` of `foundry mcp --http`, behind the server's own tokens and roles
- * (read browses; write edits and forgets). It checks its callers itself, so it runs before the MCP
- * bearer check: a page cannot send a token with every file it loads. Loaded on its first request.
+ * (read browses; write edits and forgets; run dispatches, cancels and re-runs workflows, which run
+ * in this process as `marbles mcp` runs them). It checks its callers itself, so it runs before the
+ * MCP bearer check: a page cannot send a token with every file it loads. Loaded on its first request.
  */
 export function consoleRoute(project: Project, tokens: TokenVerifier, hostnames: string[] = []) {
   let handler: Promise<ConsoleHandler> | undefined
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const path = (req.url ?? '/').split('?')[0]!
     if (path !== CONSOLE_PATH.slice(0, -1) && !path.startsWith(CONSOLE_PATH)) return false
-    handler ??= import('@foundry/console').then(({ createConsoleHandler }) =>
-      createConsoleHandler({ project, tokens, basePath: CONSOLE_PATH, hostnames }),
+    handler ??= Promise.all([import('@foundry/console'), import('./run-actions.js')]).then(
+      ([{ createConsoleHandler }, { marblesRunActions }]) =>
+        createConsoleHandler({
+          project,
+          tokens,
+          basePath: CONSOLE_PATH,
+          hostnames,
+          runs: marblesRunActions(project.root),
+        }),
     )
     ;(await handler)(req, res)
     return true

@@ -91,7 +91,7 @@ export function inputOf(schema: unknown, values: FormValues, path = '', required
 
 const idOf = (path: string) => `field-${path.replace(/[^A-Za-z0-9_-]/g, '_') || 'input'}`
 
-/** The fields of `schema`, editing `values` through `set`. */
+/** The fields of `schema`, editing `values` through `set`: the top object's fields bare, a nested one's in a fieldset. */
 export function SchemaFields(props: {
   schema: unknown
   values: FormValues
@@ -103,28 +103,31 @@ export function SchemaFields(props: {
   const { values, set, path = '', required = false } = props
   const s = asSchema(props.schema)
   const kind = kindOf(s)
-  const label = html`${s.title ?? (props.name || 'input')}${required ? html`<span class="required" aria-hidden="true"> *</span>` : null}`
-  const help = s.description ? html`<span class="help">${s.description}</span>` : null
   const id = idOf(path)
+  const label = html`${s.title ?? (props.name || 'input')}${required ? html`<span class="required" aria-hidden="true"> *</span>` : null}`
+  const help = s.description ? html`<span id=${`${id}-help`} class="help">${s.description}</span>` : null
+  const described = s.description ? `${id}-help` : undefined
   const text = (e: Event) => set(path, (e.target as HTMLInputElement).value)
-  if (kind === 'object')
-    return html`<fieldset class="fields"><legend>${label}</legend>${help}
-      ${Object.entries(s.properties ?? {}).map(
-        ([key, child]) =>
-          html`<${SchemaFields} key=${key} schema=${child} values=${values} set=${set} name=${key} path=${path ? `${path}.${key}` : key} required=${!!s.required?.includes(key)} />`,
-      )}</fieldset>`
+  if (kind === 'object') {
+    const fields = Object.entries(s.properties ?? {}).map(
+      ([key, child]) =>
+        html`<${SchemaFields} key=${key} schema=${child} values=${values} set=${set} name=${key} path=${path ? `${path}.${key}` : key} required=${!!s.required?.includes(key)} />`,
+    )
+    return path ? html`<fieldset class="fields"><legend>${label}</legend>${help}${fields}</fieldset>` : html`${help}${fields}`
+  }
   if (kind === 'boolean')
-    return html`<label class="check"><span><input id=${id} type="checkbox" checked=${values[path] === true} onChange=${(e: Event) => set(path, (e.target as HTMLInputElement).checked)} /> ${label}</span>${help}</label>`
+    return html`<div class="field check"><label><input id=${id} type="checkbox" aria-describedby=${described} checked=${values[path] === true} onChange=${(e: Event) => set(path, (e.target as HTMLInputElement).checked)} /> ${label}</label>${help}</div>`
+  let control: unknown
   if (kind === 'enum')
-    return html`<label for=${id}>${label}${help}
-      <select id=${id} aria-required=${required} value=${values[path]} onChange=${text}>
+    control = html`<select id=${id} aria-required=${required} aria-describedby=${described} value=${values[path]} onChange=${text}>
         <option value="">${required ? 'choose…' : '(none)'}</option>
         ${(choicesOf(s) ?? []).map((v) => html`<option value=${JSON.stringify(v)}>${String(v)}</option>`)}
-      </select></label>`
-  if (kind === 'json')
-    return html`<label for=${id}>${label} <span class="help">(JSON)</span>${help}
-      <textarea id=${id} class="mono" rows="4" aria-required=${required} value=${values[path]} onInput=${text}></textarea></label>`
-  const number = kind === 'number' || kind === 'integer'
-  return html`<label for=${id}>${label}${help}
-    <input id=${id} type=${number ? 'number' : 'text'} step=${kind === 'integer' ? '1' : number ? 'any' : undefined} aria-required=${required} value=${values[path]} onInput=${text} /></label>`
+      </select>`
+  else if (kind === 'json')
+    control = html`<textarea id=${id} class="mono" rows="3" aria-required=${required} aria-describedby=${described} value=${values[path]} onInput=${text}></textarea>`
+  else {
+    const number = kind === 'number' || kind === 'integer'
+    control = html`<input id=${id} type=${number ? 'number' : 'text'} step=${kind === 'integer' ? '1' : number ? 'any' : undefined} aria-required=${required} aria-describedby=${described} value=${values[path]} onInput=${text} />`
+  }
+  return html`<div class="field"><label for=${id}>${label}${kind === 'json' ? html` <span class="help">(JSON)</span>` : null}</label>${help}${control}</div>`
 }

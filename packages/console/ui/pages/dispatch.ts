@@ -58,7 +58,7 @@ export function DispatchPage({ name }: { name: string }) {
     ${chosen
       ? html`<form class="panel dispatch" onSubmit=${submit} aria-describedby="workflow-about">
           <p id="workflow-about" class="muted">${chosen.description ?? `Starts ${chosen.name}.`} Fields marked * are required.</p>
-          <${SchemaFields} schema=${chosen.inputSchema} values=${values} set=${(path: string, value: string | boolean) => setValues((old) => ({ ...old, [path]: value }))} name="input" />
+          <${SchemaFields} schema=${chosen.inputSchema} values=${values} set=${(path: string, value: string | boolean) => setValues((old) => ({ ...old, [path]: value }))} />
           <${ErrorLine} error=${error} />
           <div class="actions"><button type="submit" disabled=${busy}>${busy ? 'Dispatching…' : 'Dispatch'}</button></div>
         </form>`

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { openProject } from '@foundry/project'
 import { BIN, cleanup, cli, tempDir } from './helpers.js'
 import { startHttp } from './http-helpers.js'
 
@@ -161,8 +162,9 @@ test('foundry ui without a Marbles workspace: the console serves as before, and 
   }
 })
 
-test('foundry mcp --http: the console under /ui/ dispatches with a run token', async () => {
+test('foundry mcp --http: the console under /ui/ dispatches with a run token; a run still going when it stops is ended', async () => {
   const { root, read, run } = project()
+  let held = ''
   const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root], {
     FOUNDRY_HOOK_SERVER: 'off',
     FOUNDRY_TOKENS: undefined,
@@ -173,9 +175,15 @@ test('foundry mcp --http: the console under /ui/ dispatches with a run token', a
     const made = await api(base, 'runs', run, { name: 'deploy', input: { service: 'billing' } })
     assert.is(made.status, 200, JSON.stringify(made.json))
     await until(base, read, made.json.runId, 'complete')
+    held = (await api(base, 'runs', run, { name: 'deploy', input: { service: 'ledger', hold: true } })).json.runId
+    await until(base, read, held, 'running')
   } finally {
-    await server.stop()
+    assert.is(await server.stop(), 0)
   }
+  const state = await openProject({ root })
+  const record = (await state.storage.get('marbles.runs', held)) as { status: string; reason?: string }
+  await state.close()
+  assert.equal([record.status, record.reason], ['cancelled', 'the engine shut down'])
 })
 
 test.run()

@@ -1,10 +1,7 @@
-import { spawn } from 'node:child_process'
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openProject } from '@foundry/project'
+import { consoleProject, startUi } from './console-runs.js'
 import { BIN, cleanup, cli, tempDir } from './helpers.js'
 import { startHttp } from './http-helpers.js'
 
@@ -15,65 +12,6 @@ import { startHttp } from './http-helpers.js'
 
 const test = suite('the console runs workflows: dispatch, cancel, re-run')
 test.after(cleanup)
-
-const MARBLES = fileURLToPath(new URL('../node_modules/@foundry/marbles', import.meta.url))
-
-const WORKFLOW = `import { Type } from 'typebox'
-import { workflow } from '@foundry/marbles'
-
-export const deploy = workflow({
-  name: 'deploy',
-  description: 'Ship a service',
-  input: Type.Object({
-    service: Type.String({ minLength: 1 }),
-    replicas: Type.Optional(Type.Integer({ minimum: 1 })),
-    hold: Type.Optional(Type.Boolean()),
-  }),
-  async run(ctx, input) {
-    await ctx.step('build', () => 'built ' + input.service)
-    if (input.hold)
-      await ctx.step('hold', ({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))))
-    return { shipped: input.service, replicas: input.replicas ?? 1 }
-  },
-})
-`
-
-/** A project with a Marbles workspace (`@foundry/marbles` and typebox installed beside it), and a read, a write and a run token. */
-function project(): { root: string; read: string; write: string; run: string } {
-  const root = tempDir()
-  assert.is(cli(['init'], { cwd: root }).code, 0)
-  mkdirSync(join(root, 'node_modules', '@foundry'), { recursive: true })
-  symlinkSync(realpathSync(MARBLES), join(root, 'node_modules', '@foundry', 'marbles'), 'dir')
-  symlinkSync(realpathSync(join(MARBLES, 'node_modules', 'typebox')), join(root, 'node_modules', 'typebox'), 'dir')
-  mkdirSync(join(root, '.foundry', 'marbles'), { recursive: true })
-  writeFileSync(join(root, '.foundry', 'marbles', 'deploy.ts'), WORKFLOW)
-  const token = (role: string) => {
-    const made = cli(['token', 'create', '--role', role, '--name', `${role}-user`, '--root', root])
-    assert.is(made.code, 0, made.stderr)
-    return made.stdout.split('\n')[0]!
-  }
-  return { root, read: token('read'), write: token('write'), run: token('run') }
-}
-
-/** `foundry ui --port 0` in `root`: its address, and stop() (SIGTERM, then its exit code). */
-async function startUi(root: string): Promise<{ url: string; stop(): Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, 'ui', '--port', '0'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, XDG_RUNTIME_DIR: tempDir(), FOUNDRY_TOKENS: '' },
-  })
-  let stderr = ''
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString()
-      const match = /foundry console: (\S+)/.exec(stderr)
-      if (match) resolve(match[1]!)
-    })
-    void exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)))
-  })
-  return { url, stop: () => (child.kill('SIGTERM'), exited) }
-}
 
 async function api(base: string, path: string, secret: string, body?: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(`${base}api/${path}`, {
@@ -95,7 +33,7 @@ async function until(base: string, secret: string, runId: string, want: string):
 }
 
 test('foundry ui: the workflows with their schemas; a run token dispatches, cancels and re-runs; others get 403', async () => {
-  const { root, read, write, run } = project()
+  const { root, read, write, run } = consoleProject()
   const ui = await startUi(root)
   try {
     const base = ui.url
@@ -163,7 +101,7 @@ test('foundry ui without a Marbles workspace: the console serves as before, and 
 })
 
 test('foundry mcp --http: the console under /ui/ dispatches with a run token; a run still going when it stops is ended', async () => {
-  const { root, read, run } = project()
+  const { root, read, run } = consoleProject()
   let held = ''
   const server = await startHttp(BIN, ['mcp', '--http', '--port', '0', '--root', root], {
     FOUNDRY_HOOK_SERVER: 'off',

@@ -11,12 +11,18 @@ const sdkWithoutAjv = {
   },
 }
 
+/**
+ * Marbles' engine (the console's run actions) is loaded from the installed `@foundry/marbles`, not
+ * bundled: it loads workspace modules through its own jiti, which resolves their imports itself.
+ */
+const MARBLES_OUTSIDE = { noExternal: [/^(?!(better-sqlite3|@foundry\/marbles\/engine)$)/] }
+
 export default defineConfig([
   // `@foundry/cli` (top-level files only: dist/bin belongs to the bin build): the CLI as a library, `runCli`.
   library({ index: 'src/index.ts' }, { clean: ['*'] }),
   // The `foundry` bin: a small CommonJS entry (`foundry.js`, its former path, runs it). `foundry mcp --http`
   // (and `--help`) imports the program as ES module chunks...
-  bundledBin({ foundry: 'src/bin-path.ts', 'foundry-program': 'src/cli/program.ts' }, { esbuildPlugins: [sdkWithoutAjv] }),
+  bundledBin({ foundry: 'src/bin-path.ts', 'foundry-program': 'src/cli/program.ts' }, { esbuildPlugins: [sdkWithoutAjv], ...MARBLES_OUTSIDE }),
   commonJsBin({ foundry: 'src/bin.ts' }),
   // ...every other command runs it as one script compiled through V8's code cache; `list` and `search`
   // with only global options run a smaller one (no commander, no other command), and a plain `foundry mcp`
@@ -26,6 +32,7 @@ export default defineConfig([
     { 'foundry-cli': 'src/cli/program.ts', 'foundry-hot': 'src/cli/hot/program.ts', 'foundry-mcp': 'src/mcp-stdio.ts' },
     {
       esbuildPlugins: [sdkWithoutAjv],
+      ...MARBLES_OUTSIDE,
       // The web console's built page beside the bin (`foundry ui`, `/ui/` of `foundry mcp --http`): the
       // program looks for it in `./ui/` next to itself.
       onSuccess: async () => {

@@ -8,6 +8,7 @@ import { register } from 'tsx/esm/api'
 register()
 const { fillProject, tempProject, writeRun, cleanup } = await import('../test/helpers.ts')
 const { browserPath, launch } = await import('../test/browser.ts')
+const { storageRunActions } = await import('../test/run-actions.ts')
 const { serveConsole } = await import('../dist/index.js')
 
 const out = fileURLToPath(new URL('../../../docs/console/', import.meta.url))
@@ -25,9 +26,10 @@ await project.storage.appendLog('marbles/run-7f3a', [
   JSON.stringify({ seq: 2, at: Date.now(), type: 'step', phase: 'start', step: 'scan', attempt: 1 }),
   JSON.stringify({ seq: 3, at: Date.now(), type: 'log', level: 'info', message: 'scanned 214 files', step: 'scan' }),
   JSON.stringify({ seq: 4, at: Date.now(), type: 'step', phase: 'end', step: 'scan', attempt: 1, ms: 5120 }),
+  JSON.stringify({ seq: 5, at: Date.now(), type: 'step', phase: 'start', step: 'report', attempt: 1 }),
 ])
 await project.close()
-const server = await serveConsole({ root, port: 0 })
+const server = await serveConsole({ root, port: 0, runs: storageRunActions })
 const browser = await launch(executable)
 const page = await browser.newPage({ viewport: { width: 1200, height: 820 } })
 const shots = [
@@ -37,6 +39,7 @@ const shots = [
   ['library', '#/library', 'table'],
   ['tokens', '#/tokens', '.chart'],
   ['run', '#/run/run-7f3a', '.journal li'],
+  ['dispatch', '#/dispatch/deploy', 'form.dispatch'],
   ['health', '#/health', '.details'],
 ]
 try {

@@ -6,8 +6,17 @@ import { editFact, factPage, findFacts, forgetFact } from './facts.js'
 import { readJson } from './http.js'
 import { acceptProposal, editProposal, proposalId, rejectProposal, reviewQueue } from './review.js'
 import { openEventStream, type ChangeFeed } from './live.js'
+import { actionsOf, dispatchRequest, type RunActions } from './run-actions.js'
 import { getRun, journalLog, listRuns, readJournal, RUNS, runId } from './runs.js'
-import type { HealthAnswer, IndexAnswer, SessionAnswer, TokensAnswer } from './wire.js'
+import type {
+  CancelAnswer,
+  HealthAnswer,
+  IndexAnswer,
+  RunStartedAnswer,
+  SessionAnswer,
+  TokensAnswer,
+  WorkflowsAnswer,
+} from './wire.js'
 
 /** What a route is called with. */
 export interface RouteContext {
@@ -19,6 +28,8 @@ export interface RouteContext {
   query: URLSearchParams
   req: IncomingMessage
   res: ServerResponse
+  /** Dispatch, cancel and re-run, when the console was given them. */
+  runs?: RunActions
 }
 
 /**
@@ -49,7 +60,11 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: /^session$/,
     role: 'read',
-    call: async (ctx): Promise<SessionAnswer> => ({ name: ctx.principal.name, roles: ctx.principal.roles }),
+    call: async (ctx): Promise<SessionAnswer> => ({
+      name: ctx.principal.name,
+      roles: ctx.principal.roles,
+      runActions: ctx.runs !== undefined,
+    }),
   },
   { method: 'GET', path: /^facts$/, role: 'read', call: (ctx) => findFacts(ctx.project, ctx.query) },
   { method: 'GET', path: /^facts\/([^/]+)$/, role: 'read', call: (ctx) => factPage(ctx.project, factId(param(ctx))) },
@@ -133,6 +148,34 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: /^health$/, role: 'read', call: ({ project }) => health(project) },
   { method: 'GET', path: /^doctor$/, role: 'read', call: ({ project }) => doctorProject({ root: project.root }) },
   { method: 'GET', path: /^runs$/, role: 'read', call: ({ project }) => listRuns(project.storage) },
+  {
+    method: 'GET',
+    path: /^workflows$/,
+    role: 'read',
+    call: async (ctx): Promise<WorkflowsAnswer> => ({ workflows: await actionsOf(ctx.runs).workflows() }),
+  },
+  {
+    method: 'POST',
+    path: /^runs$/,
+    role: 'run',
+    call: async (ctx): Promise<RunStartedAnswer> => {
+      const actions = actionsOf(ctx.runs)
+      const { name, input, idempotencyKey } = dispatchRequest(await readJson(ctx.req))
+      return actions.dispatch(name, input, idempotencyKey === undefined ? {} : { idempotencyKey })
+    },
+  },
+  {
+    method: 'POST',
+    path: /^runs\/([^/]+)\/cancel$/,
+    role: 'run',
+    call: (ctx): Promise<CancelAnswer> => actionsOf(ctx.runs).cancel(runId(param(ctx))),
+  },
+  {
+    method: 'POST',
+    path: /^runs\/([^/]+)\/rerun$/,
+    role: 'run',
+    call: (ctx): Promise<RunStartedAnswer> => actionsOf(ctx.runs).rerun(runId(param(ctx))),
+  },
   {
     method: 'GET',
     path: /^runs\/([^/]+)$/,

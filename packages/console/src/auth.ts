@@ -1,8 +1,8 @@
 import { FoundryError } from '@foundry/kernel'
 import { loadTokens, secretTokens } from '@foundry/server'
 
-/** What a caller may do in the console: `read` browses, `write` also edits and forgets facts. */
-export type ConsoleRole = 'read' | 'write'
+/** What a caller may do in the console: `read` browses, `write` also edits and forgets facts, `run` dispatches, cancels and re-runs runs. */
+export type ConsoleRole = 'read' | 'write' | 'run'
 
 /** Who a request comes from: a token's name (never its secret) and the roles it holds. */
 export interface ConsolePrincipal {
@@ -30,14 +30,14 @@ export function projectTokens(root: string): TokenVerifier {
   return loadTokens(root)
 }
 
-/** One token given to the console (its own `--token`): it may read and write. */
+/** One token given to the console (its own `--token`): it may do everything (read, write, run), as the user's local token may. */
 export function singleToken(secret: string, name = 'console'): TokenVerifier {
   if (secret.length < 8)
     throw new FoundryError(
       'INVALID_INPUT',
       'token: use at least 8 characters (a random secret, e.g. openssl rand -hex 16)',
     )
-  return secretTokens([{ principal: { name, roles: ['read', 'write'] }, secret }])
+  return secretTokens([{ principal: { name, roles: ['read', 'write', 'run'] }, secret }])
 }
 
 /** Both verifiers: the first that knows the secret answers. */

@@ -16,6 +16,7 @@ import {
 import { refusal } from './guard.js'
 import { SECURITY_HEADERS, sendError, sendJson } from './http.js'
 import { createChangeFeed } from './live.js'
+import type { RunActions } from './run-actions.js'
 
 export interface ConsoleHandlerOptions {
   /** The open project (`openProject`): every answer comes from its kernel and storage. */
@@ -32,6 +33,11 @@ export interface ConsoleHandlerOptions {
   log?: (line: string) => void
   /** The built front end. Default: `dist/ui` of this package. */
   assetsDir?: string
+  /**
+   * Dispatch, cancel and re-run (a `run` token's; the app passes Marbles' engine). Without them the
+   * Runs pages only watch, and those routes answer NOT_FOUND.
+   */
+  runs?: RunActions
 }
 
 /** A Node request handler, and `close()` to stop its live feeds (the project stays open: it is the caller's). */
@@ -41,11 +47,11 @@ export type ConsoleHandler = ((req: IncomingMessage, res: ServerResponse) => voi
  * The console: its page and files under `basePath`, and its JSON and server-sent-events API under
  * `basePath/api/`. Every request is checked first: the Host and Origin headers (403), then the
  * bearer token (401) and the role the route needs (403). Without team tokens, loopback clients
- * browse without a token and only `token` may write; with them, a read token browses and a write
- * token edits and forgets.
+ * browse without a token and only `token` may write or run; with them, a read token browses, a write
+ * token edits and forgets, and a run token dispatches, cancels and re-runs (with `runs`).
  */
 export function createConsoleHandler(options: ConsoleHandlerOptions): ConsoleHandler {
-  const { project } = options
+  const { project, runs } = options
   const base = normalBase(options.basePath ?? '/')
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const team = options.tokens ?? projectTokens(project.root)
@@ -90,22 +96,26 @@ export function createConsoleHandler(options: ConsoleHandlerOptions): ConsoleHan
         { error: { code: 'UNAUTHORIZED', message: principal } },
         { 'www-authenticate': 'Bearer realm="foundry"' },
       )
-    for (const route of ROUTES) {
-      const m = route.path.exec(path)
-      if (!m) continue
-      if (route.method !== req.method)
-        return sendJson(res, 405, { error: { code: 'METHOD', message: `${req.method} ${path}: use ${route.method}` } })
-      if (!holds(principal, route.role))
-        return sendJson(res, 403, { error: { code: 'FORBIDDEN', message: forbidden(principal, route.role) } })
-      const params = m.slice(1).map((p) => decode(p))
-      const started = performance.now()
-      const value = await route.call({ project, feed, principal, params, query, req, res })
-      // The route's own time, for the browser's devtools and the benchmarks (same origin only).
-      if (!route.stream)
-        sendJson(res, 200, value, { 'server-timing': `route;dur=${(performance.now() - started).toFixed(2)}` })
-      return
+    const matching = ROUTES.filter((route) => route.path.test(path))
+    const route = matching.find((r) => r.method === req.method)
+    if (!route) {
+      if (matching.length)
+        return sendJson(res, 405, {
+          error: {
+            code: 'METHOD',
+            message: `${req.method} ${path}: use ${matching.map((r) => r.method).join(' or ')}`,
+          },
+        })
+      return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `Not found: api/${path.slice(0, 100)}` } })
     }
-    sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `Not found: api/${path.slice(0, 100)}` } })
+    if (!holds(principal, route.role))
+      return sendJson(res, 403, { error: { code: 'FORBIDDEN', message: forbidden(principal, route.role) } })
+    const params = (route.path.exec(path) ?? []).slice(1).map((p) => decode(p))
+    const started = performance.now()
+    const value = await route.call({ project, feed, principal, params, query, req, res, ...(runs && { runs }) })
+    // The route's own time, for the browser's devtools and the benchmarks (same origin only).
+    if (!route.stream)
+      sendJson(res, 200, value, { 'server-timing': `route;dur=${(performance.now() - started).toFixed(2)}` })
   }
 
   /** The caller, or why it is refused (401). */

@@ -3,3 +3,4 @@
 export { createConsoleHandler, type ConsoleHandler } from './handler.js'
 export { serveConsole } from './serve.js'
 export type { TokenVerifier } from './auth.js'
+export type { RunActions } from './run-actions.js'

@@ -1,11 +1,12 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { FoundryError, safeTelemetry, type Storage } from '@foundry/kernel'
-import { openProject } from '@foundry/project'
+import { openProject, type Project } from '@foundry/project'
 import { claimLocalToken, tokenBook, type LocalToken } from '@foundry/server'
 import type { TokenVerifier } from './auth.js'
 import { isLoopback } from './guard.js'
 import { createConsoleHandler } from './handler.js'
+import type { RunActions } from './run-actions.js'
 
 export interface ServeConsoleOptions {
   /** The project folder (or a folder inside it); default: found from the working directory, like git. */
@@ -29,6 +30,11 @@ export interface ServeConsoleOptions {
   /** Host names besides loopback ones that browsers may use to reach the console. */
   hostnames?: string[]
   log?: (line: string) => void
+  /**
+   * Dispatch, cancel and re-run from the Runs pages: made over the opened project (the app passes
+   * Marbles' engine), closed with the server.
+   */
+  runs?: (project: Project) => RunActions & { close?(): Promise<void> }
 }
 
 export interface ConsoleServer {
@@ -58,6 +64,7 @@ export async function serveConsole(options: ServeConsoleOptions = {}): Promise<C
   storage = project.storage
   // The project's team tokens (its file, or its database), followed while serving: a revocation counts within a second.
   let team: Awaited<ReturnType<ReturnType<typeof tokenBook>['open']>> | undefined
+  let runs: ReturnType<NonNullable<ServeConsoleOptions['runs']>> | undefined
   try {
     team = await tokenBook(project).open()
     if (!isLoopback(host) && team.size === 0)
@@ -68,9 +75,11 @@ export async function serveConsole(options: ServeConsoleOptions = {}): Promise<C
     const local =
       !options.tokens && team.size === 0 && options.localToken ? await claimLocalToken(options.localToken) : undefined
     const tokens = options.tokens ?? local?.store ?? team
+    runs = options.runs?.(project)
     const handler = createConsoleHandler({
       project,
       tokens,
+      ...(runs && { runs }),
       ...(options.token && { token: options.token }),
       ...(options.hostnames && { hostnames: options.hostnames }),
       ...(options.log && { log: options.log }),
@@ -101,11 +110,13 @@ export async function serveConsole(options: ServeConsoleOptions = {}): Promise<C
           handler.close()
           server.closeAllConnections()
           await new Promise<void>((resolve) => server.close(() => resolve()))
+          await runs?.close?.()
           await project.close()
         })()),
     }
   } catch (error) {
     team?.close()
+    await runs?.close?.()
     await project.close()
     throw error
   }

@@ -13,6 +13,8 @@ type TokenFigures = Awaited<ReturnType<Kernel['tokens']['report']>>['figures']
 export interface SessionAnswer {
   name: string
   roles: readonly string[]
+  /** Whether this console dispatches, cancels and re-runs runs (`runs` was given), for a run token. */
+  runActions: boolean
 }
 
 /** A fact as a list or a search shows it: no body beyond a short excerpt. */
@@ -129,4 +131,32 @@ export interface RunSummary {
   updatedAt?: number
   reason?: string
   error?: string
+}
+
+/** A workflow (or step) the console can dispatch: `GET api/workflows`. */
+export interface WorkflowInfo {
+  name: string
+  description?: string
+  /** Its input as a JSON Schema (an object schema when the workflow declares none). */
+  inputSchema: unknown
+}
+
+/** `GET api/workflows`. */
+export interface WorkflowsAnswer {
+  workflows: WorkflowInfo[]
+}
+
+/** A run just made (`POST api/runs`, `POST api/runs/<id>/rerun`): it is queued and goes on in the background. */
+export interface RunStartedAnswer {
+  runId: string
+  name: string
+  status: string
+  /** The run this one re-runs. */
+  rerunOf?: string
+}
+
+/** `POST api/runs/<id>/cancel`: the run as it stands once cancellation was requested. */
+export interface CancelAnswer {
+  runId: string
+  status: string
 }

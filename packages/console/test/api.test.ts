@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
-import { createServer, request as httpRequest, type Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { test } from 'uvu'
@@ -8,45 +8,8 @@ import * as assert from 'uvu/assert'
 import { openProject } from '@foundry/project'
 import { createConsoleHandler, serveConsole } from '../src/index.js'
 import type { ConsoleServer } from '../src/serve.js'
-import { cleanup, fillProject, startAppender, tempProject, writeRun } from './helpers.js'
+import { bearer, cleanup, fillProject, request, startAppender, tempProject, writeRun } from './helpers.js'
 
-interface Answer {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  body: string
-  json: any
-}
-
-/** One HTTP request with full control of its headers (fetch will not send another Host). */
-function request(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      url,
-      {
-        method: options.method ?? 'GET',
-        headers: { ...(options.body !== undefined && { 'content-type': 'application/json' }), ...options.headers },
-      },
-      (res) => {
-        let body = ''
-        res.on('data', (d) => (body += d))
-        res.on('end', () => {
-          let json: unknown
-          try {
-            json = JSON.parse(body)
-          } catch {}
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json })
-        })
-      },
-    )
-    req.on('error', reject)
-    req.end(options.body === undefined ? undefined : JSON.stringify(options.body))
-  })
-}
-
-const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` })
 const servers: ConsoleServer[] = []
 test.after.each(async () => {
   for (const s of servers.splice(0)) await s.close()

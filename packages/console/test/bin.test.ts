@@ -65,7 +65,7 @@ test('no team token and no --token: an API call without the local token gets 401
   assert.not.match(server.output(), secret)
   const answer = await session(server.url, secret)
   assert.is(answer.status, 200)
-  assert.equal(await answer.json(), { name: 'local', roles: ['read', 'write', 'run'] })
+  assert.equal(await answer.json(), { name: 'local', roles: ['read', 'write', 'run'], runActions: false })
 })
 
 test('with --token: that secret is accepted too, and a request without a token still gets 401', async () => {

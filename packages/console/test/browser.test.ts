@@ -9,9 +9,11 @@ import { serveConsole } from '../src/index.js'
 import type { ConsoleServer } from '../src/serve.js'
 import { browserPath, launch, noBrowser, pageWithToken, seriousViolations } from './browser.js'
 import { cleanup, fillProject, startAppender, tempProject, writeRun } from './helpers.js'
+import { storageRunActions } from './run-actions.js'
 
 const READ = 'read-secret-123'
 const WRITE = 'write-secret-456'
+const RUN = 'run-secret-789'
 const executable = browserPath()
 let browser: Browser
 let server: ConsoleServer
@@ -31,9 +33,10 @@ test.before(async () => {
   const tokens = [
     { name: 'viewer', roles: ['read'], sha256: createHash('sha256').update(READ).digest('hex'), created: '2026-12-01' },
     { name: 'bob', roles: ['write'], sha256: createHash('sha256').update(WRITE).digest('hex'), created: '2026-12-01' },
+    { name: 'carol', roles: ['run'], sha256: createHash('sha256').update(RUN).digest('hex'), created: '2026-12-01' },
   ]
   writeFileSync(join(root, '.foundry', 'tokens.json'), JSON.stringify({ tokens }))
-  server = await serveConsole({ root, port: 0 })
+  server = await serveConsole({ root, port: 0, runs: storageRunActions })
   browser = await launch(executable)
 })
 
@@ -234,6 +237,98 @@ maybe("a run's journal streams live while another process appends to it", async 
   assert.is(await page.locator('.journal li').count(), 4)
 })
 
+/** The first journal record of a run: the one that carries its input. */
+async function firstRecord(id: string): Promise<{ input?: unknown; rerunOf?: string }> {
+  const project = await openProject({ root })
+  try {
+    return JSON.parse((await project.storage.readLog(`marbles/${id}`, 0)).entries[0]!)
+  } finally {
+    await project.close()
+  }
+}
+
+const runIdOf = (url: string) => decodeURIComponent(/#\/run\/([^/?]+)$/.exec(url)?.[1] ?? '')
+
+maybe('a run dispatched from the page streams its steps live while a second process writes', async () => {
+  const { page } = await open('#/runs', RUN)
+  await page.getByRole('link', { name: 'Dispatch a workflow' }).click()
+  await page.getByRole('heading', { name: 'Dispatch a workflow' }).waitFor()
+  assert.is(await page.getByLabel('Workflow').inputValue(), 'deploy')
+  await page.getByLabel('replicas').fill('3')
+  await page.getByRole('button', { name: 'Dispatch' }).click()
+  const refused = (await page.getByRole('alert').textContent()) ?? ''
+  assert.match(refused, /^Invalid input of workflow deploy: .*service/, 'the server names the missing field')
+  await page.getByLabel(/^service/).fill('billing')
+  await page.getByLabel(/canary/).check()
+  await page.getByLabel('region').selectOption('eu-west')
+  await page.getByLabel(/tags/).fill('["blue", "green"]')
+  await page.getByRole('button', { name: 'Dispatch' }).click()
+  await page.waitForURL(/#\/run\/run-/)
+  const id = runIdOf(page.url())
+  assert.equal((await firstRecord(id)).input, {
+    service: 'billing',
+    replicas: 3,
+    canary: true,
+    region: 'eu-west',
+    tags: ['blue', 'green'],
+  })
+  await page.locator('.run-status .badge', { hasText: 'running' }).waitFor()
+  await page.getByText('No step has started yet.').waitFor()
+  const worker = startAppender(root, id)
+  try {
+    await worker.append(JSON.stringify({ type: 'step', phase: 'start', step: 'build', attempt: 1 }))
+    await page
+      .locator('.steps li', { hasText: 'build' })
+      .locator('.badge', { hasText: 'running' })
+      .waitFor({ timeout: 5000 })
+    await worker.append('image billing:41 built')
+    await page.locator('.journal li', { hasText: 'image billing:41 built' }).waitFor({ timeout: 5000 })
+    await worker.append(JSON.stringify({ type: 'step', phase: 'end', step: 'build', attempt: 1, ms: 812 }))
+    await worker.append(JSON.stringify({ type: 'step', phase: 'start', step: 'ship', attempt: 1 }))
+    await page.locator('.steps li', { hasText: 'ship' }).waitFor({ timeout: 5000 })
+  } finally {
+    await worker.stop()
+  }
+  assert.equal(await page.locator('.steps li .mono').allTextContents(), ['build', 'ship'])
+  assert.equal(await page.locator('.steps li .badge').allTextContents(), ['complete', 'running'])
+})
+
+maybe('cancel a running run from the page: refused with a read token, done with a run token', async () => {
+  const project = await openProject({ root })
+  await writeRun(project, 'run-cancel-me')
+  await project.close()
+  const { page } = await open('#/run/run-cancel-me', READ)
+  await page.getByRole('button', { name: 'Cancel run…' }).click()
+  await page.getByRole('button', { name: 'Yes, cancel the run' }).click()
+  assert.match((await page.getByRole('alert').textContent()) ?? '', /token viewer has role read; this needs run/)
+  await page.getByRole('button', { name: /^Access:/ }).click()
+  await page.getByLabel('Access token').fill(RUN)
+  await page.getByRole('button', { name: 'Use' }).click()
+  await page.getByRole('button', { name: /^Access: carol/ }).waitFor()
+  await page.getByRole('button', { name: 'Yes, cancel the run' }).click()
+  await page.locator('.run-status .badge', { hasText: 'cancelled' }).waitFor({ timeout: 5000 })
+  await page.locator('.journal li', { hasText: 'status → cancelled: cancelled by request' }).waitFor()
+  await page.getByRole('button', { name: 'Re-run' }).waitFor()
+})
+
+maybe('re-run an ended run: the new run opens, linked to the old one, with its input', async () => {
+  const { page } = await open('#/runs', RUN)
+  await page.getByRole('link', { name: 'Dispatch a workflow' }).click()
+  await page.getByLabel(/^service/).fill('ledger')
+  await page.getByRole('button', { name: 'Dispatch' }).click()
+  await page.waitForURL(/#\/run\/run-/)
+  const first = runIdOf(page.url())
+  await page.getByRole('button', { name: 'Cancel run…' }).click()
+  await page.getByRole('button', { name: 'Yes, cancel the run' }).click()
+  await page.getByRole('button', { name: 'Re-run' }).click()
+  await page.waitForURL((url) => /#\/run\/run-/.test(url.hash) && runIdOf(url.href) !== first)
+  const second = runIdOf(page.url())
+  await page.locator('h1', { hasText: second }).waitFor()
+  await page.locator('.run-status .badge', { hasText: 'running' }).waitFor()
+  const record = await firstRecord(second)
+  assert.equal([record.rerunOf, record.input], [first, { service: 'ledger' }])
+})
+
 maybe('the main pages have no serious or critical accessibility violations', async () => {
   const checks: Array<[string, string]> = [
     ['#/memory?q=flyway', '.results li'],
@@ -242,6 +337,7 @@ maybe('the main pages have no serious or critical accessibility violations', asy
     ['#/library', 'table'],
     ['#/tokens', '.chart'],
     ['#/runs', 'table'],
+    ['#/dispatch/deploy', 'form.dispatch'],
     ['#/health', '.details'],
   ]
   const { page } = await open('#/memory')

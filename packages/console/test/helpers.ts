@@ -1,9 +1,48 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { request as httpRequest } from 'node:http'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { initProject, openProject, type Project } from '@foundry/project'
+
+export interface Answer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: string
+  json: any
+}
+
+/** One HTTP request with full control of its headers (fetch will not send another Host). */
+export function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method: options.method ?? 'GET',
+        headers: { ...(options.body !== undefined && { 'content-type': 'application/json' }), ...options.headers },
+      },
+      (res) => {
+        let body = ''
+        res.on('data', (d) => (body += d))
+        res.on('end', () => {
+          let json: unknown
+          try {
+            json = JSON.parse(body)
+          } catch {}
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json })
+        })
+      },
+    )
+    req.on('error', reject)
+    req.end(options.body === undefined ? undefined : JSON.stringify(options.body))
+  })
+}
+
+export const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` })
 
 const made: string[] = []
 

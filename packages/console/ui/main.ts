@@ -3,6 +3,7 @@ import { html } from 'htm/preact'
 import { render } from 'preact'
 import { useState } from 'preact/hooks'
 import { setToken, token } from './api.js'
+import { DispatchPage } from './pages/dispatch.js'
 import { FactPage } from './pages/fact.js'
 import { HealthPage } from './pages/health.js'
 import { IndexPage } from './pages/index-page.js'
@@ -20,7 +21,7 @@ const NAV: Array<[string, string, string[]]> = [
   ['index', 'Index', ['index']],
   ['library', 'Library', ['library', 'runbook', 'contract', 'artifact']],
   ['tokens', 'Tokens', ['tokens']],
-  ['runs', 'Runs', ['runs', 'run']],
+  ['runs', 'Runs', ['runs', 'run', 'dispatch']],
   ['health', 'Health', ['health']],
 ]
 
@@ -49,6 +50,8 @@ function Page({ route }: { route: Route }) {
       return html`<${RunsPage} />`
     case 'run':
       return html`<${RunPage} id=${a} key=${a} />`
+    case 'dispatch':
+      return html`<${DispatchPage} name=${a} />`
     case 'health':
       return html`<${HealthPage} />`
     default:
@@ -68,7 +71,7 @@ function TokenControl() {
           <label>Access token <input id="token-input" type="password" autocomplete="off" value=${value} onInput=${(e: Event) => setValue((e.target as HTMLInputElement).value)} /></label>
           <button type="submit">Use</button>
           <button type="button" onClick=${() => (setValue(''), setToken(''), setOpen(false))}>Clear</button>
-          <p class="muted">Kept for this tab only. A read token browses; a write token also edits and forgets.</p>
+          <p class="muted">Kept for this tab only. A read token browses; a write token also edits and forgets; a run token dispatches and cancels runs.</p>
         </form>`
       : null}
   </div>`

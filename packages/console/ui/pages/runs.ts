@@ -1,18 +1,22 @@
-// Runs: Marbles runs with their status; a run's journal, live as it is written.
+// Runs: Marbles runs with their status; a run's steps and journal, live as they are written; and,
+// when the console runs workflows, dispatch, cancel and re-run.
 import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
 import { follow } from '../api.js'
 import { Badge, ErrorLine, Loading, when } from '../parts.js'
-import type { RunSummary as Run } from '../../src/wire.js'
+import type { RunSummary as Run, SessionAnswer } from '../../src/wire.js'
 import { href, useApi, useLive, useTokenVersion } from '../state.js'
+import { RunButtons } from './run-buttons.js'
 
 type JournalRecord = { seq?: number; at?: number; type?: string; [key: string]: unknown }
 
 export function RunsPage() {
   const live = useLive('runs')
   const runs = useApi<Run[]>('runs', [live])
+  const session = useApi<SessionAnswer>('session')
   return html`
     <h1>Runs</h1>
+    ${session.data?.runActions ? html`<p><a class="button" href="#/dispatch">Dispatch a workflow</a></p>` : null}
     <${Loading} when=${runs.loading && !runs.data} /><${ErrorLine} error=${runs.error} />
     ${runs.data?.length === 0 ? html`<p class="muted">No Marbles runs in this project yet.</p>` : null}
     ${runs.data?.length
@@ -43,6 +47,22 @@ function describe(r: JournalRecord): string {
   }
 }
 
+/** Each step by its first start, with its last phase: the run's timeline. */
+function stepsOf(records: JournalRecord[]): Array<{ step: string; phase: string; attempt: number; ms?: number }> {
+  const steps = new Map<string, { step: string; phase: string; attempt: number; ms?: number }>()
+  for (const r of records)
+    if (r.type === 'step' && typeof r.step === 'string')
+      steps.set(r.step, {
+        step: r.step,
+        phase: String(r.phase),
+        attempt: Number(r.attempt ?? 1),
+        ...(typeof r.ms === 'number' && { ms: r.ms }),
+      })
+  return [...steps.values()]
+}
+
+const PHASE: Record<string, string> = { start: 'running', end: 'complete', error: 'failed' }
+
 export function RunPage({ id }: { id: string }) {
   const [records, setRecords] = useState<JournalRecord[]>([])
   const [run, setRun] = useState<Run | undefined>()
@@ -56,11 +76,19 @@ export function RunPage({ id }: { id: string }) {
     })
   }, [id, version])
   const shown = run ?? first.data
+  const steps = stepsOf(records)
   return html`
     <p class="crumbs"><a href="#/runs">Runs</a> › run</p>
     <h1 class="mono">${id}</h1>
     <${ErrorLine} error=${first.error} />
-    ${shown ? html`<p>${shown.name} <${Badge} value=${shown.status} />${shown.error ? html` <span class="error">${shown.error}</span>` : null}</p>` : null}
+    ${shown ? html`<p class="run-status">${shown.name} <${Badge} value=${shown.status} />${shown.reason ? ` ${shown.reason}` : ''}${shown.error ? html` <span class="error">${shown.error}</span>` : null}</p>` : null}
+    ${shown ? html`<${RunButtons} run=${shown} />` : null}
+    <h2>Steps</h2>
+    ${steps.length
+      ? html`<ol class="timeline steps" aria-label="Steps, in the order they started">
+          ${steps.map((s) => html`<li key=${s.step} class=${s.phase === 'start' ? 'current' : ''}><span class="mono">${s.step}</span> <${Badge} value=${PHASE[s.phase] ?? s.phase} />${s.attempt > 1 ? ` attempt ${s.attempt}` : ''}${s.ms !== undefined ? html` <span class="muted">${s.ms} ms</span>` : null}</li>`)}
+        </ol>`
+      : html`<p class="muted">No step has started yet.</p>`}
     <h2>Journal</h2>
     <ol class="journal" aria-live="polite" aria-label="Journal entries, oldest first">
       ${records.map((r, i) => html`<li key=${r.seq ?? i} class=${`entry entry-${String(r.type ?? '')}`}><span class="when">${r.at ? when(r.at).slice(11) : ''}</span> ${describe(r)}</li>`)}

@@ -35,10 +35,16 @@ export function mcpCommand(): Command {
           const port = options.port === undefined ? 7411 : Number(options.port)
           if (!Number.isInteger(port) || port < 0 || port > 65535)
             throw new Error(`--port must be a whole number from 0 to 65535, got ${options.port}`)
+          // The console's routes, closed once the server has stopped: runs dispatched from it are cancelled, not left behind.
+          const consoles: Array<ReturnType<typeof consoleRoute>> = []
           const publicRoute = (
             project: Parameters<typeof consoleRoute>[0],
             tokens: Parameters<typeof consoleRoute>[1],
-          ) => consoleRoute(project, tokens, options.allowHost)
+          ) => {
+            const route = consoleRoute(project, tokens, options.allowHost)
+            consoles.push(route)
+            return route
+          }
           let local: { file: string; secret: string } | undefined
           await serveFoundryHttp({
             open: ctx.project,
@@ -60,6 +66,7 @@ export function mcpCommand(): Command {
                   : `foundry: web console at ${new URL(CONSOLE_PATH, server.url).href} (enter the local token from ${local.file})\n`,
               ),
           })
+          await Promise.all(consoles.map((route) => route.close()))
           process.exit(0)
         }
         await serveMcpStdio(ctx)

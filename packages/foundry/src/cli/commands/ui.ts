@@ -17,10 +17,11 @@ export function uiCommand(): Command {
         const port = options.port === undefined ? 7413 : Number(options.port)
         if (!Number.isInteger(port) || port < 0 || port > 65535)
           throw new Error(`--port must be a whole number from 0 to 65535, got ${options.port}`)
-        const [{ locateProject }, { serveConsole }, { localTokenPath }] = await Promise.all([
+        const [{ locateProject }, { serveConsole }, { localTokenPath }, { marblesRunActions }] = await Promise.all([
           import('@foundry/project'),
           import('@foundry/console'),
           import('@foundry/server/runtime'),
+          import('../../run-actions.js'),
         ])
         const given = command.optsWithGlobals<{ root?: string }>().root
         const root = locateProject({ ...(given !== undefined && { root: given }), cwd: process.cwd() })
@@ -30,6 +31,8 @@ export function uiCommand(): Command {
           port,
           ...(options.host && { host: options.host }),
           localToken: localTokenPath(),
+          // Dispatch, cancel and re-run from the Runs pages: the workflows run in this process, as under marbles mcp.
+          runs: (project) => marblesRunActions(project.root),
         })
         const { local } = server
         // Listening for the stop signals before the address is printed: a supervisor may send one as soon as it reads it.

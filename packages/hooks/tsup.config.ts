@@ -3,7 +3,7 @@ import { bundledBin, cachedScript, library } from '../../tsup.preset.js'
 
 export default defineConfig([
   // `@foundry/hooks`, and `@foundry/hooks/validate-assets` alone (the CLI's command needs nothing else).
-  library({ index: 'src/index.ts', 'validate-assets': 'src/validate-assets.ts' }, { clean: ['*.js', '*.d.ts'] }),
+  library({ index: 'src/index.ts', 'validate-assets': 'src/validate-assets-api.ts' }, { clean: ['*.js', '*.d.ts'] }),
   // A hook starts on every prompt: the entry holds only what asking a hook server takes; what a hook
   // runs in process (the kernel, the adapters) is one script run through V8's code cache.
   bundledBin({ 'foundry-hook': 'src/bin.ts', 'foundry-validate-assets': 'src/validate-assets-bin.ts' }),

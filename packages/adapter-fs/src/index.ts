@@ -1,3 +1,3 @@
 // @foundry/adapter-fs: Foundry's Storage on the `.foundry` folder.
-export { fsStorage, type FsStorageOptions } from './fs-storage.js'
+export { fsStorage } from './fs-storage.js'
 export { fsDescriptor } from './descriptor.js'

@@ -1,12 +1,14 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createKernel, FoundryError, serializeArtifact, type Fact, type StorageProblem } from '@foundry/kernel'
-import { sampleArtifact, sampleContract, sampleFact, sampleRunbook } from '@foundry/kernel/testing'
+import { sampleFact, sampleRecords } from '@foundry/kernel/testing'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { parse } from 'yaml'
 import { fsStorage } from '../src/index.js'
 import { tempRoot, touchLater } from './helpers.js'
+
+const { runbook: sampleRunbook, contract: sampleContract, artifact: sampleArtifact } = sampleRecords
 
 const factsDir = (root: string) => join(root, '.foundry', 'memory', 'facts')
 const handWrite = (root: string, relative: string, text: string) => {

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createKernel, type StorageProblem } from '@foundry/kernel'
-import { sampleArtifact, sampleFact } from '@foundry/kernel/testing'
+import { sampleFact, sampleRecords } from '@foundry/kernel/testing'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { fsStorage } from '../src/index.js'
@@ -86,15 +86,15 @@ test('a folder linking outside is refused for reads and writes, and nothing is c
   const root = tempRoot()
   const { dir } = outside()
   const storage = fsStorage({ root })
-  await storage.put('artifacts', 'w1/a', { ...sampleArtifact, wave: 'w1', agent: 'a' })
+  await storage.put('artifacts', 'w1/a', { ...sampleRecords.artifact, wave: 'w1', agent: 'a' })
   symlinkSync(dir, join(root, '.foundry', 'blackboard', 'w2'))
   await refused(
-    () => storage.put('artifacts', 'w2/a', { ...sampleArtifact, wave: 'w2', agent: 'a' }),
+    () => storage.put('artifacts', 'w2/a', { ...sampleRecords.artifact, wave: 'w2', agent: 'a' }),
     'CORRUPT',
     /blackboard\/w2 leads outside/,
   )
   await refused(
-    () => storage.put('artifacts', 'w2/b', { ...sampleArtifact, wave: 'w2', agent: 'b' }),
+    () => storage.put('artifacts', 'w2/b', { ...sampleRecords.artifact, wave: 'w2', agent: 'b' }),
     'CORRUPT',
     /leads outside/,
   )

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util'
 import { errorMessage } from '@foundry/kernel'
 import { locateProject } from '@foundry/project'
-import { localTokenPath } from '@foundry/server'
+import { localTokenPath } from '@foundry/server/runtime'
 import { serveConsole } from './serve.js'
 
 const USAGE = `foundry-console [--root DIR] [--host 127.0.0.1] [--port 7413] [--token SECRET]

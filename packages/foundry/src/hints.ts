@@ -1,6 +1,6 @@
-import type { KernelOptions } from '@foundry/kernel'
+import type { createKernel } from '@foundry/kernel'
 
-type KernelHints = Required<NonNullable<KernelOptions['hints']>>
+type KernelHints = Required<NonNullable<Parameters<typeof createKernel>[0]['hints']>>
 
 /** The kernel's texts in the words of the foundry CLI and Claude Code (the kernel itself names no host). */
 export const FOUNDRY_HINTS: KernelHints = {

@@ -4,11 +4,14 @@ import { openProject } from '@foundry/project'
 import fc from 'fast-check'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { encodeMessage as encode, fuzzMessages, fuzzServer, type FuzzMessage } from '@foundry/server/testing'
+import { encodeMessage as encode, fuzzMessages, fuzzServer } from '@foundry/server/testing'
 import { BIN, cleanup, cli, tempDir } from './helpers.js'
 import { startHttp } from './http-helpers.js'
 import { rawExchange } from './raw-http.js'
 import { startInitialized, toolCall } from './raw.js'
+
+/** One message of the fuzzer, as it encodes it. */
+type FuzzMessage = Parameters<typeof encode>[0]
 
 /** A tool's input schema: the row's, as the server validates with. */
 const inputOf = (name: ToolName) => KERNEL_TOOLS.find((row) => row.name === name)!.input

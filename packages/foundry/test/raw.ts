@@ -1,7 +1,10 @@
-import { initialized, startRawServer, type RawServer } from '@foundry/server/testing'
+import { initialized, startRawServer } from '@foundry/server/testing'
 import { BIN } from './helpers.js'
 
-export { INITIALIZE, INITIALIZED, textOf, toolCall, type RawServer } from '@foundry/server/testing'
+export { textOf, toolCall } from '@foundry/server/testing'
+
+/** A server over raw stdio, as `startRawServer` gives it. */
+export type RawServer = ReturnType<typeof startRawServer>
 
 /** `foundry mcp --root <root>` over raw stdio (`@foundry/server/testing`), without the hook server. */
 export function startRaw(root: string, env: Record<string, string> = {}): RawServer {

@@ -4,7 +4,7 @@
 // A service's results are reachable through `Kernel` (`Awaited<ReturnType<Kernel['memory']['search']>>`).
 
 // The kernel and its plugin API.
-export { createKernel, type Kernel, type KernelOptions } from './kernel.js'
+export { createKernel, type Kernel } from './kernel.js'
 export { definePlugin } from './plugin.js'
 export { memoryPlugin, INDEX_KEY } from './memory/memory.js'
 
@@ -15,7 +15,7 @@ export { FoundryError, isFoundryError, errorMessage, ERROR_CODES, type FoundryEr
 export type { Storage, StorageProblem, Collections, JsonValue } from './storage.js'
 export type { Retriever } from './retrieval.js'
 export { memoryStorage } from './memory-storage.js'
-export { copyStorage, mergeStorage, type TransferProgress } from './transfer.js'
+export { copyStorage, mergeStorage } from './transfer.js'
 export { bm25Retriever } from './bm25/retriever.js'
 export { bm25Descriptor } from './bm25/descriptor.js'
 export { minisearchRetriever } from './minisearch/retriever.js'
@@ -43,7 +43,7 @@ export {
   type FactType,
   type Confidence,
 } from './schema/fact.js'
-export { ProposalSchema, type Proposal } from './schema/proposal.js'
+export type { Proposal } from './schema/proposal.js'
 export { RunbookSchema, ContractSchema, ArtifactSchema, type Runbook } from './schema/records.js'
 export { EVENT_KINDS, type FoundryEvent } from './schema/event.js'
 export {

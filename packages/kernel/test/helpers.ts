@@ -3,10 +3,10 @@ import {
   memoryStorage,
   type ConfigFile,
   type Kernel,
-  type KernelOptions,
   type Storage,
   type StorageProblem,
 } from '../src/index.js'
+import type { KernelOptions } from '../src/kernel.js'
 
 /**
  * A kernel on the reference storage with a clock that advances one second per call. The storage

@@ -1,13 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import {
-  copyStorage,
-  memoryStorage,
-  mergeStorage,
-  type Fact,
-  type Storage,
-  type TransferProgress,
-} from '../src/index.js'
+import { copyStorage, memoryStorage, mergeStorage, type Fact, type Storage } from '../src/index.js'
+import type { TransferProgress } from '../src/transfer.js'
 import { newEvents, planLog, planMerge } from '../src/merge-plan.js'
 import { kernelFor } from './helpers.js'
 

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path'
 import { createKernel, FoundryError, memoryStorage, type Kernel, type Storage } from '@foundry/kernel'
-import { openProject, openTarget, tracesUrl, type OpenedTarget, type Project } from '@foundry/project'
+import { openProject, openTarget, tracesUrl, type Project } from '@foundry/project'
 import { findProjectRoot } from '@foundry/project/find'
 import { resolveMarblesConfig } from './marbles-config.js'
 import type { RunQueue } from './queue/queue.js'
@@ -77,7 +77,7 @@ export async function openState(options: StateOptions): Promise<MarblesState> {
       project = await openProject({ ...(options.root !== undefined && { root: options.root }), cwd })
       opened.push(project)
     }
-    let target: OpenedTarget | undefined
+    let target: Awaited<ReturnType<typeof openTarget>> | undefined
     if (options.state !== undefined) {
       target = await openTarget(options.state)
       opened.unshift(target.storage)

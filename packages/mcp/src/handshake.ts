@@ -15,8 +15,6 @@ export const INSTRUCTIONS =
 export const SERVER_INFO = { name: 'foundry', title: 'Foundry', version: pkg.version }
 export const CAPABILITIES = { tools: {}, resources: {} }
 
-export { PROTOCOL_VERSIONS } from '@foundry/server/stdio'
-
 /**
  * The result of an `initialize` request as the SDK's Server gives it, or `undefined` when the request
  * is not one it would accept as is (then the Server answers it, when it has loaded).

@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { initializeResult, PROTOCOL_VERSIONS } from '../src/handshake.js'
+import { initializeResult } from '../src/handshake.js'
 import { createServer } from '../src/server.js'
 
 const initialize = (id: number, protocolVersion = '2025-06-18') => ({
@@ -14,7 +14,6 @@ const initialize = (id: number, protocolVersion = '2025-06-18') => ({
 })
 
 test("the initialize answer given before the SDK loads is the SDK Server's own, for every protocol version and an unknown one", async () => {
-  assert.equal(PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS)
   for (const version of [...SUPPORTED_PROTOCOL_VERSIONS, '1999-01-01']) {
     const request = initialize(1, version)
     const server = createServer({ kernel: async () => Promise.reject(new Error('not used')) })

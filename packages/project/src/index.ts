@@ -3,7 +3,7 @@
 // Finding a project without opening it (the hooks' fast path) is `@foundry/project/find`.
 export { locateProject } from './locate.js'
 // Opening one: config.json read, adapters opened through the registry, the kernel composed.
-export { openProject, openStorage, openTarget, type OpenedTarget, type Project, type ProjectContext } from './open.js'
+export { openProject, openStorage, openTarget, type Project, type ProjectContext } from './open.js'
 export { doctorProject } from './doctor.js'
 export { initProject } from './init.js'
 export { readProjectConfig } from './config.js'

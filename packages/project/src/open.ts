@@ -1,20 +1,14 @@
 import { join, resolve } from 'node:path'
 import { createStorage, missingDriverMembers, type StorageDriver } from '@foundry/kernel/adapter'
-import {
-  createKernel,
-  FoundryError,
-  type Config,
-  type Kernel,
-  type KernelOptions,
-  type Retriever,
-  type Storage,
-} from '@foundry/kernel'
+import { createKernel, FoundryError, type Config, type Kernel, type Retriever, type Storage } from '@foundry/kernel'
 import { readContainedFile } from './contained-file.js'
 import { override, readProjectConfig, type AdapterChoice, type AdapterOverride, type ProjectConfig } from './config.js'
 import { DATA_FOLDER, type FindOptions } from './find.js'
 import { locateProject } from './locate.js'
 import { tracesUrl } from './tracing.js'
 import { builtinRegistry, resolveAdapter, STORAGE_TARGETS, withAdapterModules, type Registry } from './registry.js'
+
+type KernelOptions = Parameters<typeof createKernel>[0]
 
 export interface OpenProjectOptions extends FindOptions {
   /** Replace config.json's adapters (the CLI's `--storage`): a kind keeps the file's options when it is the same kind. */

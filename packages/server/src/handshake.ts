@@ -4,7 +4,7 @@
  * the same values.
  */
 
-/** The protocol versions the SDK's Server negotiates, newest first: its `SUPPORTED_PROTOCOL_VERSIONS` (a test holds them equal). */
+/** The protocol versions the SDK's Server negotiates, newest first: its `SUPPORTED_PROTOCOL_VERSIONS` (test/handshake.test.ts holds them equal). */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07']
 
 export interface Handshake {

@@ -4,6 +4,6 @@ export { FoundryStdioTransport } from './stdio-transport.js'
 export { serveUntilClosed } from './serve-until-closed.js'
 export { keepServing, stderrLog } from './lifecycle.js'
 export { retrying } from './retrying.js'
-export { initializeAnswer, PROTOCOL_VERSIONS, type Handshake } from './handshake.js'
+export { initializeAnswer } from './handshake.js'
 // The tasks capability a server with `ToolTasks` declares, for its `initialize` answer.
 export { TASKS_CAPABILITY } from './tool-tasks.js'

@@ -6,17 +6,10 @@ export {
   toolCall,
   textOf,
   INITIALIZE,
-  INITIALIZED,
-  type RawServer,
-  type RawServerOptions,
 } from './testing/raw-server.js'
 export {
   fuzzMessages,
   fuzzServer,
   encodeMessage,
-  type FuzzMessage,
-  type FuzzMessageOptions,
-  type FuzzRunOptions,
-  type FuzzRun,
 } from './testing/fuzz.js'
 export { rawPost } from './testing/raw-http.js'

@@ -3,9 +3,9 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { isFoundryError } from '@foundry/kernel'
 import { Type } from 'typebox'
-import { createToolServer, publishTools, type ToolRow } from '../src/index.js'
+import { createToolServer, publishTools } from '../src/index.js'
 import { serveHttp } from '../src/http/serve.js'
-import { checkTools } from '@foundry/kernel/tools'
+import { checkTools, type ToolRow } from '@foundry/kernel/tools'
 import { mayCall } from '../src/http/auth.js'
 
 const NoInput = Type.Object({}, { additionalProperties: false })

@@ -43,3 +43,6 @@ export const sampleArtifact: Artifact = {
     nested: { a: [1, 2, { b: null }] },
   },
 }
+
+/** A runbook, a contract and an artifact, as hard for a storage's encoding as `sampleFact` (kept under their collection's key: `runbook.slug`, `contract.id`, `audit/appsec-reviewer`). */
+export const sampleRecords = { runbook: sampleRunbook, contract: sampleContract, artifact: sampleArtifact } as const

@@ -3,4 +3,4 @@
 // Marbles' AI SDK harness wraps some of them. No node: imports here either. A tool's output schema
 // is its row's `output`, and its type `ToolOutput<name>`.
 export { ROLES, checkTools, type Role, type ToolRow, type ToolResult } from './tool-row.js'
-export { KERNEL_TOOLS, type KernelTool, type ToolName, type ToolOutput } from './table.js'
+export { KERNEL_TOOLS, type ToolName, type ToolOutput } from './table.js'

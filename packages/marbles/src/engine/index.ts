@@ -7,13 +7,8 @@ export { openEngine, type Engine } from './engine.js'
 export { defineWorkspace } from '../define/registry.js'
 // The job queue on PostgreSQL: dispatch through pg-boss (loaded on first use), executed by workers on any machine.
 export { pgBossQueue } from '../queue/pg-boss.js'
-export type { RunQueue } from '../queue/queue.js'
-// Bounds: a dispatch's input, a run's journal; where a workflow body runs.
-export { INPUT_MAX_BYTES, JOURNAL_LIMITS, type JournalLimits } from './limits.js'
-export type { IsolateOptions } from './isolate/isolate.js'
-// The journal: replay and follow.
-export { foldRecords } from '../journal/fold.js'
-export { followJournal, foldJournal, readJournal } from '../journal/follow.js'
+// The journal: read and follow (a run's state is `Engine.get`'s).
+export { followJournal, readJournal } from '../journal/follow.js'
 export { watchRun } from '../watch/watch.js'
 // What the CLI is built from: a workspace, a project's state, schedules and monitors.
 export { loadWorkspace } from '../workspace/load.js'

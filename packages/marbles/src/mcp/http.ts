@@ -1,11 +1,4 @@
-import {
-  claimLocalToken,
-  isLoopback,
-  serveHttpUntilStopped,
-  tokenBook,
-  type HttpListenOptions,
-  type LocalToken,
-} from '@foundry/server'
+import { claimLocalToken, isLoopback, serveHttpUntilStopped, tokenBook, type LocalToken } from '@foundry/server'
 import { keepServing, stderrLog } from '@foundry/server/stdio'
 import { openHost, type MarblesHostOptions } from './host.js'
 import { createMarblesServer } from './server.js'
@@ -13,7 +6,7 @@ import { signalRoute } from './signal-route.js'
 import { TOOLS } from './tools.js'
 
 export type ServeMarblesHttpOptions = MarblesHostOptions &
-  HttpListenOptions & {
+  Parameters<typeof serveHttpUntilStopped>[0] & {
     /** Send `console.log` and friends to stderr (process-wide: for a bin). Default false. */
     console?: boolean
     /**

@@ -1,4 +1,4 @@
-import type { ToolResult, ToolRow } from '@foundry/server'
+import type { ToolResult, ToolRow } from '@foundry/kernel/tools'
 import type { TSchema } from 'typebox'
 import type { AgentDispatch } from '../agents/agent-run.js'
 import type { MarblesHost } from './host.js'

@@ -5,16 +5,20 @@ import {
   isLoopback,
   serveHttpUntilStopped,
   tokenBook,
-  type HttpListenOptions,
-  type HttpServeOptions,
+  type loadTokens,
   type LocalToken,
-  type TokenStore,
 } from '@foundry/server'
 import { keepServing, stderrLog } from '@foundry/server/stdio'
 import { projectOpener, type BesideService } from '../project-opener.js'
 import { createServer } from '../server.js'
 import { TOOLS } from '../tools.js'
 import { keepCurrent } from './keep-current.js'
+
+/** Where to listen, and how to serve: the server kit's options, as `serveHttpUntilStopped` takes them. */
+type HttpListenOptions = Parameters<typeof serveHttpUntilStopped>[0]
+type HttpServeOptions = Parameters<typeof serveHttpUntilStopped>[1]
+/** The tokens a server accepts, as the kit reads them. */
+type TokenStore = ReturnType<typeof loadTokens>
 
 export interface ServeFoundryHttpOptions extends HttpListenOptions {
   /** Opens the project (once, at start-up: a team server fails before it listens, not on a client's first call). */

@@ -1,11 +1,11 @@
-import type { TransferProgress } from '@foundry/kernel'
+import type { copyStorage } from '@foundry/kernel'
 
 /** Redraw at most this often: a terminal line is cheap, thousands of them are not. */
 const EVERY_MS = 100
 
 export interface ProgressLine {
   /** The kernel's progress callback; undefined when nothing is drawn. */
-  onProgress: ((progress: TransferProgress) => void) | undefined
+  onProgress: NonNullable<Parameters<typeof copyStorage>[2]>['onProgress']
   /** Clear the line (call before printing the result). */
   done(): void
 }

@@ -46,13 +46,21 @@ export function bundledBin(entry: Record<string, string>, extra: Options = {}): 
  * splitting; `import.meta.url` is shimmed from the file's path. Top-level `await` is not allowed.
  */
 export function commonJsBin(entry: Record<string, string>, extra: Options = {}): Options {
+  return { ...oneCommonJsFile(entry), ...extra }
+}
+
+/**
+ * What `commonJsBin` and `cachedScript` build alike: each entry as one CommonJS file `dist/bin/<name>.cjs`,
+ * everything bundled but the native better-sqlite3, `import.meta.url` shimmed from the file's path.
+ */
+function oneCommonJsFile(entry: Record<string, string>): Options {
   return {
     entry,
     outDir: 'dist/bin',
     format: ['cjs'],
     outExtension: () => ({ js: '.cjs' }),
     dts: false,
-    // dist/bin is the ES module bin's (bundledBin cleans it as every build starts); this build writes its own file.
+    // dist/bin is the ES module bin's (bundledBin cleans it as every build starts); this build writes its own files.
     clean: false,
     splitting: false,
     target: 'node20',
@@ -60,7 +68,6 @@ export function commonJsBin(entry: Record<string, string>, extra: Options = {}):
     shims: true,
     noExternal: [/^(?!better-sqlite3$)/],
     external: NATIVE,
-    ...extra,
   }
 }
 
@@ -103,20 +110,7 @@ function dynamicImports(text: string, script: string): string {
 export function cachedScript(entry: Record<string, string>, extra: Options = {}): Options {
   const { onSuccess, ...rest } = extra
   return {
-    entry,
-    outDir: 'dist/bin',
-    format: ['cjs'],
-    outExtension: () => ({ js: '.cjs' }),
-    dts: false,
-    // dist/bin is the bin's (bundledBin cleans it as every build starts); this build writes its own file.
-    clean: false,
-    splitting: false,
-    target: 'node20',
-    platform: 'node',
-    // `import.meta.url` of bundled ES modules, from the script's own path.
-    shims: true,
-    noExternal: [/^(?!better-sqlite3$)/],
-    external: NATIVE,
+    ...oneCommonJsFile(entry),
     ...rest,
     onSuccess: async () => {
       for (const name of Object.keys(entry)) {

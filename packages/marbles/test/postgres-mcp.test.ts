@@ -81,7 +81,7 @@ test('marbles mcp --no-work dispatches through the queue: a marbles worker child
   }
 })
 
-test('a lone marbles mcp on PostgreSQL works its own queue: it runs what it dispatches, and addresses only its launches', async () => {
+test('a lone marbles mcp on PostgreSQL works its own queue: it runs what it dispatches (workflows and agent runs), and addresses only its launches', async () => {
   const root = await pgProject(server.url)
   const a = await connectMcp(['--root', root, '--source', PG])
   const b = await connectMcp(['--root', root, '--source', PG], { flags: ['--no-work'] })
@@ -94,6 +94,11 @@ test('a lone marbles mcp on PostgreSQL works its own queue: it runs what it disp
     const other = await b.call('dispatch_workflow', { name: 'where', input: { ms: 10 } })
     assert.is((await b.settle(other.data.runId)).data.output.pid, a.pid(), 'a --no-work server leaves it to a worker')
     assert.match((await b.call('get_run', { runId: run.data.runId })).error ?? '', /is not a run this server launched/)
+    const agent = await a.call('dispatch_agent', { prompt: 'Say hi', provider: 'mock' })
+    assert.is(agent.error, undefined, agent.error)
+    const answered = await a.settle(agent.data.runId)
+    assert.is(answered.data.status, 'completed', JSON.stringify(answered.data))
+    assert.ok(answered.data.text, 'the agent run went through the queue and back')
   } finally {
     await a.client.close()
     await b.client.close()

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createDatabase, startTestDatabase } from '@foundry/adapter-postgres/testing'
@@ -15,6 +16,28 @@ const MARBLES_ENGINE = pathToFileURL(join(MARBLES_DIR, 'dist', 'engine', 'index.
 const MARBLES_BIN = join(MARBLES_DIR, 'dist', 'bin', 'marbles.js')
 /** The Postgres tests' workspace: `where` journals two steps (its pid, then a wait of `ms`). */
 const WORKSPACE = join(MARBLES_DIR, 'test', 'fixtures', 'postgres')
+/** What this suite uses of the SDK's `Client`, resolved from @foundry/marbles (the version `marbles mcp` is built with). */
+interface McpClient {
+  connect(transport: unknown): Promise<void>
+  callTool(params: {
+    name: string
+    arguments: Record<string, unknown>
+  }): Promise<{ content: Array<{ text: string }>; structuredContent?: Record<string, any>; isError?: boolean }>
+  close(): Promise<void>
+}
+const fromMarbles = createRequire(join(MARBLES_DIR, 'package.json'))
+const { Client } = fromMarbles('@modelcontextprotocol/sdk/client/index.js') as {
+  Client: new (info: { name: string; version: string }) => McpClient
+}
+const { StdioClientTransport, getDefaultEnvironment } = fromMarbles('@modelcontextprotocol/sdk/client/stdio.js') as {
+  StdioClientTransport: new (options: {
+    command: string
+    args: string[]
+    env: Record<string, string>
+    stderr: 'inherit'
+  }) => unknown
+  getDefaultEnvironment(): Record<string, string>
+}
 /** The authoring API (`@foundry/marbles`) and the engine (`@foundry/marbles/engine`) together. */
 type Marbles = typeof import('../../packages/marbles/src/index.js') &
   typeof import('../../packages/marbles/src/engine/index.js')
@@ -51,6 +74,13 @@ export const marblesPostgresSuite: Suite = {
       figure:
         '… of which `queued` journaled → `running` journaled by the worker (job insert + NOTIFY, fetch, start in the exclusive section)',
       value: `${ms(pg.handoff.p50)} / ${ms(pg.handoff.p99)} ms`,
+    })
+    ctx.report({
+      suite: 'marbles-postgres',
+      figure: `dispatch → running p50 / p99, \`dispatch_workflow\` on a \`marbles mcp --no-work\` child → \`marbles worker\` process through pg-boss (${n} runs)`,
+      value: `${ms(pg.mcp.p50)} / ${ms(pg.mcp.p99)} ms`,
+      baseline: `this process's dispatch ${ms(pg.p50)} ms p50`,
+      ratio: pg.mcp.p50 / pg.p50,
     })
   },
 }
@@ -125,14 +155,55 @@ async function acrossProcesses(ctx: BenchContext, m: Marbles, n: number) {
         const running = journal.find((r) => r.type === 'status' && r.status === 'running')
         if (i >= 0 && running && queued) samples.push(running.at - t), handoff.push(running.at - queued.at)
       }
+      const mcp = await throughMcp(m, state, engine, root, n)
+      return { ...latency(samples), handoff: latency(handoff), mcp }
     } finally {
       await engine.close()
     }
-    return { ...latency(samples), handoff: latency(handoff) }
   } finally {
     worker.kill('SIGTERM')
     await exited
     await state.close()
     await server.stop()
   }
+}
+
+/**
+ * The same hand-off from an MCP client: `dispatch_workflow` on a `marbles mcp --no-work` child (it
+ * enqueues; the worker executes), from the call to the journal's `running` stamp (one clock).
+ */
+async function throughMcp(
+  m: Marbles,
+  state: Awaited<ReturnType<Marbles['openState']>>,
+  engine: Awaited<ReturnType<Marbles['openEngine']>>,
+  root: string,
+  n: number,
+) {
+  const client = new Client({ name: 'marbles-bench', version: '1.0.0' })
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [MARBLES_BIN, '--root', root, '--source', WORKSPACE, 'mcp', '--no-work'],
+      env: getDefaultEnvironment(),
+      stderr: 'inherit',
+    }),
+  )
+  const samples: number[] = []
+  try {
+    for (let i = -3; i < n; i++) {
+      const t = Date.now()
+      const ack = await client.callTool({ name: 'dispatch_workflow', arguments: { name: 'where', input: { ms: 0 } } })
+      if (ack.isError) throw new Error(`dispatch_workflow failed: ${ack.content[0]?.text}`)
+      const runId = ack.structuredContent!.runId as string
+      const info = await engine.settled(runId, AbortSignal.timeout(30_000))
+      if (info?.status !== 'complete') throw new Error(`run ${runId} ended ${info?.status}`)
+      const running = (await m.readJournal(state.storage, runId)).find(
+        (r) => r.type === 'status' && r.status === 'running',
+      )
+      if (i >= 0 && running) samples.push(running.at - t)
+    }
+  } finally {
+    await client.close()
+  }
+  return latency(samples)
 }

@@ -13,7 +13,7 @@ const args = process.argv.slice(2)
 const command = commandOf(args, ['--root', '--source', '--state', '--artifacts'])
 const mcp = command === 'mcp' ? await import('./cli/mcp-stdio.js') : undefined
 const plain = mcp?.plainMcpArgs(args)
-if (mcp && plain) await mcp.serveMcpStdio(plain.global, plain.harness)
+if (mcp && plain) await mcp.serveMcpStdio(plain.global, { harness: plain.harness })
 else {
   const { runCli } =
     command === 'mcp'

@@ -92,12 +92,15 @@ export const FAKE_BIN = join(HERE, 'fixtures', 'bin')
 export const AGENTS = join(HERE, 'fixtures', 'agents')
 
 /** `marbles mcp` as an MCP client sees it: the SDK's own Client over stdio, the fake CLIs first on PATH. */
-export async function connectMcp(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+export async function connectMcp(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; flags?: string[] } = {},
+) {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js')
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js')
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, ...args, 'mcp'],
+    args: [BIN, ...args, 'mcp', ...(options.flags ?? [])],
     cwd: options.cwd ?? HERE,
     env: childEnv({ PATH: `${FAKE_BIN}:${process.env.PATH}`, MARBLES_KILL_GRACE_MS: '400', ...options.env }) as Record<
       string,

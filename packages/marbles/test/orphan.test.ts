@@ -1,4 +1,6 @@
 // A watcher of a run whose engine was killed: it notices the dead run lease and exits 1 with one line saying so.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readJournal } from '../src/journal/follow.js'
@@ -74,6 +76,40 @@ for (const kind of STORAGES) {
         new RegExp(`run ${runId} failed: Interrupted`),
         'a new marbles mcp settles what a dead one left',
       )
+    } finally {
+      await next.client.close()
+    }
+  })
+
+  test(`${kind}: SIGKILL of a marbles mcp with a launch still queued (its turn not come): the next marbles mcp starts it`, async () => {
+    const root = await newProject(kind)
+    const file = join(root, '.foundry', 'config.json')
+    const config = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}
+    writeFileSync(file, JSON.stringify({ ...config, marbles: { concurrency: 1 } }))
+    const mcp = await connectMcp(['--root', root, '--source', AGENTS])
+    const busy = (await mcp.call('dispatch_workflow', { name: 'waits' })).data.runId as string
+    await until(
+      async () => (await mcp.call('get_run', { runId: busy })).data.status === 'running',
+      15_000,
+      'the run to run',
+    )
+    const queued = (await mcp.call('dispatch_workflow', { name: 'hello', input: { who: 'later' } })).data
+      .runId as string
+    assert.is((await mcp.call('get_run', { runId: queued })).data.status, 'queued', 'one at a time: it waits its turn')
+    process.kill(mcp.pid()!, 'SIGKILL')
+    await mcp.client.close().catch(() => {})
+
+    const next = await connectMcp(['--root', root, '--source', AGENTS])
+    try {
+      assert.is((await next.call('list_config')).error, undefined)
+      const after = marbles(['--root', root, 'watch', queued])
+      assert.is(after.code, 0, after.stderr)
+      assert.match(
+        after.stdout,
+        /result: \{"greeting":"hello later"\}\n/,
+        'the next marbles mcp ran what a dead one left queued',
+      )
+      assert.match(marbles(['--root', root, 'watch', busy]).stdout, new RegExp(`run ${busy} failed: Interrupted`))
     } finally {
       await next.client.close()
     }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { openState } from '../src/state.js'
 import { BASIC, marbles, newProject, STORAGES } from './helpers.js'
 
 type Listed = { id: string; name: string; status: string }
@@ -58,5 +59,26 @@ for (const kind of STORAGES) {
     assert.match(refused.stderr, /^error: Invalid .*config\.json: marbles: .*concurrency/)
   })
 }
+
+for (const kind of STORAGES)
+  test(`${kind}: prune removes a pruned run's blackboard artifacts, and only its`, async () => {
+    const root = await newProject(kind)
+    const bin = (...args: string[]) => marbles(['--root', root, '--source', BASIC, ...args])
+    const big = bin('run', 'big').stdout.split('\n')[0]!.trim()
+    const state = await openState({ root })
+    try {
+      assert.equal(await state.artifacts.keys('artifacts', `${big}/`), [`${big}/output`], 'its large output')
+      await state.artifacts.put('artifacts', 'notes/summary', {
+        wave: 'notes',
+        agent: 'summary',
+        data: { schema: 'notes', producedBy: 'a person', summary: 'kept' },
+      })
+      assert.match(bin('prune', '--older-than', '0s').stdout, /^Pruned 1 finished run/)
+      assert.equal(await state.artifacts.keys('artifacts', `${big}/`), [], 'its artifacts went with it')
+      assert.ok(await state.artifacts.get('artifacts', 'notes/summary'), 'an artifact of no run stays')
+    } finally {
+      await state.close()
+    }
+  })
 
 test.run()

@@ -6,20 +6,31 @@ import { type GlobalOptions, fail, findRoot, journalOption } from './context.js'
  * the bin runs for a plain command line (`plainMcpArgs`) before commander loads. A failure is one line
  * on stderr and exit code 1.
  */
-export async function serveMcpStdio(global: GlobalOptions, harness: string[] | undefined): Promise<void> {
+export async function serveMcpStdio(global: GlobalOptions, command: McpCommandOptions): Promise<void> {
   try {
     const root = findRoot(global) ?? process.cwd()
     const { serveMarblesStdio } = await import('../mcp/stdio.js')
-    await serveMarblesStdio({ ...hostOptions(root, global, harness), console: true })
+    await serveMarblesStdio({ ...hostOptions(root, global, command), console: true })
     process.exitCode = 0
   } catch (error) {
     fail(error, global.debug)
   }
 }
 
-/** The engine's options from the global flags, `--harness` and `MARBLES_KILL_GRACE_MS` (both transports). */
-export function hostOptions(root: string, global: GlobalOptions, harness: string[] | undefined): MarblesHostOptions {
+/** `marbles mcp`'s own options that reach the engine: `--harness` (repeatable) and `--no-work`. */
+export interface McpCommandOptions {
+  harness?: string[] | undefined
+  work?: boolean
+}
+
+/** The engine's options from the global flags, `--harness`, `--no-work` and `MARBLES_KILL_GRACE_MS` (both transports). */
+export function hostOptions(
+  root: string,
+  global: GlobalOptions,
+  { harness, work }: McpCommandOptions,
+): MarblesHostOptions {
   return {
+    ...(work === false && { work: false }),
     root,
     ...(global.source !== undefined && { source: global.source }),
     ...(global.state !== undefined && { state: global.state }),

@@ -276,6 +276,7 @@ async function reconcileRun(h: Holder, runId: string, cached: RunRecord | undefi
     scheduleWake(h, runId, state.waitFor.until)
     return (void execute(h, runId), true)
   } else if (state.status === 'suspended') return (scheduleWake(h, runId, state.wakeAt ?? Date.now()), true)
-  else if (state.status === 'queued' && h.executeQueued) return (void execute(h, runId), true)
+  // A run left queued: the owner of `serve` starts it; so does a `local` engine, here only for a dead engine's launch (its run lease names a dead process).
+  else if (state.status === 'queued' && (h.executeQueued || h.local)) return (void execute(h, runId), true)
   return false
 }

@@ -13,11 +13,14 @@ export interface PruneOptions {
   /** Only runs finished in these statuses (each one of `TERMINAL`). Default: all three. */
   status?: readonly RunStatus[]
   now?: number
+  /** Where the runs' blackboard artifacts live (`--artifacts`): a pruned run's go with it. Default: `storage`. */
+  artifacts?: Storage
 }
 
 /**
  * Remove finished runs that last changed before the cut-off: each run's journal first, then its
- * record and job entry (a crash in between leaves a record without a journal, removed next time).
+ * record and job entry (a crash in between leaves a record without a journal, removed next time),
+ * then its blackboard artifacts (`<runId>/…`: large outputs, `ctx.artifact()`).
  * A run is removed only when its journal says it is finished, never a queued, running or suspended
  * one. Idempotency keys past their window go too. Returns the ids removed, oldest first.
  */
@@ -53,6 +56,9 @@ export async function pruneRuns(storage: Storage, options: PruneOptions = {}): P
     await storage.delete(JOBS, record.id)
     removed.push(record.id)
   }
+  const artifacts = options.artifacts ?? storage
+  for (const id of removed)
+    for (const key of await artifacts.keys('artifacts', `${id}/`)) await artifacts.delete('artifacts', key)
   for (const key of await storage.keys(KEYS)) {
     const entry = await storage.get(KEYS, key)
     if (entry && now - entry.at >= IDEMPOTENCY_WINDOW_MS) await storage.delete(KEYS, key)

@@ -42,6 +42,11 @@ export interface MarblesHostOptions {
   resolveModel?: ModelResolver
   /** The provider when neither the dispatch nor its agent names one. Default `claude-code` (`mock` with `dryRun`). */
   defaultProvider?: string
+  /**
+   * On a state with a job queue (PostgreSQL): also execute runs from it here (default true), so a lone
+   * server runs what it dispatches; false (`--no-work`): only dispatch, for workers to execute.
+   */
+  work?: boolean
 }
 
 /** What the five tools call: one workspace, one engine executing this host's launches, the harnesses, the runs this host launched. */
@@ -73,7 +78,9 @@ export const mcpStatus = (status: RunStatus, waiting?: unknown): McpStatus =>
 /**
  * Open what `marbles mcp` serves: the workspace (source, environment, modules: a failure throws one
  * line naming the file or variable), the state, an engine of its own beside any others on the state
- * (`local`: it executes this host's launches; no schedule loop), the harnesses.
+ * (`local`: it executes this host's launches; no schedule loop), the harnesses. On a state with a job
+ * queue (PostgreSQL) the engine dispatches through it and, unless `work` is false, is one more worker
+ * of it (the workspace's workflows and steps, and agent runs), so any worker may run this host's launches.
  */
 export async function openHost(options: MarblesHostOptions): Promise<MarblesHost> {
   const harnesses = createHarnesses({
@@ -112,17 +119,32 @@ export async function openHost(options: MarblesHostOptions): Promise<MarblesHost
       runnables.set(agentRunName(id), agentRunnable(agentRunName(id), agentHost) as Runnable)
     const definitions: Definitions = { ...workspace.definitions, runnables }
     const isolate = workspaceIsolation(workspace)
+    const graceMs = (options.killGraceMs ?? 2000) + 1000
+    // A state with a job queue: dispatches enqueue, and any worker (this server too, unless told not to) runs them.
+    const work = options.work !== false
+    const queue = await state.queue(work)
     const engine = await openEngine({
       storage: state.storage,
       artifacts: state.artifacts,
       kernel: state.kernel,
       definitions,
-      role: 'local',
-      ...(state.concurrency !== undefined && { concurrency: state.concurrency }),
+      ...(queue ? { queue } : { role: 'local' as const }),
+      ...(!queue && state.concurrency !== undefined && { concurrency: state.concurrency }),
       ...(isolate && { isolate }),
-      graceMs: (options.killGraceMs ?? 2000) + 1000,
+      graceMs,
       ...(options.journal && { journal: options.journal }),
     })
+    if (queue && work)
+      await engine
+        .work({
+          workflows: [...runnables.keys()],
+          ...(state.concurrency !== undefined && { concurrency: state.concurrency }),
+          drainMs: graceMs,
+        })
+        .catch(async (error: unknown) => {
+          await engine.close().catch(() => {})
+          throw error
+        })
     return createHost(workspace, state, engine, agentHost)
   } catch (error) {
     await state.close().catch(() => {})

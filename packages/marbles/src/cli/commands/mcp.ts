@@ -3,9 +3,19 @@ import type { GlobalOptions } from '../context.js'
 import { fail, findRoot } from '../context.js'
 import { hostOptions, serveMcpStdio } from '../mcp-stdio.js'
 
+interface McpOptions {
+  harness?: string[]
+  work?: boolean
+  http?: boolean
+  host?: string
+  port?: string
+  allowHost?: string[]
+}
+
 /**
  * `marbles mcp`: the Marbles MCP server over stdio. It takes the global `--source`,
- * `--state`, `--artifacts` and `--dry-run`, and a repeatable `--harness`. It does not tick schedules.
+ * `--state`, `--artifacts` and `--dry-run`, a repeatable `--harness`, and `--no-work` (on a state with a
+ * job queue: dispatch only). It does not tick schedules.
  */
 export function mcpCommand(): Command {
   return new Command('mcp')
@@ -18,6 +28,10 @@ export function mcpCommand(): Command {
       (value: string, all: string[] = []) => [...all, value],
     )
     .option(
+      '--no-work',
+      'on PostgreSQL: only dispatch through the job queue, for marbles worker or serve to execute (default: this server is also a worker of it)',
+    )
+    .option(
       '--http',
       'serve over Streamable HTTP instead, many clients at once (team mode; tokens from foundry token create or FOUNDRY_TOKENS; without them, the local token the server names at start)',
     )
@@ -28,24 +42,15 @@ export function mcpCommand(): Command {
       'with --http: another Host name clients may use (repeatable)',
       (value: string, all: string[] = []) => [...all, value],
     )
-    .action(
-      async (
-        options: { harness?: string[]; http?: boolean; host?: string; port?: string; allowHost?: string[] },
-        command: Command,
-      ) => {
-        const global = command.optsWithGlobals<GlobalOptions & { harness?: string[] }>()
-        if (options.http) return serveHttp(findRoot(global) ?? process.cwd(), global, options)
-        await serveMcpStdio(global, options.harness)
-      },
-    )
+    .action(async (options: McpOptions, command: Command) => {
+      const global = command.optsWithGlobals<GlobalOptions & { harness?: string[] }>()
+      if (options.http) return serveHttp(findRoot(global) ?? process.cwd(), global, options)
+      await serveMcpStdio(global, options)
+    })
 }
 
 /** `marbles mcp --http`: the team server (mcp/http.ts); a failure to start is one line and exit 1. */
-async function serveHttp(
-  root: string,
-  global: GlobalOptions,
-  options: { harness?: string[]; host?: string; port?: string; allowHost?: string[] },
-): Promise<void> {
+async function serveHttp(root: string, global: GlobalOptions, options: McpOptions): Promise<void> {
   try {
     const port = options.port === undefined ? 7412 : Number(options.port)
     if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -55,7 +60,7 @@ async function serveHttp(
       import('@foundry/server/runtime'),
     ])
     await serveMarblesHttp({
-      ...hostOptions(root, global, options.harness),
+      ...hostOptions(root, global, options),
       console: true,
       localToken: localTokenPath(),
       port,

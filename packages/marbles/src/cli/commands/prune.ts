@@ -6,10 +6,12 @@ interface PruneCommandOptions {
   status?: string
 }
 
-/** `marbles prune`: remove finished runs and their journals past the retention (never a queued, running or suspended one). */
+/** `marbles prune`: remove finished runs, their journals and artifacts past the retention (never a queued, running or suspended one). */
 export function pruneCommand(): Command {
   return new Command('prune')
-    .description('Remove finished runs (complete, failed, cancelled) and their journals, older than the retention')
+    .description(
+      'Remove finished runs (complete, failed, cancelled), their journals and artifacts, older than the retention',
+    )
     .option(
       '--older-than <age>',
       'finished longer ago than this: 30d, 12h, 2w, 45m (default: marbles.retention in .foundry/config.json, else 30d)',
@@ -25,6 +27,7 @@ export function pruneCommand(): Command {
         const status = options.status !== undefined ? parseStatuses(options.status) : undefined
         const state = await ctx.state(false)
         const removed = await pruneRuns(state.storage, {
+          artifacts: state.artifacts,
           ...(olderThanMs !== undefined
             ? { olderThanMs }
             : state.retentionMs !== undefined && { olderThanMs: state.retentionMs }),

@@ -9,10 +9,14 @@ const positive = (value: string) => {
 }
 
 /** config.json's `marbles.retention`: prune finished runs past it now, then every hour; a failure is one stderr line. */
-async function pruneEveryHour(storage: Storage, olderThanMs: number): Promise<ReturnType<typeof setInterval>> {
+async function pruneEveryHour(
+  storage: Storage,
+  artifacts: Storage,
+  olderThanMs: number,
+): Promise<ReturnType<typeof setInterval>> {
   const { pruneRuns } = await import('../../engine/retention.js')
   const prune = () =>
-    pruneRuns(storage, { olderThanMs })
+    pruneRuns(storage, { olderThanMs, artifacts })
       .then(
         (removed) =>
           removed.length && process.stderr.write(`marbles serve: pruned ${removed.length} finished runs (retention)\n`),
@@ -64,7 +68,9 @@ export function serveCommand(): Command {
         )
         const triggers = startTriggers(engine, state.kernel)
         const retention =
-          state.retentionMs !== undefined ? await pruneEveryHour(state.storage, state.retentionMs) : undefined
+          state.retentionMs !== undefined
+            ? await pruneEveryHour(state.storage, state.artifacts, state.retentionMs)
+            : undefined
         const keepAlive = setInterval(() => {}, 1 << 30)
         await new Promise<void>((resolve) => ctx.interrupted.addEventListener('abort', () => resolve(), { once: true }))
         clearInterval(keepAlive)

@@ -1,46 +1,23 @@
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { createDatabase, startTestDatabase } from '@foundry/adapter-postgres/testing'
 import { createKernel } from '@foundry/kernel'
 import { initProject, openProject } from '@foundry/project'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { latency, ms } from '../lib/measure.js'
+import {
+  connectMarblesMcp,
+  MARBLES_BIN,
+  MARBLES_DIR,
+  MARBLES_ENGINE,
+  MARBLES_LIB,
+  type Marbles,
+  type McpClient,
+} from '../lib/marbles.js'
 
-// The built @foundry/marbles and its bin (bench builds every package first), by path as in marbles.ts.
-const MARBLES_DIR = new URL('../../packages/marbles/', import.meta.url).pathname
-const MARBLES_LIB = pathToFileURL(join(MARBLES_DIR, 'dist', 'index.js')).href
-const MARBLES_ENGINE = pathToFileURL(join(MARBLES_DIR, 'dist', 'engine', 'index.js')).href
-const MARBLES_BIN = join(MARBLES_DIR, 'dist', 'bin', 'marbles.js')
 /** The Postgres tests' workspace: `where` journals two steps (its pid, then a wait of `ms`). */
 const WORKSPACE = join(MARBLES_DIR, 'test', 'fixtures', 'postgres')
-/** What this suite uses of the SDK's `Client`, resolved from @foundry/marbles (the version `marbles mcp` is built with). */
-interface McpClient {
-  connect(transport: unknown): Promise<void>
-  callTool(params: {
-    name: string
-    arguments: Record<string, unknown>
-  }): Promise<{ content: Array<{ text: string }>; structuredContent?: Record<string, any>; isError?: boolean }>
-  close(): Promise<void>
-}
-const fromMarbles = createRequire(join(MARBLES_DIR, 'package.json'))
-const { Client } = fromMarbles('@modelcontextprotocol/sdk/client/index.js') as {
-  Client: new (info: { name: string; version: string }) => McpClient
-}
-const { StdioClientTransport, getDefaultEnvironment } = fromMarbles('@modelcontextprotocol/sdk/client/stdio.js') as {
-  StdioClientTransport: new (options: {
-    command: string
-    args: string[]
-    env: Record<string, string>
-    stderr: 'inherit'
-  }) => unknown
-  getDefaultEnvironment(): Record<string, string>
-}
-/** The authoring API (`@foundry/marbles`) and the engine (`@foundry/marbles/engine`) together. */
-type Marbles = typeof import('../../packages/marbles/src/index.js') &
-  typeof import('../../packages/marbles/src/engine/index.js')
 
 /**
  * Dispatch → running across processes on PostgreSQL: this process dispatches through pg-boss, a
@@ -179,15 +156,7 @@ async function throughMcp(
   root: string,
   n: number,
 ) {
-  const client = new Client({ name: 'marbles-bench', version: '1.0.0' })
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [MARBLES_BIN, '--root', root, '--source', WORKSPACE, 'mcp', '--no-work'],
-      env: getDefaultEnvironment(),
-      stderr: 'inherit',
-    }),
-  )
+  const client = await connectMarblesMcp(['--root', root, '--source', WORKSPACE, 'mcp', '--no-work'])
   const samples: number[] = []
   try {
     for (let i = -3; i < n; i++) {

@@ -1,22 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { countTokens } from 'gpt-tokenizer'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { createKernel } from '@foundry/kernel'
 import { initProject, openProject } from '@foundry/project'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { latency, ms } from '../lib/measure.js'
-
-// The built @foundry/marbles (bench builds every package first); imported by path, so bench's manifest is unchanged.
-const MARBLES_DIR = new URL('../../packages/marbles/', import.meta.url).pathname
-const MARBLES_LIB = pathToFileURL(join(MARBLES_DIR, 'dist', 'index.js')).href
-const MARBLES_ENGINE = pathToFileURL(join(MARBLES_DIR, 'dist', 'engine', 'index.js')).href
-const MARBLES_BIN = join(MARBLES_DIR, 'dist', 'bin', 'marbles.js')
-/** The authoring API (`@foundry/marbles`) and the engine (`@foundry/marbles/engine`) together. */
-type Marbles = typeof import('../../packages/marbles/src/index.js') &
-  typeof import('../../packages/marbles/src/engine/index.js')
+import {
+  connectMarblesMcp,
+  getDefaultEnvironment,
+  MARBLES_BIN,
+  MARBLES_DIR,
+  MARBLES_ENGINE,
+  MARBLES_LIB,
+  type Marbles,
+  type McpClient,
+} from '../lib/marbles.js'
 
 /** Dispatch→running latency, journal throughput written and followed by another process, watcher lag, idle watcher CPU; fs and SQLite. */
 export const marblesSuite: Suite = {
@@ -30,45 +29,12 @@ export const marblesSuite: Suite = {
   },
 }
 
-/** What this suite uses of the SDK's `Client`. */
-interface McpClient {
-  connect(transport: unknown): Promise<void>
-  callTool(params: {
-    name: string
-    arguments: Record<string, unknown>
-  }): Promise<{ content: Array<{ text: string }>; structuredContent?: Record<string, any>; isError?: boolean }>
-  close(): Promise<void>
-}
-// The SDK client is resolved from @foundry/marbles, whose dependency it is: the version `marbles mcp` is built with.
-const fromMarbles = createRequire(join(MARBLES_DIR, 'package.json'))
-const { Client } = fromMarbles('@modelcontextprotocol/sdk/client/index.js') as {
-  Client: new (info: { name: string; version: string }) => McpClient
-}
-const { StdioClientTransport, getDefaultEnvironment } = fromMarbles('@modelcontextprotocol/sdk/client/stdio.js') as {
-  StdioClientTransport: new (options: {
-    command: string
-    args: string[]
-    env: Record<string, string>
-    stderr: 'inherit'
-  }) => unknown
-  getDefaultEnvironment(): Record<string, string>
-}
 /** The fake CLIs of the marbles tests (real stream formats, no network), and a workspace that declares an agent. */
 const FAKE_BIN = join(MARBLES_DIR, 'test', 'fixtures', 'bin')
 const AGENTS = join(MARBLES_DIR, 'test', 'fixtures', 'agents')
 
-async function connectMarbles(root: string): Promise<McpClient> {
-  const client = new Client({ name: 'marbles-bench', version: '1.0.0' })
-  const env = { ...getDefaultEnvironment(), PATH: `${FAKE_BIN}:${process.env.PATH}` }
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [MARBLES_BIN, '--root', root, '--source', AGENTS, 'mcp'],
-      env,
-      stderr: 'inherit',
-    }),
-  )
-  return client
+function connectMarbles(root: string): Promise<McpClient> {
+  return connectMarblesMcp(['--root', root, '--source', AGENTS, 'mcp'], { PATH: `${FAKE_BIN}:${process.env.PATH}` })
 }
 
 /**

@@ -2,8 +2,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createDatabase } from '@foundry/adapter-postgres/testing'
+import { createDatabase, startTestDatabase, type TestDatabase } from '@foundry/adapter-postgres/testing'
 import { BUILTIN_STORAGES } from '@foundry/project'
+import type { Test } from 'uvu'
+import type { start } from './helpers.js'
 
 /** A project of its own (a fresh database on `serverUrl`) whose storage is PostgreSQL, as config.json names it. */
 export async function pgProject(serverUrl: string): Promise<string> {
@@ -20,4 +22,32 @@ export async function pgProject(serverUrl: string): Promise<string> {
     JSON.stringify({ storage: { kind: 'postgres', url }, ...adapters }),
   )
   return root
+}
+
+/**
+ * A test file's PostgreSQL server and child processes: the server starts before the file's first test and
+ * stops after its last; the children a test pushed are killed (a stopped one too) and awaited after it.
+ */
+export function pgSuite(suite: Test): { url: () => string; children: Array<ReturnType<typeof start>> } {
+  let server: TestDatabase | undefined
+  const children: Array<ReturnType<typeof start>> = []
+  suite.before(async () => {
+    server = await startTestDatabase()
+  })
+  suite.after.each(async () => {
+    for (const c of children.splice(0)) {
+      if (c.child.signalCode === 'SIGSTOP' || c.child.exitCode === null) c.child.kill('SIGKILL')
+      await c.exited
+    }
+  })
+  suite.after(async () => {
+    await server?.stop()
+  })
+  return {
+    url: () => {
+      if (!server) throw new Error('the test database has not started')
+      return server.url
+    },
+    children,
+  }
 }

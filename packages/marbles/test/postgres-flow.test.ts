@@ -4,34 +4,19 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestDatabase, type TestDatabase } from '@foundry/adapter-postgres/testing'
 import type { RunRecord } from '../src/engine/run-record.js'
 import { HERE, marbles, start, until } from './helpers.js'
-import { pgProject } from './pg-helpers.js'
+import { pgProject, pgSuite } from './pg-helpers.js'
 
 const FLOW = join(HERE, 'fixtures', 'flow')
-let server: TestDatabase
-const children: Array<ReturnType<typeof start>> = []
-
-test.before(async () => {
-  server = await startTestDatabase()
-})
-test.after.each(async () => {
-  for (const c of children.splice(0)) {
-    if (c.child.exitCode === null) c.child.kill('SIGKILL')
-    await c.exited
-  }
-})
-test.after(async () => {
-  await server?.stop()
-})
+const { url, children } = pgSuite(test)
 
 const effects = (root: string) => readFileSync(join(root, 'effects.log'), 'utf8').trim().split('\n')
 const runOf = (root: string, id: string) =>
   (JSON.parse(marbles(['--root', root, 'runs', '--json']).stdout).runs as RunRecord[]).find((r) => r.id === id)
 
 test('postgres: a run waiting for a signal leaves the worker; marbles signal from another process has a worker resume it; marbles rerun replays the steps before the failed one', async () => {
-  const root = await pgProject(server.url)
+  const root = await pgProject(url())
   const M = ['--root', root, '--source', FLOW]
   const worker = start([...M, 'worker'])
   children.push(worker)

@@ -4,28 +4,13 @@
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestDatabase, type TestDatabase } from '@foundry/adapter-postgres/testing'
 import { readJournal } from '../src/journal/follow.js'
 import { openState, type MarblesState } from '../src/state.js'
 import { connectMcp, HERE, start, until } from './helpers.js'
-import { pgProject } from './pg-helpers.js'
+import { pgProject, pgSuite } from './pg-helpers.js'
 
 const PG = join(HERE, 'fixtures', 'postgres')
-let server: TestDatabase
-const children: Array<ReturnType<typeof start>> = []
-
-test.before(async () => {
-  server = await startTestDatabase()
-})
-test.after.each(async () => {
-  for (const c of children.splice(0)) {
-    if (c.child.exitCode === null) c.child.kill('SIGKILL')
-    await c.exited
-  }
-})
-test.after(async () => {
-  await server?.stop()
-})
+const { url, children } = pgSuite(test)
 
 function child(args: string[]) {
   const c = start(args)
@@ -42,7 +27,7 @@ async function stepResult(state: MarblesState, runId: string, name: string): Pro
 }
 
 test('marbles mcp --no-work dispatches through the queue: a marbles worker child runs it, marbles watch follows its journal, cancel_run reaches the worker', async () => {
-  const root = await pgProject(server.url)
+  const root = await pgProject(url())
   const worker = child(['--root', root, '--source', PG, 'worker', '--workflow', 'where'])
   await until(() => worker.output().stderr.includes('marbles worker:'), 20_000, 'the worker to start')
   const mcp = await connectMcp(['--root', root, '--source', PG], { flags: ['--no-work'] })
@@ -82,7 +67,7 @@ test('marbles mcp --no-work dispatches through the queue: a marbles worker child
 })
 
 test('a lone marbles mcp on PostgreSQL works its own queue: it runs what it dispatches (workflows and agent runs), and addresses only its launches', async () => {
-  const root = await pgProject(server.url)
+  const root = await pgProject(url())
   const a = await connectMcp(['--root', root, '--source', PG])
   const b = await connectMcp(['--root', root, '--source', PG], { flags: ['--no-work'] })
   try {

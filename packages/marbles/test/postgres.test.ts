@@ -6,35 +6,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestDatabase, type TestDatabase } from '@foundry/adapter-postgres/testing'
 import { openEngine, type Engine } from '../src/engine/engine.js'
 import { readJournal } from '../src/journal/follow.js'
 import { isTerminal, journalLog, type JournalRecord } from '../src/journal/records.js'
 import { loadWorkspace } from '../src/workspace/load.js'
 import { openState, type MarblesState } from '../src/state.js'
 import { HERE, marbles, start, until } from './helpers.js'
-import { pgProject as pgProjectOn } from './pg-helpers.js'
+import { pgProject as pgProjectOn, pgSuite } from './pg-helpers.js'
 
 const PG = join(HERE, 'fixtures', 'postgres')
 const CHILD = join(HERE, 'fixtures', 'pg-child.mjs')
-let server: TestDatabase
-const children: Array<ReturnType<typeof start>> = []
-
-test.before(async () => {
-  server = await startTestDatabase()
-})
-test.after.each(async () => {
-  for (const c of children.splice(0)) {
-    if (c.child.signalCode === 'SIGSTOP' || c.child.exitCode === null) c.child.kill('SIGKILL')
-    await c.exited
-  }
-})
-test.after(async () => {
-  await server?.stop()
-})
+const { url, children } = pgSuite(test)
 
 /** A project of its own (a fresh database) whose storage is PostgreSQL. */
-const pgProject = () => pgProjectOn(server.url)
+const pgProject = () => pgProjectOn(url())
 
 /** This process's engine on the project: dispatches through the queue, executes nothing. */
 async function dispatcher(root: string): Promise<{ state: MarblesState; engine: Engine; close(): Promise<void> }> {

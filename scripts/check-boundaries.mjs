@@ -11,6 +11,7 @@ import { join, relative, resolve, sep } from 'node:path'
 const LAYERS = [
   [/^@foundry\/kernel$/, 'kernel'],
   [/^@foundry\/adapter-/, 'adapter'],
+  [/^@foundry\/retriever-/, 'adapter'],
   [/^@foundry\/project$/, 'root'],
   [/^@foundry\/server$/, 'kit'],
   [/^@foundry\/(mcp|hooks|marbles|ingest|console)$/, 'consumer'],

@@ -90,6 +90,33 @@ test('a consumer depending on a consumer or an adapter, and a src import of one,
   }
 })
 
+test('a retriever package is an adapter: only project and apps use it; the kernel not even as a devDependency', () => {
+  const retriever = { name: '@foundry/retriever-minisearch', dependencies: dep('@foundry/kernel') }
+  const root = tree({
+    ...GOOD,
+    'retriever-minisearch': retriever,
+    project: { ...GOOD.project, dependencies: dep('@foundry/kernel', '@foundry/retriever-minisearch') },
+    kernel: { name: '@foundry/kernel', devDependencies: dep('@foundry/retriever-minisearch') },
+    mcp: {
+      ...GOOD.mcp,
+      src: { 'index.ts': "import { minisearchRetriever } from '@foundry/retriever-minisearch'\n" },
+    },
+  })
+  try {
+    assert.equal(
+      checkBoundaries(root)
+        .map((p) => p.split(':')[0])
+        .sort(),
+      [
+        '@foundry/kernel → @foundry/retriever-minisearch (package.json devDependencies)',
+        '@foundry/mcp → @foundry/retriever-minisearch (packages/mcp/src/index.ts)',
+      ],
+    )
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+})
+
 test('a package with no layer is named with where to declare it', () => {
   const root = tree({ ...GOOD, extra: { name: '@foundry/extra' } })
   try {

@@ -6,7 +6,6 @@ import {
   estimateTokens,
   factId,
   memoryStorage,
-  minisearchRetriever,
   promptQuery,
   type ConfigFile,
   type Fact,
@@ -14,6 +13,7 @@ import {
   type Retriever,
   type Storage,
 } from '@foundry/kernel'
+import { minisearchRetriever } from '@foundry/retriever-minisearch'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { scifactCorpus } from '../lib/corpus.js'
 import { ndcgAt10, scifactJudgements } from './scifact.js'

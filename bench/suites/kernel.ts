@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { sqliteStorage } from '@foundry/adapter-sqlite'
-import { createKernel, memoryStorage, minisearchRetriever } from '@foundry/kernel'
+import { createKernel, memoryStorage } from '@foundry/kernel'
+import { minisearchRetriever } from '@foundry/retriever-minisearch'
 import { seedFacts, syntheticFacts } from '../lib/corpus.js'
 import type { Suite } from '../lib/context.js'
 import { ms, sample, type Latency } from '../lib/measure.js'

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import type { Retriever } from '@foundry/kernel'
 import type { RetrievalDoc } from '@foundry/kernel/adapter'
-import { minisearchRetriever } from '@foundry/kernel'
+import { minisearchRetriever } from '@foundry/retriever-minisearch'
 import MiniSearch from 'minisearch'
 import { readJsonl, scifactCorpus } from '../lib/corpus.js'
 import { requireData, type BenchContext, type Suite } from '../lib/context.js'

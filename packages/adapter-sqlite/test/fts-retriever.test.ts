@@ -1,4 +1,4 @@
-import { createKernel, memoryStorage, minisearchRetriever, relevanceUnit, type Retriever } from '@foundry/kernel'
+import { bm25Retriever, createKernel, memoryStorage, relevanceUnit, type Retriever } from '@foundry/kernel'
 import type { RetrievalDoc } from '@foundry/kernel/adapter'
 import { calibrateScoreScale, distractors } from '@foundry/kernel/testing'
 import Database from 'better-sqlite3'
@@ -150,8 +150,8 @@ test('Japanese, Chinese and Thai facts are found by one word, whatever FTS5 synt
   await r.close?.()
 })
 
-test('a word written without spaces has the relevance MiniSearch gives it, so the relevance floor treats it alike', async () => {
-  for (const retriever of [ftsRetriever({ path: tempDb('fts.db') }), minisearchRetriever()]) {
+test('a word written without spaces has the relevance the bm25 retriever gives it, so the relevance floor treats it alike', async () => {
+  for (const retriever of [ftsRetriever({ path: tempDb('fts.db') }), bm25Retriever()]) {
     const kernel = createKernel({ storage: memoryStorage(), retriever })
     for (const [i, d] of distractors(30).entries())
       await kernel.memory.write({
@@ -411,9 +411,9 @@ test('the kernel reports relevance as score / (IDF unit × scoreScale)', async (
   await kernel.close()
 })
 
-test('MiniSearch on sqliteStorage: its snapshot lives in the file and a new process restores it', async () => {
+test('bm25 on sqliteStorage: its snapshot lives in the file and a new process restores it', async () => {
   const path = tempDb()
-  const kernel = createKernel({ storage: sqliteStorage({ path }), retriever: minisearchRetriever() })
+  const kernel = createKernel({ storage: sqliteStorage({ path }), retriever: bm25Retriever() })
   await kernel.memory.write({
     title: 'Sessions expire after thirty minutes idle',
     body: 'Set by the gateway.',
@@ -421,7 +421,7 @@ test('MiniSearch on sqliteStorage: its snapshot lives in the file and a new proc
   })
   await kernel.memory.search({ query: 'session' })
   await kernel.close()
-  const [storage, retriever] = [sqliteStorage({ path }), minisearchRetriever()]
+  const [storage, retriever] = [sqliteStorage({ path }), bm25Retriever()]
   const again = createKernel({ storage, retriever })
   assert.is(await retriever.revision(), await storage.revision('facts'), 'restored from the snapshot in meta')
   assert.is((await again.memory.search({ query: 'sessions idle' })).hits.length, 1)

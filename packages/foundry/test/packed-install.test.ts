@@ -32,6 +32,7 @@ const PUBLIC = [
   'adapter-fs',
   'adapter-sqlite',
   'adapter-postgres',
+  'retriever-minisearch',
   'project',
   'server',
   'hooks',

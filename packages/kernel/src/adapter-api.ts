@@ -28,7 +28,9 @@ export { encodeRecord, readRecordRow, readRecordRows } from './record-text.js'
 // A retriever (the `Retriever` interface is the root's).
 export type { RetrievalDoc, RetrievalQuery, RetrievalHit, RetrievalChanges, SnapshotStore } from './retrieval.js'
 export { processTerm, segmentWords, isUnspacedWord, STOP_WORDS } from './analyze.js'
-export { boundedDistance } from './minisearch/edit-distance.js'
+export { boundedDistance } from './edit-distance.js'
+export { tokenize } from './analyze.js'
+export { lowerBound } from './sorted.js'
 
 // Registering either: descriptors for the composition root's registry.
 export {

@@ -18,8 +18,6 @@ export { memoryStorage } from './memory-storage.js'
 export { copyStorage, mergeStorage } from './transfer.js'
 export { bm25Retriever } from './bm25/retriever.js'
 export { bm25Descriptor } from './bm25/descriptor.js'
-export { minisearchRetriever } from './minisearch/retriever.js'
-export { minisearchDescriptor } from './minisearch/descriptor.js'
 export { safeTelemetry } from './telemetry.js'
 
 // What the services' results hold, and helpers the consumers share.

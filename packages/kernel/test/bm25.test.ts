@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { bm25Retriever, minisearchRetriever } from '../src/index.js'
+import { bm25Retriever } from '../src/index.js'
 import type { RetrievalDoc } from '../src/retrieval.js'
 import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite } from '../src/testing/index.js'
 import { base64Range, fromBase64, toBase64 } from '../src/bm25/base64.js'
@@ -35,27 +35,6 @@ const queries = [
   'how do we apply the caching module standard',
   'infra',
 ]
-
-test('bm25Retriever: the same hits and scores as the MiniSearch retriever', async () => {
-  const ours = bm25Retriever()
-  const theirs = minisearchRetriever()
-  for (const r of [ours, theirs]) await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
-  for (const text of queries) {
-    const a = await ours.search({ text, limit: 10 })
-    const b = await theirs.search({ text, limit: 10 })
-    assert.equal(
-      a.map((h) => h.id),
-      b.map((h) => h.id),
-      `ids for "${text}"`,
-    )
-    a.forEach((h, i) =>
-      assert.ok(
-        Math.abs(h.score - b[i]!.score) < 1e-9 * Math.max(1, h.score),
-        `score of ${h.id} for "${text}": ${h.score} vs ${b[i]!.score}`,
-      ),
-    )
-  }
-})
 
 test('bm25Retriever: a snapshot restores the same hits after removals and compaction', async () => {
   const store = memorySnapshotStore()

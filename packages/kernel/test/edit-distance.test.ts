@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { boundedDistance } from '../src/minisearch/edit-distance.js'
+import { boundedDistance } from '../src/edit-distance.js'
 
 function levenshtein(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) =>

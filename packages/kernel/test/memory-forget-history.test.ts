@@ -1,10 +1,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import {
+  bm25Retriever,
   createKernel,
   isFoundryError,
   memoryStorage,
-  minisearchRetriever,
   renderFactBlock,
   type FoundryErrorCode,
 } from '../src/index.js'
@@ -254,7 +254,7 @@ test('a forgotten fact stays out of a new process: the retriever rebuilt from st
     type: 'convention',
   })
   await first.memory.forget('fact-0001', 'wrong')
-  const second = createKernel({ storage, retriever: minisearchRetriever() })
+  const second = createKernel({ storage, retriever: bm25Retriever() })
   assert.equal(
     (await second.memory.search({ query: 'integer cents' })).hits.map((h) => h.fact.id),
     ['fact-0002'],

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { bm25Descriptor, FoundryError, minisearchDescriptor, validator } from '@foundry/kernel'
+import { bm25Descriptor, FoundryError, validator } from '@foundry/kernel'
 import type { RetrieverDescriptor, StorageDescriptor } from '@foundry/kernel/adapter'
 import type { AdapterChoice } from './config.js'
 
@@ -20,7 +20,7 @@ export const BUILTIN_STORAGES: Readonly<Record<string, Load<StorageDescriptor>>>
 
 export const BUILTIN_RETRIEVERS: Readonly<Record<string, Load<RetrieverDescriptor>>> = {
   bm25: async () => bm25Descriptor,
-  minisearch: async () => minisearchDescriptor,
+  minisearch: async () => (await import('@foundry/retriever-minisearch')).minisearchDescriptor,
   fts: async () => (await sqliteAdapter('retrieval "fts"')).ftsDescriptor,
   postgres: async () => (await import('@foundry/adapter-postgres')).postgresRetrieverDescriptor,
 }

@@ -1,4 +1,4 @@
-import { boundedDistance } from '../minisearch/edit-distance.js'
+import { boundedDistance } from '../edit-distance.js'
 import { lowerBound } from '../sorted.js'
 
 /**

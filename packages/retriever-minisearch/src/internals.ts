@@ -1,6 +1,6 @@
 import type MiniSearch from 'minisearch'
 import type { SearchOptions } from 'minisearch'
-import type { RetrievalDoc } from '../retrieval.js'
+import type { RetrievalDoc } from '@foundry/kernel/adapter'
 
 /**
  * The two places the retriever reads MiniSearch's internals (the version is pinned at 7.2.0). Each

@@ -1,8 +1,7 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchOptions } from 'minisearch'
-import type { RetrievalDoc, SnapshotStore } from '../retrieval.js'
-import { boundedDistance } from './edit-distance.js'
+import type { RetrievalDoc, SnapshotStore } from '@foundry/kernel/adapter'
+import { boundedDistance, lowerBound } from '@foundry/kernel/adapter'
 import { part, shardOf, type Docs, type Head, type Posting } from './snapshot.js'
-import { lowerBound } from '../sorted.js'
 
 /** How a query term is matched; mirrors the retriever's MiniSearch search options. */
 export interface TermMatching {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { defineRetriever } from '../adapter.js'
+import { defineRetriever } from '@foundry/kernel/adapter'
 import { minisearchRetriever } from './retriever.js'
 
 /** `"retrieval": { "kind": "minisearch" }`: the default, kept in memory and snapshotted into the storage. */

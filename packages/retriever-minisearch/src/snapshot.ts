@@ -1,5 +1,5 @@
 import type { AsPlainObject } from 'minisearch'
-import type { SnapshotStore } from '../retrieval.js'
+import type { SnapshotStore } from '@foundry/kernel/adapter'
 
 /**
  * The snapshot format: a small `head` naming a build, and the build's parts: `docs` (document ids,

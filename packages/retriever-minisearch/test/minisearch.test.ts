@@ -1,9 +1,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, memoryStorage, minisearchRetriever, type Retriever } from '../src/index.js'
-import type { RetrievalDoc } from '../src/retrieval.js'
-import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite } from '../src/testing/index.js'
-import type { TestFn } from '../src/testing/register.js'
+import { createKernel, memoryStorage, type Retriever } from '@foundry/kernel'
+import type { RetrievalDoc } from '@foundry/kernel/adapter'
+import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite } from '@foundry/kernel/testing'
+import { minisearchRetriever } from '../src/index.js'
+
+type TestFn = Parameters<typeof retrieverSuite>[0]
 
 const extra: RetrievalDoc[] = [
   {

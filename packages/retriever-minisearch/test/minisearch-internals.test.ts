@@ -1,10 +1,9 @@
 import MiniSearch from 'minisearch'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { processTerm } from '../src/analyze.js'
-import type { RetrievalDoc } from '../src/retrieval.js'
-import { rawMatches, searchLookup, termLookup } from '../src/minisearch/internals.js'
-import { distractors } from '../src/testing/index.js'
+import { processTerm, type RetrievalDoc } from '@foundry/kernel/adapter'
+import { distractors } from '@foundry/kernel/testing'
+import { rawMatches, searchLookup, termLookup } from '../src/internals.js'
 
 const index = new MiniSearch<RetrievalDoc>({
   fields: ['title', 'body'],

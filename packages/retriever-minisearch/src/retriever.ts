@@ -1,13 +1,14 @@
 import MiniSearch, { type Options, type SearchOptions } from 'minisearch'
-import { processTerm, tokenize } from '../analyze.js'
-import type {
-  RetrievalChanges,
-  RetrievalDoc,
-  RetrievalHit,
-  RetrievalQuery,
-  Retriever,
-  SnapshotStore,
-} from '../retrieval.js'
+import type { Retriever } from '@foundry/kernel'
+import {
+  processTerm,
+  type RetrievalChanges,
+  type RetrievalDoc,
+  type RetrievalHit,
+  type RetrievalQuery,
+  type SnapshotStore,
+  tokenize,
+} from '@foundry/kernel/adapter'
 import { rawMatches, searchLookup, termLookup, type RawHit } from './internals.js'
 import { LazyIndex, type TermMatching } from './lazy.js'
 import { readHead, writeSnapshot, type Head } from './snapshot.js'

@@ -61,10 +61,12 @@ async function limitsHold(root: string, serves: number): Promise<void> {
     const waiting = await until(
       () => {
         const listed = runs('--workflow', 'rated')
-        return listed.filter((r) => r.status === 'complete').length === 2 && listed.find((r) => r.status === 'queued')
+        // A held run is queued at dispatch; the engine records why when it holds it (a moment later).
+        const held = listed.find((r) => r.status === 'queued' && r.reason)
+        return listed.filter((r) => r.status === 'complete').length === 2 && held
       },
       60_000,
-      'two rated runs complete, the third held',
+      'two rated runs complete, the third held with its reason',
     )
     assert.ok(rated.includes(waiting.id))
     assert.match(waiting.reason ?? '', /waiting: rate limit 2 per 3600000 ms reached/)

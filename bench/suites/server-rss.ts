@@ -14,7 +14,7 @@ function pluginFlags(): string[] {
   const args = config.mcpServers.foundry.args
   return args.slice(
     0,
-    args.findIndex((arg) => arg.endsWith('foundry.js')),
+    args.findIndex((arg) => /foundry\.c?js$/.test(arg)),
   )
 }
 

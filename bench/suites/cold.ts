@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fsStorage } from '@foundry/adapter-fs'
+import { hookSocketPath } from '@foundry/hooks'
 import { createKernel } from '@foundry/kernel'
 import { initProject } from '@foundry/project'
 import type { BenchContext, Suite } from '../lib/context.js'
@@ -72,7 +73,7 @@ function build(label: string, root: string, scratch: string): Build {
 export const coldSuite: Suite = {
   name: 'cold',
   about:
-    'new processes vs bare node, interleaved, wall and CPU time: foundry-hook prompt-context (own process) at 1k and 10k facts, `foundry list` and `foundry search` at 1k and 10k, the first answer of a new `foundry mcp` session after initialize vs ai-devkit on the same records, `foundry mcp` and `marbles mcp` spawn + initialize; --before DIR measures an earlier build beside this one',
+    'new processes vs bare node, interleaved, wall and CPU time: foundry-hook prompt-context at 1k and 10k facts (in its own process, and answered by a running `foundry mcp` over its socket), `foundry list` and `foundry search` at 1k and 10k, the first answer of a new `foundry mcp` session after initialize vs ai-devkit on the same records, `foundry mcp` and `marbles mcp` spawn + initialize; --before DIR measures an earlier build beside this one',
   async run(ctx) {
     const builds = [
       ...(ctx.before ? [build('before', ctx.before, ctx.scratch)] : []),
@@ -93,11 +94,19 @@ export const coldSuite: Suite = {
         hook_event_name: 'UserPromptSubmit',
         prompt: `Why did we decide this: ${about}?`,
       })
+      // A running `foundry mcp` per build answers the hook over its socket (the served row); the other rows
+      // set FOUNDRY_HOOK_SERVER=off, so the hook runs in its own process as it does without a server.
+      const servers = await Promise.all(builds.map((b) => hookServer(b, root)))
       const rows: Row[] = [
         {
-          figure: `foundry-hook prompt-context @${size / 1000}k facts (own process)`,
+          figure: `foundry-hook prompt-context @${size / 1000}k facts (own process, no hook server)`,
           target: 1.5,
           run: (b) => command(b, b.hook, ['prompt-context'], root, prompt, 'additionalContext'),
+        },
+        {
+          figure: `foundry-hook prompt-context @${size / 1000}k facts (answered by a running \`foundry mcp\` over its socket; this process only)`,
+          target: 1.5,
+          run: (b) => command(b, b.hook, ['prompt-context'], root, prompt, 'additionalContext', { served: true }),
         },
         {
           figure: `foundry list @${size / 1000}k facts (new process)`,
@@ -111,6 +120,7 @@ export const coldSuite: Suite = {
         },
       ]
       await measure(ctx, rows, builds, runs)
+      await Promise.all(servers.map((server) => server.close()))
       await firstAnswers(ctx, root, size, about, builds, runs)
     }
     const empty = join(ctx.scratch, 'cold-servers')
@@ -304,6 +314,40 @@ async function seeded(ctx: BenchContext, size: number): Promise<{ root: string; 
   return { root, about }
 }
 
+/**
+ * The environment of build `b`'s processes: its own `TMPDIR` (its code cache, and its hook socket's
+ * folder: XDG_RUNTIME_DIR is left out, so each build's server and hooks meet in their own folder).
+ */
+function envOf(b: Build, base: Record<string, string | undefined>): Record<string, string> {
+  const { XDG_RUNTIME_DIR: _, ...rest } = base
+  return { ...(rest as Record<string, string>), TMPDIR: b.tmp }
+}
+
+/**
+ * A `foundry mcp` session of build `b` on `root`, serving the project's hooks: resolved once its hook
+ * socket is there (the server opens the project after \`initialize\`, then listens), so the served
+ * row's hooks are answered by it.
+ */
+async function hookServer(b: Build, root: string): Promise<McpClient> {
+  const client = await session({
+    command: process.execPath,
+    args: [b.foundry, '--root', root, 'mcp'],
+    env: envOf(b, getDefaultEnvironment()),
+  })
+  const saved = { TMPDIR: process.env.TMPDIR, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR }
+  process.env.TMPDIR = b.tmp // hookSocketPath reads them on each call
+  delete process.env.XDG_RUNTIME_DIR
+  const socket = hookSocketPath(root)
+  for (const [name, value] of Object.entries(saved))
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
+  for (let waited = 0; !existsSync(socket); waited += 50) {
+    if (waited > 60_000) throw new Error(`${b.label}: foundry mcp opened no hook socket at ${socket} within 60 s`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return client
+}
+
 function command(
   b: Build,
   bin: string,
@@ -311,9 +355,10 @@ function command(
   cwd: string,
   input: string | undefined,
   expect: string,
+  options: { served?: boolean } = {},
 ): Sample {
   const t = performance.now()
-  const env = { ...process.env, FOUNDRY_HOOK_SERVER: 'off', TMPDIR: b.tmp }
+  const env = { ...envOf(b, process.env), FOUNDRY_HOOK_SERVER: options.served ? 'on' : 'off' }
   const run = spawnSync(process.execPath, ['-r', CPU_AT_EXIT, bin, ...args], {
     cwd,
     input,

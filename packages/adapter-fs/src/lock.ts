@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { randomBytes } from 'node:crypto'
 import { lstatSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { hostname } from 'node:os'
 import { dirname, join } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
@@ -61,6 +61,15 @@ interface Taken {
 }
 
 const OWNER = 'owner'
+
+/**
+ * `node:crypto` is loaded on the first lock taken, not with the adapter: a process that only reads
+ * (a hook, `foundry search`) never takes one, and loading it (with Node's streams) costs it a few ms.
+ */
+const load = createRequire(import.meta.url)
+let random: typeof import('node:crypto').randomBytes | undefined
+const randomToken = () =>
+  (random ??= (load('node:crypto') as typeof import('node:crypto')).randomBytes)(9).toString('base64url')
 const HOST = hostname()
 
 /**
@@ -131,7 +140,7 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
       mkdirSync(dirname(path), { recursive: true })
       return undefined
     }
-    const token = randomBytes(9).toString('base64url')
+    const token = randomToken()
     const owner: Owner = { host: HOST, pid: process.pid, start: startTime(process.pid) ?? '', token }
     try {
       writeFileSync(join(path, OWNER), JSON.stringify(owner), { flag: 'wx' })

@@ -1,3 +1,5 @@
+import { fstatSync, readSync, writeSync } from 'node:fs'
+
 /**
  * How a command hook talks to Claude Code: the event's JSON arrives on stdin; what the hook prints on
  * stdout (exit 0) is read as JSON (`hookSpecificOutput`, `decision`) or, for a few events, as plain
@@ -19,13 +21,56 @@ export class HookInputError extends Error {
   override readonly name = 'HookInputError'
 }
 
-/** Everything on stdin, as UTF-8. Refuses a terminal: a hook is run by Claude Code with the event piped in. */
-export async function readStdin(stream: NodeJS.ReadStream = process.stdin): Promise<string> {
+/**
+ * Everything on stdin, as UTF-8. Refuses a terminal: a hook is run by Claude Code with the event piped in.
+ * Without `stream`, a pipe, socket or file on descriptor 0 is read with plain blocking reads: the
+ * `process.stdin` stream would load Node's stream and net modules, a few ms of a process that starts
+ * on every prompt. Anything else (a terminal, a descriptor that will not block) goes through the stream.
+ */
+export async function readStdin(stream?: NodeJS.ReadStream): Promise<string> {
+  const read = stream ? undefined : readDescriptor()
+  if (read?.done) return Buffer.concat(read.chunks).toString('utf8')
+  return readStream(stream ?? process.stdin, read?.chunks ?? [])
+}
+
+/** Descriptor 0 read to its end when it is a pipe, a socket or a file; `done` false when the rest is the stream's to read. */
+function readDescriptor(): { chunks: Buffer[]; done: boolean } {
+  const chunks: Buffer[] = []
+  try {
+    const stats = fstatSync(0)
+    if (!stats.isFIFO() && !stats.isSocket() && !stats.isFile()) return { chunks, done: false }
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 * 1024)
+      const length = readSync(0, chunk, 0, chunk.length, null)
+      if (length === 0) return { chunks, done: true }
+      chunks.push(chunk.subarray(0, length))
+    }
+  } catch {
+    // EAGAIN (a descriptor set not to block), or none to read: the stream reads the rest.
+    return { chunks, done: false }
+  }
+}
+
+async function readStream(stream: NodeJS.ReadStream, chunks: Buffer[]): Promise<string> {
   if (stream.isTTY)
     throw new HookInputError('expects the hook event JSON on stdin (Claude Code pipes it in); nothing was piped')
-  const chunks: Buffer[] = []
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
   return Buffer.concat(chunks).toString('utf8')
+}
+
+/**
+ * Write `text` whole on descriptor `fd` (1 or 2) with blocking writes: `process.stdout` on a pipe
+ * would load Node's stream and net modules. What a descriptor set not to block refuses (EAGAIN) goes
+ * through the process's stream, which waits for it to drain before the process exits.
+ */
+export function writeAll(fd: 1 | 2, text: string): void {
+  if (!text) return
+  let bytes = Buffer.from(text, 'utf8')
+  try {
+    while (bytes.length) bytes = bytes.subarray(writeSync(fd, bytes))
+  } catch {
+    ;(fd === 1 ? process.stdout : process.stderr).write(bytes)
+  }
 }
 
 /** Parse stdin as one JSON object. */

@@ -1,8 +1,14 @@
-import { readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { HOOK_BIN } from './helpers.js'
+import { HOOK_BIN, larkspurProject, payload } from './helpers.js'
+
+/** A prompt about one Larkspur fact, and that fact's title. */
+const ABOUT = 'how should I round VAT on invoice lines?'
+const TITLE = "Invoice line totals use banker's rounding"
 
 /** Every file the module at `file` imports statically, transitively (the chunks of a bundled bin). */
 function staticGraph(file: string, seen = new Set<string>()): Set<string> {
@@ -25,6 +31,44 @@ test('the hook bin finds the project and asks the hook server without loading th
   assert.ok(bytes < 64 * 1024, `the fast path is ${bytes} bytes`)
   // CommonJS: Node starts it without its ES module loader.
   assert.ok(HOOK_BIN.endsWith('.cjs') && !/^(?:import|export)\s/m.test(text), 'the entry is one CommonJS file')
+})
+
+test('in its own process the hook reads stdin from a pipe or a file whole, and loads neither crypto, net nor streams', async () => {
+  const dir = await larkspurProject()
+  // Past one 64 KiB read: the event JSON is read to its end, not to the first chunk.
+  const event = JSON.stringify(payload.prompt(dir, `${ABOUT}${' '.repeat(100_000)}`))
+  const loaded = join(mkdtempSync(join(tmpdir(), 'foundry-hook-mods-')), 'mods.cjs')
+  writeFileSync(
+    loaded,
+    "process.on('exit', () => require('node:fs').writeSync(2, '\\nmodules ' + process.moduleLoadList.join(',') + '\\n'))",
+  )
+  const env = { ...process.env, FOUNDRY_HOOK_SERVER: 'off' }
+  // The first hook on a new project may write (the retriever's snapshot, under the write lock): not this test's case.
+  spawnSync(process.execPath, [HOOK_BIN, 'prompt-context'], { input: event, env })
+  const piped = spawnSync(process.execPath, ['-r', loaded, HOOK_BIN, 'prompt-context'], {
+    input: event,
+    env,
+    encoding: 'utf8',
+  })
+  const file = join(dir, 'event.json')
+  writeFileSync(file, event)
+  const fd = openSync(file, 'r')
+  const fromFile = spawnSync(process.execPath, ['-r', loaded, HOOK_BIN, 'prompt-context'], {
+    stdio: [fd, 'pipe', 'pipe'],
+    env,
+    encoding: 'utf8',
+  })
+  closeSync(fd)
+  for (const [how, ran] of [
+    ['a pipe', piped],
+    ['a file', fromFile],
+  ] as const) {
+    assert.is(ran.status, 0, `${how}: ${ran.stderr}`)
+    assert.ok(JSON.parse(ran.stdout).hookSpecificOutput.additionalContext.includes(TITLE), how)
+    const modules = /modules (.*)\n$/.exec(ran.stderr)![1]!.split(',')
+    for (const builtin of ['NativeModule crypto', 'NativeModule net', 'NativeModule stream'])
+      assert.not.ok(modules.includes(builtin), `${how}: ${builtin} loaded`)
+  }
 })
 
 test.run()

@@ -74,6 +74,14 @@ test('parseConfig: a missing file gives the defaults; text that is not JSON name
   }
 })
 
+test("a resolved configuration resolves to itself (a kernel given a project's is not checked again); a copy is checked", () => {
+  const config = resolveConfig({ profile: 'strict', indexTokenBudget: 1500 })
+  assert.is(resolveConfig(config), config)
+  assert.is(createKernel({ storage: memoryStorage(), config }).config, config)
+  assert.equal(resolveConfig({ ...config }), config, 'a copy resolves to the same values')
+  assert.throws(() => resolveConfig({ ...config, indexTokenBudget: 'many' }), /indexTokenBudget/)
+})
+
 test('telemetry never throws into the caller: a failing event log loses metrics, not work', async () => {
   const storage = memoryStorage()
   const failing = { ...storage, appendEvent: async () => Promise.reject(new Error('ENOSPC: no space left on device')) }

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { memoryStorage } from '../src/index.js'
+import { memoryStorage, type Storage } from '../src/index.js'
 import { counting, fact, input, open } from './catalog-helpers.js'
 
 test('a page of the active facts comes from the catalog: the first facts by id and the total, no full read', async () => {
@@ -28,6 +28,36 @@ test('a page of the active facts comes from the catalog: the first facts by id a
   assert.is(counts.lists, 0, 'the newest page reads no more than the first')
   assert.equal(newest.facts, whole.slice(-10).reverse(), 'newest: the last facts list returns, newest first')
   assert.is(newest.total, whole.length)
+})
+
+test('a page reads only the members chunks it falls in: the first for the oldest, the last for the newest', async () => {
+  const base = memoryStorage()
+  for (let i = 1; i <= 600; i++)
+    await base.put('facts', fact(i, `Host ${i} runs on rack ${i}`).id, fact(i, `Host ${i} runs on rack ${i}`))
+  const writer = open(base)
+  await writer.memory.write(input('Racks are numbered from one'))
+  const whole = await writer.memory.list()
+  const chunks: string[] = []
+  const storage: Storage = {
+    ...base,
+    get: ((collection, key) => {
+      if (collection === 'meta' && key.startsWith('catalog/members/')) chunks.push(key)
+      return base.get(collection, key)
+    }) as Storage['get'],
+  }
+  const k = open(storage)
+  const first = await k.memory.page({ limit: 10 })
+  assert.equal(first.facts, whole.slice(0, 10))
+  assert.is(first.total, whole.length)
+  assert.equal(chunks, ['catalog/members/0'], 'the first page: the first chunk alone')
+  chunks.length = 0
+  const newest = await k.memory.page({ limit: 10, newest: true })
+  assert.equal(newest.facts, whole.slice(-10).reverse())
+  assert.equal(chunks, ['catalog/members/2'], 'the newest page: the last chunk alone')
+  chunks.length = 0
+  const across = await k.memory.page({ limit: 300 })
+  assert.equal(across.facts, whole.slice(0, 300), 'a page across two chunks')
+  assert.equal(chunks, ['catalog/members/0', 'catalog/members/1'])
 })
 
 test('a page with a type or another status reads the facts as list does', async () => {

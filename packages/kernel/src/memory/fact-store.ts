@@ -60,10 +60,12 @@ export interface FactStore {
   /** Active facts as of `revision`: the catalog's head, brought up to date when it is behind. */
   activeCount(revision: string): Promise<number>
   /**
-   * The ids of the facts active on `today` as of `revision`, by number, from the catalog (its head
-   * and members records), without reading a fact; undefined when a record is stale (read the facts).
+   * A page of the facts active on `today` as of `revision`: the first `limit` ids by number (the last
+   * ones, newest first, with `newest`) and how many there are, from the catalog without reading a
+   * fact: its head (the count) and only the members chunks the page falls in, read in order until it
+   * is full. Undefined when a record is stale (read the facts).
    */
-  activeIds(revision: string): Promise<string[] | undefined>
+  activePage(revision: string, limit: number, newest?: boolean): Promise<{ ids: string[]; total: number } | undefined>
   /**
    * Whether `text` (INDEX.md as stored) is the index last saved with the catalog and still describes
    * `revision` today: a head naming the revision, the text's checksum, no listed fact expired since.
@@ -170,25 +172,34 @@ export function createFactStore(ctx: PluginHost): FactStore {
     return all
   }
 
-  async function activeIds(revision: string): Promise<string[] | undefined> {
+  async function activePage(
+    revision: string,
+    limit: number,
+    newest = false,
+  ): Promise<{ ids: string[]; total: number } | undefined> {
     const stamped = await head(revision)
     const day = today()
+    const expired = Object.values(stamped.expiring).filter((date) => date < day).length
     const records = openRecords(storage, new Map(), stamped)
+    const chunks = Object.keys(stamped.members)
+      .map(Number)
+      .sort((a, b) => (newest ? b - a : a - b))
     const ids: string[] = []
     try {
-      for (const [chunk, offset] of Object.entries(stamped.members)) {
-        const stamp = stampOf(stamped, offset)
-        const members = await records.record(membersKey(Number(chunk)), stamp, membersRecord, () => ({
-          seq: 0,
-          members: {},
-        }))
-        for (const id of Object.keys(members.members)) if (!(stamped.expiring[id]! < day)) ids.push(id)
+      for (const chunk of chunks) {
+        if (ids.length >= limit) break
+        const stamp = stampOf(stamped, stamped.members[chunk])
+        const members = await records.record(membersKey(chunk), stamp, membersRecord, () => ({ seq: 0, members: {} }))
+        const active = Object.keys(members.members)
+          .filter((id) => !(stamped.expiring[id]! < day))
+          .sort((a, b) => (newest ? factNumber(b) - factNumber(a) : factNumber(a) - factNumber(b)))
+        ids.push(...active.slice(0, limit - ids.length))
       }
     } catch (error) {
       if (isFoundryError(error) && error.code === 'CORRUPT') return undefined
       throw error
     }
-    return ids.sort((a, b) => factNumber(a) - factNumber(b))
+    return { ids, total: stamped.active - expired }
   }
 
   async function indexCurrent(revision: string, text: string): Promise<boolean> {
@@ -216,7 +227,7 @@ export function createFactStore(ctx: PluginHost): FactStore {
       return read(id)
     },
     activeCount: async (revision) => activeOn(await head(revision), today()),
-    activeIds,
+    activePage,
     indexCurrent,
   }
 }

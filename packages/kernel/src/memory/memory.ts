@@ -375,20 +375,20 @@ export function createMemory(ctx: PluginHost): MemoryService {
   ): Promise<{ facts: Fact[]; total: number }> {
     const { limit, newest, ...filter } = options
     const pick = <T>(all: T[]) => (newest ? all.slice(-limit).reverse() : all.slice(0, limit))
-    const ids =
+    const page =
       (filter.status ?? 'active') === 'active' && !filter.type
-        ? await store.activeIds(await store.revision())
+        ? await store.activePage(await store.revision(), Math.max(0, limit), newest)
         : undefined
-    if (!ids) {
+    if (!page) {
       const facts = await list(filter)
       return { facts: limit > 0 ? pick(facts) : [], total: facts.length }
     }
     const facts: Fact[] = []
-    for (const id of limit > 0 ? pick(ids) : []) {
+    for (const id of page.ids) {
       const fact = await store.read(id)
       if (fact) facts.push(fact)
     }
-    return { facts, total: ids.length }
+    return { facts, total: page.total }
   }
 
   async function get(id: string): Promise<Fact> {

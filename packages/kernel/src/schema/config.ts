@@ -213,8 +213,13 @@ export const PROFILES: Record<string, ConfigFile> = {
 
 const configFile = validator(ConfigFileSchema)
 
+/** The configurations `resolveConfig` returned: resolving one again (`createKernel` given a project's) returns it as it is. */
+const resolved = new WeakSet<object>()
+
 /** Resolve a parsed `config.json` (or `undefined` when the file is absent). Throws INVALID_INPUT naming the key. */
 export function resolveConfig(raw: unknown, where = '.foundry/config.json'): Config {
+  // Already resolved (and so checked): walking the whole schema over it again costs a new process ~2 ms.
+  if (typeof raw === 'object' && raw !== null && resolved.has(raw)) return raw as Config
   // No kernel key (most projects): nothing to check, and compiling the schema's check costs ~40 ms of a new process.
   const file = raw === undefined || isEmptyObject(raw) ? {} : configFile.parse(raw, where)
   const profileName = file.profile ?? 'default'
@@ -224,7 +229,9 @@ export function resolveConfig(raw: unknown, where = '.foundry/config.json'): Con
       'INVALID_INPUT',
       `Invalid ${where}: profile must be one of ${Object.keys(PROFILES).join(' | ')} (got "${profileName}")`,
     )
-  return merge(merge(DEFAULT_CONFIG, profile), file, profileName)
+  const config = merge(merge(DEFAULT_CONFIG, profile), file, profileName)
+  resolved.add(config)
+  return config
 }
 
 /**

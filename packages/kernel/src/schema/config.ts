@@ -213,8 +213,15 @@ export const PROFILES: Record<string, ConfigFile> = {
 
 const configFile = validator(ConfigFileSchema)
 
-/** Resolve a parsed `config.json` (or `undefined` when the file is absent). Throws INVALID_INPUT naming the key. */
+/** The configurations `resolveConfig` returned: resolved again (`createKernel` over a project's), each is its own answer. */
+const resolved = new WeakSet<object>()
+
+/**
+ * Resolve a parsed `config.json` (or `undefined` when the file is absent). Throws INVALID_INPUT naming
+ * the key. A `Config` this function returned is returned as is, not checked again.
+ */
 export function resolveConfig(raw: unknown, where = '.foundry/config.json'): Config {
+  if (typeof raw === 'object' && raw !== null && resolved.has(raw)) return raw as Config
   // No kernel key (most projects): nothing to check, and compiling the schema's check costs ~40 ms of a new process.
   const file = raw === undefined || isEmptyObject(raw) ? {} : configFile.parse(raw, where)
   const profileName = file.profile ?? 'default'
@@ -224,7 +231,9 @@ export function resolveConfig(raw: unknown, where = '.foundry/config.json'): Con
       'INVALID_INPUT',
       `Invalid ${where}: profile must be one of ${Object.keys(PROFILES).join(' | ')} (got "${profileName}")`,
     )
-  return merge(merge(DEFAULT_CONFIG, profile), file, profileName)
+  const config = merge(merge(DEFAULT_CONFIG, profile), file, profileName)
+  resolved.add(config)
+  return config
 }
 
 /**

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { randomBytes } from 'node:crypto'
 import { lstatSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { hostname } from 'node:os'
 import { dirname, join } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
@@ -131,7 +131,7 @@ export function createSectionLock(path: string, options: LockOptions = {}): Sect
       mkdirSync(dirname(path), { recursive: true })
       return undefined
     }
-    const token = randomBytes(9).toString('base64url')
+    const token = nodeCrypto().randomBytes(9).toString('base64url')
     const owner: Owner = { host: HOST, pid: process.pid, start: startTime(process.pid) ?? '', token }
     try {
       writeFileSync(join(path, OWNER), JSON.stringify(owner), { flag: 'wx' })
@@ -317,4 +317,10 @@ function startTime(pid: number): string | undefined {
   } catch {
     return undefined
   }
+}
+
+let crypto: typeof import('node:crypto') | undefined
+/** node:crypto, loaded on the first lock taken: a process that only reads never loads it. */
+function nodeCrypto(): typeof import('node:crypto') {
+  return (crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto'))
 }

@@ -327,3 +327,4 @@ function startTime(pid: number): string | undefined {
     return undefined
   }
 }
+

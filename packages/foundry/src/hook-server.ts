@@ -8,8 +8,9 @@ export interface StartedHooks {
 /**
  * Answer the project's per-prompt hooks from this process (`serveHooks` of `@foundry/hooks`), so
  * `foundry-hook prompt-context` and `session-start` skip loading the kernel and opening the index.
- * Called once the project is open; `@foundry/hooks` loads only then, never before `initialize` is
- * answered. Resolves `undefined` when another live server already answers for the project (a second
+ * Called once the project is open and the requests waiting for it are answered (a new session's
+ * first question is not kept waiting); `@foundry/hooks` loads only then, never before `initialize`
+ * is answered. Resolves `undefined` when another live server already answers for the project (a second
  * session on it) and when listening fails: the failure is one line in `log`, never an error of the
  * MCP server, and the hooks then run in their own processes.
  */

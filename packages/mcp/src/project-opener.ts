@@ -23,15 +23,31 @@ export interface ProjectOpener {
   close(): Promise<void>
 }
 
-export function projectOpener(
-  open: () => Promise<Project>,
-  options: { beside?: readonly BesideService[]; log: (line: string) => void },
-): ProjectOpener {
+export interface ProjectOpenerOptions {
+  beside?: readonly BesideService[]
+  /**
+   * What the `beside` services wait for once the project is open (the stdio server: its first
+   * answers written, `FoundryStdioTransport.idle`), so they never hold the thread while a client
+   * waits. Default: nothing, they start with the project.
+   */
+  ready?: () => Promise<void>
+  log: (line: string) => void
+}
+
+export function projectOpener(open: () => Promise<Project>, options: ProjectOpenerOptions): ProjectOpener {
   let opened: Promise<Project> | undefined
   let started: Promise<Array<{ close(): Promise<void> } | undefined>> | undefined
   let closing = false
   const { log } = options
   const beside = options.beside ?? []
+  let stop = () => {}
+  const stopped = new Promise<void>((resolve) => (stop = resolve))
+  const startBeside = async (project: Project) => {
+    // `close` does not wait for `ready`: a server closing before it is ready starts nothing.
+    await Promise.race([options.ready?.().catch(() => undefined), stopped])
+    if (closing) return []
+    return Promise.all(beside.map((start) => start(project, log).catch(() => undefined)))
+  }
   const begin = () => {
     const opening = open()
     opening.catch(() => {}) // reported to the caller that awaits it
@@ -48,8 +64,7 @@ export function projectOpener(
         if (opened === opening) opened = undefined
         throw error
       }
-      if (beside.length && !closing)
-        started ??= Promise.all(beside.map((start) => start(project, log).catch(() => undefined)))
+      if (beside.length && !closing) started ??= startBeside(project)
       return project
     },
     prepare() {
@@ -57,6 +72,7 @@ export function projectOpener(
     },
     async close() {
       closing = true
+      stop()
       for (const service of (await started) ?? [])
         await service
           ?.close()

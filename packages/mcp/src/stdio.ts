@@ -26,11 +26,17 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   // The lifecycle every server shares (@foundry/server): no stray exception ends the process.
   const log = options.log ?? stderrLog('foundry')
   keepServing(log, { console: options.console ?? false })
-  const project = projectOpener(options.open, { ...(options.beside && { beside: options.beside }), log })
+  // The services beside the project (the hook server) start once the requests waiting for it are
+  // answered: a new session's first question is not kept waiting while they load and listen.
+  const project = projectOpener(options.open, {
+    ...(options.beside && { beside: options.beside }),
+    ready: () => idleOrLater(transport, BESIDE_WAIT_MS),
+    log,
+  })
   // `initialize` is answered as soon as it is read, while the SDK's Server (and zod) loads; the project
   // starts opening once that answer is written, so the first call finds it open (or opening). Not
   // before: opened at start, fs writers killed at random (test/soak.test.ts) acknowledged next to nothing.
-  const transport = new FoundryStdioTransport(log, {
+  const transport: FoundryStdioTransport = new FoundryStdioTransport(log, {
     initialize: (message) => {
       const result = initializeResult(message)
       if (result) setImmediate(() => project.prepare())
@@ -41,4 +47,18 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   const { createServer } = await import('./server.js')
   const server = createServer({ kernel: async () => (await project.open()).kernel, log })
   await serveUntilClosed(server, transport, () => project.close(), { log })
+}
+
+/** The longest the `beside` services wait for the server to be idle: a client that never lets it be still gets them. */
+const BESIDE_WAIT_MS = 2000
+
+function idleOrLater(transport: FoundryStdioTransport, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    timer.unref()
+    void transport.idle().then(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
 }

@@ -64,6 +64,8 @@ export class FoundryStdioTransport implements Transport {
   /** The `initialize` answered before the server: its id, once the server's answer is dropped. */
   private preanswered: string | undefined
   private initializeSeen = false
+  /** Callers of `idle()` waiting for the requests in flight to be answered. */
+  private idlers: Array<() => void> = []
 
   constructor(
     private readonly log: (line: string) => void,
@@ -112,6 +114,16 @@ export class FoundryStdioTransport implements Transport {
     if (!('method' in message) && 'id' in message && message.id !== undefined) this.settle(message.id)
   }
 
+  /**
+   * Resolves once no request read so far waits for its answer (at once when none does), or when the
+   * transport closes: what a server defers until its first answers are written (`foundry mcp`'s hook
+   * server) starts then, not while a client waits.
+   */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve()
+    return new Promise((resolve) => this.idlers.push(resolve))
+  }
+
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
@@ -122,6 +134,7 @@ export class FoundryStdioTransport implements Transport {
     this.input = []
     this.line = []
     this.held = []
+    this.wakeIdlers()
     this.onclose?.()
   }
 
@@ -266,6 +279,17 @@ export class FoundryStdioTransport implements Transport {
     this.inFlight--
     if (this.inFlight <= READ_RESUME_AT && this.input.length) this.pump()
     else this.closeWhenAnswered()
+    if (this.isIdle()) this.wakeIdlers()
+  }
+
+  private isIdle(): boolean {
+    return this.closed || (this.inFlight <= 0 && !this.held.length)
+  }
+
+  private wakeIdlers(): void {
+    const waiting = this.idlers
+    this.idlers = []
+    for (const resolve of waiting) resolve()
   }
 
   private closeWhenAnswered(): void {

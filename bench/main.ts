@@ -24,6 +24,7 @@ import { postgresRetrievalSuite } from './suites/postgres-retrieval.js'
 import { postgresScaleSuite } from './suites/postgres-scale.js'
 import { scifactSuite } from './suites/scifact.js'
 import { serverRssSuite } from './suites/server-rss.js'
+import { serverRssScaleSuite } from './suites/server-rss-scale.js'
 import { sqliteSuite } from './suites/sqlite.js'
 import { tailsSuite } from './suites/tails.js'
 import { teamSuite } from './suites/team.js'
@@ -50,10 +51,11 @@ const SUITES: Suite[] = [
   tailsSuite,
   openSuite,
   serverRssSuite,
+  serverRssScaleSuite,
   teamSuite,
 ]
-/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch, tails, `open`, `server-rss` and `postgres-scale`: minutes, 100k facts twice, and `team`: a minute of load on several servers). */
-const OPT_IN = new Set(['peers', 'batch', 'tails', 'open', 'server-rss', 'postgres-scale', 'team'])
+/** Suites run only when asked for: `--peers` (the published peers side by side, dev dependencies) or `--only` (peers, batch, tails, `open`, `server-rss`, `server-rss-scale` and `postgres-scale`: minutes, 100k facts twice, and `team`: a minute of load on several servers). */
+const OPT_IN = new Set(['peers', 'batch', 'tails', 'open', 'server-rss', 'server-rss-scale', 'postgres-scale', 'team'])
 
 const { values } = parseArgs({
   // `pnpm bench -- --quick` forwards the `--` itself.

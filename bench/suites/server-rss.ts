@@ -8,7 +8,7 @@ import { foundry, foundryBin, sdk, type PeerClient } from '../lib/peers-systems.
 type Kind = 'sqlite' | 'fs'
 
 /** The Node options the Claude Code plugin's .mcp.json starts `foundry mcp` with: every argument before the script. */
-function pluginFlags(): string[] {
+export function pluginFlags(): string[] {
   const path = resolve(import.meta.dirname, '../../examples/claude-code-plugin/.mcp.json')
   const config = JSON.parse(readFileSync(path, 'utf8')) as { mcpServers: { foundry: { args: string[] } } }
   const args = config.mcpServers.foundry.args
@@ -18,7 +18,8 @@ function pluginFlags(): string[] {
   )
 }
 
-function memoryOf(pid: number): { rss: number; hwm: number } {
+/** VmRSS and VmHWM of a process, in MB. */
+export function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? Number.NaN)
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 }

@@ -1,0 +1,98 @@
+import { join } from 'node:path'
+import type { BenchContext, Suite } from '../lib/context.js'
+import { syntheticFacts } from '../lib/corpus.js'
+import { latency, ms } from '../lib/measure.js'
+import { foundry, foundryBin, sdk, type PeerClient } from '../lib/peers-systems.js'
+import { memoryOf, pluginFlags } from './server-rss.js'
+
+type Kind = 'sqlite' | 'fs'
+type Facts = ReturnType<typeof syntheticFacts>
+
+const TIMEOUT = { timeout: 1_800_000 }
+
+/** A `foundry mcp` on `dir`, started with `flags` before the bin's arguments. */
+async function connect(kind: Kind, dir: string, flags: string[], bin: string) {
+  const { getDefaultEnvironment, Client, StdioClientTransport } = sdk()
+  const launch = foundry(kind, getDefaultEnvironment(), bin).launch(dir)
+  const transport = new StdioClientTransport({ ...launch, args: [...flags, ...launch.args], stderr: 'ignore' })
+  const client: PeerClient = new Client({ name: 'foundry-bench-rss-scale', version: '1.0.0' })
+  await client.connect(transport)
+  return { client, pid: transport.pid! }
+}
+
+async function call(client: PeerClient, name: string, args: Record<string, unknown>): Promise<void> {
+  const result = await client.callTool({ name, arguments: args }, undefined, TIMEOUT)
+  if (result.isError) throw new Error(`foundry mcp refused ${name}: ${JSON.stringify(result.content)}`)
+}
+
+/**
+ * A project of `size` facts seeded by the batch path (`memory_write` with `facts`, 500 a call, in a
+ * server of its own, closed before the measure), then a new server started as the plugin starts it
+ * writes `after` more facts itself (one `memory_write` at a time) and answers `queries`
+ * (`memory_search`, one at a time): its RSS then.
+ */
+async function afterSeed(ctx: BenchContext, kind: Kind, facts: Facts, size: number, after: number, queries: string[]) {
+  const bin = await foundryBin(ctx.scratch)
+  const dir = join(ctx.scratch, `server-rss-scale-${kind}-${size}`)
+  foundry(kind, sdk().getDefaultEnvironment(), bin).prepare(dir)
+  const seeder = await connect(kind, dir, [], bin)
+  const seedStart = performance.now()
+  for (let i = 0; i < size; i += 500) await call(seeder.client, 'memory_write', { facts: facts.slice(i, i + 500) })
+  const seeded = (performance.now() - seedStart) / 1000
+  await seeder.client.close()
+
+  const server = await connect(kind, dir, pluginFlags(), bin)
+  const writes: number[] = []
+  for (const fact of facts.slice(size, size + after)) {
+    const t = performance.now()
+    await call(server.client, 'memory_write', { ...fact })
+    writes.push(performance.now() - t)
+  }
+  const searches: number[] = []
+  for (const query of queries) {
+    const t = performance.now()
+    await call(server.client, 'memory_search', { query })
+    searches.push(performance.now() - t)
+  }
+  const memory = memoryOf(server.pid)
+  await server.client.close()
+  const write = latency(writes)
+  const search = latency(searches)
+  ctx.log(
+    `  server-rss-scale: ${kind} @${size}: seeded in ${ms(seeded)} s; ${after} writes p50 / p99 ${ms(write.p50)} / ${ms(write.p99)} ms, ${queries.length} searches p50 / p99 ${ms(search.p50)} / ${ms(search.p99)} ms: RSS ${memory.rss.toFixed(0)} MB (peak ${memory.hwm.toFixed(0)} MB)`,
+  )
+  return { ...memory, write, search }
+}
+
+/**
+ * How the resident memory of `foundry mcp` grows with the project: the server's RSS after it wrote
+ * 1k facts itself and answered 200 searches on a project seeded with 100k facts by the batch path,
+ * against the same on 10k, started as the Claude Code plugin starts it.
+ */
+export const serverRssScaleSuite: Suite = {
+  name: 'server-rss-scale',
+  about:
+    'RSS of foundry mcp at 100k facts vs 10k (seeded by the batch path, then 1k writes and 200 searches of its own; only with --only server-rss-scale, long)',
+  async run(ctx) {
+    const [small, large, after, searches] = ctx.quick ? [1000, 10_000, 100, 20] : [10_000, 100_000, 1000, 200]
+    const facts = syntheticFacts(ctx, large + after)
+    // Queries: the opening words of titles spread over the whole project.
+    const queries = Array.from({ length: searches }, (_, i) =>
+      facts[Math.floor((i * large) / searches)]!.title.split(/\s+/).slice(0, 5).join(' '),
+    )
+    for (const kind of ['sqlite', 'fs'] as const) {
+      const base = await afterSeed(ctx, kind, facts, small, after, queries)
+      const grown = await afterSeed(ctx, kind, facts, large, after, queries)
+      const shape = `${after / 1000}k writes and ${searches} searches of its own`
+      ctx.report({
+        suite: 'server-rss-scale',
+        figure: `${kind}: RSS of \`foundry mcp\` (${pluginFlags().join(' ')}) on ${large / 1000}k facts seeded by the batch path, after ${shape} (peak)`,
+        value: `${grown.rss.toFixed(0)} MB (${grown.hwm.toFixed(0)} MB); writes p99 ${ms(grown.write.p99)} ms, searches p50 ${ms(grown.search.p50)} ms`,
+        baseline: `the same on ${small / 1000}k: ${base.rss.toFixed(0)} MB (${base.hwm.toFixed(0)} MB); writes p99 ${ms(base.write.p99)} ms, searches p50 ${ms(base.search.p50)} ms`,
+        ratio: grown.rss / base.rss,
+        target: '≤ 1.3×',
+        met: grown.rss <= 1.3 * base.rss,
+      })
+    }
+  },
+}

@@ -28,7 +28,11 @@ export interface DraftRecords {
   save(): Promise<void>
 }
 
-export function openRecords(storage: Storage, cache: RecordCache, head: CatalogHead): DraftRecords {
+/**
+ * `copies`: the draft gets its own copy of every record (a draft read ahead of its section, while
+ * another section of this process may change the cached objects in place).
+ */
+export function openRecords(storage: Storage, cache: RecordCache, head: CatalogHead, copies = false): DraftRecords {
   const seq = head.seq + 1
   const loaded = new Map<string, { seq: number }>()
   const dirty = new Set<string>()
@@ -44,14 +48,14 @@ export function openRecords(storage: Storage, cache: RecordCache, head: CatalogH
     let value: T
     const cached = cache.get(key)
     if (stamp === undefined) value = empty()
-    else if (cached?.seq === stamp) value = cached.value as T
+    else if (cached?.seq === stamp) value = (copies ? structuredClone(cached.value) : cached.value) as T
     else {
       const text = await storage.get('meta', key)
       const parsed = text === undefined ? undefined : parseOrUndefined(text)
       if (!check.check(parsed) || parsed.seq !== stamp)
         throw new FoundryError('CORRUPT', `catalog record ${key} is not the one ${HEAD_KEY} names`)
-      value = parsed
-      remember(cache, key, stamp, value)
+      value = copies ? (JSON.parse(text!) as T) : parsed
+      remember(cache, key, stamp, parsed)
     }
     loaded.set(key, value)
     return value

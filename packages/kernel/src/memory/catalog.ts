@@ -13,7 +13,7 @@ import {
   type CatalogHead,
 } from './catalog-records.js'
 import { probeSubjects, type FactSet } from './fact-set.js'
-import { factId, factNumber, SIMILAR_SCAN, subjectTokens, titleTokens } from './facts.js'
+import { factId, factNumber, SIMILAR_SCAN, statementKeys, subjectTokens, titleTokens } from './facts.js'
 import type { MemoryIndex } from './index-file.js'
 import { indexListOf, indexOfDraft } from './index-list.js'
 import type { WriteCandidates } from './plan-write.js'
@@ -58,6 +58,24 @@ export interface FactCatalog {
   commit(set: WriteSet, revision: string, index?: IndexStamp): Promise<void>
   /** Drop a set whose writes failed: never saved, and none of its records reused. */
   discard(set: WriteSet): void
+  /**
+   * Outside the section: the catalog as of its head (`known`, else read), with what writes of
+   * `inputs` read (`prepare`) and the records a supersede would change read ahead. Undefined when
+   * the storage keeps no change log, the catalog is to be rebuilt, or a record read changed meanwhile.
+   */
+  ahead(inputs: FactInput[], known?: CatalogHead): Promise<CatalogAhead | undefined>
+  /**
+   * Inside the section, first: the facts revision, the catalog head and the facts changed since
+   * `ahead`'s head, asked together (a storage that gathers statements sends them in one round trip),
+   * and `ahead` brought up to date from those facts (`CatalogDraft.adopt`). `set` is undefined when
+   * the head no longer describes the revision or was built anew: then `open` the revision.
+   */
+  openAhead(ahead: CatalogAhead): Promise<{ revision: string; set?: WriteSet }>
+}
+
+/** What a write read before its section (`FactCatalog.ahead`): a draft as of the head it read, with copies of its records. */
+export interface CatalogAhead {
+  readonly draft: CatalogDraft
 }
 
 export interface CatalogOptions {
@@ -76,12 +94,11 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
 
   async function open(revision: string, options: { force?: boolean } = {}): Promise<WriteSet> {
     const head = options.force ? undefined : await readHead(storage)
-    // Grown past its shards: built again with more (amortized: each doubling of the facts reads them once).
-    if (head && (head.shards >= TERM_SHARDS || head.active <= head.shards * SHARD_FACTS)) {
+    if (head && !grown(head)) {
       try {
         const draft = createDraft(storage, cache, head, read)
         if (head.revision === revision) return writeSet(draft, [])
-        const repairs = await catchUp(draft)
+        const repairs = await catchUp(storage, read, draft)
         if (repairs && !draft.broken) return writeSet(draft, repairs)
       } catch (error) {
         if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
@@ -90,53 +107,33 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
     return rebuild()
   }
 
-  /** The changes since the head's revision applied to the draft; the repairs they call for, or undefined when the storage cannot say what changed. */
-  async function catchUp(draft: CatalogDraft): Promise<Fact[] | undefined> {
-    const keys = storage.changes ? await storage.changes('facts', draft.head.revision) : undefined
-    if (!keys) return undefined
-    const changed: Fact[] = []
-    let recount = false
-    // The changed facts (a storage with a change log brings them along), then every catalog record
-    // setting them touches, read together before they are set one by one.
-    const found = await Promise.all(
-      [...new Set(keys)].map(async (key) => {
-        let broken = false
-        const fact = await read(key, () => (broken = true))
-        return { key, fact, broken }
-      }),
-    )
-    await draft.preload(
-      found.map((f) => f.key).filter((key) => FACT_ID.test(key)),
-      found.flatMap((f) => (f.fact ? termsOf(f.fact) : [])),
-    )
-    for (const { key, fact, broken } of found) {
-      if (fact) {
-        await draft.set(fact)
-        changed.push(fact)
-        continue
-      }
-      await draft.remove(key)
-      if (!FACT_ID.test(key)) continue
-      if (broken)
-        draft.head.maxNumber = Math.max(draft.head.maxNumber, factNumber(key)) // held: never given out
-      else if (factNumber(key) >= draft.head.maxNumber) recount = true
+  async function ahead(inputs: FactInput[], known?: CatalogHead): Promise<CatalogAhead | undefined> {
+    if (!storage.changes) return undefined
+    try {
+      const head = known ?? (await readHead(storage))
+      if (!head || grown(head)) return undefined
+      const draft = createDraft(storage, cache, head, read, { copies: true })
+      for (const input of inputs) await prepare(draft, input)
+      await preloadSupersedable(draft, inputs, today())
+      return { draft }
+    } catch (error) {
+      if (isFoundryError(error) && error.code === 'CORRUPT') return undefined // read while another process wrote
+      throw error
     }
-    if (recount)
-      draft.head.maxNumber = Math.max(
-        0,
-        ...(await storage.keys('facts')).filter((k) => FACT_ID.test(k)).map(factNumber),
-      )
-    // A newer fact's `supersedes` wins over an older fact still active (a writer died between its two puts).
-    const repairs: Fact[] = []
-    for (const fact of changed) {
-      if (fact.supersedes === undefined || factNumber(fact.supersedes) >= factNumber(fact.id)) continue
-      const old = await draft.fact(fact.supersedes)
-      if (old?.status !== 'active') continue
-      const repaired: Fact = { ...old, status: 'superseded', supersededBy: fact.id }
-      await draft.set(repaired)
-      repairs.push(repaired)
-    }
-    return repairs
+  }
+
+  async function openAhead({ draft: before }: CatalogAhead): Promise<{ revision: string; set?: WriteSet }> {
+    const [revision, head, keys] = await Promise.all([
+      storage.revision('facts'),
+      readHead(storage),
+      storage.changes!('facts', before.head.revision),
+    ])
+    const same = head && head.base === before.head.base && head.shards === before.head.shards
+    if (!same || !keys || head.revision !== revision || grown(head)) return { revision }
+    const changed = new Map(await Promise.all([...new Set(keys)].map(async (key) => [key, await read(key)] as const)))
+    const draft = createDraft(storage, cache, head, read)
+    draft.adopt(before, changed)
+    return { revision, set: writeSet(draft, []) }
   }
 
   /** The slow path: every fact read once, the whole catalog written anew at the next commit. */
@@ -200,6 +197,8 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
 
   return {
     open,
+    ahead,
+    openAhead,
     async commit(set, revision, index) {
       try {
         await set.draft.save(revision, index ?? { day: '', sum: '' })
@@ -212,6 +211,74 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
       cache.clear() // the draft changed records in place: none is trusted again without a read
     },
   }
+}
+
+/** The changes since the head's revision applied to the draft; the repairs they call for, or undefined when the storage cannot say what changed. */
+async function catchUp(
+  storage: Storage,
+  read: CatalogOptions['read'],
+  draft: CatalogDraft,
+): Promise<Fact[] | undefined> {
+  const keys = storage.changes ? await storage.changes('facts', draft.head.revision) : undefined
+  if (!keys) return undefined
+  const changed: Fact[] = []
+  let recount = false
+  // The changed facts (a storage with a change log brings them along), then every catalog record
+  // setting them touches, read together before they are set one by one.
+  const found = await Promise.all(
+    [...new Set(keys)].map(async (key) => {
+      let broken = false
+      const fact = await read(key, () => (broken = true))
+      return { key, fact, broken }
+    }),
+  )
+  await draft.preload(
+    found.map((f) => f.key).filter((key) => FACT_ID.test(key)),
+    found.flatMap((f) => (f.fact ? termsOf(f.fact) : [])),
+  )
+  for (const { key, fact, broken } of found) {
+    if (fact) {
+      await draft.set(fact)
+      changed.push(fact)
+      continue
+    }
+    await draft.remove(key)
+    if (!FACT_ID.test(key)) continue
+    if (broken)
+      draft.head.maxNumber = Math.max(draft.head.maxNumber, factNumber(key)) // held: never given out
+    else if (factNumber(key) >= draft.head.maxNumber) recount = true
+  }
+  if (recount)
+    draft.head.maxNumber = Math.max(0, ...(await storage.keys('facts')).filter((k) => FACT_ID.test(k)).map(factNumber))
+  // A newer fact's `supersedes` wins over an older fact still active (a writer died between its two puts).
+  const repairs: Fact[] = []
+  for (const fact of changed) {
+    if (fact.supersedes === undefined || factNumber(fact.supersedes) >= factNumber(fact.id)) continue
+    const old = await draft.fact(fact.supersedes)
+    if (old?.status !== 'active') continue
+    const repaired: Fact = { ...old, status: 'superseded', supersededBy: fact.id }
+    await draft.set(repaired)
+    repairs.push(repaired)
+  }
+  return repairs
+}
+
+/** Grown past its shards: built again with more (amortized: each doubling of the facts reads them once). */
+const grown = (head: CatalogHead) => head.shards < TERM_SHARDS && head.active > head.shards * SHARD_FACTS
+
+/**
+ * The records a supersede by one of `inputs` changes, read together: the membership chunks of the
+ * facts it could supersede (its statement candidates, the fact it names) and the shards they list.
+ */
+async function preloadSupersedable(draft: CatalogDraft, inputs: FactInput[], today: string): Promise<void> {
+  const candidates = draftCandidates(draft)
+  const ids = inputs.flatMap((input) => {
+    const scope = input.scope ?? 'project'
+    const keys = statementKeys(titleTokens(input.title.trim().replace(/\s+/g, ' ')))
+    const found = candidates.statementCandidates(input.type, scope, keys, today).map((f) => f.id)
+    return input.supersedes === undefined ? found : [...found, input.supersedes]
+  })
+  if (ids.length) await draft.preload(ids, [])
 }
 
 /** Load the shards of the write's terms and the facts `planWrite` will ask for (see `draftCandidates`). */

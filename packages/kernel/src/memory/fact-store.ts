@@ -5,7 +5,7 @@ import type { StorageProblem } from '../storage.js'
 import { readHead } from './catalog-draft.js'
 import { membersKey, membersRecord, stampOf, type CatalogHead } from './catalog-records.js'
 import { openRecords } from './catalog-store.js'
-import { createCatalog, type WriteSet } from './catalog.js'
+import { createCatalog, type CatalogAhead, type WriteSet } from './catalog.js'
 import { createFactSet, type FactSet } from './fact-set.js'
 import { dayOf, factNumber } from './facts.js'
 import { indexChecksum } from './index-file.js'
@@ -39,6 +39,17 @@ export interface FactStore {
    * after it); omitted when INDEX.md was not rewritten, which leaves it stale.
    */
   wrote(revision: string, facts: WriteSet, indexText?: string): Promise<void>
+  /**
+   * Outside the storage's exclusive section, before a write: what writes of `inputs` will read in it,
+   * read ahead (see `FactCatalog.ahead`); undefined when it cannot be. Pass it to `section`.
+   */
+  ahead(inputs: FactInput[]): Promise<CatalogAhead | undefined>
+  /**
+   * Inside the section, first: the facts revision and the write catalog as of it, with what writes of
+   * `inputs` ask loaded; with `ahead`, the catalog read ahead is caught up from the change log
+   * instead of read again (see `FactCatalog.openAhead`).
+   */
+  section(options: { inputs: FactInput[]; ahead?: CatalogAhead }): Promise<{ revision: string; facts: WriteSet }>
   /** After a section that wrote no fact: the catalog saved only if it had to catch up or be rebuilt (INDEX.md then stale). */
   kept(revision: string, facts: WriteSet): Promise<void>
   /** A batch failed after it began changing `facts` (its draft may hold facts never stored): the draft is dropped, never saved, and nothing of it is reused. */
@@ -116,6 +127,26 @@ export function createFactStore(ctx: PluginHost): FactStore {
       if (options.force || !isFoundryError(error) || error.code !== 'CORRUPT') throw error
       return facts(revision, { ...options, force: true }) // a record the head names was stale: rebuilt
     }
+  }
+
+  async function section(options: {
+    inputs: FactInput[]
+    ahead?: CatalogAhead
+  }): Promise<{ revision: string; facts: WriteSet }> {
+    const { inputs, ahead } = options
+    if (ahead) {
+      try {
+        const { revision, set } = await catalog.openAhead(ahead)
+        if (set) {
+          for (const input of inputs) await set.prepare(input)
+          return { revision, facts: set }
+        }
+      } catch (error) {
+        if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
+      }
+    }
+    const revision = await storage.revision('facts')
+    return { revision, facts: await facts(revision, { inputs }) }
   }
 
   async function wrote(revision: string, set: WriteSet, indexText?: string): Promise<void> {
@@ -202,6 +233,11 @@ export function createFactStore(ctx: PluginHost): FactStore {
   return {
     revision: () => storage.revision('facts'),
     facts,
+    async ahead(inputs) {
+      const revision = await storage.revision('facts')
+      return catalog.ahead(inputs, lastHead?.revision === revision ? lastHead : undefined)
+    },
+    section,
     wrote,
     kept: (revision, set) => (set.draft.from === revision ? Promise.resolve() : wrote(revision, set)),
     discard(set) {

@@ -25,7 +25,7 @@ import {
 import { openRecords, parseOrUndefined, type RecordCache } from './catalog-store.js'
 import { probeSubjects } from './fact-set.js'
 import { factNumber, isActive, normalizeText } from './facts.js'
-import { listInsert, patchRecord, stampFor, type ChangedFacts } from './catalog-patch.js'
+import { bringForward, listInsert, type ChangedFacts } from './catalog-patch.js'
 import type { WriteCandidates } from './plan-write.js'
 
 /**
@@ -73,8 +73,8 @@ export interface CatalogDraft {
   /** The records read so far, by key (as of this draft's head, or changed by it). */
   readonly records: ReadonlyMap<string, { seq: number }>
   /**
-   * Take what `ahead` (a draft of the same catalog read before this one's section, with copies of
-   * its records) read: each record this draft's head stamps as `ahead`'s did as it is, the others
+   * Take what `ahead` (a draft of the same catalog read before this one's section, no other section
+   * of this process between them) read: each record this draft's head stamps as `ahead`'s did as it is, the others
    * brought up to date from `changed` (every fact changed since `ahead`'s head), and its facts,
    * the changed ones as they are now.
    */
@@ -92,7 +92,7 @@ export function createDraft(
   cache: RecordCache,
   stored: CatalogHead,
   read: (id: string) => Promise<Fact | undefined>,
-  options: { copies?: boolean } = {},
+  touched: () => void = () => {},
 ): CatalogDraft {
   // The head as read is this draft's own (read anew by every open): changed in place.
   const head = stored
@@ -102,7 +102,7 @@ export function createDraft(
     indexSum: stored.indexSum,
     maxNumber: stored.maxNumber,
   }
-  const records = openRecords(storage, cache, head, options.copies)
+  const records = openRecords(storage, cache, head, touched)
   const { record, loaded, touch } = records
   const facts = new Map<string, Fact>()
   const unread = new Set<string>()
@@ -211,19 +211,13 @@ export function createDraft(
     },
     records: loaded,
     adopt(ahead, changed) {
-      for (const [key, record] of ahead.records) {
-        const stamp = stampFor(head, key)
-        if (stamp !== stampFor(ahead.head, key)) {
-          patchRecord(key, record, head.shards, changed)
-          record.seq = stamp ?? 0
-        }
-        loaded.set(key, record)
-      }
+      bringForward(ahead.records, ahead.head, head, changed, (key) => {
+        cache.delete(key) // no longer the record its old stamp names
+        touched()
+      })
+      for (const [key, record] of ahead.records) loaded.set(key, record)
       for (const [id, fact] of ahead.facts) if (!changed.has(id)) facts.set(id, fact)
-      for (const [id, fact] of changed) {
-        if (fact) facts.set(id, fact)
-        else unread.add(id)
-      }
+      for (const [id, fact] of changed) fact ? facts.set(id, fact) : unread.add(id)
     },
     setList(next) {
       loaded.set(INDEX_LIST_KEY, next)

@@ -35,6 +35,27 @@ export function stampFor(head: CatalogHead, key: string): number | undefined {
 }
 
 /**
+ * Each of `records` (read as of head `before`) that `head`, a later head of the same catalog, stamps
+ * anew, brought up to date from `changed` (see `patchRecord`) and stamped as `head` names it; `patched`
+ * is told of each.
+ */
+export function bringForward(
+  records: ReadonlyMap<string, { seq: number }>,
+  before: CatalogHead,
+  head: CatalogHead,
+  changed: ChangedFacts,
+  patched: (key: string) => void,
+): void {
+  for (const [key, record] of records) {
+    const stamp = stampFor(head, key)
+    if (stamp === stampFor(before, key)) continue
+    patchRecord(key, record, head.shards, changed)
+    record.seq = stamp ?? 0
+    patched(key)
+  }
+}
+
+/**
  * A record read as of one head, brought to what a later head of the same catalog (same base and
  * shards) names, from the facts changed in between: each changed id taken out, then each changed
  * fact that is active put back where it belongs. A record is a function of the active facts, so

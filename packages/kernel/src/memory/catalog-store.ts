@@ -28,11 +28,13 @@ export interface DraftRecords {
   save(): Promise<void>
 }
 
-/**
- * `copies`: the draft gets its own copy of every record (a draft read ahead of its section, while
- * another section of this process may change the cached objects in place).
- */
-export function openRecords(storage: Storage, cache: RecordCache, head: CatalogHead, copies = false): DraftRecords {
+/** `touched`: told of every record changed in place (see `FactCatalog.ahead`). */
+export function openRecords(
+  storage: Storage,
+  cache: RecordCache,
+  head: CatalogHead,
+  touched: () => void = () => {},
+): DraftRecords {
   const seq = head.seq + 1
   const loaded = new Map<string, { seq: number }>()
   const dirty = new Set<string>()
@@ -48,14 +50,14 @@ export function openRecords(storage: Storage, cache: RecordCache, head: CatalogH
     let value: T
     const cached = cache.get(key)
     if (stamp === undefined) value = empty()
-    else if (cached?.seq === stamp) value = (copies ? structuredClone(cached.value) : cached.value) as T
+    else if (cached?.seq === stamp) value = cached.value as T
     else {
       const text = await storage.get('meta', key)
       const parsed = text === undefined ? undefined : parseOrUndefined(text)
       if (!check.check(parsed) || parsed.seq !== stamp)
         throw new FoundryError('CORRUPT', `catalog record ${key} is not the one ${HEAD_KEY} names`)
-      value = copies ? (JSON.parse(text!) as T) : parsed
-      remember(cache, key, stamp, parsed)
+      value = parsed
+      remember(cache, key, stamp, value)
     }
     loaded.set(key, value)
     return value
@@ -67,6 +69,7 @@ export function openRecords(storage: Storage, cache: RecordCache, head: CatalogH
     touch(key) {
       dirty.add(key)
       cache.delete(key)
+      touched()
     },
     async save() {
       if (!dirty.size) return void (head.seq = seq)

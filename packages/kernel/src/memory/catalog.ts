@@ -59,7 +59,7 @@ export interface FactCatalog {
   /** Drop a set whose writes failed: never saved, and none of its records reused. */
   discard(set: WriteSet): void
   /**
-   * Outside the section: the catalog as of its head (`known`, else read), with what writes of
+   * Outside the section: the catalog as of a head (`known`, else the stored one), with what writes of
    * `inputs` read (`prepare`) and the records a supersede would change read ahead. Undefined when
    * the storage keeps no change log, the catalog is to be rebuilt, or a record read changed meanwhile.
    */
@@ -73,9 +73,15 @@ export interface FactCatalog {
   openAhead(ahead: CatalogAhead): Promise<{ revision: string; set?: WriteSet }>
 }
 
-/** What a write read before its section (`FactCatalog.ahead`): a draft as of the head it read, with copies of its records. */
+/** What a write read before its section (`FactCatalog.ahead`): a draft as of the head it read. */
 export interface CatalogAhead {
   readonly draft: CatalogDraft
+  /**
+   * The catalog's epoch when it began: a draft read ahead shares the cached records (a copy cost more
+   * than a round trip), which another section of this process may change in place, so it is used
+   * only when no section was opened and no record changed since it began.
+   */
+  readonly after: number
 }
 
 export interface CatalogOptions {
@@ -91,12 +97,16 @@ export interface CatalogOptions {
 
 export function createCatalog({ storage, read, readAll, budget, today }: CatalogOptions): FactCatalog {
   const cache: RecordCache = new Map()
+  /** Bumped by every section this process opens and every record changed in place (see `CatalogAhead.after`). */
+  let epoch = 0
+  const touched = () => void epoch++
 
   async function open(revision: string, options: { force?: boolean } = {}): Promise<WriteSet> {
+    epoch++
     const head = options.force ? undefined : await readHead(storage)
     if (head && !grown(head)) {
       try {
-        const draft = createDraft(storage, cache, head, read)
+        const draft = createDraft(storage, cache, head, read, touched)
         if (head.revision === revision) return writeSet(draft, [])
         const repairs = await catchUp(storage, read, draft)
         if (repairs && !draft.broken) return writeSet(draft, repairs)
@@ -109,29 +119,34 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
 
   async function ahead(inputs: FactInput[], known?: CatalogHead): Promise<CatalogAhead | undefined> {
     if (!storage.changes) return undefined
+    const after = epoch
     try {
       const head = known ?? (await readHead(storage))
       if (!head || grown(head)) return undefined
-      const draft = createDraft(storage, cache, head, read, { copies: true })
+      const draft = createDraft(storage, cache, head, read)
       for (const input of inputs) await prepare(draft, input)
       await preloadSupersedable(draft, inputs, today())
-      return { draft }
+      return { draft, after }
     } catch (error) {
-      if (isFoundryError(error) && error.code === 'CORRUPT') return undefined // read while another process wrote
-      throw error
+      if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
+      // A record the head names was written since: from the head as stored now, else (another
+      // process wrote meanwhile) in the section.
+      return known ? ahead(inputs) : undefined
     }
   }
 
-  async function openAhead({ draft: before }: CatalogAhead): Promise<{ revision: string; set?: WriteSet }> {
+  async function openAhead({ draft: before, after }: CatalogAhead): Promise<{ revision: string; set?: WriteSet }> {
+    if (after !== epoch++) return { revision: await storage.revision('facts') }
     const [revision, head, keys] = await Promise.all([
       storage.revision('facts'),
       readHead(storage),
       storage.changes!('facts', before.head.revision),
     ])
     const same = head && head.base === before.head.base && head.shards === before.head.shards
-    if (!same || !keys || head.revision !== revision || grown(head)) return { revision }
+    const near = keys && keys.length <= AHEAD_CHANGES_MAX
+    if (!same || !near || head.revision !== revision || grown(head)) return { revision }
     const changed = new Map(await Promise.all([...new Set(keys)].map(async (key) => [key, await read(key)] as const)))
-    const draft = createDraft(storage, cache, head, read)
+    const draft = createDraft(storage, cache, head, read, touched)
     draft.adopt(before, changed)
     return { revision, set: writeSet(draft, []) }
   }
@@ -157,7 +172,7 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
       indexDay: '',
       indexSum: '',
     }
-    const draft = createDraft(storage, cache, head, read)
+    const draft = createDraft(storage, cache, head, read, touched)
     const ordered = [...all.ordered()]
     for (const fact of ordered) await draft.add(fact, false)
     draft.setList(indexListOf(ordered, all.activeCount(today()), budget, today()))
@@ -262,6 +277,12 @@ async function catchUp(
   }
   return repairs
 }
+
+/**
+ * The most changes since a head read ahead that the section patches its records from; past it (a
+ * process that wrote long ago), the records are read again under the lock.
+ */
+const AHEAD_CHANGES_MAX = 1024
 
 /** Grown past its shards: built again with more (amortized: each doubling of the facts reads them once). */
 const grown = (head: CatalogHead) => head.shards < TERM_SHARDS && head.active > head.shards * SHARD_FACTS

@@ -233,10 +233,9 @@ export function createFactStore(ctx: PluginHost): FactStore {
   return {
     revision: () => storage.revision('facts'),
     facts,
-    async ahead(inputs) {
-      const revision = await storage.revision('facts')
-      return catalog.ahead(inputs, lastHead?.revision === revision ? lastHead : undefined)
-    },
+    // The head this process last saved, even if others wrote since: the section catches up from it
+    // (asking whether it is current would cost a lone writer a round trip a write).
+    ahead: (inputs) => catalog.ahead(inputs, lastHead),
     section,
     wrote,
     kept: (revision, set) => (set.draft.from === revision ? Promise.resolve() : wrote(revision, set)),

@@ -13,7 +13,7 @@ import {
   type CatalogHead,
 } from './catalog-records.js'
 import { probeSubjects, type FactSet } from './fact-set.js'
-import { factId, factNumber, SIMILAR_SCAN, statementKeys, subjectTokens, titleTokens } from './facts.js'
+import { factId, factNumber, SIMILAR_SCAN, subjectTokens, titleTokens } from './facts.js'
 import type { MemoryIndex } from './index-file.js'
 import { indexListOf, indexOfDraft } from './index-list.js'
 import type { WriteCandidates } from './plan-write.js'
@@ -63,7 +63,7 @@ export interface FactCatalog {
    * `inputs` read (`prepare`) and the records a supersede would change read ahead. Undefined when
    * the storage keeps no change log, the catalog is to be rebuilt, or a record read changed meanwhile.
    */
-  ahead(inputs: FactInput[], known?: CatalogHead): Promise<CatalogAhead | undefined>
+  ahead(inputs: FactInput[], known?: CatalogHead, plan?: AheadPlan): Promise<CatalogAhead | undefined>
   /**
    * Inside the section, first: the facts revision, the catalog head and the facts changed since
    * `ahead`'s head, asked together (a storage that gathers statements sends them in one round trip),
@@ -72,6 +72,9 @@ export interface FactCatalog {
    */
   openAhead(ahead: CatalogAhead): Promise<{ revision: string; set?: WriteSet }>
 }
+
+/** The fact a write of `input` would supersede, planned on the candidates read ahead (`planWrite`); undefined for none. */
+export type AheadPlan = (input: FactInput, candidates: WriteCandidates) => string | undefined
 
 /** What a write read before its section (`FactCatalog.ahead`): a draft as of the head it read. */
 export interface CatalogAhead {
@@ -99,6 +102,8 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
   const cache: RecordCache = new Map()
   /** Bumped by every section this process opens and every record changed in place (see `CatalogAhead.after`). */
   let epoch = 0
+  /** Whether the last section caught up from another process's writes: the next reads the stored head ahead, not its own. */
+  let contended = false
   const touched = () => void epoch++
 
   async function open(revision: string, options: { force?: boolean } = {}): Promise<WriteSet> {
@@ -117,21 +122,21 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
     return rebuild()
   }
 
-  async function ahead(inputs: FactInput[], known?: CatalogHead): Promise<CatalogAhead | undefined> {
+  async function ahead(inputs: FactInput[], known?: CatalogHead, plan?: AheadPlan): Promise<CatalogAhead | undefined> {
     if (!storage.changes) return undefined
     const after = epoch
     try {
-      const head = known ?? (await readHead(storage))
+      const head = (contended ? undefined : known) ?? (await readHead(storage))
       if (!head || grown(head)) return undefined
       const draft = createDraft(storage, cache, head, read)
       for (const input of inputs) await prepare(draft, input)
-      await preloadSupersedable(draft, inputs, today())
+      if (plan) await preloadSuperseded(draft, inputs, plan)
       return { draft, after }
     } catch (error) {
       if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
       // A record the head names was written since: from the head as stored now, else (another
       // process wrote meanwhile) in the section.
-      return known ? ahead(inputs) : undefined
+      return known ? ahead(inputs, undefined, plan) : undefined
     }
   }
 
@@ -143,6 +148,7 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
       storage.changes!('facts', before.head.revision),
     ])
     const same = head && head.base === before.head.base && head.shards === before.head.shards
+    contended = keys?.length !== 0
     const near = keys && keys.length <= AHEAD_CHANGES_MAX
     if (!same || !near || head.revision !== revision || grown(head)) return { revision }
     const changed = new Map(await Promise.all([...new Set(keys)].map(async (key) => [key, await read(key)] as const)))
@@ -288,16 +294,17 @@ const AHEAD_CHANGES_MAX = 1024
 const grown = (head: CatalogHead) => head.shards < TERM_SHARDS && head.active > head.shards * SHARD_FACTS
 
 /**
- * The records a supersede by one of `inputs` changes, read together: the membership chunks of the
- * facts it could supersede (its statement candidates, the fact it names) and the shards they list.
+ * The records a supersede by one of `inputs` changes, read together: the membership chunk of the fact
+ * it would supersede as planned now, and the shards that fact is listed in.
  */
-async function preloadSupersedable(draft: CatalogDraft, inputs: FactInput[], today: string): Promise<void> {
+async function preloadSuperseded(draft: CatalogDraft, inputs: FactInput[], plan: AheadPlan): Promise<void> {
   const candidates = draftCandidates(draft)
   const ids = inputs.flatMap((input) => {
-    const scope = input.scope ?? 'project'
-    const keys = statementKeys(titleTokens(input.title.trim().replace(/\s+/g, ' ')))
-    const found = candidates.statementCandidates(input.type, scope, keys, today).map((f) => f.id)
-    return input.supersedes === undefined ? found : [...found, input.supersedes]
+    try {
+      return plan(input, candidates) ?? []
+    } catch {
+      return [] // refused: the section refuses it again
+    }
   })
   if (ids.length) await draft.preload(ids, [])
 }

@@ -1,14 +1,15 @@
 import { isFoundryError } from '../errors.js'
 import type { PluginHost } from '../plugin.js'
 import type { Fact, FactInput } from '../schema/fact.js'
-import type { StorageProblem } from '../storage.js'
+import type { Storage, StorageProblem } from '../storage.js'
 import { readHead } from './catalog-draft.js'
 import { membersKey, membersRecord, stampOf, type CatalogHead } from './catalog-records.js'
 import { openRecords } from './catalog-store.js'
-import { createCatalog, type CatalogAhead, type WriteSet } from './catalog.js'
+import { createCatalog, type AheadPlan, type CatalogAhead, type FactCatalog, type WriteSet } from './catalog.js'
 import { createFactSet, type FactSet } from './fact-set.js'
 import { dayOf, factNumber } from './facts.js'
 import { indexChecksum } from './index-file.js'
+import { planWrite } from './plan-write.js'
 import { activeOn } from './index-list.js'
 
 /** What list, get and history read: every fact by id. */
@@ -82,6 +83,37 @@ export interface FactStore {
   indexCurrent(revision: string, text: string): Promise<boolean>
 }
 
+/** The fact a write would supersede, planned on the candidates read ahead (see `FactCatalog.ahead`). */
+const supersedes =
+  (now: () => Date): AheadPlan =>
+  (input, candidates) => {
+    const plan = planWrite(input, candidates, now())
+    return plan.action === 'created' ? plan.superseded?.id : undefined
+  }
+
+/** `FactStore.section`: `facts` opens the catalog when nothing was read ahead, or what was cannot be caught up. */
+async function openSection(
+  catalog: FactCatalog,
+  storage: Storage,
+  facts: (revision: string, options: { inputs: FactInput[] }) => Promise<WriteSet>,
+  options: { inputs: FactInput[]; ahead?: CatalogAhead },
+): Promise<{ revision: string; facts: WriteSet }> {
+  const { inputs, ahead } = options
+  if (ahead) {
+    try {
+      const { revision, set } = await catalog.openAhead(ahead)
+      if (set) {
+        for (const input of inputs) await set.prepare(input)
+        return { revision, facts: set }
+      }
+    } catch (error) {
+      if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
+    }
+  }
+  const revision = await storage.revision('facts')
+  return { revision, facts: await facts(revision, { inputs }) }
+}
+
 export function createFactStore(ctx: PluginHost): FactStore {
   const { storage } = ctx
   /** Facts fetched for search hits while the revision stays the same. */
@@ -127,26 +159,6 @@ export function createFactStore(ctx: PluginHost): FactStore {
       if (options.force || !isFoundryError(error) || error.code !== 'CORRUPT') throw error
       return facts(revision, { ...options, force: true }) // a record the head names was stale: rebuilt
     }
-  }
-
-  async function section(options: {
-    inputs: FactInput[]
-    ahead?: CatalogAhead
-  }): Promise<{ revision: string; facts: WriteSet }> {
-    const { inputs, ahead } = options
-    if (ahead) {
-      try {
-        const { revision, set } = await catalog.openAhead(ahead)
-        if (set) {
-          for (const input of inputs) await set.prepare(input)
-          return { revision, facts: set }
-        }
-      } catch (error) {
-        if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
-      }
-    }
-    const revision = await storage.revision('facts')
-    return { revision, facts: await facts(revision, { inputs }) }
   }
 
   async function wrote(revision: string, set: WriteSet, indexText?: string): Promise<void> {
@@ -233,10 +245,14 @@ export function createFactStore(ctx: PluginHost): FactStore {
   return {
     revision: () => storage.revision('facts'),
     facts,
-    // The head this process last saved, even if others wrote since: the section catches up from it
-    // (asking whether it is current would cost a lone writer a round trip a write).
-    ahead: (inputs) => catalog.ahead(inputs, lastHead),
-    section,
+    // The head this process last saved (asking whether it is current would cost a round trip a write).
+    ahead: (inputs) =>
+      catalog.ahead(
+        inputs,
+        lastHead,
+        supersedes(() => ctx.now()),
+      ),
+    section: (options) => openSection(catalog, storage, facts, options),
     wrote,
     kept: (revision, set) => (set.draft.from === revision ? Promise.resolve() : wrote(revision, set)),
     discard(set) {

@@ -128,22 +128,19 @@ async function measureAll(ctx: BenchContext, targets: Target[], n: number): Prom
  * each opens the store and makes one untimed write, then all start writing back to back at once;
  * once every one has finished a write of its own (all are writing, start-up and first-write costs
  * behind them), the writes finished by any of them in the next `seconds` are counted. Writes a second.
+ * `writer`: the writer script (another checkout's, to measure its build beside this one).
  */
-export async function throughput(target: Target, processes: number, seconds: number, run: number): Promise<number> {
+export async function throughput(
+  target: Target,
+  processes: number,
+  seconds: number,
+  run: number,
+  writer = join(import.meta.dirname, 'postgres-writer.ts'),
+): Promise<number> {
   const children = Array.from({ length: processes }, (_, k) =>
-    spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(import.meta.dirname, 'postgres-writer.ts'),
-        target.kind,
-        target.at,
-        String(k),
-        String(run),
-      ],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
-    ),
+    spawn(process.execPath, ['--import', 'tsx', writer, target.kind, target.at, String(k), String(run)], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }),
   )
   let written = 0
   const writing = new Set<number>()

@@ -25,6 +25,16 @@ interface Waiter {
   reject(error: unknown): void
 }
 
+/**
+ * Statements a section asked for in one turn of the event loop (`Promise.all`: a write's revision,
+ * its catalog head and its catch-up): they travel together, in the order asked, in one round trip.
+ */
+interface Turn {
+  items: Array<{ statement(): Statement; settle(result: pg.QueryResult | undefined, error?: unknown): void }>
+  /** The gathered reads of the turn, by group (see `Connection.gather`): one statement a group. */
+  groups: Map<string, Map<string, Waiter[]>>
+}
+
 interface Section {
   client: pg.PoolClient
   open: boolean
@@ -32,8 +42,8 @@ interface Section {
   begun: boolean
   /** Writes waiting for the section's next statement, or its COMMIT, to travel with. */
   pending: Deferred[]
-  /** Reads gathered this turn of the event loop, by group (see `Connection.gather`). */
-  gathering: Map<string, Map<string, Waiter[]>>
+  /** The statements asked for in this turn of the event loop, not sent yet (see `join`). */
+  turn: Turn | undefined
   /** What the section wrote: told to `afterWrite` once it commits. */
   touched: Set<string>
   /** The section's statements run one after another on its connection (pg 9 refuses overlapping queries on one client). */
@@ -81,6 +91,10 @@ export interface SectionState {
 export interface Connection {
   /** The URL with its password redacted, for messages. */
   readonly where: string
+  /**
+   * One statement. Inside a section, the statements asked for in the same turn of the event loop
+   * (and the reads `gather`ed with them) travel in one round trip, in the order asked.
+   */
   query<R extends pg.QueryResultRow>(statement: Statement): Promise<pg.QueryResult<R>>
   /**
    * A write whose rows the caller can take later (`then`). Outside a section it runs at once. Inside,
@@ -91,8 +105,9 @@ export interface Connection {
   /**
    * The value under `key`, read with every other key of `group` asked for in the same turn of the
    * event loop, by one statement (`read(keys)`, rows `{ key, value }`; a key without a row reads as
-   * null); inside a section, in the section's order. A caller that asks for many records at once
-   * (`Promise.all`: a write's candidate facts, a search's hits) pays one round trip, not one each.
+   * null); inside a section, with the section's other statements of that turn. A caller that asks for
+   * many records at once (`Promise.all`: a write's candidate facts, a search's hits) pays one round
+   * trip, not one each.
    */
   gather(group: string, key: string, read: (keys: string[]) => Statement): Promise<string | null>
   inSection(): boolean
@@ -175,6 +190,70 @@ export function createConnection(options: ConnectionOptions): Connection {
     return results.slice(before.length)
   }
 
+  /**
+   * The section's open turn, opened when none is: its statements are sent together once the
+   * section's earlier statements are done and a turn of the event loop has passed.
+   */
+  function join(s: Section): Turn {
+    if (s.turn) return s.turn
+    const turn: Turn = { items: [], groups: new Map() }
+    s.turn = turn
+    void serial(s, async () => {
+      await new Promise((resolve) => setImmediate(resolve))
+      if (s.turn === turn) s.turn = undefined
+      try {
+        const results = await send(
+          s,
+          turn.items.map((item) => item.statement()),
+        )
+        turn.items.forEach((item, i) => item.settle(results[i]))
+      } catch (error) {
+        for (const item of turn.items) item.settle(undefined, error)
+      }
+    })
+    return turn
+  }
+
+  /** The waiters of `group` in a section's turn: one statement for the turn's keys. */
+  function joinGroup(turn: Turn, group: string, read: (keys: string[]) => Statement): Map<string, Waiter[]> {
+    let batch = turn.groups.get(group)
+    if (batch) return batch
+    const mine = new Map<string, Waiter[]>()
+    turn.groups.set(group, (batch = mine))
+    turn.items.push({
+      statement: () => read([...mine.keys()]),
+      settle: (result, error) => settleGroup(mine, result, error),
+    })
+    return batch
+  }
+
+  /** The waiters of `group` outside a section: read together a turn of the event loop later. */
+  function looseGroup(group: string, read: (keys: string[]) => Statement): Map<string, Waiter[]> {
+    let batch = loose.get(group)
+    if (batch) return batch
+    const mine = new Map<string, Waiter[]>()
+    loose.set(group, (batch = mine))
+    void (async () => {
+      await new Promise((resolve) => setImmediate(resolve))
+      if (loose.get(group) === mine) loose.delete(group)
+      try {
+        settleGroup(mine, await pool.query(read([...mine.keys()])))
+      } catch (error) {
+        settleGroup(mine, undefined, error)
+      }
+    })()
+    return batch
+  }
+
+  function settleGroup(batch: Map<string, Waiter[]>, result: pg.QueryResult | undefined, error?: unknown): void {
+    if (!result) {
+      for (const waiters of batch.values()) for (const w of waiters) w.reject(fail(error))
+      return
+    }
+    const found = new Map(result.rows.map((r) => [r.key as string, r.value as string]))
+    for (const [k, waiters] of batch) for (const w of waiters) w.resolve(found.get(k) ?? null)
+  }
+
   /** Run `task` on the section's connection after its earlier statements. */
   function serial<T>(s: Section, task: () => Promise<T>): Promise<T> {
     const run = s.tail.then(task)
@@ -215,7 +294,7 @@ export function createConnection(options: ConnectionOptions): Connection {
       open: true,
       begun: false,
       pending: [],
-      gathering: new Map(),
+      turn: undefined,
       touched: new Set(),
       tail: Promise.resolve(),
       state,
@@ -249,7 +328,12 @@ export function createConnection(options: ConnectionOptions): Connection {
       const s = section()
       try {
         if (!s) return await pool.query<R>(statement)
-        return (await serial(s, () => send(s, [statement])))[0] as pg.QueryResult<R>
+        return await new Promise<pg.QueryResult<R>>((resolve, reject) =>
+          join(s).items.push({
+            statement: () => statement,
+            settle: (result, error) => (result ? resolve(result as pg.QueryResult<R>) : reject(error)),
+          }),
+        )
       } catch (error) {
         throw fail(error)
       }
@@ -264,31 +348,11 @@ export function createConnection(options: ConnectionOptions): Connection {
     async gather(group, key, read) {
       if (closed) throw new FoundryError('UNAVAILABLE', `postgresStorage for ${where} is closed`)
       const s = section()
-      const gathering = s ? s.gathering : loose
-      let batch = gathering.get(group)
-      if (!batch) {
-        const mine = new Map<string, Waiter[]>()
-        gathering.set(group, (batch = mine))
-        // The batch closes a turn of the event loop later at least (inside a section, when its turn comes).
-        const flush = async () => {
-          await new Promise((resolve) => setImmediate(resolve))
-          if (gathering.get(group) === mine) gathering.delete(group)
-          const keys = [...mine.keys()]
-          try {
-            const result = s ? (await send(s, [read(keys)]))[0]! : await pool.query(read(keys))
-            const found = new Map(result.rows.map((r) => [r.key as string, r.value as string]))
-            for (const k of keys) for (const w of mine.get(k)!) w.resolve(found.get(k) ?? null)
-          } catch (error) {
-            for (const k of keys) for (const w of mine.get(k)!) w.reject(fail(error))
-          }
-        }
-        void (s ? serial(s, flush) : flush())
-      }
-      const waiting = batch
+      const batch = s ? joinGroup(join(s), group, read) : looseGroup(group, read)
       return new Promise<string | null>((resolve, reject) => {
-        const list = waiting.get(key)
+        const list = batch.get(key)
         if (list) list.push({ resolve, reject })
-        else waiting.set(key, [{ resolve, reject }])
+        else batch.set(key, [{ resolve, reject }])
       })
     },
 

@@ -22,7 +22,7 @@ import { createListener } from './notify.js'
 import { changesFromStatement, createRecordCache, type LoggedChange } from './record-cache.js'
 import { redactUrl } from './url.js'
 import { CHANGE_CHANNEL, STORAGE_COMPONENT, STORAGE_MIGRATIONS } from './schema.js'
-import { appendSql, deleteSql, GET_MANY, relaxedTail, writeSql } from './storage-sql.js'
+import { appendSql, changesSql, deleteSql, GET_MANY, relaxedTail, writeSql, type ChangeRow } from './storage-sql.js'
 
 export interface PostgresStorageOptions {
   /** The connection URL (`postgres://user:password@host:5432/db`). Never printed: messages show it with the password redacted. */
@@ -390,43 +390,22 @@ export async function postgresDriver(options: PostgresStorageOptions): Promise<S
     },
 
     async changes(c, since) {
-      const now = await readRevision(c)
-      if (since === token(now)) return []
-      if (!now) return undefined
-      // Inside a section the records come along with their keys (one round trip instead of one per
-      // key): the kernel reads each changed record next, while it holds the lock.
-      const state = connection.sectionState()
-      const keysAfter = async (n: number) => {
-        if (!state)
-          return (
-            await query<{ key: string }>({
-              name: 'foundry_changes',
-              text: 'SELECT key FROM foundry_changes WHERE collection = $1 AND n > $2 ORDER BY n',
-              values: [c, n],
-            })
-          ).rows.map((r) => r.key)
-        const { rows } = await query<{ key: string; value: string | null }>({
-          name: 'foundry_changes_with_values',
-          text: `SELECT ch.key, r.value FROM foundry_changes ch LEFT JOIN foundry_records r ON r.collection = ch.collection AND r.key = ch.key
-                  WHERE ch.collection = $1 AND ch.n > $2 ORDER BY ch.n`,
-          values: [c, n],
-        })
-        for (const row of rows) state.prefetched.set(`${c}/${row.key}`, row.value)
-        return rows.map((r) => r.key)
-      }
-      if (since === '0') return Number(now.log_base) === 0 ? keysAfter(0) : undefined
-      const match = REVISION.exec(since)
+      // One statement: the revision now, whether `since` is still in the log, and the changes after
+      // it. Inside a section the records come along with their keys (the kernel reads each changed
+      // record next, while it holds the lock), and the statement travels with the section's others.
+      const match = since === '0' ? (['0', '0', ''] as const) : REVISION.exec(since)
       if (!match) return undefined
+      const state = connection.sectionState()
+      const { rows } = await query<ChangeRow>(changesSql(c, Number(match[1]), match[2], state !== undefined))
+      const now = rows[0]
+      if (!now) return since === '0' ? [] : undefined
+      if (since === `${now.n}.${now.token}`) return []
       const from = Number(match[1])
-      if (from >= Number(now.n) || from <= Number(now.log_base)) return undefined
-      // The token must name a write this database still remembers: same number and same token.
-      const { rows } = await query<{ token: string }>({
-        name: 'foundry_change_at',
-        text: 'SELECT token FROM foundry_changes WHERE collection = $1 AND n = $2',
-        values: [c, from],
-      })
-      if (rows[0]?.token !== match[2]) return undefined
-      return keysAfter(from)
+      const reaches = from === 0 ? Number(now.log_base) === 0 : from > Number(now.log_base) && now.at === match[2]
+      if (!reaches || from >= Number(now.n)) return undefined
+      const changed = rows.filter((r) => r.key !== null)
+      if (state) for (const row of changed) state.prefetched.set(`${c}/${row.key}`, row.value)
+      return changed.map((r) => r.key!)
     },
 
     async appendLog(log, texts, options) {

@@ -91,3 +91,34 @@ export function writeSql(
   const token = drawn === undefined ? "nextval('foundry_revision_token')" : `$${values.push(drawn)}::bigint`
   return { text: putManySql(rows.length, token, relaxed), values }
 }
+
+/** A row of `changesSql`: the revision now (on every row), the token of the change `since` names, and one change after it (key null: none). */
+export interface ChangeRow {
+  n: string
+  token: string
+  log_base: string
+  at: string | null
+  key: string | null
+  value: string | null
+}
+
+/**
+ * `changes()` in one statement: the collection's revision row, the token the log holds for change
+ * `from` (to check `since` names a write this database remembers), and, when the log still reaches
+ * back to `from`, the changes after it in order (with their records' text when `values`). Every
+ * table is reached by `$1` itself, so each lookup is a range of its primary key.
+ */
+export const changesSql = (c: string, from: number, token: string, values: boolean): Statement => ({
+  name: values ? 'foundry_changes_since_values' : 'foundry_changes_since',
+  text: `SELECT rv.n::text AS n, rv.token::text AS token, rv.log_base::text AS log_base,
+      (SELECT c0.token::text FROM foundry_changes c0 WHERE c0.collection = $1 AND c0.n = $2) AS at,
+      ch.key, ${values ? 'r.value' : 'NULL::text AS value'}
+    FROM foundry_revisions rv
+    LEFT JOIN foundry_changes ch ON ch.collection = $1 AND ch.n > $2 AND ch.n <= rv.n
+      AND (($2 = 0 AND rv.log_base = 0) OR ($2 > rv.log_base AND EXISTS
+        (SELECT 1 FROM foundry_changes c1 WHERE c1.collection = $1 AND c1.n = $2 AND c1.token::text = $3)))
+    ${values ? 'LEFT JOIN foundry_records r ON r.collection = $1 AND r.key = ch.key' : ''}
+    WHERE rv.collection = $1
+    ORDER BY ch.n`,
+  values: [c, from, token],
+})

@@ -24,7 +24,8 @@ import {
 } from './catalog-records.js'
 import { openRecords, parseOrUndefined, type RecordCache } from './catalog-store.js'
 import { probeSubjects } from './fact-set.js'
-import { compareForIndex, factNumber, isActive, normalizeText } from './facts.js'
+import { factNumber, isActive, normalizeText } from './facts.js'
+import { bringForward, listInsert, type ChangedFacts } from './catalog-patch.js'
 import type { WriteCandidates } from './plan-write.js'
 
 /**
@@ -69,6 +70,15 @@ export interface CatalogDraft {
   save(revision: string, index?: IndexStamp): Promise<void>
   /** The draft's writes failed: it is never saved (`save` does nothing). */
   discard(): void
+  /** The records read so far, by key (as of this draft's head, or changed by it). */
+  readonly records: ReadonlyMap<string, { seq: number }>
+  /**
+   * Take what `ahead` (a draft of the same catalog read before this one's section, no other section
+   * of this process between them) read: each record this draft's head stamps as `ahead`'s did as it is, the others
+   * brought up to date from `changed` (every fact changed since `ahead`'s head), and its facts,
+   * the changed ones as they are now.
+   */
+  adopt(ahead: CatalogDraft, changed: ChangedFacts): void
 }
 
 /** The INDEX.md a head describes: the day it was rendered and its text's checksum (`indexChecksum`); '' for none. */
@@ -82,6 +92,7 @@ export function createDraft(
   cache: RecordCache,
   stored: CatalogHead,
   read: (id: string) => Promise<Fact | undefined>,
+  touched: () => void = () => {},
 ): CatalogDraft {
   // The head as read is this draft's own (read anew by every open): changed in place.
   const head = stored
@@ -91,7 +102,7 @@ export function createDraft(
     indexSum: stored.indexSum,
     maxNumber: stored.maxNumber,
   }
-  const records = openRecords(storage, cache, head)
+  const records = openRecords(storage, cache, head, touched)
   const { record, loaded, touch } = records
   const facts = new Map<string, Fact>()
   const unread = new Set<string>()
@@ -145,14 +156,7 @@ export function createDraft(
     head.active++
     if (fact.expires !== undefined) head.expiring[fact.id] = fact.expires
     if (!listed) return
-    const index = await list()
-    const entry = indexEntryOf(fact)
-    const last = index.entries[index.entries.length - 1]
-    if (!index.complete && (!last || compareForIndex(entry, last) > 0)) return // past the kept prefix
-    let at = index.entries.findIndex((e) => compareForIndex(entry, e) < 0)
-    if (at < 0) at = index.entries.length
-    index.entries.splice(at, 0, entry)
-    touch(INDEX_LIST_KEY)
+    if (listInsert(await list(), indexEntryOf(fact))) touch(INDEX_LIST_KEY)
   }
 
   return {
@@ -204,6 +208,16 @@ export function createDraft(
     },
     discard() {
       discarded = true
+    },
+    records: loaded,
+    adopt(ahead, changed) {
+      bringForward(ahead.records, ahead.head, head, changed, (key) => {
+        cache.delete(key) // no longer the record its old stamp names
+        touched()
+      })
+      for (const [key, record] of ahead.records) loaded.set(key, record)
+      for (const [id, fact] of ahead.facts) if (!changed.has(id)) facts.set(id, fact)
+      for (const [id, fact] of changed) fact ? facts.set(id, fact) : unread.add(id)
     },
     setList(next) {
       loaded.set(INDEX_LIST_KEY, next)

@@ -28,7 +28,13 @@ export interface DraftRecords {
   save(): Promise<void>
 }
 
-export function openRecords(storage: Storage, cache: RecordCache, head: CatalogHead): DraftRecords {
+/** `touched`: told of every record changed in place (see `FactCatalog.ahead`). */
+export function openRecords(
+  storage: Storage,
+  cache: RecordCache,
+  head: CatalogHead,
+  touched: () => void = () => {},
+): DraftRecords {
   const seq = head.seq + 1
   const loaded = new Map<string, { seq: number }>()
   const dirty = new Set<string>()
@@ -63,6 +69,7 @@ export function openRecords(storage: Storage, cache: RecordCache, head: CatalogH
     touch(key) {
       dirty.add(key)
       cache.delete(key)
+      touched()
     },
     async save() {
       if (!dirty.size) return void (head.seq = seq)

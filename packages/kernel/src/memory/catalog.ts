@@ -58,6 +58,33 @@ export interface FactCatalog {
   commit(set: WriteSet, revision: string, index?: IndexStamp): Promise<void>
   /** Drop a set whose writes failed: never saved, and none of its records reused. */
   discard(set: WriteSet): void
+  /**
+   * Outside the section: the catalog as of a head (`known`, else the stored one), with what writes of
+   * `inputs` read (`prepare`) and the records a supersede would change read ahead. Undefined when
+   * the storage keeps no change log, the catalog is to be rebuilt, or a record read changed meanwhile.
+   */
+  ahead(inputs: FactInput[], known?: CatalogHead, plan?: AheadPlan): Promise<CatalogAhead | undefined>
+  /**
+   * Inside the section, first: the facts revision, the catalog head and the facts changed since
+   * `ahead`'s head, asked together (a storage that gathers statements sends them in one round trip),
+   * and `ahead` brought up to date from those facts (`CatalogDraft.adopt`). `set` is undefined when
+   * the head no longer describes the revision or was built anew: then `open` the revision.
+   */
+  openAhead(ahead: CatalogAhead): Promise<{ revision: string; set?: WriteSet }>
+}
+
+/** The fact a write of `input` would supersede, planned on the candidates read ahead (`planWrite`); undefined for none. */
+export type AheadPlan = (input: FactInput, candidates: WriteCandidates) => string | undefined
+
+/** What a write read before its section (`FactCatalog.ahead`): a draft as of the head it read. */
+export interface CatalogAhead {
+  readonly draft: CatalogDraft
+  /**
+   * The catalog's epoch when it began: a draft read ahead shares the cached records (a copy cost more
+   * than a round trip), which another section of this process may change in place, so it is used
+   * only when no section was opened and no record changed since it began.
+   */
+  readonly after: number
 }
 
 export interface CatalogOptions {
@@ -73,15 +100,20 @@ export interface CatalogOptions {
 
 export function createCatalog({ storage, read, readAll, budget, today }: CatalogOptions): FactCatalog {
   const cache: RecordCache = new Map()
+  /** Bumped by every section this process opens and every record changed in place (see `CatalogAhead.after`). */
+  let epoch = 0
+  /** Whether the last section caught up from another process's writes: the next reads the stored head ahead, not its own. */
+  let contended = false
+  const touched = () => void epoch++
 
   async function open(revision: string, options: { force?: boolean } = {}): Promise<WriteSet> {
+    epoch++
     const head = options.force ? undefined : await readHead(storage)
-    // Grown past its shards: built again with more (amortized: each doubling of the facts reads them once).
-    if (head && (head.shards >= TERM_SHARDS || head.active <= head.shards * SHARD_FACTS)) {
+    if (head && !grown(head)) {
       try {
-        const draft = createDraft(storage, cache, head, read)
+        const draft = createDraft(storage, cache, head, read, touched)
         if (head.revision === revision) return writeSet(draft, [])
-        const repairs = await catchUp(draft)
+        const repairs = await catchUp(storage, read, draft)
         if (repairs && !draft.broken) return writeSet(draft, repairs)
       } catch (error) {
         if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
@@ -90,53 +122,39 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
     return rebuild()
   }
 
-  /** The changes since the head's revision applied to the draft; the repairs they call for, or undefined when the storage cannot say what changed. */
-  async function catchUp(draft: CatalogDraft): Promise<Fact[] | undefined> {
-    const keys = storage.changes ? await storage.changes('facts', draft.head.revision) : undefined
-    if (!keys) return undefined
-    const changed: Fact[] = []
-    let recount = false
-    // The changed facts (a storage with a change log brings them along), then every catalog record
-    // setting them touches, read together before they are set one by one.
-    const found = await Promise.all(
-      [...new Set(keys)].map(async (key) => {
-        let broken = false
-        const fact = await read(key, () => (broken = true))
-        return { key, fact, broken }
-      }),
-    )
-    await draft.preload(
-      found.map((f) => f.key).filter((key) => FACT_ID.test(key)),
-      found.flatMap((f) => (f.fact ? termsOf(f.fact) : [])),
-    )
-    for (const { key, fact, broken } of found) {
-      if (fact) {
-        await draft.set(fact)
-        changed.push(fact)
-        continue
-      }
-      await draft.remove(key)
-      if (!FACT_ID.test(key)) continue
-      if (broken)
-        draft.head.maxNumber = Math.max(draft.head.maxNumber, factNumber(key)) // held: never given out
-      else if (factNumber(key) >= draft.head.maxNumber) recount = true
+  async function ahead(inputs: FactInput[], known?: CatalogHead, plan?: AheadPlan): Promise<CatalogAhead | undefined> {
+    if (!storage.changes) return undefined
+    const after = epoch
+    try {
+      const head = (contended ? undefined : known) ?? (await readHead(storage))
+      if (!head || grown(head)) return undefined
+      const draft = createDraft(storage, cache, head, read)
+      for (const input of inputs) await prepare(draft, input)
+      if (plan) await preloadSuperseded(draft, inputs, plan)
+      return { draft, after }
+    } catch (error) {
+      if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
+      // A record the head names was written since: from the head as stored now, else (another
+      // process wrote meanwhile) in the section.
+      return known ? ahead(inputs, undefined, plan) : undefined
     }
-    if (recount)
-      draft.head.maxNumber = Math.max(
-        0,
-        ...(await storage.keys('facts')).filter((k) => FACT_ID.test(k)).map(factNumber),
-      )
-    // A newer fact's `supersedes` wins over an older fact still active (a writer died between its two puts).
-    const repairs: Fact[] = []
-    for (const fact of changed) {
-      if (fact.supersedes === undefined || factNumber(fact.supersedes) >= factNumber(fact.id)) continue
-      const old = await draft.fact(fact.supersedes)
-      if (old?.status !== 'active') continue
-      const repaired: Fact = { ...old, status: 'superseded', supersededBy: fact.id }
-      await draft.set(repaired)
-      repairs.push(repaired)
-    }
-    return repairs
+  }
+
+  async function openAhead({ draft: before, after }: CatalogAhead): Promise<{ revision: string; set?: WriteSet }> {
+    if (after !== epoch++) return { revision: await storage.revision('facts') }
+    const [revision, head, keys] = await Promise.all([
+      storage.revision('facts'),
+      readHead(storage),
+      storage.changes!('facts', before.head.revision),
+    ])
+    const same = head && head.base === before.head.base && head.shards === before.head.shards
+    contended = keys?.length !== 0
+    const near = keys && keys.length <= AHEAD_CHANGES_MAX
+    if (!same || !near || head.revision !== revision || grown(head)) return { revision }
+    const changed = new Map(await Promise.all([...new Set(keys)].map(async (key) => [key, await read(key)] as const)))
+    const draft = createDraft(storage, cache, head, read, touched)
+    draft.adopt(before, changed)
+    return { revision, set: writeSet(draft, []) }
   }
 
   /** The slow path: every fact read once, the whole catalog written anew at the next commit. */
@@ -160,7 +178,7 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
       indexDay: '',
       indexSum: '',
     }
-    const draft = createDraft(storage, cache, head, read)
+    const draft = createDraft(storage, cache, head, read, touched)
     const ordered = [...all.ordered()]
     for (const fact of ordered) await draft.add(fact, false)
     draft.setList(indexListOf(ordered, all.activeCount(today()), budget, today()))
@@ -200,6 +218,8 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
 
   return {
     open,
+    ahead,
+    openAhead,
     async commit(set, revision, index) {
       try {
         await set.draft.save(revision, index ?? { day: '', sum: '' })
@@ -212,6 +232,81 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
       cache.clear() // the draft changed records in place: none is trusted again without a read
     },
   }
+}
+
+/** The changes since the head's revision applied to the draft; the repairs they call for, or undefined when the storage cannot say what changed. */
+async function catchUp(
+  storage: Storage,
+  read: CatalogOptions['read'],
+  draft: CatalogDraft,
+): Promise<Fact[] | undefined> {
+  const keys = storage.changes ? await storage.changes('facts', draft.head.revision) : undefined
+  if (!keys) return undefined
+  const changed: Fact[] = []
+  let recount = false
+  // The changed facts (a storage with a change log brings them along), then every catalog record
+  // setting them touches, read together before they are set one by one.
+  const found = await Promise.all(
+    [...new Set(keys)].map(async (key) => {
+      let broken = false
+      const fact = await read(key, () => (broken = true))
+      return { key, fact, broken }
+    }),
+  )
+  await draft.preload(
+    found.map((f) => f.key).filter((key) => FACT_ID.test(key)),
+    found.flatMap((f) => (f.fact ? termsOf(f.fact) : [])),
+  )
+  for (const { key, fact, broken } of found) {
+    if (fact) {
+      await draft.set(fact)
+      changed.push(fact)
+      continue
+    }
+    await draft.remove(key)
+    if (!FACT_ID.test(key)) continue
+    if (broken)
+      draft.head.maxNumber = Math.max(draft.head.maxNumber, factNumber(key)) // held: never given out
+    else if (factNumber(key) >= draft.head.maxNumber) recount = true
+  }
+  if (recount)
+    draft.head.maxNumber = Math.max(0, ...(await storage.keys('facts')).filter((k) => FACT_ID.test(k)).map(factNumber))
+  // A newer fact's `supersedes` wins over an older fact still active (a writer died between its two puts).
+  const repairs: Fact[] = []
+  for (const fact of changed) {
+    if (fact.supersedes === undefined || factNumber(fact.supersedes) >= factNumber(fact.id)) continue
+    const old = await draft.fact(fact.supersedes)
+    if (old?.status !== 'active') continue
+    const repaired: Fact = { ...old, status: 'superseded', supersededBy: fact.id }
+    await draft.set(repaired)
+    repairs.push(repaired)
+  }
+  return repairs
+}
+
+/**
+ * The most changes since a head read ahead that the section patches its records from; past it (a
+ * process that wrote long ago), the records are read again under the lock.
+ */
+const AHEAD_CHANGES_MAX = 1024
+
+/** Grown past its shards: built again with more (amortized: each doubling of the facts reads them once). */
+const grown = (head: CatalogHead) => head.shards < TERM_SHARDS && head.active > head.shards * SHARD_FACTS
+
+/**
+ * The records a supersede by one of `inputs` changes, read together: the membership chunk of the fact
+ * it would supersede as planned now, and the shards that fact is listed in.
+ */
+async function preloadSuperseded(draft: CatalogDraft, inputs: FactInput[], plan: AheadPlan): Promise<void> {
+  const candidates = draftCandidates(draft)
+  const ids = inputs.flatMap((input) => {
+    try {
+      return plan(input, candidates) ?? []
+    } catch {
+      return [] // refused: the section refuses it again
+    }
+  })
+  if (ids.length) await draft.preload(ids, [])
 }
 
 /** Load the shards of the write's terms and the facts `planWrite` will ask for (see `draftCandidates`). */

@@ -1,14 +1,15 @@
 import { isFoundryError } from '../errors.js'
 import type { PluginHost } from '../plugin.js'
 import type { Fact, FactInput } from '../schema/fact.js'
-import type { StorageProblem } from '../storage.js'
+import type { Storage, StorageProblem } from '../storage.js'
 import { readHead } from './catalog-draft.js'
 import { membersKey, membersRecord, stampOf, type CatalogHead } from './catalog-records.js'
 import { openRecords } from './catalog-store.js'
-import { createCatalog, type WriteSet } from './catalog.js'
+import { createCatalog, type AheadPlan, type CatalogAhead, type FactCatalog, type WriteSet } from './catalog.js'
 import { createFactSet, type FactSet } from './fact-set.js'
 import { dayOf, factNumber } from './facts.js'
 import { indexChecksum } from './index-file.js'
+import { planWrite } from './plan-write.js'
 import { activeOn } from './index-list.js'
 
 /** What list, get and history read: every fact by id. */
@@ -39,6 +40,17 @@ export interface FactStore {
    * after it); omitted when INDEX.md was not rewritten, which leaves it stale.
    */
   wrote(revision: string, facts: WriteSet, indexText?: string): Promise<void>
+  /**
+   * Outside the storage's exclusive section, before a write: what writes of `inputs` will read in it,
+   * read ahead (see `FactCatalog.ahead`); undefined when it cannot be. Pass it to `section`.
+   */
+  ahead(inputs: FactInput[]): Promise<CatalogAhead | undefined>
+  /**
+   * Inside the section, first: the facts revision and the write catalog as of it, with what writes of
+   * `inputs` ask loaded; with `ahead`, the catalog read ahead is caught up from the change log
+   * instead of read again (see `FactCatalog.openAhead`).
+   */
+  section(options: { inputs: FactInput[]; ahead?: CatalogAhead }): Promise<{ revision: string; facts: WriteSet }>
   /** After a section that wrote no fact: the catalog saved only if it had to catch up or be rebuilt (INDEX.md then stale). */
   kept(revision: string, facts: WriteSet): Promise<void>
   /** A batch failed after it began changing `facts` (its draft may hold facts never stored): the draft is dropped, never saved, and nothing of it is reused. */
@@ -71,6 +83,37 @@ export interface FactStore {
    * `revision` today: a head naming the revision, the text's checksum, no listed fact expired since.
    */
   indexCurrent(revision: string, text: string): Promise<boolean>
+}
+
+/** The fact a write would supersede, planned on the candidates read ahead (see `FactCatalog.ahead`). */
+const supersedes =
+  (now: () => Date): AheadPlan =>
+  (input, candidates) => {
+    const plan = planWrite(input, candidates, now())
+    return plan.action === 'created' ? plan.superseded?.id : undefined
+  }
+
+/** `FactStore.section`: `facts` opens the catalog when nothing was read ahead, or what was cannot be caught up. */
+async function openSection(
+  catalog: FactCatalog,
+  storage: Storage,
+  facts: (revision: string, options: { inputs: FactInput[] }) => Promise<WriteSet>,
+  options: { inputs: FactInput[]; ahead?: CatalogAhead },
+): Promise<{ revision: string; facts: WriteSet }> {
+  const { inputs, ahead } = options
+  if (ahead) {
+    try {
+      const { revision, set } = await catalog.openAhead(ahead)
+      if (set) {
+        for (const input of inputs) await set.prepare(input)
+        return { revision, facts: set }
+      }
+    } catch (error) {
+      if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
+    }
+  }
+  const revision = await storage.revision('facts')
+  return { revision, facts: await facts(revision, { inputs }) }
 }
 
 export function createFactStore(ctx: PluginHost): FactStore {
@@ -213,6 +256,14 @@ export function createFactStore(ctx: PluginHost): FactStore {
   return {
     revision: () => storage.revision('facts'),
     facts,
+    // The head this process last saved (asking whether it is current would cost a round trip a write).
+    ahead: (inputs) =>
+      catalog.ahead(
+        inputs,
+        lastHead,
+        supersedes(() => ctx.now()),
+      ),
+    section: (options) => openSection(catalog, storage, facts, options),
     wrote,
     kept: (revision, set) => (set.draft.from === revision ? Promise.resolve() : wrote(revision, set)),
     discard(set) {

@@ -107,9 +107,10 @@ export function createMemory(ctx: PluginHost): MemoryService {
   async function write(raw: unknown, options?: FactWriteOptions): Promise<WriteResult> {
     const input: FactInput = factInput.parse(raw, 'memory_write input')
     const before = await retriever.revision()
+    // What the write reads, read before the section: inside, it is caught up from the change log.
+    const ahead = await store.ahead([input])
     const outcome = await storage.exclusive(async () => {
-      const revision = await store.revision()
-      const facts = await store.facts(revision, { inputs: [input] })
+      const { revision, facts } = await store.section({ inputs: [input], ahead })
       const plan = planWrite(input, facts, ctx.now())
       if (plan.action !== 'duplicate' && options?.author) plan.fact.author = options.author
       if (plan.action === 'duplicate') {
@@ -149,10 +150,10 @@ export function createMemory(ctx: PluginHost): MemoryService {
   async function writeMany(raw: unknown, options?: FactWriteOptions): Promise<WriteManyResult> {
     const inputs = batchInputs(raw, dayOf(ctx.now()))
     const before = await retriever.revision()
+    const ahead = await store.ahead(inputs)
     const outcome = await storage.exclusive(async () => {
-      const revision = await store.revision()
       // Every fact's candidates loaded up front, where a stale catalog is still rebuilt from a full read.
-      const facts = await store.facts(revision, { inputs })
+      const { revision, facts } = await store.section({ inputs, ahead })
       const plans: WritePlan[] = []
       const created: Fact[] = []
       const marked = new Map<string, Fact>()

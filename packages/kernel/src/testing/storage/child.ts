@@ -23,24 +23,24 @@ export function appendEntries(worker: string, call: number): string[] {
 /**
  * The multiProcess group's child, run by an adapter's child module in one line:
  * `await storageChild((target) => myStorage(target), process)`. Its arguments (from the suite) are
- * `writer <target> <worker> <writes>` or `appender <target> <worker> <calls>`. It opens the store,
+ * `writer <target> <worker> <writes>`, `statements <target> <worker> <writes>` or
+ * `appender <target> <worker> <calls>`. It opens the store,
  * prints `ready`, waits for a line on stdin (so every child starts at once), does its part and
- * prints what it was given as one JSON line: the fact ids, or the cursors of its appends.
+ * prints what it was given as one JSON line: the fact ids, the write results, or the cursors of its appends.
  */
 export async function storageChild(
   open: (target: string) => Storage | Promise<Storage>,
   host: ChildHost,
 ): Promise<void> {
   const [role, target, worker, count] = host.argv.slice(2) as [string, string, string, string]
-  if ((role !== 'writer' && role !== 'appender') || !target || !worker || !(Number(count) >= 0))
+  if (!(role in ROLES) || !target || !worker || !(Number(count) >= 0))
     throw new Error(
-      `storageChild: expected writer|appender <target> <worker> <count>, got ${host.argv.slice(2).join(' ')}`,
+      `storageChild: expected writer|statements|appender <target> <worker> <count>, got ${host.argv.slice(2).join(' ')}`,
     )
   const storage = await open(target)
   host.stdout.write('ready\n')
   await new Promise<void>((resolve) => host.stdin.once('data', () => resolve()))
-  const given =
-    role === 'writer' ? await write(storage, worker, Number(count)) : await append(storage, worker, Number(count))
+  const given = await ROLES[role as keyof typeof ROLES](storage, worker, Number(count))
   host.stdout.write(`${JSON.stringify(given)}\n`)
 }
 
@@ -60,6 +60,42 @@ async function write(storage: Storage, worker: string, count: number): Promise<s
   }
   await kernel.close()
   return ids
+}
+
+/**
+ * The same statements as the other workers, in one scope: write `i` states queue `i`'s limit, with a
+ * value shared by every other worker, so writers of other processes dedupe and supersede each
+ * other's facts. Returns each write's action, id and what it superseded.
+ */
+async function writeStatements(storage: Storage, worker: string, count: number): Promise<StatementWrite[]> {
+  const kernel = createKernel({ storage })
+  const done: StatementWrite[] = []
+  for (let i = 0; i < count; i++) {
+    const result = await kernel.memory.write({
+      title: statementTitle(i, Number(worker) % 2),
+      body: `The limit of queue ${word(i)}.`,
+      type: 'convention',
+    })
+    done.push({ action: result.action, id: result.id, ...(result.supersedes && { supersedes: result.supersedes }) })
+  }
+  await kernel.close()
+  return done
+}
+
+/** What a `statements` writer did with one write. */
+export interface StatementWrite {
+  action: 'created' | 'duplicate'
+  id: string
+  supersedes?: string
+}
+
+/** The title of a `statements` writer's write `i` with value `value`: the same statement for every value. */
+export const statementTitle = (i: number, value: number) => `Queue ${word(i)} limit is ${100 + value}`
+
+const ROLES = {
+  writer: write,
+  statements: writeStatements,
+  appender: append,
 }
 
 /** `calls` appends to the shared log, durable and relaxed in turn, a short random pause between them as a real writer has. */

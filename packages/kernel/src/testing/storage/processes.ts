@@ -1,6 +1,8 @@
-import { factId } from '../../memory/facts.js'
+import { createKernel } from '../../kernel.js'
+import { factId, factNumber } from '../../memory/facts.js'
 import { equal, ok } from '../expect.js'
-import { appendEntries, SHARED_LOG } from './child.js'
+import { catalogContent } from './catalog-content.js'
+import { appendEntries, SHARED_LOG, statementTitle, type StatementWrite } from './child.js'
 import type { Place, StorageCase } from './group.js'
 
 /**
@@ -72,6 +74,42 @@ export const MULTI_PROCESS_CASES: StorageCase[] = [
         total,
         'one memory_write event a write',
       )
+    },
+  ],
+  [
+    "processes writing the same statements at once: dedupe and supersede across processes, ids gapless, and the write catalog each one caught up from the others' writes says what a rebuild says",
+    async (s, place) => {
+      const { writers, writes } = sizes(place)
+      const done = (
+        await runChildren<StatementWrite[]>(
+          place,
+          Array.from({ length: writers }, (_, k) => ['statements', place.target, String(k), String(writes)]),
+        )
+      ).flat()
+      const created = done.filter((w) => w.action === 'created')
+      equal(
+        created.map((w) => factNumber(w.id)).sort((a, b) => a - b),
+        Array.from({ length: created.length }, (_, i) => i + 1),
+        'each created id handed out once, none skipped',
+      )
+      const facts = await s.list('facts')
+      equal(facts.length, created.length, 'every created fact stored')
+      const byId = new Map(facts.map((f) => [f.id, f]))
+      for (const w of done.filter((w) => w.action === 'duplicate'))
+        ok(byId.has(w.id), `a duplicate names a stored fact (${w.id})`)
+      for (let i = 0; i < writes; i++) {
+        const titled = facts.filter((f) => f.title === statementTitle(i, 0) || f.title === statementTitle(i, 1))
+        equal(titled.filter((f) => f.status === 'active').length, 1, `one active fact states queue ${i}'s limit`)
+      }
+      for (const f of facts.filter((f) => f.status === 'superseded'))
+        equal(byId.get(f.supersededBy!)?.supersedes, f.id, `${f.id} is superseded by the fact that names it`)
+      // The catalog as the writers left it, against one rebuilt from every fact.
+      const kernel = createKernel({ storage: s })
+      const kept = { content: await catalogContent(s), index: await kernel.memory.readIndex() }
+      equal(kept.content.members.length, writes, 'the catalog lists one active fact a statement')
+      const rebuilt = await kernel.memory.index()
+      equal(rebuilt.index.text, kept.index, 'INDEX.md as a rebuild renders it')
+      equal(await catalogContent(s), kept.content, 'the catalog records as a rebuild writes them')
     },
   ],
   [

@@ -113,6 +113,15 @@ export class Base64Words {
     const word = Math.floor(six / 2 ** shift) % 2 ** 32 // bytes [skip, skip + 4) as big-endian
     return ((word >>> 24) | ((word >>> 8) & 0xff00) | ((word & 0xff00) << 8) | ((word & 0xff) << 24)) >>> 0
   }
+
+  /** Every word, decoded in one pass (for a reader that visits them all). */
+  toArray(): Uint32Array {
+    const bytes = base64Range(this.text, 4 * this.from, 4 * (this.from + this.length))
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const out = new Uint32Array(this.length)
+    for (let i = 0; i < out.length; i++) out[i] = view.getUint32(4 * i, true)
+    return out
+  }
 }
 
 function group(text: string, g: number): number {

@@ -94,7 +94,7 @@ export class Dictionary {
 
   private buckets(): Array<{ terms: string[]; masks: number[] }> {
     const byLength: Array<{ terms: string[]; masks: number[] }> = []
-    for (let i = 0; i < this.sorted.size; i++) this.bucket(byLength, this.sorted.get(i))
+    for (const term of this.materialize()) this.bucket(byLength, term)
     for (const term of this.recent) this.bucket(byLength, term)
     return byLength
   }
@@ -103,18 +103,22 @@ export class Dictionary {
     ;(byLength[term.length] ??= { terms: [], masks: [] }).terms.push(term)
   }
 
+  /** The sorted terms as an array, from here on (a snapshot's are sliced once, when a reader visits them all). */
+  private materialize(): string[] {
+    const all = this.sorted.all()
+    this.sorted = sortedArray(all)
+    return all
+  }
+
   private merge() {
     const add = this.recent.sort()
-    const { sorted } = this
-    const out: string[] = new Array(sorted.size + add.length)
+    const sorted = this.materialize()
+    const out: string[] = new Array(sorted.length + add.length)
     let i = 0
     let j = 0
     let w = 0
-    for (let next = i < sorted.size ? sorted.get(i) : ''; i < sorted.size || j < add.length; )
-      if (j >= add.length || (i < sorted.size && next < add[j]!)) {
-        out[w++] = next
-        if (++i < sorted.size) next = sorted.get(i)
-      } else out[w++] = add[j++]!
+    while (i < sorted.length || j < add.length)
+      out[w++] = j >= add.length || (i < sorted.length && sorted[i]! < add[j]!) ? sorted[i++]! : add[j++]!
     this.sorted = sortedArray(out)
     this.recent = []
   }

@@ -8,17 +8,26 @@ export interface SortedTerms {
   get(i: number): string
   /** The first index whose term is not below `word`: where `word` is or would go. */
   lowerBound(word: string): number
+  /** Every term, in order (`CorruptSnapshot` when a snapshot's are not). */
+  all(): string[]
 }
 
 /** Unsigned 32-bit numbers read one at a time (a snapshot's offset tables, read from its base64 where needed). */
 export interface Words {
   readonly length: number
   get(i: number): number
+  /** Every number, decoded in one pass. */
+  toArray(): Uint32Array
 }
 
 /** Sorted terms held in an array (a fresh index, or after a compaction). */
 export function sortedArray(terms: string[]): SortedTerms {
-  return { size: terms.length, get: (i) => terms[i]!, lowerBound: (word) => lowerBound(terms, word) }
+  return {
+    size: terms.length,
+    get: (i) => terms[i]!,
+    lowerBound: (word) => lowerBound(terms, word),
+    all: () => terms,
+  }
 }
 
 /**
@@ -64,5 +73,17 @@ export class PackedTerms extends PackedStrings implements SortedTerms {
       else (hi = mid), (above = term)
     }
     return lo
+  }
+
+  all(): string[] {
+    const at = this.at.toArray()
+    const { text } = this
+    const out: string[] = new Array(this.size)
+    for (let i = 0; i < this.size; i++) {
+      if (!(at[i]! <= at[i + 1]! && at[i + 1]! <= text.length)) throw new CorruptSnapshot(`term ${i} is out of range`)
+      out[i] = text.slice(at[i], at[i + 1])
+      if (i && !(out[i - 1]! < out[i]!)) throw new CorruptSnapshot('the snapshot terms are out of order')
+    }
+    return out
   }
 }

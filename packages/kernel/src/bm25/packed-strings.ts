@@ -51,6 +51,18 @@ export class PackedStrings {
       throw new CorruptSnapshot(`string ${i} of a snapshot part is out of range`)
     return this.text.slice(from, to)
   }
+
+  /** Every string, in order (the offsets decoded in one pass). */
+  all(): string[] {
+    const at = this.at.toArray()
+    const { text } = this
+    const out: string[] = new Array(this.size)
+    for (let i = 0; i < this.size; i++) {
+      if (!(at[i]! <= at[i + 1]! && at[i + 1]! <= text.length)) throw new CorruptSnapshot(`string ${i} is out of range`)
+      out[i] = text.slice(at[i], at[i + 1])
+    }
+    return out
+  }
 }
 
 /**
@@ -75,15 +87,10 @@ export class PackedTerms extends PackedStrings implements SortedTerms {
     return lo
   }
 
-  all(): string[] {
-    const at = this.at.toArray()
-    const { text } = this
-    const out: string[] = new Array(this.size)
-    for (let i = 0; i < this.size; i++) {
-      if (!(at[i]! <= at[i + 1]! && at[i + 1]! <= text.length)) throw new CorruptSnapshot(`term ${i} is out of range`)
-      out[i] = text.slice(at[i], at[i + 1])
-      if (i && !(out[i - 1]! < out[i]!)) throw new CorruptSnapshot('the snapshot terms are out of order')
-    }
+  override all(): string[] {
+    const out = super.all()
+    for (let i = 1; i < out.length; i++)
+      if (!(out[i - 1]! < out[i]!)) throw new CorruptSnapshot('the snapshot terms are out of order')
     return out
   }
 }

@@ -33,9 +33,11 @@ export class SlotIds {
   /** The live slot of `id`, undefined when it is not indexed. */
   slotOf(id: string): number | undefined {
     if (!this.map) {
-      const map = new Map<string, number>()
-      for (let s = 0, n = this.length; s < n; s++) map.set(this.get(s), s)
-      this.map = map
+      // The packed ids sliced once, in one pass; from here on the ids are an array.
+      const ids = this.packed ? [...this.packed.all(), ...this.added] : this.added
+      this.packed = undefined
+      this.added = ids
+      this.map = new Map(ids.map((id, slot) => [id, slot]))
     }
     return this.map.get(id)
   }

@@ -3,6 +3,7 @@ import { sqliteStorage } from '@foundry/adapter-sqlite'
 import { createKernel, memoryStorage } from '@foundry/kernel'
 import { minisearchRetriever } from '@foundry/retriever-minisearch'
 import { seedFacts, syntheticFacts } from '../lib/corpus.js'
+import { snapshotOpen } from '../lib/snapshot-open.js'
 import type { Suite } from '../lib/context.js'
 import { ms, sample, type Latency } from '../lib/measure.js'
 
@@ -14,7 +15,7 @@ import { ms, sample, type Latency } from '../lib/measure.js'
 export const kernelSuite: Suite = {
   name: 'kernel',
   about:
-    'memory_write and memory_search latency on memoryStorage at 1k and 10k facts; the first memory_write of a new process at 100k facts on SQLite',
+    'memory_write and memory_search latency on memoryStorage at 1k and 10k facts; the first memory_write of a new process at 100k facts on SQLite; a bm25 snapshot opened + first search in a new process at 1k/10k/100k (beside the --before build)',
   async run(ctx) {
     const sizes = ctx.quick ? [1000] : [1000, 10_000]
     let first: { write: Latency; search: Latency } | undefined
@@ -48,6 +49,7 @@ export const kernelSuite: Suite = {
       })
     }
     if (!ctx.quick) await firstWrite(ctx, 100_000)
+    await snapshotOpen(ctx, 'kernel', ctx.quick ? [1000] : [1000, 10_000, 100_000])
   },
 }
 

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { bm25Retriever } from '../src/index.js'
 import type { RetrievalDoc } from '../src/retrieval.js'
 import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite } from '../src/testing/index.js'
-import { base64Range, fromBase64, toBase64 } from '../src/bm25/base64.js'
+import { Base64Words, base64Range, fromBase64, toBase64 } from '../src/bm25/base64.js'
 
 retrieverSuite(test, () => bm25Retriever(), { prefix: 'bm25Retriever: ' })
 
@@ -82,7 +82,7 @@ test('bm25Retriever: a snapshot whose postings name missing documents is dropped
   await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
   const docsPart = store.names().find((n) => n.endsWith('/docs'))!
   const parsed = JSON.parse((await store.read(docsPart))!)
-  await store.write(docsPart, JSON.stringify({ ...parsed, ids: parsed.ids.slice(0, 10) })) // fewer documents than the data holds
+  await store.write(docsPart, JSON.stringify({ ...parsed, docs: 10 })) // fewer documents than the data holds
   const next = bm25Retriever()
   next.attach!(store)
   assert.equal(await next.search({ text: 'stripe', limit: 3 }), [])
@@ -164,6 +164,98 @@ test('bm25Retriever: a typo or prefix looked up before a write sees the terms th
 test('bm25Retriever: calibrateScoreScale measures the declared 1', async () => {
   const measured = await calibrateScoreScale(bm25Retriever())
   assert.ok(Math.abs(measured - 1) < 0.05, `measured ${measured}`)
+})
+
+/** A retriever on `store` after `docs` were indexed and snapshotted there; the names of the build's parts. */
+async function snapshotted(store: ReturnType<typeof memorySnapshotStore>) {
+  const r = bm25Retriever()
+  r.attach!(store)
+  await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  const named = (part: string) => store.names().find((n) => n.endsWith(`/${part}`))!
+  return { r, named }
+}
+
+test('bm25Retriever: a snapshot whose ids part is cut short is dropped, and the kernel re-indexes', async () => {
+  const store = memorySnapshotStore()
+  const { named } = await snapshotted(store)
+  await store.write(named('ids'), (await store.read(named('ids')))!.slice(0, -3))
+  const next = bm25Retriever()
+  next.attach!(store)
+  assert.equal(await next.search({ text: 'stripe', limit: 3 }), [])
+  assert.is(await next.revision(), undefined)
+})
+
+test('bm25Retriever: a snapshot whose terms are out of order is dropped at the lookup that meets them', async () => {
+  const store = memorySnapshotStore()
+  const { named } = await snapshotted(store)
+  // Rewrite the terms in descending order, with their offsets (the table's termAt words) to match.
+  const { docs: n, terms: m } = JSON.parse((await store.read(named('docs')))!)
+  const text = (await store.read(named('terms')))!
+  const bytes = fromBase64((await store.read(named('table')))!)
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4)
+  const termAt = words.subarray(n + 1, n + 1 + m + 1)
+  const terms = Array.from({ length: m }, (_, t) => text.slice(termAt[t], termAt[t + 1])).reverse()
+  for (let t = 0; t < m; t++) termAt[t + 1] = termAt[t]! + terms[t]!.length
+  await store.write(named('terms'), terms.join(''))
+  await store.write(named('table'), toBase64(bytes))
+  const next = bm25Retriever()
+  next.attach!(store)
+  assert.is(await next.revision(), '1', 'the lengths fit: the head looks current')
+  assert.equal(await next.search({ text: 'stripe', limit: 3 }), [])
+  assert.is(await next.revision(), undefined, 'dropped: the kernel re-indexes')
+})
+
+test('bm25Retriever: a head of the earlier format reads as none; the first snapshot removes its build', async () => {
+  const store = memorySnapshotStore()
+  await store.write('head', JSON.stringify({ format: 'foundry-bm25/3', build: 'old', revision: '1' }))
+  for (const part of ['docs', 'terms', 'data', 'postings']) await store.write(`old/${part}`, 'x')
+  const r = bm25Retriever()
+  r.attach!(store)
+  assert.is(await r.revision(), undefined, 'the kernel indexes again')
+  await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  assert.equal(
+    store.names().filter((n) => n.startsWith('old/')),
+    [],
+    'the old build is gone',
+  )
+  const next = bm25Retriever()
+  next.attach!(store)
+  assert.is(await next.revision(), '1')
+  assert.equal(await next.search({ text: 'stripe', limit: 3 }), await r.search({ text: 'stripe', limit: 3 }))
+})
+
+test('bm25Retriever: a write as the first call on a restored index (ids mapped, no search yet) matches the original', async () => {
+  const store = memorySnapshotStore()
+  const { r } = await snapshotted(store)
+  const next = bm25Retriever()
+  next.attach!(store)
+  const later = {
+    revision: '2',
+    upsert: [{ ...docs[0]!, id: 'fact-0009', title: 'Stripe payments module standard' }],
+    remove: ['fact-1100', 'fact-0001', ...distractors(40).map((d) => d.id)], // past a tenth dead: compacted
+  }
+  await r.apply(later)
+  await next.apply(later)
+  for (const text of [...queries, 'stripe module standard', 'kubernetes'])
+    assert.equal(await next.search({ text, limit: 10 }), await r.search({ text, limit: 10 }), text)
+})
+
+test('base64 words: little-endian 32-bit words read one at a time, at every offset', () => {
+  const values = [0, 1, 255, 256, 65535, 65536, 0x7fffffff, 0x80000000, 0xffffffff, 0x12345678, 0xdeadbeef]
+  // Word i starts at byte 4 (lead + i): every position within a base64 group of three bytes, at every lead.
+  for (let lead = 0; lead < 3; lead++) {
+    const bytes = new Uint8Array(4 * (lead + values.length))
+    const view = new DataView(bytes.buffer)
+    values.forEach((v, i) => view.setUint32(4 * (lead + i), v, true))
+    const words = new Base64Words(toBase64(bytes), lead, values.length)
+    assert.equal(
+      values.map((_, i) => words.get(i)),
+      values,
+      `after ${lead} words`,
+    )
+  }
+  assert.throws(() => new Base64Words(toBase64(new Uint8Array(8)), 0, 2).get(2), /out of range/)
+  assert.throws(() => new Base64Words('!!!!!!!!!!!!', 0, 2).get(0), /not base64/)
 })
 
 test('base64 round trip of every length and byte, whole and by range', () => {

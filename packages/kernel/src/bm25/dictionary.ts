@@ -1,5 +1,5 @@
 import { boundedDistance } from '../edit-distance.js'
-import { lowerBound } from '../sorted.js'
+import { sortedArray, type SortedTerms } from './packed-strings.js'
 
 /**
  * The indexed terms, for the query words the index lacks: a sorted run plus the terms added since
@@ -8,7 +8,7 @@ import { lowerBound } from '../sorted.js'
  * letter and removes one), so most of a bucket is passed over without computing a distance.
  */
 export class Dictionary {
-  private sorted: string[] = []
+  private sorted: SortedTerms = sortedArray([])
   private recent: string[] = []
   /**
    * Built on the first typo lookup: a process that never meets an unknown word never pays for it.
@@ -24,14 +24,19 @@ export class Dictionary {
     this.answers.clear()
     this.recent.push(term)
     if (this.byLength) this.bucket(this.byLength, term)
-    if (this.recent.length > 2048 && this.recent.length > this.sorted.length / 8) this.merge()
+    if (this.recent.length > 2048 && this.recent.length > this.sorted.size / 8) this.merge()
   }
 
-  /** Replace the whole dictionary (after a compaction, or from a snapshot, whose terms come sorted: `sorted`, checked by its decoder). */
-  reset(terms: string[], sorted = false): void {
+  /** Replace the whole dictionary (after a compaction). */
+  reset(terms: string[]): void {
     let ordered = true
-    if (!sorted) for (let i = 1; i < terms.length && ordered; i++) ordered = terms[i - 1]! < terms[i]!
-    this.sorted = ordered ? terms : [...terms].sort()
+    for (let i = 1; i < terms.length && ordered; i++) ordered = terms[i - 1]! < terms[i]!
+    this.use(sortedArray(ordered ? terms : [...terms].sort()))
+  }
+
+  /** Replace the whole dictionary by a snapshot's sorted terms, read where a lookup needs them (its lookups check their order). */
+  use(sorted: SortedTerms): void {
+    this.sorted = sorted
     this.answers.clear()
     this.recent = []
     this.byLength = undefined
@@ -58,8 +63,12 @@ export class Dictionary {
 
   private scanPrefixed(word: string): string[] {
     const out: string[] = []
-    for (let at = lowerBound(this.sorted, word); at < this.sorted.length && this.sorted[at]!.startsWith(word); at++)
-      if (this.sorted[at] !== word) out.push(this.sorted[at]!)
+    const { sorted } = this
+    for (let at = sorted.lowerBound(word); at < sorted.size; at++) {
+      const term = sorted.get(at)
+      if (!term.startsWith(word)) break
+      if (term !== word) out.push(term)
+    }
     for (const term of this.recent) if (term.startsWith(word) && term !== word) out.push(term)
     return out
   }
@@ -85,7 +94,7 @@ export class Dictionary {
 
   private buckets(): Array<{ terms: string[]; masks: number[] }> {
     const byLength: Array<{ terms: string[]; masks: number[] }> = []
-    for (const term of this.sorted) this.bucket(byLength, term)
+    for (const term of this.materialize()) this.bucket(byLength, term)
     for (const term of this.recent) this.bucket(byLength, term)
     return byLength
   }
@@ -94,16 +103,23 @@ export class Dictionary {
     ;(byLength[term.length] ??= { terms: [], masks: [] }).terms.push(term)
   }
 
+  /** The sorted terms as an array, from here on (a snapshot's are sliced once, when a reader visits them all). */
+  private materialize(): string[] {
+    const all = this.sorted.all()
+    this.sorted = sortedArray(all)
+    return all
+  }
+
   private merge() {
     const add = this.recent.sort()
-    const out: string[] = new Array(this.sorted.length + add.length)
+    const sorted = this.materialize()
+    const out: string[] = new Array(sorted.length + add.length)
     let i = 0
     let j = 0
     let w = 0
-    while (i < this.sorted.length || j < add.length)
-      out[w++] =
-        j >= add.length || (i < this.sorted.length && this.sorted[i]! < add[j]!) ? this.sorted[i++]! : add[j++]!
-    this.sorted = out
+    while (i < sorted.length || j < add.length)
+      out[w++] = j >= add.length || (i < sorted.length && sorted[i]! < add[j]!) ? sorted[i++]! : add[j++]!
+    this.sorted = sortedArray(out)
     this.recent = []
   }
 }

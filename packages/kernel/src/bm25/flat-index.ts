@@ -1,39 +1,8 @@
 import type { RetrievalDoc, RetrievalHit } from '../retrieval.js'
-import { base64Range } from './base64.js'
 import { Dictionary } from './dictionary.js'
-import { lowerBound } from '../sorted.js'
-
-/** How documents are cut into terms and how unknown query terms are widened. */
-export interface Analyzer {
-  tokenize: (text: string) => string[]
-  processTerm: (term: string) => string | null | undefined | false
-  /** Prefix-match a query term the index lacks (a word still being typed). */
-  prefix: (term: string) => boolean
-  /** Maximum edit distance for a query term the index lacks, 0 for none. */
-  fuzzy: (term: string) => number
-}
-
-export interface Scoring {
-  k: number
-  b: number
-  /** Extra weight of a title match and of a tag match, over the whole text's. */
-  title: number
-  tags: number
-}
-
-/** A term's postings: document slots ascending, their term frequencies in the whole text (capped at 255), and in the title (low nibble) and tags (high nibble). */
-export interface Postings {
-  docs: Int32Array
-  tf: Uint8Array
-  fields: Uint8Array
-  /** Postings in use (the arrays grow by doubling). */
-  n: number
-  /** Postings with a title match, and with a tag match. */
-  titleN: number
-  tagsN: number
-  /** The index's removal count when dead slots were last dropped from these postings. */
-  purged: number
-}
+import type { Analyzer, Scoring } from './analyzer.js'
+import { decodePostings, type EncodedPostings, type Postings } from './postings.js'
+import { SlotIds, type MappedSlots } from './slot-ids.js'
 
 /** MiniSearch's weights for a widened term, so both retrievers rank a typo or a prefix alike. */
 const PREFIX_WEIGHT = 0.375
@@ -46,37 +15,17 @@ const FUZZY_WEIGHT = 0.45
  * `compact` renumbers the slots once dead ones are a tenth of the index. A search scores term at a time
  * into one reused accumulator: a few nanoseconds a posting, however common the word.
  */
-/**
- * A snapshot's postings, still in base64: terms sorted, and for each its posting count, where its
- * slot gaps (varints) start and end in the decoded bytes (`gapAt[t]` to `gapAt[t + 1]`), and where
- * its term and field frequencies start. A term's postings are decoded the first time a search or a
- * write needs them.
- */
-export interface EncodedPostings {
-  terms: string[]
-  count: Int32Array
-  gapAt: Int32Array
-  postAt: Int32Array
-  postings: string
-  tfAt: number
-  fieldsAt: number
-}
-
-/** A snapshot's postings that do not fit its documents: the retriever drops the index, the kernel re-indexes. */
-export class CorruptSnapshot extends Error {}
-
 export class FlatIndex {
   /** Decoded postings by term; with `base`, only those needed so far. */
   private readonly decoded = new Map<string, Postings>()
   private base: EncodedPostings | undefined
-  ids: string[] = []
-  readonly slotOf = new Map<string, number>()
-  alive = new Uint8Array(0)
-  lenText = new Uint32Array(0)
-  lenTitle = new Uint16Array(0)
-  lenTags = new Uint16Array(0)
-  typeOf = new Uint8Array(0)
-  scopeOf = new Uint32Array(0)
+  ids = new SlotIds()
+  alive: Uint8Array = new Uint8Array(0)
+  lenText: Uint32Array = new Uint32Array(0)
+  lenTitle: Uint16Array = new Uint16Array(0)
+  lenTags: Uint16Array = new Uint16Array(0)
+  typeOf: Uint8Array = new Uint8Array(0)
+  scopeOf: Uint32Array = new Uint32Array(0)
   readonly types: string[] = []
   readonly scopes: string[] = []
   private readonly typeCode = new Map<string, number>()
@@ -115,7 +64,6 @@ export class FlatIndex {
     const slot = this.ids.length
     if (slot >= this.alive.length) this.growSlots(Math.max(64, slot * 2))
     this.ids.push(id)
-    this.slotOf.set(id, slot)
     this.alive[slot] = 1
     this.lenText[slot] = lengths[0]
     this.lenTitle[slot] = Math.min(lengths[1], 0xffff)
@@ -158,56 +106,41 @@ export class FlatIndex {
     if (tagsTf) p.tagsN++
   }
 
-  /** Take a snapshot's encoded postings (slots already added; terms sorted, as its decoder checks): terms decode on first need. */
+  /** Take a snapshot's documents, into an empty index: nothing is copied but the live flags. */
+  restore(slots: MappedSlots): void {
+    const n = slots.ids.size
+    this.ids = new SlotIds(slots.ids)
+    this.alive = new Uint8Array(n).fill(1)
+    this.lenText = slots.lenText
+    this.lenTitle = slots.lenTitle
+    this.lenTags = slots.lenTags
+    this.typeOf = slots.typeOf
+    this.scopeOf = slots.scopeOf
+    for (const type of slots.types) this.code(this.types, this.typeCode, type)
+    for (const scope of slots.scopes) this.code(this.scopes, this.scopeCode, scope)
+    this.live = n
+    ;[this.sumText, this.sumTitle, this.sumTags] = slots.sums
+  }
+
+  /** Take a snapshot's encoded postings (documents restored first): a term decodes on first need. */
   setBase(base: EncodedPostings): void {
     this.base = base
-    this.dictionary.reset(base.terms, true)
+    this.dictionary.use(base.terms)
   }
 
   /** A term's postings, decoded from the snapshot on first need; undefined when the term is not indexed. */
   postings(term: string): Postings | undefined {
     const found = this.decoded.get(term)
     if (found || !this.base) return found
-    const t = lowerBound(this.base.terms, term)
-    return this.base.terms[t] === term ? this.decodeTerm(t) : undefined
+    const { terms } = this.base
+    const t = terms.lowerBound(term)
+    return t < terms.size && terms.get(t) === term ? this.decodeTerm(t) : undefined
   }
 
-  private decodeTerm(t: number): Postings | undefined {
-    const { terms, count, gapAt, postAt, postings, tfAt, fieldsAt } = this.base!
-    const term = terms[t]!
-    if (this.decoded.has(term)) return this.decoded.get(term)
-    const n = count[t]!
-    const docs = new Int32Array(n)
-    let gaps: Uint8Array
-    let tf: Uint8Array
-    let fields: Uint8Array
-    try {
-      gaps = base64Range(postings, gapAt[t]!, gapAt[t + 1]!)
-      tf = base64Range(postings, tfAt + postAt[t]!, tfAt + postAt[t]! + n)
-      fields = base64Range(postings, fieldsAt + postAt[t]!, fieldsAt + postAt[t]! + n)
-    } catch (error) {
-      throw new CorruptSnapshot(`the postings of "${term}" are unreadable: ${(error as Error).message}`)
-    }
-    let at = 0
-    let last = -1
-    for (let i = 0; i < n; i++) {
-      let b = gaps[at++]!
-      let gap = b & 0x7f
-      for (let shift = 7; b >= 0x80; shift += 7) (b = gaps[at++]!), (gap += (b & 0x7f) * 2 ** shift)
-      docs[i] = last = last + 1 + gap
-    }
-    if (n && (last >= this.slots || at !== gaps.length))
-      throw new CorruptSnapshot(`the postings of "${term}" do not fit the snapshot's ${this.slots} documents`)
-    let titleN = 0
-    let tagsN = 0
-    for (let i = 0; i < n; i++) {
-      const f = fields[i]!
-      if (f & 15) titleN++
-      if (f >> 4) tagsN++
-    }
-    // Slots may have died since the snapshot: purge at the next search.
-    const p: Postings = { docs, tf, fields, n, titleN, tagsN, purged: this.removals ? -1 : 0 }
-    this.decoded.set(term, p)
+  private decodeTerm(t: number): Postings {
+    const term = this.base!.terms.get(t)
+    let p = this.decoded.get(term)
+    if (!p) this.decoded.set(term, (p = decodePostings(this.base!, t, this.slots, this.removals)))
     return p
   }
 
@@ -215,7 +148,7 @@ export class FlatIndex {
   allPostings(): Map<string, Postings> {
     const base = this.base
     if (base) {
-      for (let t = 0; t < base.terms.length; t++) this.decodeTerm(t)
+      for (let t = 0; t < base.terms.size; t++) this.decodeTerm(t)
       this.base = undefined
     }
     return this.decoded
@@ -254,9 +187,9 @@ export class FlatIndex {
 
   /** Mark a document's slot dead; false when the id is not indexed. */
   remove(id: string): boolean {
-    const slot = this.slotOf.get(id)
+    const slot = this.ids.slotOf(id)
     if (slot === undefined) return false
-    this.slotOf.delete(id)
+    this.ids.forget(id)
     this.alive[slot] = 0
     this.live--
     this.dead++
@@ -274,6 +207,7 @@ export class FlatIndex {
 
   /** Drop dead slots and their postings; live slots keep their order. */
   compact(): void {
+    const all = this.allPostings() // decoded before the slots are renumbered: a snapshot's postings name the old slots
     const map = new Int32Array(this.slots).fill(-1)
     let next = 0
     for (let s = 0; s < this.slots; s++) if (this.alive[s]) map[s] = next++
@@ -281,8 +215,7 @@ export class FlatIndex {
     for (let s = 0; s < this.slots; s++) {
       const to = map[s]!
       if (to < 0) continue
-      ids.push(this.ids[s]!)
-      this.slotOf.set(this.ids[s]!, to)
+      ids.push(this.ids.get(s))
       this.alive[to] = 1
       this.lenText[to] = this.lenText[s]!
       this.lenTitle[to] = this.lenTitle[s]!
@@ -291,9 +224,8 @@ export class FlatIndex {
       this.scopeOf[to] = this.scopeOf[s]!
     }
     this.alive.fill(0, next)
-    this.ids = ids
+    this.ids.replace(ids)
     this.dead = 0
-    const all = this.allPostings()
     for (const [term, p] of all) if (!this.purge(p, map)) all.delete(term)
     this.dictionary.reset([...all.keys()])
   }
@@ -410,7 +342,8 @@ export class FlatIndex {
     // The best `limit`, kept sorted in a small array; most candidates fail the first comparison.
     const topSlots: number[] = []
     const topScores: number[] = []
-    const { alive, ids } = this
+    const { alive } = this
+    const id = (slot: number) => this.ids.get(slot)
     for (let i = 0; i < count; i++) {
       const d = touched[i]!
       const s = acc[d]!
@@ -418,13 +351,13 @@ export class FlatIndex {
       if (topSlots.length === limit && s < topScores[limit - 1]!) continue
       if (!alive[d] || (wanted && !wanted(d))) continue
       let at = topSlots.length
-      while (at > 0 && (s > topScores[at - 1]! || (s === topScores[at - 1]! && ids[d]! < ids[topSlots[at - 1]!]!))) at--
+      while (at > 0 && (s > topScores[at - 1]! || (s === topScores[at - 1]! && id(d) < id(topSlots[at - 1]!)))) at--
       if (at >= limit) continue
       topSlots.splice(at, 0, d)
       topScores.splice(at, 0, s)
       if (topSlots.length > limit) topSlots.pop(), topScores.pop()
     }
-    return topSlots.map((d, i) => ({ id: ids[d]!, score: topScores[i]! }))
+    return topSlots.map((d, i) => ({ id: id(d), score: topScores[i]! }))
   }
 
   /** Bytes the index holds in typed arrays (postings decoded or not, slots, accumulator), strings and maps not counted. */
@@ -438,7 +371,7 @@ export class FlatIndex {
       this.scopeOf.byteLength
     total += this.acc.byteLength + this.touched.byteLength
     for (const p of this.decoded.values()) total += p.docs.byteLength + p.tf.byteLength + p.fields.byteLength
-    if (this.base) total += this.base.postings.length + this.base.count.byteLength * 3
+    if (this.base) total += this.base.postings.length
     return total
   }
 

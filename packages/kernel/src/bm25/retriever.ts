@@ -1,7 +1,9 @@
 import { processTerm, tokenize } from '../analyze.js'
 import type { RetrievalChanges, RetrievalHit, RetrievalQuery, Retriever, SnapshotStore } from '../retrieval.js'
 import { englishTerm, englishTokens } from './english.js'
-import { CorruptSnapshot, FlatIndex, type Analyzer } from './flat-index.js'
+import type { Analyzer } from './analyzer.js'
+import { CorruptSnapshot } from './corrupt-snapshot.js'
+import { FlatIndex } from './flat-index.js'
 import { FORMAT, readHead, readSnapshot, writeSnapshot, type Head } from './snapshot.js'
 
 export interface Bm25RetrieverOptions {
@@ -56,6 +58,8 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
   let revision: string | undefined
   let store: SnapshotStore | undefined
   let head: Head | undefined
+  /** A stored head of another format or analysis: its build is removed once this retriever's replaces it. */
+  let stale: Head | undefined
   /** Whether the stored head was read; whether the build it names was read into `index`. */
   let headRead = false
   let loaded = false
@@ -68,7 +72,9 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     if (headRead) return
     headRead = true
     if (!store || index) return
-    head = await readHead(store, format)
+    const stored = await readHead(store)
+    if (stored?.format === format) head = stored
+    else stale = stored
     revision = head?.revision
   }
 
@@ -88,7 +94,8 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     clearTimer()
     if (!store || !index || revision === undefined) return
     try {
-      head = await writeSnapshot(store, index, revision, head, format)
+      head = await writeSnapshot(store, index, revision, head ?? stale, format)
+      stale = undefined
     } catch {
       // A snapshot is only a cache: a read-only or full disk costs the next process a re-index, never
       // this search or write. Try again after the next `snapshotEvery` changes.

@@ -14,6 +14,13 @@ export interface Analyzer {
 }
 
 export interface Scoring {
+  /**
+   * `minisearch`: BM25 of the whole text plus BM25 of the title and of the tags, each field with its
+   * own document frequencies and lengths in distinct words. `postgres`: one BM25 whose term frequency
+   * counts a title occurrence `1 + title` times and a tag occurrence `1 + tags` times, lengths in
+   * terms (stop words out), each query term once: the Postgres retriever's ranking.
+   */
+  ranking: 'minisearch' | 'postgres'
   k: number
   b: number
   /** Extra weight of a title match and of a tag match, over the whole text's. */
@@ -233,13 +240,13 @@ export class FlatIndex {
     const titleTf = this.counts(titleTokens)
     const tagsTf = this.counts(tagsTokens)
     const tf = this.counts(textTokens)
-    // A field's length is its distinct words as cut, stop words included (MiniSearch's measure).
-    const slot = this.addSlot(
-      doc.id,
-      [new Set(textTokens).size, new Set(titleTokens).size, new Set(tagsTokens).size],
-      doc.type,
-      doc.scope,
-    )
+    // A field's length: its distinct words as cut, stop words included (MiniSearch's measure), or
+    // its terms as posted (a tsvector's length: stop words out, 255 at most a term).
+    const lengths: [number, number, number] =
+      this.scoring.ranking === 'postgres'
+        ? [terms(tf), terms(titleTf), terms(tagsTf)]
+        : [new Set(textTokens).size, new Set(titleTokens).size, new Set(tagsTokens).size]
+    const slot = this.addSlot(doc.id, lengths, doc.type, doc.scope)
     for (const [term, n] of tf) this.post(term, slot, n, titleTf.get(term) ?? 0, tagsTf.get(term) ?? 0)
   }
 
@@ -339,7 +346,10 @@ export class FlatIndex {
   expand(text: string): Array<[Postings, number]> {
     const { tokenize, processTerm, prefix, fuzzy } = this.analyzer
     const weights = new Map<string, number>()
-    const add = (term: string, weight: number) => weights.set(term, (weights.get(term) ?? 0) + weight)
+    // The Postgres ranking scores a query's distinct terms, each at its best weight.
+    const once = this.scoring.ranking === 'postgres'
+    const add = (term: string, weight: number) =>
+      weights.set(term, once ? Math.max(weights.get(term) ?? 0, weight) : (weights.get(term) ?? 0) + weight)
     for (const token of tokenize(text)) {
       const term = token && processTerm(token)
       if (!term) continue
@@ -366,8 +376,10 @@ export class FlatIndex {
 
   /**
    * The best `limit` live documents for `text` that `wanted` accepts (by slot), best first, ties by
-   * id. BM25 over the whole text plus the title and tag boosts, each field with its own document
-   * frequency and average length: MiniSearch's scores for the same documents.
+   * id. Ranked `minisearch`: BM25 over the whole text plus the title and tag boosts, each field with
+   * its own document frequency and average length (MiniSearch's scores for the same documents).
+   * Ranked `postgres`: one BM25 of field-weighted term frequencies (the Postgres retriever's scores
+   * for the same terms).
    */
   search(text: string, limit: number, wanted?: (slot: number) => boolean): RetrievalHit[] {
     const query = this.expand(text)
@@ -377,10 +389,11 @@ export class FlatIndex {
       this.touched = new Int32Array(this.alive.length)
     }
     const { acc, touched, lenText, lenTitle, lenTags } = this
-    const { k, b } = this.scoring
+    const { k, b, ranking, title, tags } = this.scoring
+    const weighted = ranking === 'postgres'
     const N = this.live
     const idf = (df: number) => Math.log(1 + (N - Math.min(df, N) + 0.5) / (Math.min(df, N) + 0.5))
-    const avgText = this.sumText / N || 1
+    const avgText = weighted ? Math.max(this.sumText / N, 1) : this.sumText / N || 1
     const avgTitle = this.sumTitle / N || 1
     const avgTags = this.sumTags / N || 1
     const k1 = k + 1
@@ -389,9 +402,19 @@ export class FlatIndex {
     let count = 0
     for (const [p, weight] of query) {
       const wText = weight * idf(p.n) * k1
-      const wTitle = p.titleN ? weight * this.scoring.title * idf(p.titleN) * k1 : 0
-      const wTags = p.tagsN ? weight * this.scoring.tags * idf(p.tagsN) * k1 : 0
       const { docs, tf, fields } = p
+      if (weighted) {
+        for (let i = 0, n = p.n; i < n; i++) {
+          const d = docs[i]!
+          const x = fields[i]!
+          const f = tf[i]! + title * (x & 15) + tags * (x >> 4)
+          if (acc[d] === 0) touched[count++] = d
+          acc[d] = acc[d]! + (wText * f) / (f + kA + kBText * lenText[d]!)
+        }
+        continue
+      }
+      const wTitle = p.titleN ? weight * title * idf(p.titleN) * k1 : 0
+      const wTags = p.tagsN ? weight * tags * idf(p.tagsN) * k1 : 0
       for (let i = 0, n = p.n; i < n; i++) {
         const d = docs[i]!
         const f = tf[i]!
@@ -449,6 +472,13 @@ export class FlatIndex {
   scopeCodeOf(scope: string): number | undefined {
     return this.scopeCode.get(scope)
   }
+}
+
+/** A field's length in terms as posted: each term's count, capped as its postings cap it. */
+function terms(counts: Map<string, number>): number {
+  let n = 0
+  for (const c of counts.values()) n += Math.min(c, 255)
+  return n
 }
 
 function grow<T extends Int32Array | Uint32Array | Uint16Array | Uint8Array>(from: T, to: T): T {

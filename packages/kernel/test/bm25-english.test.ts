@@ -26,6 +26,21 @@ test("english analysis: the terms PostgreSQL's to_tsvector('english') gives", ()
     'and/or',
     'run',
   ])
+  // Hosts with hyphens, signed numbers, a path after a hyphenated word, a URL (adapter-postgres'
+  // ranking-parity test checks these against a real server's lexemes, through their scores).
+  assert.equal(terms('H2A.Z-H2B and +1 nucleosomes, PD-1/PD-L1, see http://epigen.molgen.mpg.de/nuchunter for -3.1'), [
+    'h2a.z-h2b',
+    '+1',
+    'nucleosom',
+    'pd',
+    '-1',
+    '/pd-l1',
+    'see',
+    'epigen.molgen.mpg.de/nuchunter',
+    'epigen.molgen.mpg.de',
+    '/nuchunter',
+    '-3.1',
+  ])
   assert.is(englishTerm('Generously'), 'generous', "Snowball's English stem (Porter2), not Porter's generous → gener")
   assert.is(englishTerm('about'), null, "PostgreSQL's stop word, not one of Lucene's")
   assert.is(englishTerm('COVID19'), 'covid19', 'letters and digits kept as they are')

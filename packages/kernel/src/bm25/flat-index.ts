@@ -2,6 +2,7 @@ import type { RetrievalDoc, RetrievalHit } from '../retrieval.js'
 import { base64Range } from './base64.js'
 import { Dictionary } from './dictionary.js'
 import { lowerBound } from '../sorted.js'
+import { FUZZY_WEIGHT, PREFIX_WEIGHT, widenAsPostgres } from './widen.js'
 
 /** How documents are cut into terms and how unknown query terms are widened. */
 export interface Analyzer {
@@ -41,10 +42,6 @@ export interface Postings {
   /** The index's removal count when dead slots were last dropped from these postings. */
   purged: number
 }
-
-/** MiniSearch's weights for a widened term, so both retrievers rank a typo or a prefix alike. */
-const PREFIX_WEIGHT = 0.375
-const FUZZY_WEIGHT = 0.45
 
 /**
  * An inverted index in typed arrays: one `Postings` a term, documents in numbered slots with their
@@ -357,6 +354,10 @@ export class FlatIndex {
         add(term, 1)
         continue
       }
+      if (once) {
+        widenAsPostgres(term, this.dictionary, { prefix: prefix(term), distance: fuzzy(term) }, this.docsOf, add)
+        continue
+      }
       const prefixed = new Set(prefix(term) ? this.dictionary.prefixed(term) : [])
       for (const other of prefixed)
         add(other, (PREFIX_WEIGHT * other.length) / (other.length + 0.3 * (other.length - term.length)))
@@ -372,6 +373,13 @@ export class FlatIndex {
       if (p?.n) out.push([p, weight])
     }
     return out
+  }
+
+  /** A term's live document count (its postings purged of dead slots first). */
+  private readonly docsOf = (term: string): number => {
+    const p = this.postings(term)
+    if (p && p.purged !== this.removals) this.purge(p)
+    return p?.n ?? 0
   }
 
   /**

@@ -17,8 +17,9 @@ export interface Bm25RetrieverOptions {
    * of the whole text plus BM25 of the title and of the tags, each with its own statistics, lengths in
    * distinct words. `postgres`: the Postgres retriever's (`postgresRetriever`), one BM25 whose term
    * frequency counts a title occurrence twice and a tag occurrence 1.5 times, lengths in terms, k1 1.2,
-   * b 0.75, each query term once; with `analysis: 'english'` the same lexemes score as there (to
-   * rounding). A query word the index lacks is widened the same way under both.
+   * b 0.75, each query term once, a word the index lacks widened as there (its 32 commonest
+   * continuations, else its 8 nearest typos); with `analysis: 'english'` a query gets the Postgres
+   * retriever's hits and scores (to rounding).
    */
   ranking?: 'minisearch' | 'postgres'
   /**
@@ -65,9 +66,9 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
   const snapshotEvery = options.snapshotEvery ?? 256
   const idleMs = options.idleMs ?? 200
   const flushAt = options.flushAt ?? 32
-  // A snapshot names its analysis and its ranking (which sets the lengths it keeps): one made
-  // otherwise is never read into this index.
-  const format = `${FORMAT}${english ? '+english' : ''}${weighted ? '+postgres' : ''}`
+  // A snapshot names its analysis (`english2`: hosts, signs and URLs read as PostgreSQL reads them)
+  // and its ranking (which sets the lengths it keeps): one made otherwise is never read into this index.
+  const format = `${FORMAT}${english ? '+english2' : ''}${weighted ? '+postgres' : ''}`
 
   let index: FlatIndex | undefined
   let revision: string | undefined

@@ -72,7 +72,14 @@ async function searchAt(ctx: BenchContext, serverUrl: string, n: number): Promis
     { name: 'postgres', open: () => postgresStorage({ url: pgUrl }) },
     { name: 'sqlite', open: () => sqliteStorage({ path: join(dir, 'foundry.db') }) },
   ]
-  const opened = []
+  type Opened = (typeof stores)[0] & {
+    kernel: ReturnType<typeof createKernel>
+    build: number
+    cold: number
+    times: number[]
+    again: number[]
+  }
+  const opened: Opened[] = []
   for (const store of stores) {
     const kernelOf = async () => createKernel({ storage: await store.open(), retriever: defaultRetrieval(store.name) })
     const built = await kernelOf()
@@ -84,7 +91,7 @@ async function searchAt(ctx: BenchContext, serverUrl: string, n: number): Promis
     t = performance.now()
     await kernel.memory.search({ query: queries[0]! })
     const cold = performance.now() - t
-    opened.push({ ...store, kernel, build, cold, times: [] as number[], again: [] as number[] })
+    opened.push({ ...store, kernel, build, cold, times: [], again: [] })
   }
   // Each query once, then the same queries again: a warm server asked what it was asked before
   // (its hits' facts read at this revision already).
@@ -99,7 +106,7 @@ async function searchAt(ctx: BenchContext, serverUrl: string, n: number): Promis
   }
   await pass('times')
   await pass('again')
-  const [pg, sqlite] = opened as [(typeof opened)[0], (typeof opened)[0]]
+  const [pg, sqlite] = opened as [Opened, Opened]
   for (const o of opened) await o.kernel.close()
   const [a, b] = [latency(pg.times), latency(sqlite.times)]
   ctx.report({

@@ -100,4 +100,34 @@ test('config.json names storage and retrieval "postgres": two instances share on
   }
 })
 
+test('config.json names no retrieval: bm25 in process, ranked as the Postgres retriever on its english lexemes', async () => {
+  const url = await server.fresh()
+  const root = mkdtempSync(join(tmpdir(), 'foundry-pg-default-'))
+  try {
+    mkdirSync(join(root, '.foundry'))
+    writeFileSync(join(root, '.foundry', 'config.json'), JSON.stringify({ storage: { kind: 'postgres', url } }))
+    const project = await openProject({ root })
+    assert.equal(project.adapters.retrieval, { kind: 'bm25', options: { analysis: 'english', ranking: 'postgres' } })
+    await project.kernel.memory.write({
+      title: 'Deployments require two approvals',
+      body: 'Production releases need two reviewers.',
+      type: 'constraint',
+    })
+    await project.kernel.memory.write({ title: 'Retries back off', body: 'Jobs are retried.', type: 'domain' })
+    // Snowball's stems (approv), and a query word the index lacks widened to the words it begins.
+    assert.equal(
+      (await project.kernel.memory.search({ query: 'approving deploym' })).hits.map((h) => h.fact.id),
+      ['fact-0001'],
+    )
+    await project.close()
+    const [tables] = await rows<{ n: string }>(
+      url,
+      "SELECT count(*)::text AS n FROM pg_tables WHERE tablename = 'foundry_retriever_docs'",
+    )
+    assert.is(tables!.n, '0', "the Postgres retriever's tables are not made")
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+})
+
 test.run()

@@ -22,7 +22,7 @@ export interface ProjectConfig {
   exists: boolean
   /** `storage`; default `{ kind: 'fs' }`. */
   storage: AdapterChoice
-  /** `retrieval`; default `{ kind: 'bm25' }`. */
+  /** `retrieval`; default `{ kind: 'bm25' }`, on PostgreSQL `{ kind: 'bm25', analysis: 'english', ranking: 'postgres' }`. */
   retrieval: AdapterChoice
   /** `adapters`: modules registering more adapters, as written (paths are relative to the project root). */
   adapters: string[]
@@ -40,6 +40,15 @@ export interface ProjectConfig {
 
 export const DEFAULT_STORAGE = 'fs'
 export const DEFAULT_RETRIEVAL = 'bm25'
+
+/**
+ * The retrieval of a project whose config.json names none, by storage kind (any other: `bm25` as is).
+ * PostgreSQL: bm25 in process ranked as the Postgres retriever ranks, on PostgreSQL's english
+ * lexemes: that retriever's hits and quality, without a database round trip a search (README).
+ */
+const STORAGE_RETRIEVALS: Readonly<Record<string, Record<string, unknown>>> = {
+  postgres: { analysis: 'english', ranking: 'postgres' },
+}
 
 /**
  * Read `<root>/.foundry/config.json`: a missing file gives the defaults; a file that is not JSON, or
@@ -93,7 +102,10 @@ export function parseProjectConfig(text: string | undefined, file: string): Proj
     )
   const config = resolveConfig(kernelKeys, file)
   const chosenStorage = choice(storage, 'storage', DEFAULT_STORAGE, file)
-  const chosenRetrieval = choice(retrieval, 'retrieval', DEFAULT_RETRIEVAL, file)
+  const chosenRetrieval =
+    retrieval === undefined
+      ? { kind: DEFAULT_RETRIEVAL, options: { ...STORAGE_RETRIEVALS[chosenStorage.kind] } }
+      : choice(retrieval, 'retrieval', DEFAULT_RETRIEVAL, file)
   // The old `"sqlite": { "path" }` names the file of the sqlite storage (and is meaningless for any other).
   if (sqlite !== undefined) {
     if (

@@ -91,6 +91,19 @@ test('the old shape keeps working: "storage": "sqlite", "retrieval": "fts", "sql
   assert.not.ok((await readProjectConfig(tempProject({ storage: { kind: 'fs' } }))).legacy)
 })
 
+test('the default retrieval follows the storage: on PostgreSQL, bm25 ranked as the Postgres retriever; a retrieval named is kept', async () => {
+  const url = 'postgres://foundry@localhost:5432/memory'
+  const postgres = await readProjectConfig(tempProject({ storage: { kind: 'postgres', url } }))
+  assert.equal(postgres.retrieval, { kind: 'bm25', options: { analysis: 'english', ranking: 'postgres' } })
+  assert.not.ok('retrieval' in postgres.normalized, 'nothing written into config.json')
+  const named = await readProjectConfig(
+    tempProject({ storage: { kind: 'postgres', url }, retrieval: { kind: 'bm25' } }),
+  )
+  assert.equal(named.retrieval, { kind: 'bm25', options: {} })
+  const sqlite = await readProjectConfig(tempProject({ storage: { kind: 'sqlite' } }))
+  assert.equal(sqlite.retrieval, { kind: 'bm25', options: {} })
+})
+
 test("a storage override may change options, never the kind; a retrieval override replaces the file's", async () => {
   const root = tempProject({ storage: { kind: 'sqlite', path: 'data/memory.db' } })
   const other = await thrown(() => openProject({ root, overrides: { storage: 'fs' } }))

@@ -9,6 +9,13 @@ export interface Analyzer {
 }
 
 export interface Scoring {
+  /**
+   * `minisearch`: BM25 of the whole text plus BM25 of the title and of the tags, each field with its
+   * own document frequencies and lengths in distinct words. `postgres`: one BM25 whose term frequency
+   * counts a title occurrence `1 + title` times and a tag occurrence `1 + tags` times, lengths in
+   * terms (stop words out), each query term once: the Postgres retriever's ranking.
+   */
+  ranking: 'minisearch' | 'postgres'
   k: number
   b: number
   /** Extra weight of a title match and of a tag match, over the whole text's. */

@@ -10,23 +10,48 @@ export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
   than too very s t can will just don should now`.split(/\s+/),
 )
 
-/** Letters and digits, and the hyphens, dots and slashes PostgreSQL's parser reads inside a token. */
-const CHUNK = /[\p{L}\p{M}\p{N}]+(?:[-./][\p{L}\p{M}\p{N}]+)*/gu
+/** Letters and digits, and the hyphens, dots and slashes PostgreSQL's parser reads inside a token; a sign before a digit. */
+const CHUNK = /(?:[+-](?=\p{N}))?[\p{L}\p{M}\p{N}]+(?:[-./][\p{L}\p{M}\p{N}]+)*/gu
 const LETTERS = /^[\p{L}\p{M}]+$/u
+/** A host (`h2a.z-h2b`, `nav1.8-lineage`): ASCII labels, hyphens inside, joined by dots, the first beginning with a letter. */
+const HOST = /^[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+$/
 /** A number (`12`, `2.5`) or a host (`e.g`): one word, signed when it follows a hyphen and is a number. */
 const NUMBER = /^\p{N}+(?:\.\p{N}+)*$/u
 
 /**
  * The words of a text as PostgreSQL's default text search parser cuts them, close enough for
  * ranking: apostrophes and other punctuation separate; a path (`and/or`, `mg/kg`), a host
- * (`e.g`, `clinicaltrials.gov`) or a number with dots (`2.5`) is one word; a hyphenated word gives
+ * (`e.g`, `clinicaltrials.gov`, `h2a.z-h2b`) or a number with dots (`2.5`) is one word; a URL
+ * gives itself, its host and its path (`http://` none); a hyphenated word gives
  * the whole and each part (`state-of-the-art`, `state`, `art`), a number after a hyphen is signed
- * (`il-6`: `il`, `-6`).
+ * (`il-6`: `il`, `-6`), and so is a number a sign begins (`+1`, `-3.1`); a hyphenated word
+ * ends at a slash, the rest a path (`pd-1/pd-l1`: `pd`, `-1`, `/pd-l1`).
  */
 export function englishTokens(text: string): string[] {
   const out: string[] = []
-  for (const [chunk] of text.matchAll(CHUNK)) {
-    if (chunk.includes('/')) out.push(chunk)
+  let afterProtocol = false
+  for (const match of text.matchAll(CHUNK)) {
+    let chunk = match[0]
+    const url = afterProtocol
+    afterProtocol = text.startsWith('://', match.index + chunk.length)
+    if (afterProtocol) continue // `http://`: not a word
+    if (url && chunk.indexOf('/') > 0) {
+      const at = chunk.indexOf('/')
+      out.push(chunk, chunk.slice(0, at), chunk.slice(at)) // a URL: itself, its host, its path
+      continue
+    }
+    if (chunk[0] === '+' || chunk[0] === '-') {
+      if (NUMBER.test(chunk.slice(1))) {
+        out.push(chunk)
+        continue
+      }
+      chunk = chunk.slice(1)
+    }
+    const at = chunk.indexOf('/')
+    if (at > 0 && chunk.lastIndexOf('-', at) > 0) {
+      hyphenated(chunk.slice(0, at), out) // a hyphenated word ends at a slash, where a path begins
+      out.push(chunk.slice(at))
+    } else if (at >= 0 || HOST.test(chunk)) out.push(chunk)
     else if (chunk.includes('-')) hyphenated(chunk, out)
     else out.push(chunk)
   }

@@ -3,10 +3,7 @@ import { Dictionary } from './dictionary.js'
 import type { Analyzer, Scoring } from './analyzer.js'
 import { decodePostings, type EncodedPostings, type Postings } from './postings.js'
 import { SlotIds, type MappedSlots } from './slot-ids.js'
-
-/** MiniSearch's weights for a widened term, so both retrievers rank a typo or a prefix alike. */
-const PREFIX_WEIGHT = 0.375
-const FUZZY_WEIGHT = 0.45
+import { FUZZY_WEIGHT, PREFIX_WEIGHT, widenAsPostgres } from './widen.js'
 
 /**
  * An inverted index in typed arrays: one `Postings` a term, documents in numbered slots with their
@@ -166,13 +163,13 @@ export class FlatIndex {
     const titleTf = this.counts(titleTokens)
     const tagsTf = this.counts(tagsTokens)
     const tf = this.counts(textTokens)
-    // A field's length is its distinct words as cut, stop words included (MiniSearch's measure).
-    const slot = this.addSlot(
-      doc.id,
-      [new Set(textTokens).size, new Set(titleTokens).size, new Set(tagsTokens).size],
-      doc.type,
-      doc.scope,
-    )
+    // A field's length: its distinct words as cut, stop words included (MiniSearch's measure), or
+    // its terms as posted (a tsvector's length: stop words out, 255 at most a term).
+    const lengths: [number, number, number] =
+      this.scoring.ranking === 'postgres'
+        ? [terms(tf), terms(titleTf), terms(tagsTf)]
+        : [new Set(textTokens).size, new Set(titleTokens).size, new Set(tagsTokens).size]
+    const slot = this.addSlot(doc.id, lengths, doc.type, doc.scope)
     for (const [term, n] of tf) this.post(term, slot, n, titleTf.get(term) ?? 0, tagsTf.get(term) ?? 0)
   }
 
@@ -271,12 +268,19 @@ export class FlatIndex {
   expand(text: string): Array<[Postings, number]> {
     const { tokenize, processTerm, prefix, fuzzy } = this.analyzer
     const weights = new Map<string, number>()
-    const add = (term: string, weight: number) => weights.set(term, (weights.get(term) ?? 0) + weight)
+    // The Postgres ranking scores a query's distinct terms, each at its best weight.
+    const once = this.scoring.ranking === 'postgres'
+    const add = (term: string, weight: number) =>
+      weights.set(term, once ? Math.max(weights.get(term) ?? 0, weight) : (weights.get(term) ?? 0) + weight)
     for (const token of tokenize(text)) {
       const term = token && processTerm(token)
       if (!term) continue
       if (this.postings(term)) {
         add(term, 1)
+        continue
+      }
+      if (once) {
+        widenAsPostgres(term, this.dictionary, { prefix: prefix(term), distance: fuzzy(term) }, this.docsOf, add)
         continue
       }
       const prefixed = new Set(prefix(term) ? this.dictionary.prefixed(term) : [])
@@ -296,10 +300,19 @@ export class FlatIndex {
     return out
   }
 
+  /** A term's live document count (its postings purged of dead slots first). */
+  private readonly docsOf = (term: string): number => {
+    const p = this.postings(term)
+    if (p && p.purged !== this.removals) this.purge(p)
+    return p?.n ?? 0
+  }
+
   /**
    * The best `limit` live documents for `text` that `wanted` accepts (by slot), best first, ties by
-   * id. BM25 over the whole text plus the title and tag boosts, each field with its own document
-   * frequency and average length: MiniSearch's scores for the same documents.
+   * id. Ranked `minisearch`: BM25 over the whole text plus the title and tag boosts, each field with
+   * its own document frequency and average length (MiniSearch's scores for the same documents).
+   * Ranked `postgres`: one BM25 of field-weighted term frequencies (the Postgres retriever's scores
+   * for the same terms).
    */
   search(text: string, limit: number, wanted?: (slot: number) => boolean): RetrievalHit[] {
     const query = this.expand(text)
@@ -309,10 +322,11 @@ export class FlatIndex {
       this.touched = new Int32Array(this.alive.length)
     }
     const { acc, touched, lenText, lenTitle, lenTags } = this
-    const { k, b } = this.scoring
+    const { k, b, ranking, title, tags } = this.scoring
+    const weighted = ranking === 'postgres'
     const N = this.live
     const idf = (df: number) => Math.log(1 + (N - Math.min(df, N) + 0.5) / (Math.min(df, N) + 0.5))
-    const avgText = this.sumText / N || 1
+    const avgText = weighted ? Math.max(this.sumText / N, 1) : this.sumText / N || 1
     const avgTitle = this.sumTitle / N || 1
     const avgTags = this.sumTags / N || 1
     const k1 = k + 1
@@ -321,9 +335,19 @@ export class FlatIndex {
     let count = 0
     for (const [p, weight] of query) {
       const wText = weight * idf(p.n) * k1
-      const wTitle = p.titleN ? weight * this.scoring.title * idf(p.titleN) * k1 : 0
-      const wTags = p.tagsN ? weight * this.scoring.tags * idf(p.tagsN) * k1 : 0
       const { docs, tf, fields } = p
+      if (weighted) {
+        for (let i = 0, n = p.n; i < n; i++) {
+          const d = docs[i]!
+          const x = fields[i]!
+          const f = tf[i]! + title * (x & 15) + tags * (x >> 4)
+          if (acc[d] === 0) touched[count++] = d
+          acc[d] = acc[d]! + (wText * f) / (f + kA + kBText * lenText[d]!)
+        }
+        continue
+      }
+      const wTitle = p.titleN ? weight * title * idf(p.titleN) * k1 : 0
+      const wTags = p.tagsN ? weight * tags * idf(p.tagsN) * k1 : 0
       for (let i = 0, n = p.n; i < n; i++) {
         const d = docs[i]!
         const f = tf[i]!
@@ -382,6 +406,13 @@ export class FlatIndex {
   scopeCodeOf(scope: string): number | undefined {
     return this.scopeCode.get(scope)
   }
+}
+
+/** A field's length in terms as posted: each term's count, capped as its postings cap it. */
+function terms(counts: Map<string, number>): number {
+  let n = 0
+  for (const c of counts.values()) n += Math.min(c, 255)
+  return n
 }
 
 function grow<T extends Int32Array | Uint32Array | Uint16Array | Uint8Array>(from: T, to: T): T {

@@ -14,13 +14,27 @@ export interface Bm25RetrieverOptions {
    * segmentation of scripts written without spaces.
    */
   analysis?: 'default' | 'english'
-  /** Extra weight of title and tag words over the whole text's. Default title 0.3, tags 0.2 (as the MiniSearch retriever). */
+  /**
+   * How a document's terms score. `minisearch` (the default): the MiniSearch retriever's scores, BM25
+   * of the whole text plus BM25 of the title and of the tags, each with its own statistics, lengths in
+   * distinct words. `postgres`: the Postgres retriever's (`postgresRetriever`), one BM25 whose term
+   * frequency counts a title occurrence twice and a tag occurrence 1.5 times, lengths in terms, k1 1.2,
+   * b 0.75, each query term once, a word the index lacks widened as there (its 32 commonest
+   * continuations, else its 8 nearest typos); with `analysis: 'english'` a query gets the Postgres
+   * retriever's hits and scores (to rounding).
+   */
+  ranking?: 'minisearch' | 'postgres'
+  /**
+   * Extra weight of title and tag words over the whole text's. Default title 0.3, tags 0.2 (as the
+   * MiniSearch retriever); ranked `postgres`, what a title and a tag occurrence add to a term's
+   * frequency: title 1, tags 0.5.
+   */
   boost?: { title?: number; tags?: number }
   /** Prefix-match query words the index lacks, this long or longer. Default 4; 0 turns it off. */
   prefixMinLength?: number
   /** Edit distance for query words the index lacks, as a fraction of their length (5+ characters). Default 0.2; 0 turns it off. */
   fuzzy?: number
-  /** BM25 parameters. Default k 0.9, b 0.4: Lucene's BM25 as the BEIR baselines run it. */
+  /** BM25 parameters. Default k 0.9, b 0.4: Lucene's BM25 as the BEIR baselines run it; ranked `postgres`, k 1.2, b 0.75. */
   bm25?: { k: number; b: number }
   /** Changes after which a snapshot is due; it is written when the retriever has been idle `idleMs`. Default 256. */
   snapshotEvery?: number
@@ -46,13 +60,17 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     prefix: (term) => prefixMin > 0 && term.length >= prefixMin,
     fuzzy: (term) => (fuzzy > 0 && term.length >= 5 ? Math.min(6, Math.round(term.length * fuzzy)) : 0),
   }
-  const { k, b } = options.bm25 ?? { k: 0.9, b: 0.4 }
-  const scoring = { k, b, title: options.boost?.title ?? 0.3, tags: options.boost?.tags ?? 0.2 }
+  const ranking = options.ranking ?? 'minisearch'
+  const weighted = ranking === 'postgres'
+  const { k, b } = options.bm25 ?? (weighted ? { k: 1.2, b: 0.75 } : { k: 0.9, b: 0.4 })
+  const title = options.boost?.title ?? (weighted ? 1 : 0.3)
+  const scoring = { ranking, k, b, title, tags: options.boost?.tags ?? (weighted ? 0.5 : 0.2) }
   const snapshotEvery = options.snapshotEvery ?? 256
   const idleMs = options.idleMs ?? 200
   const flushAt = options.flushAt ?? 32
-  // A snapshot names its analysis: one made with another is never read into this index.
-  const format = english ? `${FORMAT}+english` : FORMAT
+  // A snapshot names its analysis (`english2`: hosts, signs and URLs read as PostgreSQL reads them)
+  // and its ranking (which sets the lengths it keeps): one made otherwise is never read into this index.
+  const format = `${FORMAT}${english ? '+english2' : ''}${weighted ? '+postgres' : ''}`
 
   let index: FlatIndex | undefined
   let revision: string | undefined

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { FACT_TYPES, factId, type Fact, type FactInput, type Storage } from '@foundry/kernel'
+import type { RetrievalDoc } from '@foundry/kernel/adapter'
 import { requireData, type BenchContext } from './context.js'
 
 export interface ScifactDoc {
@@ -72,4 +73,16 @@ export async function seedFacts(ctx: BenchContext, storage: Storage, n: number, 
     }
     await storage.put('facts', id, fact)
   }
+}
+
+/** `n` synthetic facts as the kernel hands them to a retriever (ids fact-1, fact-2, …). */
+export function factDocs(ctx: BenchContext, n: number): RetrievalDoc[] {
+  return syntheticFacts(ctx, n).map((f, i) => ({
+    id: factId(i + 1),
+    title: f.title,
+    body: f.body,
+    tags: f.tags ?? [],
+    type: f.type,
+    scope: f.scope ?? 'project',
+  }))
 }

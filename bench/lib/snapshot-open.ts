@@ -1,12 +1,12 @@
-import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { factId, type Retriever } from '@foundry/kernel'
+import type { Retriever } from '@foundry/kernel'
 import type { RetrievalDoc, SnapshotStore } from '@foundry/kernel/adapter'
 import type { BenchContext } from './context.js'
-import { syntheticFacts } from './corpus.js'
+import { factDocs } from './corpus.js'
 import { latency, ms } from './measure.js'
+import { runNode } from './child.js'
 
 /**
  * A new process opens a bm25 snapshot and answers its first search: the time from a new retriever
@@ -44,23 +44,11 @@ interface ChildOut {
   hits: Array<{ id: string; score: number }>
 }
 
-function child(kernel: string, parts: string, query: string): Promise<ChildOut> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', CHILD, parts, query], {
-      env: { ...process.env, BENCH_KERNEL: kernel },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    proc.stdout.on('data', (d) => (stdout += d))
-    proc.stderr.on('data', (d) => (stderr += d))
-    proc.on('error', reject)
-    proc.on('close', (code) =>
-      code === 0
-        ? resolve(JSON.parse(stdout) as ChildOut)
-        : reject(new Error(`child exited ${code}: ${stderr.slice(0, 500)}`)),
-    )
+async function child(kernel: string, parts: string, query: string): Promise<ChildOut> {
+  const { stdout } = await runNode(['--expose-gc', '--input-type=module', '-e', CHILD, parts, query], {
+    BENCH_KERNEL: kernel,
   })
+  return JSON.parse(stdout) as ChildOut
 }
 
 /** Index `docs` with `make`'s retriever and keep its snapshot's parts in a JSON file. */
@@ -92,16 +80,9 @@ export async function snapshotOpen(ctx: BenchContext, suite: string, sizes: numb
   const beforeUrl = ctx.before && pathToFileURL(join(ctx.before, 'packages/kernel/dist/index.js')).href
   const before = beforeUrl ? ((await import(beforeUrl)) as typeof import('@foundry/kernel')).bm25Retriever : undefined
   const runs = ctx.quick ? 3 : 7
-  const facts = syntheticFacts(ctx, Math.max(...sizes))
+  const facts = factDocs(ctx, Math.max(...sizes))
   for (const size of sizes) {
-    const docs: RetrievalDoc[] = facts.slice(0, size).map((f, i) => ({
-      id: factId(i + 1),
-      title: f.title,
-      body: f.body,
-      tags: f.tags ?? [],
-      type: f.type,
-      scope: f.scope ?? 'project',
-    }))
+    const docs = facts.slice(0, size)
     const query = `${facts[size >> 1]!.title.split(' ').slice(0, 4).join(' ')} evidenc`
     const builds: Array<[string, () => Retriever, string]> = [['after', after, import.meta.resolve('@foundry/kernel')]]
     if (before && beforeUrl) builds.push(['before', before, beforeUrl])

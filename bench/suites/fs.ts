@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { fsStorage } from '@foundry/adapter-fs'
@@ -6,6 +5,7 @@ import { createKernel } from '@foundry/kernel'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { seedFacts, syntheticFacts } from '../lib/corpus.js'
 import { latency, ms, sample } from '../lib/measure.js'
+import { runNode } from '../lib/child.js'
 
 const label = (size: number) => (size >= 1000 ? `${size / 1000}k` : String(size))
 
@@ -47,23 +47,6 @@ interface Run {
   /** Spawn to exit, from the parent. */
   wall: number
   hits: number
-}
-
-function runNode(args: string[], env: Record<string, string> = {}): Promise<{ wall: number; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now()
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    child.on('error', reject)
-    child.on('close', (code) =>
-      code === 0
-        ? resolve({ wall: performance.now() - started, stdout })
-        : reject(new Error(`child exited ${code}: ${stderr.slice(0, 500)}`)),
-    )
-  })
 }
 
 async function freshSearch(root: string, query: string): Promise<Run> {

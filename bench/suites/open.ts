@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fsStorage } from '@foundry/adapter-fs'
@@ -7,6 +6,7 @@ import type { Storage } from '@foundry/kernel'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { seedFacts, syntheticFacts } from '../lib/corpus.js'
 import { latency, ms } from '../lib/measure.js'
+import { runNode } from '../lib/child.js'
 
 type Kind = 'sqlite' | 'fs'
 
@@ -58,29 +58,23 @@ interface ChildOut {
   warm?: number
 }
 
-function child(kind: Kind, where: string, mode: 'first' | 'list' | 'rss', file: string, from = 0): Promise<ChildOut> {
+async function child(
+  kind: Kind,
+  where: string,
+  mode: 'first' | 'list' | 'rss',
+  file: string,
+  from = 0,
+): Promise<ChildOut> {
   const env = {
     FOUNDRY_KERNEL: import.meta.resolve('@foundry/kernel'),
     FOUNDRY_FS: import.meta.resolve('@foundry/adapter-fs'),
     FOUNDRY_SQLITE: import.meta.resolve('@foundry/adapter-sqlite'),
   }
-  return new Promise((resolve, reject) => {
-    const proc = spawn(
-      process.execPath,
-      ['--expose-gc', '--input-type=module', '-e', CHILD, kind, where, mode, file, String(from)],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    let stdout = ''
-    let stderr = ''
-    proc.stdout.on('data', (d) => (stdout += d))
-    proc.stderr.on('data', (d) => (stderr += d))
-    proc.on('error', reject)
-    proc.on('close', (code) =>
-      code === 0
-        ? resolve(JSON.parse(stdout) as ChildOut)
-        : reject(new Error(`child exited ${code}: ${stderr.slice(0, 500)}`)),
-    )
-  })
+  const { stdout } = await runNode(
+    ['--expose-gc', '--input-type=module', '-e', CHILD, kind, where, mode, file, String(from)],
+    env,
+  )
+  return JSON.parse(stdout) as ChildOut
 }
 
 const label = (size: number) => (size >= 1000 ? `${size / 1000}k` : String(size))

@@ -2,27 +2,15 @@ import { join } from 'node:path'
 import { postgresRetriever } from '@foundry/adapter-postgres'
 import { createDatabase, startTestDatabase } from '@foundry/adapter-postgres/testing'
 import { ftsRetriever } from '@foundry/adapter-sqlite'
-import { factId, type Retriever } from '@foundry/kernel'
+import type { Retriever } from '@foundry/kernel'
 import { minisearchRetriever } from '@foundry/retriever-minisearch'
 import type { RetrievalDoc } from '@foundry/kernel/adapter'
 import type { BenchContext, Suite } from '../lib/context.js'
-import { syntheticFacts } from '../lib/corpus.js'
+import { factDocs } from '../lib/corpus.js'
 import { ms, sample } from '../lib/measure.js'
 import { scifactQuality } from './scifact.js'
 
 const SUITE = 'postgres-retrieval'
-
-/** `n` synthetic facts as the kernel hands them to a retriever. */
-function factDocs(ctx: BenchContext, n: number): RetrievalDoc[] {
-  return syntheticFacts(ctx, n).map((f, i) => ({
-    id: factId(i + 1),
-    title: f.title,
-    body: f.body,
-    tags: f.tags ?? [],
-    type: f.type,
-    scope: f.scope ?? 'project',
-  }))
-}
 
 /** Index build, search and one-fact update latency of one retriever over `docs`, queried with `queries`. */
 async function latencies(

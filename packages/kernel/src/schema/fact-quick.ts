@@ -5,6 +5,7 @@ import {
   FACT_STATUSES,
   FACT_TYPES,
   type Fact,
+  FactSchema,
   SCOPE_PATTERN,
   SOURCE_PATTERN,
   TITLE_MAX_CHARS,
@@ -30,24 +31,7 @@ const CONFIDENCE: ReadonlySet<unknown> = new Set(CONFIDENCES)
 const STATUSES: ReadonlySet<unknown> = new Set(FACT_STATUSES)
 
 /** Every key FactSchema lists (it allows no other). */
-const KEYS: ReadonlySet<string> = new Set([
-  'id',
-  'title',
-  'body',
-  'type',
-  'scope',
-  'tags',
-  'confidence',
-  'source',
-  'author',
-  'created',
-  'expires',
-  'supersedes',
-  'supersededBy',
-  'status',
-  'forgotten',
-  'forgottenReason',
-])
+const KEYS: ReadonlySet<string> = new Set(Object.keys(FactSchema.properties))
 
 /**
  * A string of at least `min` and at most `max` code points, judged from its UTF-16 length alone: at

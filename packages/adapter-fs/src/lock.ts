@@ -327,4 +327,3 @@ function startTime(pid: number): string | undefined {
     return undefined
   }
 }
-

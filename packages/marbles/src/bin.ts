@@ -22,4 +22,7 @@ else {
   await runCli()
 }
 // Unref'd timers and closed handles let the process end by itself; a workflow's stray work does not keep it.
+// What stdout and stderr still hold is written first: a pipe the reader drains slowly (or a small one,
+// as Linux gives once a user holds many) queues writes, and exiting would cut the output short.
+await Promise.all([process.stdout, process.stderr].map((out) => new Promise((done) => out.write('', done))))
 process.exit(process.exitCode ?? 0)

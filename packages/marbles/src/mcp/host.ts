@@ -336,7 +336,7 @@ function createHost(workspace: Workspace, state: MarblesState, engine: Engine, a
 
 export { isAgentRun }
 
-/** Send a signal, then wait (30 s at most: the engine behind this host owns the state, so it takes it) until the run has taken it: what follows reads it resumed. */
+/** Send a signal, then wait (30 s at most: the engine behind this host owns the state, so it takes it) until the run has taken it and its record no longer says suspended: what follows reads it resumed. */
 export async function signalAndWait(
   engine: Engine,
   state: MarblesState,
@@ -346,7 +346,13 @@ export async function signalAndWait(
 ): Promise<RunInfo> {
   const { nextSeq } = await foldJournal(state.storage, runId)
   await engine.signal(runId, name, data)
-  for await (const record of followJournal(state.storage, runId, { signal: AbortSignal.timeout(30_000) }))
-    if (record.seq >= nextSeq) break
+  // The journal shows the run taking the signal before its record says it no longer waits: wait for both.
+  for await (const record of followJournal(state.storage, runId, { signal: AbortSignal.timeout(30_000) })) {
+    if (record.seq < nextSeq) continue
+    const info = await engine.get(runId)
+    // Resumed, or suspended anew (it took the signal and waits again): either is the answer.
+    if (info && (info.status !== 'suspended' || (record.type === 'status' && record.status === 'suspended')))
+      return info
+  }
   return (await engine.get(runId))!
 }

@@ -180,7 +180,13 @@ test('dispatch_agent: an acknowledgement with its session; Claude Code gets foun
       'foundry mcp, the built bin',
     )
     assert.is(config.mcpServers.foundry.env.FOUNDRY_ROOT, root)
-    assert.ok(existsSync(config.mcpServers.foundry.args[0]))
+    const serverArgs = config.mcpServers.foundry.args as string[]
+    assert.equal(
+      serverArgs.slice(0, 2),
+      ['--optimize-for-size', '--v8-pool-size=1'],
+      "node's options, as .mcp.json gives them",
+    )
+    assert.ok(existsSync(serverArgs.at(-2)!))
     assert.ok(
       journal.some((r) => r.type === 'log' && r.message.includes('"type":"result"')),
       'stdout goes to the journal',
@@ -200,7 +206,7 @@ test('dispatch_agent: an acknowledgement with its session; Claude Code gets foun
     )
     assert.match(report.text, /marbles agent reviewer: 1 run, 460 input \+ 7 output tokens, \$0\.0123/)
     assert.match(report.accounting, new RegExp(`${ack.data.runId} +marbles reviewer: 460 in \\+ 7 out, \\$0\\.0123`))
-    const foundryBin = config.mcpServers.foundry.args[0] as string
+    const foundryBin = serverArgs.at(-2)!
     const tokens = spawnSync(process.execPath, [foundryBin, 'tokens', '--root', root], { encoding: 'utf8' })
     assert.match(
       tokens.stdout,

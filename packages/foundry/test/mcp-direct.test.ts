@@ -1,6 +1,7 @@
 // A plain `foundry mcp` command line is served by the bin without commander, from its own script
 // (the direct path); every other line goes through the program. Both serve the same, and the direct
 // path loads no HTTP serving.
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { test } from 'uvu'
@@ -9,6 +10,7 @@ import { plainMcpArgs } from '../src/cli/mcp-args.js'
 import { call, cleanup, connectWith, tempProject } from './helpers.js'
 
 const REPORT_LOADED = join(new URL('.', import.meta.url).pathname, 'fixtures', 'report-loaded.cjs')
+const MCP_SCRIPT = join(new URL('.', import.meta.url).pathname, '..', 'dist', 'bin', 'foundry-mcp.cjs')
 
 test.after.each(cleanup)
 
@@ -69,6 +71,22 @@ test('a stdio session loads neither Node’s fetch nor its HTTP server', async (
   const line = /loaded-at-exit (.*)/.exec(session.stderr())
   assert.ok(line, session.stderr())
   assert.equal(JSON.parse(line![1]!), [])
+})
+
+test('the direct path builds only the protocol schemas its server reaches', () => {
+  const script = readFileSync(MCP_SCRIPT, 'latin1')
+  const built = (name: string) => new RegExp(`\\b${name} = `).test(script)
+  // What the transport and the Server check messages and results with.
+  for (const name of [
+    'JSONRPCMessageSchema',
+    'InitializeRequestSchema',
+    'CallToolRequestSchema',
+    'CallToolResultSchema',
+  ])
+    assert.ok(built(name), `${name} is missing from the script`)
+  // What only a client, or a server with prompts or completions, checks.
+  for (const name of ['ClientRequestSchema', 'ServerResultSchema', 'ListPromptsRequestSchema', 'CompleteRequestSchema'])
+    assert.not.ok(built(name), `${name} is built, though no code of the server reaches it`)
 })
 
 test.run()

@@ -80,7 +80,7 @@ export class FoundryStdioTransport implements Transport {
       process.stdin.on('error', this.onInputError)
       process.stdin.once('end', this.onEnd)
       process.stdout.on('error', this.onOutputError)
-      void import('@modelcontextprotocol/sdk/types.js').then(
+      void import('./message-schema.js').then(
         (types) => {
           this.schema = types.JSONRPCMessageSchema
           this.handOn()

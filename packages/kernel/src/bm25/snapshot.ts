@@ -131,8 +131,10 @@ export function decode(index: FlatIndex, parts: Parts): boolean {
   const { docs: n, terms: m } = info
   if (parts.data.length !== base64Length(dataBytes(n))) return false
   if (parts.table.length !== base64Length(4 * tableWords(n, m))) return false
-  const data = fromBase64(parts.data)
-  if (data.length !== dataBytes(n)) return false
+  const decoded = fromBase64(parts.data)
+  if (decoded.length !== dataBytes(n)) return false
+  // A runtime's decoder may hand back bytes at any offset of a shared buffer: the 32-bit views need a multiple of 4.
+  const data = decoded.byteOffset % 4 ? new Uint8Array(decoded) : decoded
   const idAt = new Base64Words(parts.table, 0, n + 1)
   const termAt = new Base64Words(parts.table, n + 1, m + 1)
   const gapAt = new Base64Words(parts.table, n + 1 + (m + 1), m + 1)

@@ -1,0 +1,71 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { bm25Retriever } from '../src/index.js'
+import type { Bm25RetrieverOptions } from '../src/bm25/retriever.js'
+import type { RetrievalDoc, RetrievalQuery } from '../src/retrieval.js'
+import { memorySnapshotStore } from '../src/testing/index.js'
+
+/** A deterministic memory of `n` facts: words drawn from a skewed vocabulary, so some terms have thousands of postings. */
+function memoryOf(n: number): { docs: RetrievalDoc[]; words: string[] } {
+  let seed = 42
+  const next = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32) as number
+  const syllables = ['ka', 'lo', 'mi', 'ren', 'tor', 'sel', 'vin', 'qua', 'dex', 'pha', 'nu', 'gri', 'ost', 'éla']
+  const words = Array.from({ length: 4000 }, (_, i) => {
+    let word = ''
+    for (let s = 0; s < 2 + (i % 3); s++) word += syllables[Math.floor(next() * syllables.length)]
+    return `${word}${i % 7 === 0 ? 'ing' : i % 5 === 0 ? 'ed' : ''}`
+  })
+  const pick = () => words[Math.floor(next() ** 3 * words.length)]!
+  const docs = Array.from({ length: n }, (_, i): RetrievalDoc => {
+    const body = Array.from({ length: 20 + Math.floor(next() * 60) }, pick).join(' ')
+    return {
+      id: `fact-${String(i + 1).padStart(4, '0')}`,
+      title: Array.from({ length: 3 + Math.floor(next() * 5) }, pick).join(' '),
+      body,
+      tags: next() < 0.3 ? [pick()] : [],
+      type: next() < 0.5 ? 'decision' : 'domain',
+      scope: next() < 0.2 ? 'module:billing' : 'project',
+    }
+  })
+  return { docs, words }
+}
+
+const { docs, words } = memoryOf(10_000)
+const queries = [
+  ...words.slice(0, 12).map((w, i) => `${w} ${words[(i * 37) % words.length]} ${words[(i * 101) % words.length]}`),
+  ...words
+    .slice(0, 40)
+    .filter((_, i) => i % 3 === 0)
+    .map((w) => w.slice(0, 5)), // prefixes
+  ...words
+    .slice(100, 140)
+    .filter((_, i) => i % 4 === 0)
+    .map((w) => `${w.slice(0, 2)}x${w.slice(2)}`), // typos
+  `${words[3]} ${words[3]} ${words[900]}`,
+]
+
+for (const [name, options] of [
+  ['default', {}],
+  ['english, ranked postgres', { analysis: 'english', ranking: 'postgres' }],
+] as Array<[string, Bm25RetrieverOptions]>)
+  test(`bm25Retriever (${name}): a restored snapshot of 10k facts gives the same hits, in the same order, as the index it was taken of`, async () => {
+    const store = memorySnapshotStore()
+    const built = bm25Retriever(options)
+    built.attach!(store)
+    await built.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+    const restored = bm25Retriever(options)
+    restored.attach!(store)
+    assert.is(await restored.revision(), '1')
+    let hits = 0
+    for (const text of queries)
+      for (const filter of [{}, { type: 'domain' as const }, { scope: 'module:billing' }]) {
+        const query: RetrievalQuery = { text, limit: 10, ...filter }
+        const expected = await built.search(query)
+        hits += expected.length
+        assert.equal(await restored.search(query), expected, `${text} ${JSON.stringify(filter)}`)
+      }
+    assert.ok(hits > queries.length * 10, `the queries find facts (${hits} hits)`)
+    assert.is(await restored.revision(), '1', 'nothing dropped')
+  })
+
+test.run()

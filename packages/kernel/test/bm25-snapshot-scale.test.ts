@@ -68,4 +68,39 @@ for (const [name, options] of [
     assert.is(await restored.revision(), '1', 'nothing dropped')
   })
 
+test('bm25Retriever: a new process reads the postings blocks its query needs, not the whole index; warm() reads them all', async () => {
+  const store = memorySnapshotStore()
+  const built = bm25Retriever()
+  built.attach!(store)
+  await built.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  const blocks = store.names().filter((n) => /\/postings-\d+$/.test(n))
+  assert.ok(blocks.length >= 10, `${blocks.length} blocks`)
+  const read: string[] = []
+  const counting = { ...store, read: (name: string) => (read.push(name), store.read(name)) }
+  const restored = bm25Retriever()
+  restored.attach!(counting)
+  const query = { text: words[0]!, limit: 5 }
+  assert.equal(await restored.search(query), await built.search(query))
+  const blocksRead = read.filter((n) => /\/postings-\d+$/.test(n))
+  assert.is(blocksRead.length, 1, 'one word, one block')
+  read.length = 0
+  const warmed = bm25Retriever()
+  warmed.attach!(counting)
+  await warmed.warm!()
+  assert.is(read.filter((n) => /\/postings-\d+$/.test(n)).length, blocks.length, 'warm reads every block')
+})
+
+test('bm25Retriever: a postings block removed under a process drops the snapshot at the search that needs it', async () => {
+  const store = memorySnapshotStore()
+  const built = bm25Retriever()
+  built.attach!(store)
+  await built.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  const restored = bm25Retriever()
+  restored.attach!(store)
+  assert.is(await restored.revision(), '1')
+  for (const name of store.names().filter((n) => /\/postings-\d+$/.test(n))) await store.remove(name)
+  assert.equal(await restored.search({ text: words[0]!, limit: 5 }), [])
+  assert.is(await restored.revision(), undefined, 'dropped: the kernel re-indexes')
+})
+
 test.run()

@@ -130,8 +130,8 @@ test('bm25Retriever: postings that are not base64 drop the snapshot at the searc
   const r = bm25Retriever()
   r.attach!(store)
   await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
-  const postings = store.names().find((n) => n.endsWith('/postings'))!
-  await store.write(postings, '!'.repeat((await store.read(postings))!.length))
+  for (const postings of store.names().filter((n) => /\/postings-\d+$/.test(n)))
+    await store.write(postings, '!'.repeat((await store.read(postings))!.length))
   const next = bm25Retriever()
   next.attach!(store)
   assert.is(await next.revision(), '1', 'the head alone looks current')
@@ -207,8 +207,8 @@ test('bm25Retriever: a snapshot whose terms are out of order is dropped at the l
 
 test('bm25Retriever: a head of the earlier format reads as none; the first snapshot removes its build', async () => {
   const store = memorySnapshotStore()
-  await store.write('head', JSON.stringify({ format: 'foundry-bm25/3', build: 'old', revision: '1' }))
-  for (const part of ['docs', 'terms', 'data', 'postings']) await store.write(`old/${part}`, 'x')
+  await store.write('head', JSON.stringify({ format: 'foundry-bm25/4', build: 'old', revision: '1' }))
+  for (const part of ['docs', 'ids', 'terms', 'data', 'table', 'postings']) await store.write(`old/${part}`, 'x')
   const r = bm25Retriever()
   r.attach!(store)
   assert.is(await r.revision(), undefined, 'the kernel indexes again')

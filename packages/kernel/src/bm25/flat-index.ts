@@ -151,9 +151,9 @@ export class FlatIndex {
     await base.load(words.filter((word) => !this.decoded.has(word)))
   }
 
-  /** Read every block of the snapshot's postings (before a write, which may touch any term). */
-  async prepareAll(): Promise<void> {
-    await this.base?.loadAll()
+  /** Read every block of the snapshot's postings (before a write, which may touch any term); `background`: a block a turn. */
+  async prepareAll(background = false): Promise<void> {
+    await (background ? this.base?.loadInBackground() : this.base?.loadAll())
   }
 
   /** Every term's postings, decoded (their blocks read first: `prepareAll`), before a compaction or a snapshot, which visit them all. */

@@ -18,6 +18,7 @@ export class PostingsBlocks {
   private readonly text: Array<EncodedPostings | undefined>
   private readonly size: number
   private readonly looked = new Map<string, number>()
+  private readonly loading: Array<Promise<void> | undefined>
 
   constructor(
     readonly terms: SortedTerms,
@@ -28,6 +29,7 @@ export class PostingsBlocks {
     private readonly read: (block: number) => Promise<string | undefined>,
   ) {
     this.text = new Array(blockAt.length)
+    this.loading = new Array(blockAt.length)
     this.size = terms.size
   }
 
@@ -68,15 +70,31 @@ export class PostingsBlocks {
       const t = this.indexOf(word)
       if (t >= 0) wanted.add(this.blockOf(t))
     }
-    await Promise.all([...wanted].filter((b) => !this.text[b]).map((b) => this.loadBlock(b)))
+    await Promise.all([...wanted].map((b) => this.loadBlock(b)))
   }
 
   /** Read every block (before a write, a compaction or a snapshot, which visit every term). */
   async loadAll(): Promise<void> {
-    await Promise.all(this.blockAt.map((_, b) => (this.text[b] ? undefined : this.loadBlock(b))))
+    await Promise.all(this.blockAt.map((_, b) => this.loadBlock(b)))
   }
 
-  private async loadBlock(b: number): Promise<void> {
+  /**
+   * Read every block a block a turn of the event loop, so a search that comes meanwhile reads its
+   * own blocks first (a server's start); a block gone is left for the search that needs it to find.
+   */
+  async loadInBackground(): Promise<void> {
+    for (let b = 0; b < this.blockAt.length; b++) {
+      await new Promise((resolve) => (setTimeout(resolve, 0) as { unref?(): void }).unref?.())
+      await this.loadBlock(b).catch(() => undefined)
+    }
+  }
+
+  /** Block `b` read, once however many callers ask. */
+  private loadBlock(b: number): Promise<void> {
+    return (this.loading[b] ??= this.readBlock(b))
+  }
+
+  private async readBlock(b: number): Promise<void> {
     const from = this.blockAt[b]!
     const to = b + 1 < this.blockAt.length ? this.blockAt[b + 1]! : this.size
     const gapBase = this.gapAt.get(from)

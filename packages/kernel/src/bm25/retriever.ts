@@ -211,13 +211,9 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     },
 
     warm: serial(async () => {
-      try {
-        await (await load())?.prepareAll()
-      } catch (error) {
-        if (!(error instanceof CorruptSnapshot)) throw error
-        index = undefined // only a cache: no revision, so the kernel re-indexes
-        revision = undefined
-      }
+      // The postings blocks follow in the background, a block a turn: a search that comes meanwhile
+      // reads its own first, and then no build removed by another process's snapshot can cost a re-index.
+      void (await load())?.prepareAll(true)
     }),
 
     flush: serial(async (all = false) => {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fsStorage } from '@foundry/adapter-fs'
@@ -86,37 +86,49 @@ export const coldSuite: Suite = {
     const runs = ctx.quick ? 5 : 15
     const sizes = ctx.quick ? [1000] : [1000, 10_000]
     for (const size of sizes) {
-      const { root, about } = await seeded(ctx, size)
-      const prompt = JSON.stringify({
-        session_id: 'bench',
-        transcript_path: join(root, 't.jsonl'),
-        cwd: root,
-        hook_event_name: 'UserPromptSubmit',
-        prompt: `Why did we decide this: ${about}?`,
-      })
+      const { root: seededRoot, about } = await seeded(ctx, size)
+      // Each build on its own copy of the project: builds whose snapshot formats differ would each read
+      // the other's as an earlier format, and every run would index the memory again.
+      const rootOf = new Map(
+        builds.map((b): [Build, string] => {
+          if (builds.length === 1) return [b, seededRoot]
+          const own = `${seededRoot}-${b.label.replace(/\W+/g, '-')}`
+          cpSync(seededRoot, own, { recursive: true })
+          return [b, own]
+        }),
+      )
+      const root = (b: Build) => rootOf.get(b)!
+      const prompt = (b: Build) =>
+        JSON.stringify({
+          session_id: 'bench',
+          transcript_path: join(root(b), 't.jsonl'),
+          cwd: root(b),
+          hook_event_name: 'UserPromptSubmit',
+          prompt: `Why did we decide this: ${about}?`,
+        })
       // A running `foundry mcp` per build answers the hook over its socket (the served row); the other rows
       // set FOUNDRY_HOOK_SERVER=off, so the hook runs in its own process as it does without a server.
-      const servers = await Promise.all(builds.map((b) => hookServer(b, root)))
+      const servers = await Promise.all(builds.map((b) => hookServer(b, root(b))))
       const rows: Row[] = [
         {
           figure: `foundry-hook prompt-context @${size / 1000}k facts (own process, no hook server)`,
           target: 1.5,
-          run: (b) => command(b, b.hook, ['prompt-context'], root, prompt, 'additionalContext'),
+          run: (b) => command(b, b.hook, ['prompt-context'], root(b), prompt(b), 'additionalContext'),
         },
         {
           figure: `foundry-hook prompt-context @${size / 1000}k facts (answered by a running \`foundry mcp\` over its socket; this process only)`,
           target: 1.5,
-          run: (b) => command(b, b.hook, ['prompt-context'], root, prompt, 'additionalContext', { served: true }),
+          run: (b) => command(b, b.hook, ['prompt-context'], root(b), prompt(b), 'additionalContext', { served: true }),
         },
         {
           figure: `foundry list @${size / 1000}k facts (new process)`,
           target: 2,
-          run: (b) => command(b, b.foundry, ['list'], root, undefined, 'fact-0042'),
+          run: (b) => command(b, b.foundry, ['list'], root(b), undefined, 'fact-0042'),
         },
         {
           figure: `foundry search @${size / 1000}k facts (new process)`,
           target: 2,
-          run: (b) => command(b, b.foundry, ['search', about], root, undefined, 'fact-0042'),
+          run: (b) => command(b, b.foundry, ['search', about], root(b), undefined, 'fact-0042'),
         },
       ]
       await measure(ctx, rows, builds, runs)
@@ -219,7 +231,7 @@ async function measure(
  */
 async function firstAnswers(
   ctx: BenchContext,
-  root: string,
+  root: (b: Build) => string,
   size: number,
   about: string,
   builds: Build[],
@@ -247,7 +259,7 @@ async function firstAnswers(
       start: () =>
         session({
           command: process.execPath,
-          args: [b.foundry, '--root', root, 'mcp'],
+          args: [b.foundry, '--root', root(b), 'mcp'],
           env: { ...env, TMPDIR: b.tmp },
         }),
       ask: (client: McpClient) => client.callTool({ name: 'memory_search', arguments: { query: about } }),

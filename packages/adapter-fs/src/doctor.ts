@@ -179,12 +179,22 @@ function checkSnapshot(layout: Layout, found: Found): void {
   }
 }
 
-/** The parts a head names, and those of them that are JSON: bm25's `docs`, `terms`, `data` and `postings` (base64); minisearch's `docs`, `terms` and `s<i>` shards. */
+/**
+ * The parts a head names, and those of them that are JSON: bm25's `docs`, `ids`, `terms`, `data`,
+ * `table` and its `blocks` of postings `postings-<i>` (a head of an earlier format: `docs`, `terms`,
+ * `data` and `postings`); minisearch's `docs`, `terms` and `s<i>` shards.
+ */
 function snapshotParts(
   retriever: 'bm25' | 'minisearch',
-  head: { shards?: unknown },
+  head: { shards?: unknown; blocks?: unknown },
 ): { parts: string[]; json: Set<string> } | undefined {
-  if (retriever === 'bm25') return { parts: ['docs', 'terms', 'data', 'postings'], json: new Set(['docs']) }
+  if (retriever === 'bm25') {
+    const { blocks } = head
+    if (blocks === undefined) return { parts: ['docs', 'terms', 'data', 'postings'], json: new Set(['docs']) }
+    if (typeof blocks !== 'number' || !Number.isSafeInteger(blocks) || blocks < 1) return undefined
+    const postings = Array.from({ length: blocks }, (_, i) => `postings-${i}`)
+    return { parts: ['docs', 'ids', 'terms', 'data', 'table', ...postings], json: new Set(['docs']) }
+  }
   const { shards } = head
   if (typeof shards !== 'number' || !Number.isSafeInteger(shards) || shards < 1) return undefined
   const parts = ['docs', 'terms', ...Array.from({ length: shards }, (_, i) => `s${i}`)]
@@ -192,7 +202,7 @@ function snapshotParts(
 }
 
 function snapshotProblem(dir: string, head: string, retriever: 'bm25' | 'minisearch'): string | undefined {
-  let parsed: { build?: unknown; shards?: unknown }
+  let parsed: { build?: unknown; shards?: unknown; blocks?: unknown }
   try {
     parsed = JSON.parse(readTextSync(head)) as typeof parsed
   } catch (error) {

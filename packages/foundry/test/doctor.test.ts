@@ -31,6 +31,11 @@ const ids = (root: string) => {
 
 test('a healthy project: exit 0, nothing to fix', () => {
   const root = project()
+  assert.is(cli(['search', 'timeout'], { cwd: root }).code, 0) // leaves a retriever snapshot, every part of it in place
+  assert.ok(
+    existsSync(join(root, '.foundry', 'cache', 'meta', 'retriever', 'bm25', 'head')),
+    'a search leaves a snapshot',
+  )
   const out = cli(['doctor'], { cwd: root })
   assert.is(out.code, 0, out.stdout + out.stderr)
   assert.match(out.stdout, /^healthy: /m)

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { bm25Retriever } from '../src/index.js'
 import type { RetrievalDoc } from '../src/retrieval.js'
 import { calibrateScoreScale, distractors, memorySnapshotStore, retrieverSuite } from '../src/testing/index.js'
-import { Base64Words, base64Range, fromBase64, toBase64 } from '../src/bm25/base64.js'
+import { Base64Words, base64Range, base64RangeJs, fromBase64, fromBase64Js, toBase64 } from '../src/bm25/base64.js'
 
 retrieverSuite(test, () => bm25Retriever(), { prefix: 'bm25Retriever: ' })
 
@@ -130,8 +130,8 @@ test('bm25Retriever: postings that are not base64 drop the snapshot at the searc
   const r = bm25Retriever()
   r.attach!(store)
   await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
-  const postings = store.names().find((n) => n.endsWith('/postings'))!
-  await store.write(postings, '!'.repeat((await store.read(postings))!.length))
+  for (const postings of store.names().filter((n) => /\/postings-\d+$/.test(n)))
+    await store.write(postings, '!'.repeat((await store.read(postings))!.length))
   const next = bm25Retriever()
   next.attach!(store)
   assert.is(await next.revision(), '1', 'the head alone looks current')
@@ -207,8 +207,8 @@ test('bm25Retriever: a snapshot whose terms are out of order is dropped at the l
 
 test('bm25Retriever: a head of the earlier format reads as none; the first snapshot removes its build', async () => {
   const store = memorySnapshotStore()
-  await store.write('head', JSON.stringify({ format: 'foundry-bm25/3', build: 'old', revision: '1' }))
-  for (const part of ['docs', 'terms', 'data', 'postings']) await store.write(`old/${part}`, 'x')
+  await store.write('head', JSON.stringify({ format: 'foundry-bm25/4', build: 'old', revision: '1' }))
+  for (const part of ['docs', 'ids', 'terms', 'data', 'table', 'postings']) await store.write(`old/${part}`, 'x')
   const r = bm25Retriever()
   r.attach!(store)
   assert.is(await r.revision(), undefined, 'the kernel indexes again')
@@ -258,14 +258,28 @@ test('base64 words: little-endian 32-bit words read one at a time, at every offs
   assert.throws(() => new Base64Words('!!!!!!!!!!!!', 0, 2).get(0), /not base64/)
 })
 
-test('base64 round trip of every length and byte, whole and by range', () => {
-  for (let n = 0; n < 70; n++) {
+test('base64 round trip of every length and byte, whole and by range, by the runtime and in JavaScript', () => {
+  // Ranges of 48 bytes and more decode in the runtime (here Node's), shorter ones and the fallback in JavaScript.
+  for (const n of [...Array(70).keys(), 100, 131, 200]) {
     const bytes = new Uint8Array(n).map((_, i) => (i * 97 + n) & 255)
     const text = toBase64(bytes)
     assert.equal([...fromBase64(text)], [...bytes])
-    for (let from = 0; from <= n; from += 3)
-      for (let to = from; to <= n; to += 2)
+    assert.equal([...fromBase64Js(text)], [...bytes])
+    for (let from = 0; from <= n; from += n > 70 ? 17 : 3)
+      for (let to = from; to <= n; to += n > 70 ? 11 : 2) {
         assert.equal([...base64Range(text, from, to)], [...bytes.subarray(from, to)], `bytes ${from}-${to} of ${n}`)
+        assert.equal([...base64RangeJs(text, from, to)], [...bytes.subarray(from, to)], `bytes ${from}-${to} of ${n}`)
+      }
+  }
+})
+
+test('base64 that is not: refused by the runtime decoder as by the JavaScript one', () => {
+  const text = toBase64(new Uint8Array(120).map((_, i) => i))
+  for (const bad of [`${text.slice(0, 40)}!${text.slice(41)}`, `${text.slice(0, 40)} ${text.slice(41)}`]) {
+    assert.throws(() => fromBase64(bad), /not base64/)
+    assert.throws(() => fromBase64Js(bad), /not base64/)
+    assert.throws(() => base64Range(bad, 0, 90), /not base64/)
+    assert.throws(() => base64RangeJs(bad, 0, 90), /not base64/)
   }
 })
 

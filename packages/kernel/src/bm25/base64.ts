@@ -5,7 +5,46 @@ const ENCODE = new Uint8Array(64).map((_, i) => ALPHABET.charCodeAt(i))
 const DECODE = new Uint8Array(128).fill(255)
 for (let i = 0; i < 64; i++) DECODE[ALPHABET.charCodeAt(i)] = i
 
-/** Base64 through typed arrays and TextDecoder: the kernel runs in any JS runtime, so no Node `Buffer`. */
+/**
+ * This runtime's own base64 decoder, or undefined: `Uint8Array.fromBase64` where defined (strict),
+ * else `Buffer` (Node, Bun; it skips characters outside the alphabet, so callers check the length it
+ * decoded). Decoding in the runtime costs a fraction of decoding in JavaScript, which a new process
+ * runs cold; the kernel runs in any JS runtime, so the JavaScript decoder stays the fallback.
+ */
+const nativeDecoder = (): ((text: string) => Uint8Array) | undefined => {
+  const fromBase64 = (Uint8Array as { fromBase64?: (text: string) => Uint8Array }).fromBase64
+  if (typeof fromBase64 === 'function') return (text) => fromBase64.call(Uint8Array, text)
+  const buffer = (globalThis as { Buffer?: { from(text: string, encoding: 'base64'): Uint8Array } }).Buffer
+  if (typeof buffer?.from === 'function') return (text) => buffer.from(text, 'base64')
+  return undefined
+}
+let native: ((text: string) => Uint8Array) | undefined | null = null
+
+/** Decode `text` (whole base64 groups) in the runtime, or undefined without a native decoder; `CorruptSnapshot` unless it is base64. */
+function decodeNative(text: string): Uint8Array | undefined {
+  if (native === null) native = nativeDecoder()
+  if (!native) return undefined
+  let bytes: Uint8Array
+  try {
+    bytes = native(text)
+  } catch {
+    throw new CorruptSnapshot('snapshot data is not base64')
+  }
+  if (bytes.length !== decodedLength(text)) throw new CorruptSnapshot('snapshot data is not base64')
+  return bytes
+}
+
+/** Bytes that base64 `text` of whole groups encodes (its length less its padding). */
+function decodedLength(text: string): number {
+  let end = text.length
+  while (end > 0 && end > text.length - 2 && text.charCodeAt(end - 1) === 61) end--
+  return Math.floor((end * 3) / 4)
+}
+
+/** Ranges shorter than this (in characters) decode in JavaScript: a call into the runtime costs more. */
+const NATIVE_RANGE = 64
+
+/** Base64 through typed arrays and TextDecoder (no Node `Buffer`: the kernel runs in any JS runtime). */
 export function toBase64(bytes: Uint8Array): string {
   const out = new Uint8Array(Math.ceil(bytes.length / 3) * 4)
   let o = 0
@@ -28,7 +67,17 @@ export function toBase64(bytes: Uint8Array): string {
   return new TextDecoder().decode(out)
 }
 
+/** The bytes base64 `text` encodes, decoded by the runtime when it can; `CorruptSnapshot` unless it is base64. */
 export function fromBase64(text: string): Uint8Array {
+  if (text.length % 4 === 0) {
+    const bytes = decodeNative(text)
+    if (bytes) return bytes
+  }
+  return fromBase64Js(text)
+}
+
+/** `fromBase64` in JavaScript alone (the fallback; exported for its tests). */
+export function fromBase64Js(text: string): Uint8Array {
   let end = text.length
   while (end > 0 && text.charCodeAt(end - 1) === 61) end--
   const out = new Uint8Array(Math.floor((end * 3) / 4))
@@ -66,6 +115,17 @@ function code(text: string, i: number): number {
 
 /** Bytes `from` to `to` of the data `text` encodes, decoding only the characters that hold them. */
 export function base64Range(text: string, from: number, to: number): Uint8Array {
+  const first = Math.floor(from / 3)
+  const last = Math.ceil(to / 3)
+  if ((last - first) * 4 >= NATIVE_RANGE && last * 4 <= text.length) {
+    const bytes = decodeNative(text.slice(first * 4, last * 4))
+    if (bytes) return bytes.subarray(from - first * 3, to - first * 3)
+  }
+  return base64RangeJs(text, from, to)
+}
+
+/** `base64Range` in JavaScript alone (the fallback; exported for its tests). */
+export function base64RangeJs(text: string, from: number, to: number): Uint8Array {
   const first = Math.floor(from / 3)
   const last = Math.ceil(to / 3)
   const out = new Uint8Array((last - first) * 3)

@@ -1,7 +1,9 @@
 import type { RetrievalDoc, RetrievalHit } from '../retrieval.js'
 import { Dictionary } from './dictionary.js'
 import type { Analyzer, Scoring } from './analyzer.js'
-import { decodePostings, type EncodedPostings, type Postings } from './postings.js'
+import type { Postings } from './postings.js'
+import type { PostingsBlocks } from './postings-blocks.js'
+import { wordsToRead } from './words-to-read.js'
 import { SlotIds, type MappedSlots } from './slot-ids.js'
 import { FUZZY_WEIGHT, PREFIX_WEIGHT, widenAsPostgres } from './widen.js'
 
@@ -15,7 +17,7 @@ import { FUZZY_WEIGHT, PREFIX_WEIGHT, widenAsPostgres } from './widen.js'
 export class FlatIndex {
   /** Decoded postings by term; with `base`, only those needed so far. */
   private readonly decoded = new Map<string, Postings>()
-  private base: EncodedPostings | undefined
+  private base: PostingsBlocks | undefined
   ids = new SlotIds()
   alive: Uint8Array = new Uint8Array(0)
   lenText: Uint32Array = new Uint32Array(0)
@@ -119,8 +121,8 @@ export class FlatIndex {
     ;[this.sumText, this.sumTitle, this.sumTags] = slots.sums
   }
 
-  /** Take a snapshot's encoded postings (documents restored first): a term decodes on first need. */
-  setBase(base: EncodedPostings): void {
+  /** Take a snapshot's encoded postings (documents restored first): a term decodes on first need, its block read before (`prepare`). */
+  setBase(base: PostingsBlocks): void {
     this.base = base
     this.dictionary.use(base.terms)
   }
@@ -129,19 +131,32 @@ export class FlatIndex {
   postings(term: string): Postings | undefined {
     const found = this.decoded.get(term)
     if (found || !this.base) return found
-    const { terms } = this.base
-    const t = terms.lowerBound(term)
-    return t < terms.size && terms.get(t) === term ? this.decodeTerm(t) : undefined
+    const t = this.base.indexOf(term)
+    return t >= 0 ? this.decodeTerm(t) : undefined
   }
 
   private decodeTerm(t: number): Postings {
     const term = this.base!.terms.get(t)
     let p = this.decoded.get(term)
-    if (!p) this.decoded.set(term, (p = decodePostings(this.base!, t, this.slots, this.removals)))
+    if (!p) this.decoded.set(term, (p = this.base!.decode(t, this.slots, this.removals)))
     return p
   }
 
-  /** Every term's postings, decoded (before a compaction or a snapshot, which visit them all). */
+  /** Read the snapshot's postings blocks a search for `text` may decode (`wordsToRead`). */
+  async prepare(text: string): Promise<void> {
+    const base = this.base
+    if (!base) return
+    const known = (term: string) => this.decoded.has(term) || base.has(term)
+    const words = wordsToRead(text, this.analyzer, this.scoring, known, this.dictionary)
+    await base.load(words.filter((word) => !this.decoded.has(word)))
+  }
+
+  /** Read every block of the snapshot's postings (before a write, which may touch any term); `background`: a block a turn. */
+  async prepareAll(background = false): Promise<void> {
+    await (background ? this.base?.loadInBackground() : this.base?.loadAll())
+  }
+
+  /** Every term's postings, decoded (their blocks read first: `prepareAll`), before a compaction or a snapshot, which visit them all. */
   allPostings(): Map<string, Postings> {
     const base = this.base
     if (base) {
@@ -395,7 +410,7 @@ export class FlatIndex {
       this.scopeOf.byteLength
     total += this.acc.byteLength + this.touched.byteLength
     for (const p of this.decoded.values()) total += p.docs.byteLength + p.tf.byteLength + p.fields.byteLength
-    if (this.base) total += this.base.postings.length
+    if (this.base) total += this.base.length
     return total
   }
 

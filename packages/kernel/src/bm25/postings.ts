@@ -52,23 +52,27 @@ export function decodePostings(base: EncodedPostings, t: number, slots: number, 
   } catch (error) {
     throw new CorruptSnapshot(`the postings of "${term}" are unreadable: ${(error as Error).message}`)
   }
+  // One pass (a new process runs it cold, so each pass over the postings costs): slots, then title and tag counts.
   let at = 0
   let last = -1
-  for (let i = 0; i < n; i++) {
-    let b = gaps[at++]!
-    let gap = b & 0x7f
-    for (let shift = 7; b >= 0x80; shift += 7) (b = gaps[at++]!), (gap += (b & 0x7f) * 2 ** shift)
-    docs[i] = last = last + 1 + gap
-  }
-  if (n && (last >= slots || at !== gaps.length))
-    throw new CorruptSnapshot(`the postings of "${term}" do not fit the snapshot's ${slots} documents`)
   let titleN = 0
   let tagsN = 0
   for (let i = 0; i < n; i++) {
+    let b = gaps[at++]!
+    if (b < 0x80) docs[i] = last += b + 1
+    else {
+      let gap = b & 0x7f
+      for (let shift = 7; b >= 0x80; shift += 7) (b = gaps[at++]!), (gap += (b & 0x7f) * 2 ** shift)
+      docs[i] = last = last + 1 + gap
+    }
     const f = fields[i]!
-    if (f & 15) titleN++
-    if (f >> 4) tagsN++
+    if (f) {
+      if (f & 15) titleN++
+      if (f >> 4) tagsN++
+    }
   }
+  if (n && (last >= slots || at !== gaps.length))
+    throw new CorruptSnapshot(`the postings of "${term}" do not fit the snapshot's ${slots} documents`)
   // Slots may have died since the snapshot: purge at the next search.
   return { docs, tf, fields, n, titleN, tagsN, purged: removals ? -1 : 0 }
 }

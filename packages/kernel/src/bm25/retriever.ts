@@ -112,6 +112,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     clearTimer()
     if (!store || !index || revision === undefined) return
     try {
+      await index.prepareAll()
       head = await writeSnapshot(store, index, revision, head ?? stale, format)
       stale = undefined
     } catch {
@@ -176,6 +177,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
         return
       }
       try {
+        await current.prepareAll() // a write may add to any term's postings
         for (const id of changes.remove) current.remove(id)
         for (const doc of upsert) current.add(doc)
         if (current.dirty) current.compact()
@@ -194,6 +196,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
       const current = await load()
       if (!current) return []
       try {
+        await current.prepare(query.text)
         return find(current, query)
       } catch (error) {
         if (!(error instanceof CorruptSnapshot)) throw error
@@ -208,7 +211,9 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     },
 
     warm: serial(async () => {
-      await load()
+      // The postings blocks follow in the background, a block a turn: a search that comes meanwhile
+      // reads its own first, and then no build removed by another process's snapshot can cost a re-index.
+      void (await load())?.prepareAll(true)
     }),
 
     flush: serial(async (all = false) => {

@@ -2,28 +2,35 @@ import type { SnapshotStore } from '../retrieval.js'
 import { Base64Words, fromBase64, toBase64 } from './base64.js'
 import type { FlatIndex } from './flat-index.js'
 import { PackedStrings, PackedTerms } from './packed-strings.js'
+import { BLOCK_BYTES, PostingsBlocks } from './postings-blocks.js'
 
 /**
- * The snapshot: a small `head` naming a build, and the build's parts, laid out so a new process maps
- * them instead of parsing them. `docs` (JSON: the counts, the type and scope names, the length sums);
+ * The snapshot: a small `head` naming a build and its count of postings blocks, and the build's
+ * parts, laid out so a new process maps them instead of parsing them, and reads the postings of the
+ * terms it searches only. `docs` (JSON: the counts, the type and scope names, the length sums, the
+ * first term of each postings block);
  * `ids` and `terms` (each one string, no separators: term t is `terms` from `termAt[t]` to
  * `termAt[t + 1]`, terms sorted); `data` (base64 of little-endian arrays, one entry a document: text
  * length and scope code (32 bits), title and tags lengths (16), type code (8)), decoded in one pass
  * into typed arrays; `table` (base64 of little-endian 32-bit offsets `idAt`, `termAt`, `gapAt`,
- * `postAt`), never decoded whole: each word is read from the base64 when a lookup needs it; and
- * `postings` (base64 of each term's slot gaps as varints, then the term frequencies, then the title
- * and tag frequencies, a byte a posting), decoded a term at a time (`EncodedPostings`). Opening
- * checks the parts' lengths and the tables' ends; each term's postings are checked when decoded, and
+ * `postAt`, over all terms), never decoded whole: each word is read from the base64 when a lookup needs
+ * it; and `postings-0`, `postings-1`… (blocks of consecutive terms of about 32 KB: base64 of each
+ * term's slot gaps as varints, then the term frequencies, then the title and tag frequencies, a byte
+ * a posting), each read when a search first needs one of its terms and decoded a term at a time
+ * (`PostingsBlocks`). Opening checks the parts' lengths and the tables' ends, reading a block its
+ * length; each term's postings are checked when decoded, and
  * a lookup that meets terms out of order throws `CorruptSnapshot`. Parts are written before the head,
  * so a head never names an incomplete build; the format names the analyzer (segmented words, Porter
  * stems). A head of an earlier format reads as none: the kernel re-indexes once.
  */
-export const FORMAT = 'foundry-bm25/4'
+export const FORMAT = 'foundry-bm25/5'
 
 export interface Head {
   format: string
   build: string
   revision: string
+  /** Postings blocks of the build (`postings-0`…); absent in a head of an earlier format. */
+  blocks?: number
 }
 
 const part = (build: string, name: string) => `${build}/${name}`
@@ -34,7 +41,12 @@ export async function readHead(store: SnapshotStore): Promise<Head | undefined> 
   if (!text) return undefined
   try {
     const head = JSON.parse(text) as Head
-    return typeof head.format === 'string' && typeof head.build === 'string' && typeof head.revision === 'string'
+    const blocks =
+      head.blocks === undefined || (Number.isInteger(head.blocks) && head.blocks >= 0 && head.blocks < 2 ** 20)
+    return typeof head.format === 'string' &&
+      typeof head.build === 'string' &&
+      typeof head.revision === 'string' &&
+      blocks
       ? head
       : undefined
   } catch {
@@ -49,6 +61,8 @@ interface Info {
   types: string[]
   scopes: string[]
   sums: [number, number, number]
+  /** The first term of each postings block, ascending from 0. */
+  blocks: number[]
 }
 
 /** Bytes of the `data` part for `n` documents: text length and scope code, title and tags lengths, type code. */
@@ -67,23 +81,35 @@ export function encode(index: FlatIndex): Parts {
   for (let s = 0; s < index.slots; s++) if (index.alive[s]) map[s] = n++
   const terms: string[] = []
   const ends: number[] = [] // per term: its gap bytes' end, its postings' end
-  const gaps = new ByteWriter(1 << 16)
-  const tf = new ByteWriter(1 << 16)
-  const fields = new ByteWriter(1 << 16)
+  const blocks: number[] = []
+  const blockText: string[] = []
+  let block = newBlock()
   const all = index.allPostings()
   for (const term of [...all.keys()].sort()) {
     const p = all.get(term)!
-    const before = tf.length
+    const before = block.tf.length
     let last = -1
     for (let i = 0; i < p.n; i++) {
       const to = map[p.docs[i]!]!
       if (to < 0) continue
-      gaps.varint(to - last - 1)
+      block.gaps.varint(to - last - 1)
       last = to
-      tf.byte(p.tf[i]!)
-      fields.byte(p.fields[i]!)
+      block.tf.byte(p.tf[i]!)
+      block.fields.byte(p.fields[i]!)
     }
-    if (tf.length > before) terms.push(term), ends.push(gaps.length, tf.length)
+    if (block.tf.length === before) continue
+    if (!block.terms) blocks.push(terms.length)
+    block.terms++
+    terms.push(term)
+    ends.push(block.gapBase + block.gaps.length, block.postBase + block.tf.length)
+    if (block.gaps.length + 2 * block.tf.length >= BLOCK_BYTES) {
+      blockText.push(blockPart(block))
+      block = newBlock(ends[ends.length - 2], ends[ends.length - 1])
+    }
+  }
+  if (block.terms || !blocks.length) {
+    if (!block.terms) blocks.push(0)
+    blockText.push(blockPart(block))
   }
   const m = terms.length
   const data = new Uint8Array(dataBytes(n))
@@ -109,30 +135,56 @@ export function encode(index: FlatIndex): Parts {
     table[gapAt + t + 1] = ends[2 * t]!
     table[postAt + t + 1] = ends[2 * t + 1]!
   }
-  const postings = new ByteWriter(gaps.length + tf.length + fields.length)
-  postings.bytes(gaps.done())
-  postings.bytes(tf.done())
-  postings.bytes(fields.done())
-  const info: Info = { docs: n, terms: m, types: index.types, scopes: index.scopes, sums }
+  const info: Info = { docs: n, terms: m, types: index.types, scopes: index.scopes, sums, blocks }
   return {
     docs: JSON.stringify(info),
     ids: ids.join(''),
     terms: terms.join(''),
     data: toBase64(littleEndian(data, n)),
     table: toBase64(littleEndian(new Uint8Array(table.buffer), 0)),
-    postings: toBase64(postings.done()),
+    blocks: blockText,
   }
 }
 
-/** Map a snapshot's parts into an empty index; false when they do not fit together. */
-export function decode(index: FlatIndex, parts: Parts): boolean {
+/** A postings block being written: its terms' gaps, term and field frequencies, after the offsets of the blocks before it. */
+function newBlock(gapBase = 0, postBase = 0) {
+  const size = 1 << 12
+  return {
+    gaps: new ByteWriter(size),
+    tf: new ByteWriter(size),
+    fields: new ByteWriter(size),
+    terms: 0,
+    gapBase,
+    postBase,
+  }
+}
+
+function blockPart(block: ReturnType<typeof newBlock>): string {
+  const bytes = new ByteWriter(block.gaps.length + 2 * block.tf.length)
+  bytes.bytes(block.gaps.done())
+  bytes.bytes(block.tf.done())
+  bytes.bytes(block.fields.done())
+  return toBase64(bytes.done())
+}
+
+/**
+ * Map a snapshot's parts into an empty index, its postings blocks read through `readBlock` when a
+ * search needs them; false when the parts do not fit together.
+ */
+export function decode(
+  index: FlatIndex,
+  parts: Omit<Parts, 'blocks'>,
+  readBlock: (block: number) => Promise<string | undefined>,
+): boolean {
   const info = JSON.parse(parts.docs) as Info
   if (!validInfo(info)) return false
   const { docs: n, terms: m } = info
   if (parts.data.length !== base64Length(dataBytes(n))) return false
   if (parts.table.length !== base64Length(4 * tableWords(n, m))) return false
-  const data = fromBase64(parts.data)
-  if (data.length !== dataBytes(n)) return false
+  const decoded = fromBase64(parts.data)
+  if (decoded.length !== dataBytes(n)) return false
+  // A runtime's decoder may hand back bytes at any offset of a shared buffer: the 32-bit views need a multiple of 4.
+  const data = decoded.byteOffset % 4 ? new Uint8Array(decoded) : decoded
   const idAt = new Base64Words(parts.table, 0, n + 1)
   const termAt = new Base64Words(parts.table, n + 1, m + 1)
   const gapAt = new Base64Words(parts.table, n + 1 + (m + 1), m + 1)
@@ -140,9 +192,6 @@ export function decode(index: FlatIndex, parts: Parts): boolean {
   if (idAt.get(0) !== 0 || idAt.get(n) !== parts.ids.length) return false
   if (termAt.get(0) !== 0 || termAt.get(m) !== parts.terms.length) return false
   if (gapAt.get(0) !== 0 || postAt.get(0) !== 0) return false
-  const tfAt = gapAt.get(m)
-  const total = postAt.get(m)
-  if (parts.postings.length !== base64Length(tfAt + 2 * total)) return false
   index.restore({
     ...views(LITTLE ? data : littleEndian(data, n), n),
     ids: new PackedStrings(parts.ids, idAt),
@@ -150,14 +199,7 @@ export function decode(index: FlatIndex, parts: Parts): boolean {
     scopes: info.scopes,
     sums: info.sums,
   })
-  index.setBase({
-    terms: new PackedTerms(parts.terms, termAt),
-    gapAt,
-    postAt,
-    postings: parts.postings,
-    tfAt,
-    fieldsAt: tfAt + total,
-  })
+  index.setBase(new PostingsBlocks(new PackedTerms(parts.terms, termAt), gapAt, postAt, info.blocks, readBlock))
   return true
 }
 
@@ -171,7 +213,10 @@ function validInfo(info: Info): boolean {
     names(info.scopes) &&
     Array.isArray(info.sums) &&
     info.sums.length === 3 &&
-    info.sums.every(count)
+    info.sums.every(count) &&
+    Array.isArray(info.blocks) &&
+    info.blocks[0] === 0 &&
+    info.blocks.every((t, b) => count(t) && t <= info.terms && (b === 0 || t > info.blocks[b - 1]!))
   )
 }
 
@@ -203,16 +248,17 @@ function littleEndian(bytes: Uint8Array, n: number): Uint8Array {
   return bytes
 }
 
-/** A build's parts, as stored. */
+/** A build's parts, as stored: `blocks[b]` is part `postings-b`. */
 interface Parts {
   docs: string
   ids: string
   terms: string
   data: string
   table: string
-  postings: string
+  blocks: string[]
 }
-const PARTS = ['docs', 'ids', 'terms', 'data', 'table', 'postings'] as const
+const PARTS = ['docs', 'ids', 'terms', 'data', 'table'] as const
+const blockName = (b: number) => `postings-${b}`
 
 export async function writeSnapshot(
   store: SnapshotStore,
@@ -224,21 +270,23 @@ export async function writeSnapshot(
   const build = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
   const parts = encode(index)
   for (const name of PARTS) await store.write(part(build, name), parts[name])
-  const head: Head = { format, build, revision }
+  for (const [b, text] of parts.blocks.entries()) await store.write(part(build, blockName(b)), text)
+  const head: Head = { format, build, revision, blocks: parts.blocks.length }
   await store.write('head', JSON.stringify(head))
   if (replaces && replaces.build !== build) await removeBuild(store, replaces)
   return head
 }
 
-/** The build `head` names, decoded into `index`; false when a part is gone or unreadable (it is only a cache). */
+/**
+ * The build `head` names, mapped into `index` (its postings blocks read when a search needs them);
+ * false when a part is gone or unreadable (it is only a cache).
+ */
 export async function readSnapshot(store: SnapshotStore, head: Head, index: FlatIndex): Promise<boolean> {
   try {
-    const [docs, ids, terms, data, table, postings] = await Promise.all(
-      PARTS.map((name) => store.read(part(head.build, name))),
-    )
+    const [docs, ids, terms, data, table] = await Promise.all(PARTS.map((name) => store.read(part(head.build, name))))
     if (docs === undefined || ids === undefined || terms === undefined || data === undefined) return false
-    if (table === undefined || postings === undefined) return false
-    return decode(index, { docs, ids, terms, data, table, postings })
+    if (table === undefined) return false
+    return decode(index, { docs, ids, terms, data, table }, (b) => store.read(part(head.build, blockName(b))))
   } catch {
     return false
   }
@@ -246,8 +294,10 @@ export async function readSnapshot(store: SnapshotStore, head: Head, index: Flat
 
 export async function removeBuild(store: SnapshotStore, head: Head): Promise<void> {
   // Another process may still read the old build, or have removed it already: best effort, part by
-  // part (a build of an earlier format has some of these parts and none of the others).
-  for (const name of PARTS)
+  // part (a build of an earlier format has some of these parts and none of the others: `postings`
+  // whole, and no count of blocks).
+  const names = [...PARTS, 'postings', ...Array.from({ length: head.blocks ?? 0 }, (_, b) => blockName(b))]
+  for (const name of names)
     try {
       await store.remove(part(head.build, name))
     } catch {

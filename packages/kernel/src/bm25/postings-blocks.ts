@@ -1,0 +1,166 @@
+import { CorruptSnapshot } from './corrupt-snapshot.js'
+import { decodePostings, type EncodedPostings, type Postings } from './postings.js'
+import type { SortedTerms, Words } from './packed-strings.js'
+
+/** Bytes of postings a block holds before the next term starts a new one (a term longer than this is a block alone). */
+export const BLOCK_BYTES = 1 << 15
+
+const base64Length = (bytes: number) => Math.ceil(bytes / 3) * 4
+
+/**
+ * A snapshot's postings in blocks of consecutive terms, each block a part of its own: block `b` holds
+ * terms `blockAt[b]` to `blockAt[b + 1]`, its slot gaps (varints), then their term frequencies, then
+ * their title and tag frequencies, in base64. A process reads the blocks its queries need
+ * (`load`), so a new process pays for the terms it searches, not for the whole index. `gapAt` and
+ * `postAt` are the index's offsets over all terms, as if the blocks were one.
+ */
+export class PostingsBlocks {
+  private readonly text: Array<EncodedPostings | undefined>
+  private readonly size: number
+  private readonly looked = new Map<string, number>()
+  private readonly loading: Array<Promise<void> | undefined>
+
+  constructor(
+    readonly terms: SortedTerms,
+    private readonly gapAt: Words,
+    private readonly postAt: Words,
+    private readonly blockAt: readonly number[],
+    /** A block's stored text; undefined when it is gone. */
+    private readonly read: (block: number) => Promise<string | undefined>,
+  ) {
+    this.text = new Array(blockAt.length)
+    this.loading = new Array(blockAt.length)
+    this.size = terms.size
+  }
+
+  /** The block of term `t`. */
+  private blockOf(t: number): number {
+    const { blockAt } = this
+    let lo = 0
+    let hi = blockAt.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1
+      if (blockAt[mid]! <= t) lo = mid
+      else hi = mid - 1
+    }
+    return lo
+  }
+
+  /** Whether the snapshot holds `term`. */
+  has(term: string): boolean {
+    return this.indexOf(term) >= 0
+  }
+
+  /** The number of `term` in the snapshot, -1 when it lacks it (remembered: a search looks a word up before and as it decodes it). */
+  indexOf(term: string): number {
+    let t = this.looked.get(term)
+    if (t === undefined) {
+      if (this.looked.size >= 4096) this.looked.clear()
+      t = this.terms.lowerBound(term)
+      if (!(t < this.size && this.terms.get(t) === term)) t = -1
+      this.looked.set(term, t)
+    }
+    return t
+  }
+
+  /** Read the blocks of `words` not read yet (words the snapshot lacks are passed over); `CorruptSnapshot` when one is gone or does not fit. */
+  async load(words: Iterable<string>): Promise<void> {
+    const wanted = new Set<number>()
+    for (const word of words) {
+      const t = this.indexOf(word)
+      if (t >= 0) wanted.add(this.blockOf(t))
+    }
+    await Promise.all([...wanted].map((b) => this.loadBlock(b)))
+  }
+
+  /** Read every block (before a write, a compaction or a snapshot, which visit every term). */
+  async loadAll(): Promise<void> {
+    await Promise.all(this.blockAt.map((_, b) => this.loadBlock(b)))
+  }
+
+  /**
+   * Read every block a block a turn of the event loop, so a search that comes meanwhile reads its
+   * own blocks first (a server's start); a block gone is left for the search that needs it to find.
+   */
+  async loadInBackground(): Promise<void> {
+    for (let b = 0; b < this.blockAt.length; b++) {
+      await new Promise((resolve) => (setTimeout(resolve, 0) as { unref?(): void }).unref?.())
+      await this.loadBlock(b).catch(() => undefined)
+    }
+  }
+
+  /** Block `b` read, once however many callers ask. */
+  private loadBlock(b: number): Promise<void> {
+    return (this.loading[b] ??= this.readBlock(b))
+  }
+
+  private async readBlock(b: number): Promise<void> {
+    const from = this.blockAt[b]!
+    const to = b + 1 < this.blockAt.length ? this.blockAt[b + 1]! : this.size
+    const gapBase = this.gapAt.get(from)
+    const postBase = this.postAt.get(from)
+    const gaps = this.gapAt.get(to) - gapBase
+    const count = this.postAt.get(to) - postBase
+    let text: string | undefined
+    try {
+      text = await this.read(b)
+    } catch (error) {
+      throw new CorruptSnapshot(`postings block ${b} of the snapshot is unreadable: ${(error as Error).message}`)
+    }
+    if (text === undefined) throw new CorruptSnapshot(`postings block ${b} of the snapshot is gone`)
+    if (gaps < 0 || count < 0 || text.length !== base64Length(gaps + 2 * count))
+      throw new CorruptSnapshot(`postings block ${b} of the snapshot does not fit its table`)
+    this.text[b] ??= {
+      terms: shiftedTerms(this.terms, from, to),
+      gapAt: shiftedWords(this.gapAt, from, to + 1 - from, gapBase),
+      postAt: shiftedWords(this.postAt, from, to + 1 - from, postBase),
+      postings: text,
+      tfAt: gaps,
+      fieldsAt: gaps + count,
+    }
+  }
+
+  /** Term `t`'s postings (its block read first: `load`); `CorruptSnapshot` when they do not fit the snapshot's `slots` documents. */
+  decode(t: number, slots: number, removals: number): Postings {
+    const b = this.blockOf(t)
+    const block = this.text[b]
+    if (!block) throw new CorruptSnapshot(`postings block ${b} was decoded before it was read`)
+    return decodePostings(block, t - this.blockAt[b]!, slots, removals)
+  }
+
+  /** Characters of the blocks read so far. */
+  get length(): number {
+    let n = 0
+    for (const block of this.text) n += block?.postings.length ?? 0
+    return n
+  }
+}
+
+/** Terms `from` to `to` of `terms`, numbered from 0. */
+function shiftedTerms(terms: SortedTerms, from: number, to: number): SortedTerms {
+  const size = to - from
+  return {
+    size,
+    get: (i) => terms.get(from + i),
+    lowerBound: (word) => Math.min(size, Math.max(0, terms.lowerBound(word) - from)),
+    all: () => terms.all().slice(from, to),
+  }
+}
+
+/** Words `from` to `from + length` of `words`, each less `base`. */
+function shiftedWords(words: Words, from: number, length: number, base: number): Words {
+  return {
+    length,
+    get: (i) => {
+      if (!(i >= 0 && i < length)) throw new CorruptSnapshot(`word ${i} of a postings block is out of range`)
+      const word = words.get(from + i) - base
+      if (word < 0) throw new CorruptSnapshot('the postings table is out of order')
+      return word
+    },
+    toArray: () => {
+      const out = new Uint32Array(length)
+      for (let i = 0; i < length; i++) out[i] = words.get(from + i) - base
+      return out
+    },
+  }
+}

@@ -1,0 +1,112 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { bm25Retriever } from '../src/index.js'
+import type { Bm25RetrieverOptions } from '../src/bm25/retriever.js'
+import type { RetrievalDoc, RetrievalQuery } from '../src/retrieval.js'
+import { memorySnapshotStore } from '../src/testing/index.js'
+
+/** A deterministic memory of `n` facts: words drawn from a skewed vocabulary, so some terms have thousands of postings. */
+function memoryOf(n: number): { docs: RetrievalDoc[]; words: string[] } {
+  let seed = 42
+  const next = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32) as number
+  const syllables = ['ka', 'lo', 'mi', 'ren', 'tor', 'sel', 'vin', 'qua', 'dex', 'pha', 'nu', 'gri', 'ost', 'éla']
+  const words = Array.from({ length: 4000 }, (_, i) => {
+    let word = ''
+    for (let s = 0; s < 2 + (i % 3); s++) word += syllables[Math.floor(next() * syllables.length)]
+    return `${word}${i % 7 === 0 ? 'ing' : i % 5 === 0 ? 'ed' : ''}`
+  })
+  const pick = () => words[Math.floor(next() ** 3 * words.length)]!
+  const docs = Array.from({ length: n }, (_, i): RetrievalDoc => {
+    const body = Array.from({ length: 20 + Math.floor(next() * 60) }, pick).join(' ')
+    return {
+      id: `fact-${String(i + 1).padStart(4, '0')}`,
+      title: Array.from({ length: 3 + Math.floor(next() * 5) }, pick).join(' '),
+      body,
+      tags: next() < 0.3 ? [pick()] : [],
+      type: next() < 0.5 ? 'decision' : 'domain',
+      scope: next() < 0.2 ? 'module:billing' : 'project',
+    }
+  })
+  return { docs, words }
+}
+
+const { docs, words } = memoryOf(10_000)
+const queries = [
+  ...words.slice(0, 12).map((w, i) => `${w} ${words[(i * 37) % words.length]} ${words[(i * 101) % words.length]}`),
+  ...words
+    .slice(0, 40)
+    .filter((_, i) => i % 3 === 0)
+    .map((w) => w.slice(0, 5)), // prefixes
+  ...words
+    .slice(100, 140)
+    .filter((_, i) => i % 4 === 0)
+    .map((w) => `${w.slice(0, 2)}x${w.slice(2)}`), // typos
+  `${words[3]} ${words[3]} ${words[900]}`,
+]
+
+for (const [name, options] of [
+  ['default', {}],
+  ['english, ranked postgres', { analysis: 'english', ranking: 'postgres' }],
+] as Array<[string, Bm25RetrieverOptions]>)
+  test(`bm25Retriever (${name}): a restored snapshot of 10k facts gives the same hits, in the same order, as the index it was taken of`, async () => {
+    const store = memorySnapshotStore()
+    const built = bm25Retriever(options)
+    built.attach!(store)
+    await built.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+    const restored = bm25Retriever(options)
+    restored.attach!(store)
+    assert.is(await restored.revision(), '1')
+    let hits = 0
+    for (const text of queries)
+      for (const filter of [{}, { type: 'domain' as const }, { scope: 'module:billing' }]) {
+        const query: RetrievalQuery = { text, limit: 10, ...filter }
+        const expected = await built.search(query)
+        hits += expected.length
+        assert.equal(await restored.search(query), expected, `${text} ${JSON.stringify(filter)}`)
+      }
+    assert.ok(hits > queries.length * 10, `the queries find facts (${hits} hits)`)
+    assert.is(await restored.revision(), '1', 'nothing dropped')
+  })
+
+test('bm25Retriever: a new process reads the postings blocks its query needs, not the whole index; warm() reads them all after', async () => {
+  const store = memorySnapshotStore()
+  const built = bm25Retriever()
+  built.attach!(store)
+  await built.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  const blocks = store.names().filter((n) => /\/postings-\d+$/.test(n))
+  assert.ok(blocks.length >= 10, `${blocks.length} blocks`)
+  const read: string[] = []
+  const counting = { ...store, read: (name: string) => (read.push(name), store.read(name)) }
+  const restored = bm25Retriever()
+  restored.attach!(counting)
+  const query = { text: words[0]!, limit: 5 }
+  assert.equal(await restored.search(query), await built.search(query))
+  assert.is(read.filter((n) => /\/postings-\d+$/.test(n)).length, 1, 'one word, one block')
+  read.length = 0
+  const warmed = bm25Retriever()
+  warmed.attach!(counting)
+  await warmed.warm!()
+  // warm() reads the blocks in the background: a search that comes at once reads its own block first.
+  assert.equal(await warmed.search(query), await built.search(query))
+  const blocksRead = () => read.filter((n) => /\/postings-\d+$/.test(n))
+  assert.ok(blocksRead().length < blocks.length, `${blocksRead().length} blocks read by the first search`)
+  for (const deadline = Date.now() + 30_000; blocksRead().length < blocks.length && Date.now() < deadline; )
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  assert.is(blocksRead().length, blocks.length, 'then every block, each once')
+  assert.is(new Set(blocksRead()).size, blocks.length)
+})
+
+test('bm25Retriever: a postings block removed under a process drops the snapshot at the search that needs it', async () => {
+  const store = memorySnapshotStore()
+  const built = bm25Retriever()
+  built.attach!(store)
+  await built.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  const restored = bm25Retriever()
+  restored.attach!(store)
+  assert.is(await restored.revision(), '1')
+  for (const name of store.names().filter((n) => /\/postings-\d+$/.test(n))) await store.remove(name)
+  assert.equal(await restored.search({ text: words[0]!, limit: 5 }), [])
+  assert.is(await restored.revision(), undefined, 'dropped: the kernel re-indexes')
+})
+
+test.run()

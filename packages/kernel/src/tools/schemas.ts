@@ -74,7 +74,7 @@ export type ForgetOutput = Static<typeof ForgetOutputSchema>
 
 /** `memory_review`: list, reject and edit return proposals; accept returns memory_write's result and the proposal's id. */
 export const ReviewOutputSchema = Type.Object({
-  proposals: Type.Optional(Type.Array(ProposalSchema)),
+  proposals: Type.Optional(Type.Array(ProposalSchema())),
   proposal: Type.Optional(Type.String()),
   action: Type.Optional(Type.Enum(['created', 'duplicate'])),
   id: Type.Optional(Type.String()),

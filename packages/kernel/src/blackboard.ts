@@ -1,4 +1,5 @@
-import { Type, type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox/type'
 import { contractsPlugin } from './contracts/contracts.js'
 import { FoundryError, isFoundryError } from './errors.js'
 import { ARTIFACT_MAX_BYTES, assertJsonWithin, formatBytes, READ_FULL_MAX_BYTES } from './limits.js'

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import * as Type from 'typebox/type'
 
 let built: Readonly<Record<string, object>> | undefined
 

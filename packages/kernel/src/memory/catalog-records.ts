@@ -1,4 +1,5 @@
-import { Type, type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox/type'
 import { ConfidenceSchema, FactTypeSchema, type Fact } from '../schema/fact.js'
 import { factNumber, normalizeText, statementKeys, subjectTokens, titleTokens } from './facts.js'
 

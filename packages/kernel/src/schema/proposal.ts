@@ -1,4 +1,5 @@
-import { Type, type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox/type'
 import { ConfidenceSchema, FACT_ID_PATTERN, FactInputSchema, FactTypeSchema, SCOPE_PATTERN } from './fact.js'
 import { lazySchema } from './lazy.js'
 

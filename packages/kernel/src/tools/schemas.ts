@@ -1,6 +1,7 @@
 import { FactSchema } from '../schema/fact.js'
 import { ProposalSchema } from '../schema/proposal.js'
-import { Type, type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox/type'
 
 /*
  * The tools' schemas. A new tool's input schema goes here too; the inputs the kernel's services

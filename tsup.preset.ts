@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Options } from 'tsup'
 
 /** Lets bundled CommonJS (commander, proper-lockfile, yaml) `require` Node built-ins from an ES module bin. */
@@ -101,17 +101,78 @@ function dynamicImports(text: string, script: string): string {
 }
 
 /**
+ * What a bin's script reaches only through `import()`: the adapters the registry loads by kind and
+ * the RE2 engine of project contracts. Each is bundled into the script as one CommonJS closure
+ * (`onDemandClosures`), so a process that never loads it pays for its bytes, not for its functions.
+ */
+export const ON_DEMAND = ['@foundry/adapter-sqlite', '@foundry/adapter-postgres', '@foundry/retriever-minisearch', 're2js']
+
+/** The slice of esbuild's plugin API `onDemandClosures` uses (tsup hands its own esbuild to a plugin). */
+interface ClosureBuild {
+  esbuild: {
+    build(options: object): Promise<{ outputFiles: { text: string }[] }>
+  }
+  resolve(path: string, options: { resolveDir: string; kind: string; pluginData: unknown }): Promise<{ path: string; errors: unknown[] }>
+  onResolve(
+    options: { filter: RegExp },
+    callback: (args: { path: string; resolveDir: string; kind: string; pluginData?: unknown }) => unknown,
+  ): void
+  onLoad(options: { filter: RegExp; namespace: string }, callback: (args: { path: string }) => unknown): void
+}
+
+/**
+ * Each package of `packages` bundled on its own as CommonJS (its dependencies inside it, but the
+ * workspace's `@foundry/*` packages and the native better-sqlite3, which it `require`s from the
+ * script), then handed to the script's build as that module. V8's code cache, read at every start,
+ * holds an entry for every function declared at the script's top level, and esbuild declares an ES
+ * module's functions there even when the module is evaluated on first `import()`; a CommonJS
+ * module's functions stay inside its closure until it runs.
+ */
+function onDemandClosures(packages: readonly string[]) {
+  const RESOLVING = Symbol('on-demand')
+  const wanted = new RegExp(`^(${packages.map((name) => name.replace(/[/.]/g, '\\$&')).join('|')})$`)
+  return {
+    name: 'on-demand-closures',
+    setup(build: ClosureBuild) {
+      build.onResolve({ filter: wanted }, async (args) => {
+        if (args.pluginData === RESOLVING) return undefined // the resolve below asks the plugins again
+        const found = await build.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: RESOLVING })
+        return found.errors.length ? undefined : { path: found.path, namespace: 'on-demand' }
+      })
+      build.onLoad({ filter: /.*/, namespace: 'on-demand' }, async (args) => {
+        const { outputFiles } = await build.esbuild.build({
+          entryPoints: [args.path],
+          bundle: true,
+          write: false,
+          format: 'cjs',
+          platform: 'node',
+          target: 'node20',
+          external: ['@foundry/*', ...NATIVE],
+          // The script's own path, as tsup's shim gives the rest of the script (runCachedScript passes `__filename`).
+          define: { 'import.meta.url': '__foundryModuleUrl' },
+          banner: { js: 'var __foundryModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+          logLevel: 'error',
+        })
+        return { contents: outputFiles[0]!.text, loader: 'js', resolveDir: dirname(args.path) }
+      })
+    },
+  }
+}
+
+/**
  * A bin's program as one CommonJS script, `dist/bin/<name>.cjs`, for `runCachedScript`
  * (`@foundry/project/cached-script`), which compiles it through V8's code cache: no module to resolve
  * at start, and no parsing or compiling again of what a command ran before. What only some commands
- * need is still evaluated only when they import it. The last line is the build's hash, the cache's key.
+ * need is still evaluated only when they import it, and what the script reaches only through `import()`
+ * (`ON_DEMAND`) is bundled as closures. The last line is the build's hash, the cache's key.
  * The native better-sqlite3 stays external.
  */
 export function cachedScript(entry: Record<string, string>, extra: Options = {}): Options {
-  const { onSuccess, ...rest } = extra
+  const { onSuccess, esbuildPlugins = [], ...rest } = extra
   return {
     ...oneCommonJsFile(entry),
     ...rest,
+    esbuildPlugins: [onDemandClosures(ON_DEMAND), ...esbuildPlugins],
     onSuccess: async () => {
       for (const name of Object.keys(entry)) {
         const script = join('dist/bin', `${name}.cjs`)

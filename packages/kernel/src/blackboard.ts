@@ -1,4 +1,5 @@
-import { Type, type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox/type'
 import { contractsPlugin } from './contracts/contracts.js'
 import { FoundryError, isFoundryError } from './errors.js'
 import { ARTIFACT_MAX_BYTES, assertJsonWithin, formatBytes, READ_FULL_MAX_BYTES } from './limits.js'
@@ -6,7 +7,8 @@ import { definePlugin, type PluginHost } from './plugin.js'
 import { BlackboardReadInputSchema, BlackboardWriteInputSchema } from './schema/inputs.js'
 import type { Artifact } from './schema/records.js'
 import type { JsonValue } from './storage.js'
-import { validator } from './schema/validate.js'
+import { lazySchema } from './schema/lazy.js'
+import { lazyValidator } from './schema/validate.js'
 import { estimateTokens, utf8Bytes } from './tokens.js'
 
 export interface BlackboardWriteResult {
@@ -40,8 +42,8 @@ export interface BlackboardReadResult {
   artifacts: ArtifactSummary[]
 }
 
-const writeInput = validator(BlackboardWriteInputSchema)
-const readInput = validator(BlackboardReadInputSchema)
+const writeInput = lazyValidator(BlackboardWriteInputSchema)
+const readInput = lazyValidator(BlackboardReadInputSchema)
 const SUMMARY_MAX = 400
 /** The longest wave or agent name, in characters: a longer one is refused, never cut (two cut names could collide). */
 export const NAME_MAX_CHARS = 80
@@ -57,18 +59,20 @@ export const ENCODED_NAME_MAX_CHARS = 240
 const BLACKBOARD_HISTORY = 'blackboard.history'
 
 /** A replaced artifact, as `blackboard.history` holds it. */
-const ArtifactVersionSchema = Type.Object(
-  {
-    wave: Type.String({ minLength: 1, maxLength: ENCODED_NAME_MAX_CHARS }),
-    agent: Type.String({ minLength: 1, maxLength: ENCODED_NAME_MAX_CHARS }),
-    version: Type.Integer({ minimum: 1 }),
-    replaced: Type.String({ description: 'ISO 8601 timestamp: when a newer artifact replaced it' }),
-    data: Type.Record(Type.String(), Type.Unknown()),
-  },
-  { additionalProperties: false },
+const ArtifactVersionSchema = lazySchema(() =>
+  Type.Object(
+    {
+      wave: Type.String({ minLength: 1, maxLength: ENCODED_NAME_MAX_CHARS }),
+      agent: Type.String({ minLength: 1, maxLength: ENCODED_NAME_MAX_CHARS }),
+      version: Type.Integer({ minimum: 1 }),
+      replaced: Type.String({ description: 'ISO 8601 timestamp: when a newer artifact replaced it' }),
+      data: Type.Record(Type.String(), Type.Unknown()),
+    },
+    { additionalProperties: false },
+  ),
 )
-type ArtifactVersion = Static<typeof ArtifactVersionSchema>
-const versionRecord = validator(ArtifactVersionSchema)
+type ArtifactVersion = Static<ReturnType<typeof ArtifactVersionSchema>>
+const versionRecord = lazyValidator(ArtifactVersionSchema)
 
 const PLAIN_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/
 const KEPT_CHAR = /^[A-Za-z0-9_.-]$/

@@ -3,7 +3,7 @@ import { errorMessage } from './errors.js'
 import { definePlugin, type PluginHost } from './plugin.js'
 import { estimateTokens } from './tokens.js'
 
-/** The contract of the returns the firewall saves: a built-in (`BUILTIN_CONTRACTS`). */
+/** The contract of the returns the firewall saves: a built-in (`builtinContracts`). */
 export const HANDOFF_CONTRACT = 'handoff.v1'
 /** The blackboard wave that holds the returns the firewall saved. */
 export const FIREWALL_WAVE = 'firewall'

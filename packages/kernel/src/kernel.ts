@@ -74,7 +74,7 @@ export interface Kernel {
   close(): Promise<void>
 }
 
-/** The kernel's own services, in setup order. */
+/** The kernel's own services, each after the ones it needs (memory is set up with the kernel, the others on first use). */
 export const BUILTIN_PLUGINS = [
   memoryPlugin,
   runbooksPlugin,
@@ -97,15 +97,20 @@ export function createKernel(options: KernelOptions): Kernel {
     telemetry.record(data ? { ts: now().toISOString(), kind, data } : { ts: now().toISOString(), kind })
   retriever.attach?.(snapshotStore(storage, `retriever/${retriever.name}/`))
 
+  // Every plugin is checked here; memory and the plugins passed in are set up here, the other built-in
+  // services on first use (a command that never touches contracts never builds them nor their schemas).
+  const registered = new Set<KernelPlugin<string, object>>()
   const services = new Map<KernelPlugin<string, object>, object>()
   const names = new Set<string>()
   const use = <S extends object>(plugin: KernelPlugin<string, S>): S => {
-    const service = services.get(plugin as KernelPlugin<string, object>)
-    if (!service)
+    const key = plugin as KernelPlugin<string, object>
+    if (!registered.has(key))
       throw new FoundryError(
         'NOT_FOUND',
         `No plugin "${plugin.name}" in this kernel: pass it in createKernel({ plugins })`,
       )
+    let service = services.get(key)
+    if (!service) services.set(key, (service = setUp(key)))
     return service as S
   }
   const host: PluginHost = {
@@ -120,16 +125,7 @@ export function createKernel(options: KernelOptions): Kernel {
     record,
     use,
   }
-  for (const plugin of [...BUILTIN_PLUGINS, ...(options.plugins ?? [])] as KernelPlugin<string, object>[]) {
-    if (names.has(plugin.name))
-      throw new FoundryError('CONFLICT', `Two kernel plugins are named "${plugin.name}": rename one`)
-    for (const need of plugin.needs ?? [])
-      if (!services.has(need))
-        throw new FoundryError(
-          'INVALID_INPUT',
-          `Plugin "${plugin.name}" needs "${need.name}": list "${need.name}" before it in plugins`,
-        )
-    names.add(plugin.name)
+  const setUp = (plugin: KernelPlugin<string, object>): object => {
     const needs: readonly KernelPlugin<string, object>[] = plugin.needs ?? []
     const service = plugin.setup({
       ...host,
@@ -138,19 +134,47 @@ export function createKernel(options: KernelOptions): Kernel {
           ? host.use(p)
           : refuse(plugin, p as KernelPlugin<string, object>),
     })
-    services.set(plugin, traced(service, plugin.trace ?? {}, record))
+    return traced(service, plugin.trace ?? {}, record)
   }
+  const added = (options.plugins ?? []) as KernelPlugin<string, object>[]
+  for (const plugin of [...BUILTIN_PLUGINS, ...added] as KernelPlugin<string, object>[]) {
+    if (names.has(plugin.name))
+      throw new FoundryError('CONFLICT', `Two kernel plugins are named "${plugin.name}": rename one`)
+    for (const need of plugin.needs ?? [])
+      if (!registered.has(need))
+        throw new FoundryError(
+          'INVALID_INPUT',
+          `Plugin "${plugin.name}" needs "${need.name}": list "${need.name}" before it in plugins`,
+        )
+    names.add(plugin.name)
+    registered.add(plugin)
+  }
+  for (const plugin of [memoryPlugin, ...added] as KernelPlugin<string, object>[]) use(plugin)
 
   return {
     config,
     memory: use(memoryPlugin),
-    runbooks: use(runbooksPlugin),
-    contracts: use(contractsPlugin),
-    blackboard: use(blackboardPlugin),
-    tokens: use(tokensPlugin),
-    firewall: use(firewallPlugin),
-    promptContext: use(promptContextPlugin),
-    review: use(reviewPlugin),
+    get runbooks() {
+      return use(runbooksPlugin)
+    },
+    get contracts() {
+      return use(contractsPlugin)
+    },
+    get blackboard() {
+      return use(blackboardPlugin)
+    },
+    get tokens() {
+      return use(tokensPlugin)
+    },
+    get firewall() {
+      return use(firewallPlugin)
+    },
+    get promptContext() {
+      return use(promptContextPlugin)
+    },
+    get review() {
+      return use(reviewPlugin)
+    },
     use,
     record,
     async close() {

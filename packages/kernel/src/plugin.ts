@@ -23,7 +23,10 @@ export interface KernelPlugin<Name extends string = string, Service extends obje
   readonly name: Name
   /** Plugins this one uses through `host.use`; they are set up first. A missing one is an error at `createKernel`. */
   readonly needs?: readonly KernelPlugin<string, object>[]
-  /** Build the service. Called once, by `createKernel`; must not do I/O (the first operation may). */
+  /**
+   * Build the service. Called once: by `createKernel` for memory and the plugins passed in, on first use
+   * for the kernel's other services; must not do I/O (the first operation may).
+   */
   setup(host: PluginHost): Service
   /**
    * The service's operations and the event kind each records: the kernel wraps them, so every call

@@ -2,7 +2,7 @@ import { FoundryError } from './errors.js'
 import { definePlugin, type PluginHost } from './plugin.js'
 import { RunbookGetInputSchema } from './schema/inputs.js'
 import { RunbookSchema, SLUG_PATTERN, type Runbook } from './schema/records.js'
-import { validator } from './schema/validate.js'
+import { lazyValidator, validator } from './schema/validate.js'
 
 export interface RunbookListResult {
   text: string
@@ -14,7 +14,7 @@ export interface RunbookGetResult {
   runbook: Runbook
 }
 
-const getInput = validator(RunbookGetInputSchema)
+const getInput = lazyValidator(RunbookGetInputSchema)
 const runbookRecord = validator(RunbookSchema)
 const SLUG = new RegExp(SLUG_PATTERN)
 

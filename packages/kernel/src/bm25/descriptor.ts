@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import * as Type from 'typebox/type'
 import { defineRetriever } from '../adapter.js'
 import { bm25Retriever } from './retriever.js'
 

@@ -1,8 +1,8 @@
 import { definePlugin, type PluginHost } from '../plugin.js'
 import { FoundryError, isFoundryError } from '../errors.js'
 import { ContractValidateInputSchema } from '../schema/inputs.js'
-import { validator, type Validator } from '../schema/validate.js'
-import { BUILTIN_CONTRACTS } from './builtin.js'
+import { lazyValidator, validator, type Validator } from '../schema/validate.js'
+import { builtinContracts } from './builtin.js'
 import { linearPatterns } from './linear-patterns.js'
 
 export interface ValidationResult {
@@ -17,7 +17,7 @@ export interface ContractInfo {
   origin: 'builtin' | 'project'
 }
 
-const validateInput = validator(ContractValidateInputSchema)
+const validateInput = lazyValidator(ContractValidateInputSchema)
 
 /** The contract registry: built-ins plus `contracts/<id>.json` of the project. */
 /** Contracts: the built-in and project JSON Schemas that artifacts are validated against. */
@@ -38,7 +38,7 @@ export function createContracts(ctx: PluginHost): ContractService {
   async function list(): Promise<ContractInfo[]> {
     const project = await ctx.storage.list('contracts', { onProblem: ctx.onProblem })
     const ids = new Map<string, ContractInfo>()
-    for (const id of Object.keys(BUILTIN_CONTRACTS)) ids.set(id, { id, origin: 'builtin' })
+    for (const id of Object.keys(builtinContracts())) ids.set(id, { id, origin: 'builtin' })
     for (const c of project) {
       if (ids.has(c.id)) {
         ctx.onProblem({
@@ -56,7 +56,7 @@ export function createContracts(ctx: PluginHost): ContractService {
 
   /** The JSON Schema of a contract; NOT_FOUND lists the ids that exist. */
   async function get(id: string): Promise<object> {
-    const builtin = BUILTIN_CONTRACTS[id]
+    const builtin = builtinContracts()[id]
     if (builtin) return builtin
     const stored = /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id) ? await ctx.storage.get('contracts', id) : undefined
     if (stored) return stored.schema
@@ -74,7 +74,7 @@ export function createContracts(ctx: PluginHost): ContractService {
       const flaw = schemaFlaw(schema)
       if (flaw) throw new Error(flaw)
       // Built-in contracts are ours; a project's patterns run on a linear-time engine.
-      check = validator((BUILTIN_CONTRACTS[id] ? schema : await linearPatterns(schema)) as object)
+      check = validator((builtinContracts()[id] ? schema : await linearPatterns(schema)) as object)
       check.check(null) // compiles now, so a broken schema fails here with its id
     } catch (error) {
       throw new FoundryError(

@@ -1,5 +1,7 @@
-import { Type, type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox/type'
 import { ConfidenceSchema, FactTypeSchema, type Fact } from '../schema/fact.js'
+import { lazySchema } from '../schema/lazy.js'
 import { factNumber, normalizeText, statementKeys, subjectTokens, titleTokens } from './facts.js'
 
 /*
@@ -54,69 +56,79 @@ export const termsKey = (shard: number) => `catalog/terms/${shard.toString(16).p
 export const membersKey = (chunk: number) => `catalog/members/${chunk}`
 export const chunkOf = (id: string) => Math.floor(factNumber(id) / MEMBER_CHUNK)
 
-export const CatalogHeadSchema = Type.Object({
-  format: Type.Literal(CATALOG_FORMAT),
-  /** The facts revision the catalog describes. */
-  revision: Type.String(),
-  /** How many term shards (`shardsFor`): a term's shard is `shardOf(term, shards)`. */
-  shards: Type.Integer({ minimum: 1 }),
-  /** Bumped by every commit; the stamp of the records it wrote. */
-  seq: Type.Integer({ minimum: 1 }),
-  /** The sequence the catalog was built at: `terms` and `members` hold stamps less this (see `stampOf`). */
-  base: Type.Integer({ minimum: 0 }),
-  /** The highest fact number taken, by a fact or by a record that cannot be read. */
-  maxNumber: Type.Integer({ minimum: 0 }),
-  /** Facts with status active (expired ones included). */
-  active: Type.Integer({ minimum: 0 }),
-  /** Active facts with an `expires`: id → date. */
-  expiring: Type.Record(Type.String(), Type.String()),
-  /** By term shard: the stamp of its last write less `base` (0: never written, empty). */
-  terms: Type.Array(Type.Integer({ minimum: 0 })),
-  /** Members chunk → the stamp of its last write less `base`. */
-  members: Type.Record(Type.String(), Type.Integer({ minimum: 1 })),
-  /** The stamp of the index list. */
-  index: Type.Integer(),
-  /** The day INDEX.md was last rendered (its expired facts are those before it). */
-  indexDay: Type.String(),
-  /**
-   * The checksum of the INDEX.md text saved before this head (`indexChecksum`; '' when none was):
-   * both are relaxed, so an index a power cut rolled back is told apart and rebuilt.
-   */
-  indexSum: Type.String(),
-})
-export type CatalogHead = Static<typeof CatalogHeadSchema>
+export const CatalogHeadSchema = lazySchema(() =>
+  Type.Object({
+    format: Type.Literal(CATALOG_FORMAT),
+    /** The facts revision the catalog describes. */
+    revision: Type.String(),
+    /** How many term shards (`shardsFor`): a term's shard is `shardOf(term, shards)`. */
+    shards: Type.Integer({ minimum: 1 }),
+    /** Bumped by every commit; the stamp of the records it wrote. */
+    seq: Type.Integer({ minimum: 1 }),
+    /** The sequence the catalog was built at: `terms` and `members` hold stamps less this (see `stampOf`). */
+    base: Type.Integer({ minimum: 0 }),
+    /** The highest fact number taken, by a fact or by a record that cannot be read. */
+    maxNumber: Type.Integer({ minimum: 0 }),
+    /** Facts with status active (expired ones included). */
+    active: Type.Integer({ minimum: 0 }),
+    /** Active facts with an `expires`: id → date. */
+    expiring: Type.Record(Type.String(), Type.String()),
+    /** By term shard: the stamp of its last write less `base` (0: never written, empty). */
+    terms: Type.Array(Type.Integer({ minimum: 0 })),
+    /** Members chunk → the stamp of its last write less `base`. */
+    members: Type.Record(Type.String(), Type.Integer({ minimum: 1 })),
+    /** The stamp of the index list. */
+    index: Type.Integer(),
+    /** The day INDEX.md was last rendered (its expired facts are those before it). */
+    indexDay: Type.String(),
+    /**
+     * The checksum of the INDEX.md text saved before this head (`indexChecksum`; '' when none was):
+     * both are relaxed, so an index a power cut rolled back is told apart and rebuilt.
+     */
+    indexSum: Type.String(),
+  }),
+)
+export type CatalogHead = Static<ReturnType<typeof CatalogHeadSchema>>
 
-export const TermShardSchema = Type.Object({
-  seq: Type.Integer(),
-  terms: Type.Record(Type.String(), Type.Array(Type.String())),
-})
-export type TermShard = Static<typeof TermShardSchema>
+export const TermShardSchema = lazySchema(() =>
+  Type.Object({
+    seq: Type.Integer(),
+    terms: Type.Record(Type.String(), Type.Array(Type.String())),
+  }),
+)
+export type TermShard = Static<ReturnType<typeof TermShardSchema>>
 
-export const MembersChunkSchema = Type.Object({
-  seq: Type.Integer(),
-  members: Type.Record(Type.String(), Type.Array(Type.Integer())),
-})
-export type MembersChunk = Static<typeof MembersChunkSchema>
+export const MembersChunkSchema = lazySchema(() =>
+  Type.Object({
+    seq: Type.Integer(),
+    members: Type.Record(Type.String(), Type.Array(Type.Integer())),
+  }),
+)
+export type MembersChunk = Static<ReturnType<typeof MembersChunkSchema>>
 
 /** What INDEX.md shows of a fact. */
-export const IndexEntrySchema = Type.Object({
-  id: Type.String(),
-  type: FactTypeSchema,
-  confidence: ConfidenceSchema,
-  created: Type.String(),
-  title: Type.String(),
-  scope: Type.String(),
-  expires: Type.Optional(Type.String()),
-})
-export type IndexEntry = Static<typeof IndexEntrySchema>
+export const IndexEntrySchema = lazySchema(() =>
+  Type.Object({
+    id: Type.String(),
+    type: FactTypeSchema,
+    confidence: ConfidenceSchema,
+    created: Type.String(),
+    title: Type.String(),
+    scope: Type.String(),
+    expires: Type.Optional(Type.String()),
+  }),
+)
+export type IndexEntry = Static<ReturnType<typeof IndexEntrySchema>>
 
-export const IndexListSchema = Type.Object({
-  seq: Type.Integer(),
-  /** Every active fact is in `entries` (else only a prefix of the order is). */
-  complete: Type.Boolean(),
-  entries: Type.Array(IndexEntrySchema),
-})
-export type IndexList = Static<typeof IndexListSchema>
+export const IndexListSchema = lazySchema(() =>
+  Type.Object({
+    seq: Type.Integer(),
+    /** Every active fact is in `entries` (else only a prefix of the order is). */
+    complete: Type.Boolean(),
+    entries: Type.Array(IndexEntrySchema()),
+  }),
+)
+export type IndexList = Static<ReturnType<typeof IndexListSchema>>
 
 /*
  * The records are checked by hand, not by compiled validators: compiling one costs a new process

@@ -4,7 +4,7 @@ import type { RetrievalDoc } from '../retrieval.js'
 import type { Fact, FactInput, ForgetInput } from '../schema/fact.js'
 import { FactInputSchema, ForgetInputSchema } from '../schema/fact.js'
 import { SearchInputSchema, type SearchInput } from '../schema/inputs.js'
-import { validator } from '../schema/validate.js'
+import { lazyValidator, validator } from '../schema/validate.js'
 import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
 import type { WriteSet } from './catalog.js'
 import { createFactStore } from './fact-store.js'
@@ -30,7 +30,7 @@ import {
 
 export const INDEX_KEY = 'index'
 const factInput = validator(FactInputSchema)
-const searchInput = validator(SearchInputSchema)
+const searchInput = lazyValidator(SearchInputSchema)
 const forgetInput = validator(ForgetInputSchema)
 
 /** Facts: write (dedup, supersede, gapless ids), the index, search, listing. Each operation reads the facts revision once. */

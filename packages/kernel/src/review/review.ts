@@ -6,11 +6,11 @@ import { definePlugin, type PluginHost } from '../plugin.js'
 import { CONFIDENCES, FactInputSchema, type FactInput } from '../schema/fact.js'
 import { WRITE_BATCH_MAX } from '../schema/inputs.js'
 import { PROPOSALS_COLLECTION, ProposalEditSchema, type Proposal, type ProposalStatus } from '../schema/proposal.js'
-import { validator } from '../schema/validate.js'
+import { lazyValidator, validator } from '../schema/validate.js'
 import { checkFactInput } from '../memory/plan-write.js'
 
 const factInput = validator(FactInputSchema)
-const editInput = validator(ProposalEditSchema)
+const editInput = lazyValidator(ProposalEditSchema)
 
 /** Who proposes, besides the facts: kept on each proposal. */
 export interface ProposeOptions {

@@ -1,4 +1,5 @@
-import { Type, type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox/type'
 import { FoundryError } from '../errors.js'
 import { validator } from './validate.js'
 import { CONFIDENCES, FACT_TYPES, FactTypeSchema, type Confidence, type FactType } from './fact.js'

@@ -1,4 +1,5 @@
-import { Type, type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox/type'
 
 /**
  * The kernel's event kinds: the ones seed 004 lists, then one per operation that has no seed kind.

@@ -1,4 +1,5 @@
-import { Type, type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox/type'
 
 export const FACT_TYPES = ['decision', 'constraint', 'convention', 'domain', 'risk', 'metric', 'glossary'] as const
 export const CONFIDENCES = ['high', 'medium', 'low'] as const

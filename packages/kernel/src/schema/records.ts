@@ -1,4 +1,5 @@
-import { Type, type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox/type'
 
 export const SLUG_PATTERN = '^[a-z0-9][a-z0-9._-]{0,79}$'
 export const CONTRACT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$'

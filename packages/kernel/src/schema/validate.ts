@@ -27,6 +27,26 @@ export interface Validator<T> {
   parse(value: unknown, what?: string): T
 }
 
+/**
+ * A validator of a schema built on its first use (`lazySchema`): a process that never checks such a
+ * value builds neither the schema nor the validator.
+ */
+export function lazyValidator<S extends TSchema>(schema: () => S): Validator<Static<S>> {
+  let built: Validator<Static<S>> | undefined
+  const get = () => {
+    built ??= validator(schema())
+    return built
+  }
+  return {
+    get schema() {
+      return get().schema
+    },
+    check: (value): value is Static<S> => get().check(value),
+    problems: (value) => get().problems(value),
+    parse: (value, what) => get().parse(value, what),
+  }
+}
+
 /** Checks a validator answers by walking its schema before it is compiled. */
 export const INTERPRETED_CHECKS = 8
 

@@ -1,6 +1,7 @@
 import { FactSchema } from '../schema/fact.js'
 import { ProposalSchema } from '../schema/proposal.js'
-import { Type, type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox/type'
 
 /*
  * The tools' schemas. A new tool's input schema goes here too; the inputs the kernel's services
@@ -74,7 +75,7 @@ export type ForgetOutput = Static<typeof ForgetOutputSchema>
 
 /** `memory_review`: list, reject and edit return proposals; accept returns memory_write's result and the proposal's id. */
 export const ReviewOutputSchema = Type.Object({
-  proposals: Type.Optional(Type.Array(ProposalSchema)),
+  proposals: Type.Optional(Type.Array(ProposalSchema())),
   proposal: Type.Optional(Type.String()),
   action: Type.Optional(Type.Enum(['created', 'duplicate'])),
   id: Type.Optional(Type.String()),

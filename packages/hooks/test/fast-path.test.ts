@@ -33,7 +33,7 @@ test('the hook bin finds the project and asks the hook server without loading th
   assert.ok(HOOK_BIN.endsWith('.cjs') && !/^(?:import|export)\s/m.test(text), 'the entry is one CommonJS file')
 })
 
-test('in its own process the hook reads stdin from a pipe or a file whole, and loads neither crypto, net nor streams', async () => {
+test('in its own process the hook reads stdin from a pipe or a file whole, and loads none of crypto, net, streams and perf_hooks', async () => {
   const dir = await larkspurProject()
   // Past one 64 KiB read: the event JSON is read to its end, not to the first chunk.
   const event = JSON.stringify(payload.prompt(dir, `${ABOUT}${' '.repeat(100_000)}`))
@@ -66,7 +66,7 @@ test('in its own process the hook reads stdin from a pipe or a file whole, and l
     assert.is(ran.status, 0, `${how}: ${ran.stderr}`)
     assert.ok(JSON.parse(ran.stdout).hookSpecificOutput.additionalContext.includes(TITLE), how)
     const modules = /modules (.*)\n$/.exec(ran.stderr)![1]!.split(',')
-    for (const builtin of ['NativeModule crypto', 'NativeModule net', 'NativeModule stream'])
+    for (const builtin of ['NativeModule crypto', 'NativeModule net', 'NativeModule stream', 'NativeModule perf_hooks'])
       assert.not.ok(modules.includes(builtin), `${how}: ${builtin} loaded`)
   }
 })

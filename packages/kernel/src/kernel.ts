@@ -16,6 +16,7 @@ import type { Storage, StorageProblem } from './storage.js'
 import { safeTelemetry, storageTelemetry, type Telemetry } from './telemetry.js'
 import { tokensPlugin, type TokenService } from './token-report.js'
 import { FoundryError } from './errors.js'
+import { monotonicMs } from './clock.js'
 
 export interface KernelOptions {
   storage: Storage
@@ -189,9 +190,8 @@ function refuse(plugin: KernelPlugin<string, object>, wanted: KernelPlugin<strin
   throw new FoundryError('INVALID_INPUT', `Plugin "${plugin.name}" uses "${wanted.name}" without listing it in needs`)
 }
 
-/** The clock for durations: `performance` is global in Node, browsers, Deno and Bun. */
-const timer = (globalThis as { performance?: { now(): number } }).performance ?? Date
-const clock = () => timer.now()
+/** The clock for durations. */
+const clock = monotonicMs
 
 /**
  * The service with each traced operation wrapped: the call runs, then one event records its kind,

@@ -5,6 +5,7 @@ import type { Analyzer } from './analyzer.js'
 import { CorruptSnapshot } from './corrupt-snapshot.js'
 import { FlatIndex } from './flat-index.js'
 import { FORMAT, readHead, readSnapshot, writeSnapshot, type Head } from './snapshot.js'
+import { monotonicMs } from '../clock.js'
 
 export interface Bm25RetrieverOptions {
   /**
@@ -254,5 +255,5 @@ function memoized(process: (word: string) => string | null): (word: string) => s
   }
 }
 
-/** The clock for idleness: `performance` is global in Node, browsers, Deno and Bun. */
-const now = () => ((globalThis as { performance?: { now(): number } }).performance ?? Date).now()
+/** The clock for idleness. */
+const now = monotonicMs

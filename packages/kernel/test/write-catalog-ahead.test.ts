@@ -11,7 +11,7 @@ const word = (n: number) => `${[...String(n)].map((d) => 'abcdefghij'[Number(d)]
  * One "process" on a shared store: its own kernel (its own catalog cache) on a view of the store that
  * counts the catalog records (not the head) it reads while it holds the exclusive section.
  */
-function process(base: Storage) {
+function writerProcess(base: Storage) {
   const counts = { inside: 0, recordsInside: 0 }
   const storage: Storage = {
     ...base,
@@ -33,14 +33,29 @@ function process(base: Storage) {
   return { kernel: createKernel({ storage }), counts }
 }
 
-test('writers of three processes at once: each catches up from the others’ writes and reads no catalog record under the lock', async () => {
+/** Three writer processes on one new store, which holds one fact. */
+async function threeWriters() {
   const base = memoryStorage()
-  const writers = [process(base), process(base), process(base)]
+  const writers = [writerProcess(base), writerProcess(base), writerProcess(base)]
   await writers[0]!.kernel.memory.write({
     title: 'Logs are JSON lines',
     body: 'One object a line.',
     type: 'convention',
   })
+  return { base, writers }
+}
+
+/** The catalog the writers patched holds `members` and is what a rebuild writes; INDEX.md is what a rebuild renders. */
+async function assertAsRebuilt(base: Storage, members: number): Promise<void> {
+  const kernel = createKernel({ storage: base })
+  const kept = { content: await catalogContent(base), index: await kernel.memory.readIndex() }
+  assert.is(kept.content.members.length, members)
+  assert.is((await kernel.memory.index()).index.text, kept.index, 'INDEX.md as a rebuild renders it')
+  assert.equal(await catalogContent(base), kept.content, 'the catalog records as a rebuild writes them')
+}
+
+test('writers of three processes at once: each catches up from the others’ writes and reads no catalog record under the lock', async () => {
+  const { base, writers } = await threeWriters()
   for (let round = 0; round < 20; round++)
     await Promise.all(
       writers.map(({ kernel }, k) =>
@@ -58,21 +73,11 @@ test('writers of three processes at once: each catches up from the others’ wri
   )
   const facts = await base.list('facts')
   assert.is(facts.length, 61)
-  const kernel = createKernel({ storage: base })
-  const kept = { content: await catalogContent(base), index: await kernel.memory.readIndex() }
-  assert.is(kept.content.members.length, 61)
-  assert.is((await kernel.memory.index()).index.text, kept.index, 'INDEX.md as a rebuild renders it')
-  assert.equal(await catalogContent(base), kept.content, 'the catalog records as a rebuild writes them')
+  await assertAsRebuilt(base, 61)
 })
 
 test('writers of three processes stating the same facts at once dedupe and supersede each other, and the patched catalog is the rebuilt one', async () => {
-  const base = memoryStorage()
-  const writers = [process(base), process(base), process(base)]
-  await writers[0]!.kernel.memory.write({
-    title: 'Logs are JSON lines',
-    body: 'One object a line.',
-    type: 'convention',
-  })
+  const { base, writers } = await threeWriters()
   const results = []
   for (let i = 0; i < 15; i++)
     results.push(
@@ -99,11 +104,7 @@ test('writers of three processes stating the same facts at once dedupe and super
     const active = facts.filter((f) => f.title.startsWith(`Queue ${word(i)} `) && f.status === 'active')
     assert.is(active.length, 1, `one active fact states queue ${i}'s limit`)
   }
-  const kernel = createKernel({ storage: base })
-  const kept = { content: await catalogContent(base), index: await kernel.memory.readIndex() }
-  assert.is(kept.content.members.length, 16)
-  assert.is((await kernel.memory.index()).index.text, kept.index, 'INDEX.md as a rebuild renders it')
-  assert.equal(await catalogContent(base), kept.content, 'the catalog records as a rebuild writes them')
+  await assertAsRebuilt(base, 16)
 })
 
 test.run()

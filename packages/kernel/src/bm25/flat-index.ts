@@ -3,7 +3,7 @@ import { Dictionary } from './dictionary.js'
 import type { Analyzer, Scoring } from './analyzer.js'
 import type { Postings } from './postings.js'
 import type { PostingsBlocks } from './postings-blocks.js'
-import { wordsToRead } from './words-to-read.js'
+import { lastQueryTerms, wordsToRead } from './words-to-read.js'
 import { SlotIds, type MappedSlots } from './slot-ids.js'
 import { FUZZY_WEIGHT, PREFIX_WEIGHT, widenAsPostgres } from './widen.js'
 
@@ -43,10 +43,15 @@ export class FlatIndex {
   private acc = new Float64Array(0)
   private touched = new Int32Array(0)
 
+  /** The last query's terms: a search reads their blocks (`prepare`), then scores them (`expand`). */
+  private readonly queryTerms: (text: string) => readonly string[]
+
   constructor(
     private readonly analyzer: Analyzer,
     private readonly scoring: Scoring,
-  ) {}
+  ) {
+    this.queryTerms = lastQueryTerms(analyzer)
+  }
 
   get slots(): number {
     return this.ids.length
@@ -147,7 +152,7 @@ export class FlatIndex {
     const base = this.base
     if (!base) return
     const known = (term: string) => this.decoded.has(term) || base.has(term)
-    const words = wordsToRead(text, this.analyzer, this.scoring, known, this.dictionary)
+    const words = wordsToRead(this.queryTerms(text), this.analyzer, this.scoring, known, this.dictionary)
     await base.load(words.filter((word) => !this.decoded.has(word)))
   }
 
@@ -281,15 +286,13 @@ export class FlatIndex {
    * and those a small edit away.
    */
   expand(text: string): Array<[Postings, number]> {
-    const { tokenize, processTerm, prefix, fuzzy } = this.analyzer
+    const { prefix, fuzzy } = this.analyzer
     const weights = new Map<string, number>()
     // The Postgres ranking scores a query's distinct terms, each at its best weight.
     const once = this.scoring.ranking === 'postgres'
     const add = (term: string, weight: number) =>
       weights.set(term, once ? Math.max(weights.get(term) ?? 0, weight) : (weights.get(term) ?? 0) + weight)
-    for (const token of tokenize(text)) {
-      const term = token && processTerm(token)
-      if (!term) continue
+    for (const term of this.queryTerms(text)) {
       if (this.postings(term)) {
         add(term, 1)
         continue

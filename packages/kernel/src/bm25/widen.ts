@@ -3,10 +3,13 @@ export const PREFIX_WEIGHT = 0.375
 export const FUZZY_WEIGHT = 0.45
 
 /** The indexed words a query word may widen to (`Dictionary`). */
-interface Words {
+export interface Words {
   prefixed(word: string): string[]
   near(word: string, distance: number): Array<[string, number]>
 }
+
+/** The edit distance the Postgres ranking widens a term by: the analyzer's, 3 at most. */
+export const postgresDistance = (distance: number): number => Math.min(3, distance)
 
 /**
  * A query term the index lacks, widened as the Postgres retriever widens one (ranking `postgres`):
@@ -32,7 +35,7 @@ export function widenAsPostgres(
     for (const [w] of longer) add(w, PREFIX_WEIGHT)
     if (longer.length) return
   }
-  const max = Math.min(3, options.distance)
+  const max = postgresDistance(options.distance)
   if (max < 1) return
   const near = words
     .near(term, max)

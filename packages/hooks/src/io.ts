@@ -1,4 +1,4 @@
-import { fstatSync, readSync, writeSync } from 'node:fs'
+import { fstatSync, readSync } from 'node:fs'
 
 /**
  * How a command hook talks to Claude Code: the event's JSON arrives on stdin; what the hook prints on
@@ -56,21 +56,6 @@ async function readStream(stream: NodeJS.ReadStream, chunks: Buffer[]): Promise<
     throw new HookInputError('expects the hook event JSON on stdin (Claude Code pipes it in); nothing was piped')
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
   return Buffer.concat(chunks).toString('utf8')
-}
-
-/**
- * Write `text` whole on descriptor `fd` (1 or 2) with blocking writes: `process.stdout` on a pipe
- * would load Node's stream and net modules. What a descriptor set not to block refuses (EAGAIN) goes
- * through the process's stream, which waits for it to drain before the process exits.
- */
-export function writeAll(fd: 1 | 2, text: string): void {
-  if (!text) return
-  let bytes = Buffer.from(text, 'utf8')
-  try {
-    while (bytes.length) bytes = bytes.subarray(writeSync(fd, bytes))
-  } catch {
-    ;(fd === 1 ? process.stdout : process.stderr).write(bytes)
-  }
 }
 
 /** Parse stdin as one JSON object. */

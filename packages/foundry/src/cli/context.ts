@@ -1,10 +1,10 @@
-import { writeSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { Kernel } from '@foundry/kernel'
 import type { ToolRow } from '@foundry/kernel/tools'
 import type { Project } from '@foundry/project'
 import { FOUNDRY_HINTS } from '../hints.js'
+import { writeAll } from '@foundry/server/runtime'
 import { retrying } from '@foundry/server/stdio'
 import type { ToolName, ToolOutput, ToolResult } from '@foundry/kernel/tools'
 
@@ -61,7 +61,7 @@ export async function runAction(
   try {
     const output = await run(ctx)
     if (output) {
-      writeOut(`${globals.json ? JSON.stringify(output.json, null, 2) : output.text.replace(/\n+$/, '')}\n`)
+      writeAll(1, `${globals.json ? JSON.stringify(output.json, null, 2) : output.text.replace(/\n+$/, '')}\n`)
       process.exitCode = output.exitCode ?? 0
     }
   } catch (error) {
@@ -69,23 +69,6 @@ export async function runAction(
   } finally {
     await ctx.close().catch((error: unknown) => fail(error, globals.debug))
   }
-}
-
-/**
- * `text` on stdout. On POSIX, written on descriptor 1 with blocking writes, as `process.stdout` writes a
- * file or a pipe there: creating that stream would load Node's stream and net modules, a few ms of a
- * `foundry list`. What a descriptor set not to block refuses (EAGAIN) goes through the stream.
- */
-function writeOut(text: string): void {
-  let bytes = Buffer.from(text, 'utf8')
-  if (process.platform !== 'win32')
-    try {
-      while (bytes.length) bytes = bytes.subarray(writeSync(1, bytes))
-      return
-    } catch {
-      // not written (or not all): the stream writes the rest
-    }
-  process.stdout.write(bytes)
 }
 
 /** One line on stderr and exit code 1; the stack too with `--debug`. */

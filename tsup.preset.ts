@@ -93,7 +93,7 @@ function dynamicImports(text: string, script: string): string {
   // A bundled module's `import()` (esbuild: `Promise.resolve().then(() => (init_x(), …))`) waits one turn of
   // the event loop first, as an ES module's import waits for its file: input already read is handled
   // before the module's evaluation holds the thread (a server answers `initialize` while its SDK loads).
-  const later = text.replace(/Promise\.resolve\(\)\.then\(\(\) => \(init_/g, '__foundryLater().then(() => (init_')
+  const later = text.replace(/Promise\.resolve\(\)\.then\(\(\)\s*=>\s*\(init_/g, '__foundryLater().then(() => (init_')
   const rewritten = `var __foundryLater = () => new Promise((resolve) => setImmediate(resolve));\n${later}`.replace(/\bawait import\(/g, 'await __import(')
   const left = rewritten.split('\n').find((line) => /(^|[^\w$.@'"`])import\(/.test(line) && !/^\s*(\*|\/\/)/.test(line))
   if (left) throw new Error(`${script}: a dynamic import the cached script cannot run (await it, or bundle the module): ${left.trim().slice(0, 200)}`)
@@ -102,15 +102,15 @@ function dynamicImports(text: string, script: string): string {
 
 /**
  * What a bin's script reaches only through `import()`: the adapters the registry loads by kind and
- * the RE2 engine of project contracts. Each is bundled into the script as one CommonJS closure
- * (`onDemandClosures`), so a process that never loads it pays for its bytes, not for its functions.
+ * the RE2 engine of project contracts. Each is built as a script of its own beside the bin's scripts
+ * (`onDemandScripts`), so a process that never loads it neither reads its bytes nor compiles them.
  */
 export const ON_DEMAND = ['@foundry/adapter-sqlite', '@foundry/adapter-postgres', '@foundry/retriever-minisearch', 're2js']
 
-/** The slice of esbuild's plugin API `onDemandClosures` uses (tsup hands its own esbuild to a plugin). */
+/** The slice of esbuild's plugin API `onDemandScripts` uses (tsup hands its own esbuild to a plugin). */
 interface ClosureBuild {
   esbuild: {
-    build(options: object): Promise<{ outputFiles: { text: string }[] }>
+    build(options: object): Promise<{ outputFiles: { text: string }[]; metafile: { outputs: Record<string, { imports: { path: string; external?: boolean }[] }> } }>
   }
   resolve(path: string, options: { resolveDir: string; kind: string; pluginData: unknown }): Promise<{ path: string; errors: unknown[] }>
   onResolve(
@@ -120,19 +120,27 @@ interface ClosureBuild {
   onLoad(options: { filter: RegExp; namespace: string }, callback: (args: { path: string }) => unknown): void
 }
 
+/** The file an on-demand package is built to, beside the scripts: `on-demand-adapter-sqlite.cjs`. */
+function onDemandName(path: string): string {
+  const parts = path.split(/[/\\]/)
+  const at = parts.lastIndexOf('node_modules')
+  const name = at >= 0 ? parts.slice(at + 1, parts[at + 1]!.startsWith('@') ? at + 3 : at + 2).join('/') : parts[parts.lastIndexOf('packages') + 1]!
+  return `on-demand-${name.replace(/^@foundry\//, '').replace(/[^a-z0-9]+/gi, '-')}.cjs`
+}
+
 /**
  * Each package of `packages` bundled on its own as CommonJS (its dependencies inside it, but the
- * workspace's `@foundry/*` packages and the native better-sqlite3, which it `require`s from the
- * script), then handed to the script's build as that module. V8's code cache, read at every start,
- * holds an entry for every function declared at the script's top level, and esbuild declares an ES
- * module's functions there even when the module is evaluated on first `import()`; a CommonJS
- * module's functions stay inside its closure until it runs.
+ * workspace's `@foundry/*` packages and the native better-sqlite3), kept in `scripts` for the build to
+ * write beside the bin's scripts; the bin's script holds only a stub that runs it through `__load`
+ * (`runCachedScript`) on first `import()`, linking the `@foundry/*` modules it requires to the script's
+ * own (one kernel in the process). A megabyte of adapters and engines the common commands never run
+ * is then neither read nor held by every start.
  */
-function onDemandClosures(packages: readonly string[]) {
+function onDemandScripts(packages: readonly string[], scripts: Map<string, string>) {
   const RESOLVING = Symbol('on-demand')
   const wanted = new RegExp(`^(${packages.map((name) => name.replace(/[/.]/g, '\\$&')).join('|')})$`)
   return {
-    name: 'on-demand-closures',
+    name: 'on-demand-scripts',
     setup(build: ClosureBuild) {
       build.onResolve({ filter: wanted }, async (args) => {
         if (args.pluginData === RESOLVING) return undefined // the resolve below asks the plugins again
@@ -140,23 +148,48 @@ function onDemandClosures(packages: readonly string[]) {
         return found.errors.length ? undefined : { path: found.path, namespace: 'on-demand' }
       })
       build.onLoad({ filter: /.*/, namespace: 'on-demand' }, async (args) => {
-        const { outputFiles } = await build.esbuild.build({
+        const { outputFiles, metafile } = await build.esbuild.build({
           entryPoints: [args.path],
           bundle: true,
           write: false,
+          metafile: true,
+          outfile: 'on-demand.cjs',
           format: 'cjs',
           platform: 'node',
           target: 'node20',
+          minifyWhitespace: true,
           external: ['@foundry/*', ...NATIVE],
           // The script's own path, as tsup's shim gives the rest of the script (runCachedScript passes `__filename`).
           define: { 'import.meta.url': '__foundryModuleUrl' },
           banner: { js: 'var __foundryModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
           logLevel: 'error',
         })
-        return { contents: outputFiles[0]!.text, loader: 'js', resolveDir: dirname(args.path) }
+        const name = onDemandName(args.path)
+        scripts.set(name, outputFiles[0]!.text)
+        const linked = [
+          ...new Set(
+            Object.values(metafile.outputs)
+              .flatMap((output) => output.imports)
+              .filter((found) => found.external && found.path.startsWith('@foundry/'))
+              .map((found) => found.path),
+          ),
+        ]
+        const links = linked.map((path) => `${JSON.stringify(path)}: () => require(${JSON.stringify(path)})`).join(', ')
+        return { contents: `module.exports = __load(${JSON.stringify(name)}, { ${links} })`, loader: 'js', resolveDir: dirname(args.path) }
       })
     },
   }
+}
+
+/**
+ * A script as `runCachedScript` runs it: the program in its function (the CommonJS parameters, then
+ * `__import` and `__load`), and the last line, the build's hash (the cache's key), marked `utf8` where
+ * the text is not ASCII.
+ */
+function builtScript(program: string, path: string): string {
+  const text = `(function (exports, require, module, __filename, __dirname, __import, __load) {${dynamicImports(ascii(program), path)}\n})`
+  const utf8 = /[^\x00-\x7f]/.test(text) ? ' utf8' : ''
+  return `${text}\n//# build ${createHash('sha256').update(text).digest('hex').slice(0, 32)}${utf8}\n`
 }
 
 /**
@@ -169,16 +202,18 @@ function onDemandClosures(packages: readonly string[]) {
  */
 export function cachedScript(entry: Record<string, string>, extra: Options = {}): Options {
   const { onSuccess, esbuildPlugins = [], ...rest } = extra
+  const onDemand = new Map<string, string>()
   return {
     ...oneCommonJsFile(entry),
+    minifyWhitespace: true,
     ...rest,
-    esbuildPlugins: [onDemandClosures(ON_DEMAND), ...esbuildPlugins],
+    esbuildPlugins: [onDemandScripts(ON_DEMAND, onDemand), ...esbuildPlugins],
     onSuccess: async () => {
       for (const name of Object.keys(entry)) {
         const script = join('dist/bin', `${name}.cjs`)
-        const text = dynamicImports(ascii(readFileSync(script, 'utf8')), script)
-        writeFileSync(script, `${text}\n//# build ${createHash('sha256').update(text).digest('hex').slice(0, 32)}\n`)
+        writeFileSync(script, builtScript(readFileSync(script, 'utf8'), script))
       }
+      for (const [name, program] of onDemand) writeFileSync(join('dist/bin', name), builtScript(program, name))
       if (typeof onSuccess === 'function') await onSuccess()
     },
   }

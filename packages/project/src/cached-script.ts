@@ -1,4 +1,3 @@
-import { isAscii } from 'node:buffer'
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -20,39 +19,49 @@ import vm from 'node:vm'
  * process exits, so it holds every function the command compiled. A cache is only a cache: one that
  * cannot be read, that V8 rejects (another V8, other flags) or that cannot be written is made again
  * or left out, never an error. Node's own `NODE_DISABLE_COMPILE_CACHE` turns it off.
+ *
+ * `links` are the modules the script takes from the one that loads it rather than from its own
+ * folder (an on-demand script takes the kernel its program already evaluated): `require(name)` of
+ * one of them returns what its function returns.
  */
-export function runCachedScript<T>(script: URL | string, command?: string): T {
+export function runCachedScript<T>(script: URL | string, command?: string, links: Links = {}): T {
   const file = typeof script === 'string' ? script : fileURLToPath(script)
   const bytes = readFileSync(file)
-  // The build escapes what is past ASCII: read as one byte a character, such a script is a third of the work.
-  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
-  const cache = cacheFile(file, source, command)
+  const built = BUILD_LINE.exec(bytes.toString('latin1', Math.max(0, bytes.length - 100)))
+  // A built script is its own wrapper, ASCII unless its build line says `utf8`: V8 compiles the file's
+  // text as read, with no copy of a megabyte into a wrapped string first.
+  const source = built
+    ? bytes.toString(built[2] ? 'utf8' : 'latin1')
+    : `(function (exports, require, module, __filename, __dirname, __import, __load) {${bytes.toString('utf8')}\n})`
+  const cache = built ? cacheFile(file, built[1]!, command) : undefined
   let cachedData: Buffer | undefined
   try {
     if (cache) cachedData = readFileSync(cache)
   } catch {
     // No cache yet.
   }
-  const compiled = new vm.Script(
-    `(function (exports, require, module, __filename, __dirname, __import) {${source}\n})`,
-    {
-      filename: file,
-      ...(cachedData && { cachedData }),
-    },
-  )
+  const compiled = new vm.Script(source, { filename: file, ...(cachedData && { cachedData }) })
   if (cache && (!cachedData || compiled.cachedDataRejected))
-    process.once('exit', () => save(cache, compiled, file, source))
+    process.once('exit', () => save(cache, compiled, file, built![1]!))
   const module = { exports: {} as T }
+  const fromFolder = createRequire(file)
+  const linked = Object.keys(links).length
+    ? Object.assign((name: string) => (Object.hasOwn(links, name) ? links[name]!() : fromFolder(name)), fromFolder)
+    : fromFolder
   ;(compiled.runInThisContext() as ScriptWrapper)(
     module.exports,
-    createRequire(file),
+    linked,
     module,
     file,
     dirname(file),
     importModule,
+    (name, scriptLinks) => runCachedScript(join(dirname(file), name), command, scriptLinks),
   )
   return module.exports
 }
+
+/** What a script takes from the one that loads it: a module name, and the function that returns the module. */
+export type Links = Record<string, () => unknown>
 
 type ScriptWrapper = (
   exports: unknown,
@@ -61,6 +70,8 @@ type ScriptWrapper = (
   filename: string,
   dirname: string,
   load: typeof importModule,
+  /** `__load(name, links)`: a script beside this one (an on-demand package), run the same way, with the same command's cache. */
+  loadScript: (name: string, links: Links) => unknown,
 ) => void
 
 /**
@@ -72,12 +83,15 @@ function importModule(specifier: string): Promise<unknown> {
   return import(specifier)
 }
 
-/** The script's last line, written by the build: `//# build <sha-256 of the rest>`. Without it, no cache. */
-const BUILD_LINE = /\/\/# build ([0-9a-f]{32})\s*$/
+/**
+ * A built script's last line: `//# build <sha-256 of the rest>`, then ` utf8` where the text is not
+ * ASCII. It marks a script the build wrapped in its function (`__filename`, `__import`, … are its
+ * parameters) and is the cache's key. A script without it is wrapped here, and gets no cache.
+ */
+const BUILD_LINE = /\/\/# build ([0-9a-f]{32})( utf8)?\s*$/
 
-function cacheFile(file: string, source: string, command: string | undefined): string | undefined {
-  const build = BUILD_LINE.exec(source.slice(-100))?.[1]
-  if (!build || process.env.NODE_DISABLE_COMPILE_CACHE) return undefined
+function cacheFile(file: string, build: string, command: string | undefined): string | undefined {
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined
   try {
     const uid = process.getuid?.()
     const dir = join(tmpdir(), `foundry-compile-cache-${uid ?? 'user'}`)
@@ -97,14 +111,13 @@ function cacheFile(file: string, source: string, command: string | undefined): s
   }
 }
 
-function save(path: string, compiled: vm.Script, file: string, source: string): void {
+function save(path: string, compiled: vm.Script, file: string, build: string): void {
   try {
     const partial = `${path}.${process.pid}.tmp`
     writeFileSync(partial, compiled.createCachedData())
     renameSync(partial, path) // whole or not at all: a reader never sees half a cache
     // The caches of this script's other builds are stale: a rebuild or an upgrade leaves no garbage.
     const script = basename(file, '.cjs')
-    const build = BUILD_LINE.exec(source.slice(-100))![1]!
     for (const name of readdirSync(dirname(path))) {
       const other = name.startsWith(`${script}-`) && /^([0-9a-f]{32})-/.exec(name.slice(script.length + 1))?.[1]
       if (other && other !== build) rmSync(join(dirname(path), name), { force: true })

@@ -13,14 +13,24 @@ import { commandOf } from '../src/cached-script.js'
 const CACHED_SCRIPT = new URL('../dist/cached-script.js', import.meta.url).href
 const BUILD = 'ab'.repeat(16)
 
-/** A program as `cachedScript` builds it: CommonJS, `await __import(…)` for a module it leaves out, the build line last. */
-function program(dir: string, build = BUILD): string {
-  const file = join(dir, 'demo-cli.cjs')
+/** A script as `cachedScript` builds it: the CommonJS program in its function, the build line last (` utf8` where it is not ASCII). */
+function built(dir: string, name: string, body: string, build = BUILD, utf8 = false): string {
+  const file = join(dir, name)
   writeFileSync(
     file,
-    `exports.main = async () => { const os = await __import('node:os'); return 'platform ' + os.platform() + ' from ' + require('node:path').basename(__filename) }\n//# build ${build}\n`,
+    `(function (exports, require, module, __filename, __dirname, __import, __load) {${body}\n})\n//# build ${build}${utf8 ? ' utf8' : ''}\n`,
   )
   return file
+}
+
+/** A program that imports a module it leaves out through `await __import(…)`. */
+function program(dir: string, build = BUILD): string {
+  return built(
+    dir,
+    'demo-cli.cjs',
+    `exports.main = async () => { const os = await __import('node:os'); return 'platform ' + os.platform() + ' from ' + require('node:path').basename(__filename) }`,
+    build,
+  )
 }
 
 /** One new process running the program through the cache folder under `tmp`. */
@@ -101,6 +111,53 @@ test('a script without a build line runs without a cache', () => {
       caches(tmp).filter((path) => path.endsWith('.bin')),
       [],
     )
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+})
+
+test('a script loads a script beside it with `__load`, linked to its own modules, each through its own cache', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'foundry-cache-'))
+  try {
+    const file = built(
+      tmp,
+      'demo-cli.cjs',
+      `const shared = { name: 'one kernel' }
+exports.main = async () => { const part = __load('on-demand-part.cjs', { 'demo-kernel': () => shared }); return part.same(shared) + ' ' + part.describe() }`,
+    )
+    built(
+      tmp,
+      'on-demand-part.cjs',
+      `const kernel = require('demo-kernel')
+exports.same = (other) => String(kernel === other)
+exports.describe = () => kernel.name + ' in ' + require('node:path').basename(__filename)`,
+      'ef'.repeat(16),
+    )
+    assert.is(
+      run(file, tmp),
+      'true one kernel in on-demand-part.cjs',
+      'the part requires the module its loader linked, and Node for the rest',
+    )
+    assert.equal(
+      caches(tmp)
+        .map((path) => path.replace(/^.*\//, '').replace(/-[0-9a-f]{32}-.*-list\.bin$/, ''))
+        .sort(),
+      ['demo-cli', 'on-demand-part'],
+    )
+    assert.is(run(file, tmp), 'true one kernel in on-demand-part.cjs', 'from their caches')
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+})
+
+test('a script its build marks utf8 is read as UTF-8; an ASCII one as one byte a character', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'foundry-cache-'))
+  try {
+    assert.is(
+      run(built(tmp, 'wide.cjs', "exports.main = async () => 'caf\u00e9 \u2192 ok'", BUILD, true), tmp),
+      'caf\u00e9 \u2192 ok',
+    )
+    assert.is(run(built(tmp, 'narrow.cjs', "exports.main = async () => 'caf\\u00e9'"), tmp), 'caf\u00e9')
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }

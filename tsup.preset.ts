@@ -93,8 +93,11 @@ function dynamicImports(text: string, script: string): string {
   // A bundled module's `import()` (esbuild: `Promise.resolve().then(() => (init_x(), …))`) waits one turn of
   // the event loop first, as an ES module's import waits for its file: input already read is handled
   // before the module's evaluation holds the thread (a server answers `initialize` while its SDK loads).
-  const later = text.replace(/Promise\.resolve\(\)\.then\(\(\)\s*=>\s*\(init_/g, '__foundryLater().then(() => (init_')
-  const rewritten = `var __foundryLater = () => new Promise((resolve) => setImmediate(resolve));\n${later}`.replace(/\bawait import\(/g, 'await __import(')
+  const rewritten = text
+    .replace(/Promise\.resolve\(\)\.then\(\(\)\s*=>\s*\(init_/g, '__foundryLater().then(() => (init_')
+    // Declared after the "use strict" directive, which holds only as the program's first statement.
+    .replace(/^("use strict";)?/, '$1var __foundryLater = () => new Promise((resolve) => setImmediate(resolve));\n')
+    .replace(/\bawait import\(/g, 'await __import(')
   const left = rewritten.split('\n').find((line) => /(^|[^\w$.@'"`])import\(/.test(line) && !/^\s*(\*|\/\/)/.test(line))
   if (left) throw new Error(`${script}: a dynamic import the cached script cannot run (await it, or bundle the module): ${left.trim().slice(0, 200)}`)
   return rewritten
@@ -165,7 +168,8 @@ function onDemandScripts(packages: readonly string[], scripts: Map<string, strin
           logLevel: 'error',
         })
         const name = onDemandName(args.path)
-        scripts.set(name, outputFiles[0]!.text)
+        // The directive first, or the package runs in sloppy mode.
+        scripts.set(name, outputFiles[0]!.text.replace(/^(var __foundryModuleUrl[^\n]*\n)("use strict";)/, '$2$1'))
         const linked = [
           ...new Set(
             Object.values(metafile.outputs)

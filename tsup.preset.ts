@@ -104,11 +104,12 @@ function dynamicImports(text: string, script: string): string {
 }
 
 /**
- * What a bin's script reaches only through `import()`: the adapters the registry loads by kind and
- * the RE2 engine of project contracts. Each is built as a script of its own beside the bin's scripts
+ * What a bin's script reaches only through `import()`: the adapters the registry loads by kind, the
+ * RE2 engine of project contracts, and the YAML library (the file storage loads it to write, or to
+ * read a front matter edited by hand). Each is built as a script of its own beside the bin's scripts
  * (`onDemandScripts`), so a process that never loads it neither reads its bytes nor compiles them.
  */
-export const ON_DEMAND = ['@foundry/adapter-sqlite', '@foundry/adapter-postgres', '@foundry/retriever-minisearch', 're2js']
+export const ON_DEMAND = ['@foundry/adapter-sqlite', '@foundry/adapter-postgres', '@foundry/retriever-minisearch', 're2js', 'yaml']
 
 /** The slice of esbuild's plugin API `onDemandScripts` uses (tsup hands its own esbuild to a plugin). */
 interface ClosureBuild {

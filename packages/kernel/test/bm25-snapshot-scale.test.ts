@@ -133,7 +133,7 @@ test('bm25Retriever: keeping little of a snapshot (its blocks and decoded postin
     await lean.apply(changes)
     await same(`after step ${i + 1}`)
   }
-  await lean.flush(true) // its own snapshot, then read back
+  await lean.flush!(true) // its own snapshot, then read back
   await same('after its own snapshot')
   assert.is(await lean.revision(), '4')
   assert.ok(searched > queries.length * 10, `the queries find facts (${searched} hits)`)

@@ -1,22 +1,29 @@
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { syntheticFacts } from '../lib/corpus.js'
 import { latency, ms } from '../lib/measure.js'
 import { foundry, foundryBin, sdk, type PeerClient } from '../lib/peers-systems.js'
 import { seedBatch, seededCopy } from '../lib/seed-batch.js'
-import { memoryOf, pluginFlags } from './server-rss.js'
+import { memoryOf, pluginEnv, pluginFlags } from './server-rss.js'
 
 type Kind = 'sqlite' | 'fs'
 type Facts = ReturnType<typeof syntheticFacts>
+/** A server measured: its label, its bin, the environment added to its process. */
+type Leg = [label: string, bin: string, env: Record<string, string>]
 
 const TIMEOUT = { timeout: 1_800_000 }
 
-/** A `foundry mcp` on `dir`, started with `flags` before the bin's arguments. */
-async function connect(kind: Kind, dir: string, flags: string[], bin: string) {
+/** A `foundry mcp` on `dir`, started with `flags` before the bin's arguments and `env` added to its environment. */
+async function connect(kind: Kind, dir: string, flags: string[], bin: string, env: Record<string, string>) {
   const { getDefaultEnvironment, Client, StdioClientTransport } = sdk()
   const launch = foundry(kind, getDefaultEnvironment(), bin).launch(dir)
-  const transport = new StdioClientTransport({ ...launch, args: [...flags, ...launch.args], stderr: 'ignore' })
+  const transport = new StdioClientTransport({
+    ...launch,
+    args: [...flags, ...launch.args],
+    env: { ...launch.env, ...env },
+    stderr: 'ignore',
+  })
   const client: PeerClient = new Client({ name: 'foundry-bench-rss-scale', version: '1.0.0' })
   await client.connect(transport)
   return { client, pid: transport.pid! }
@@ -39,14 +46,13 @@ async function afterSeed(
   size: number,
   after: number,
   queries: string[],
-  bin: string,
-  label: string,
+  [label, bin, env]: Leg,
 ) {
   const dir = join(ctx.scratch, `server-rss-scale-${kind}-${size}-${label}`)
   const seed = await seededCopy(`server-rss-scale-${kind}-${size}`, dir, (into) =>
     seedBatch(into, facts.slice(0, size), (root) => foundry(kind, sdk().getDefaultEnvironment(), bin).prepare(root)),
   )
-  const server = await connect(kind, dir, pluginFlags(), bin)
+  const server = await connect(kind, dir, pluginFlags(), bin, env)
   const writes: number[] = []
   for (const fact of facts.slice(size, size + after)) {
     const t = performance.now()
@@ -70,6 +76,13 @@ async function afterSeed(
   return { ...memory, write, search }
 }
 
+/** The environment the plugin's .mcp.json of the checkout at `dir` gives the server (none when it sets none). */
+function beforeEnv(dir: string): Record<string, string> {
+  const path = join(dir, 'examples/claude-code-plugin/.mcp.json')
+  const config = JSON.parse(readFileSync(path, 'utf8')) as { mcpServers: { foundry: { env?: Record<string, string> } } }
+  return config.mcpServers.foundry.env ?? {}
+}
+
 /**
  * How the resident memory of `foundry mcp` grows with the project: the server's RSS after it wrote
  * 1k facts itself and answered 200 searches on a project seeded with 100k facts by the batch path,
@@ -88,16 +101,21 @@ export const serverRssScaleSuite: Suite = {
     const queries = Array.from({ length: searches }, (_, i) =>
       facts[Math.floor((i * large) / searches)]!.title.split(/\s+/).slice(0, 5).join(' '),
     )
-    const bins: Array<[label: string, bin: string]> = [['this build', await foundryBin(ctx.scratch)]]
+    const own = await foundryBin(ctx.scratch)
+    const env = pluginEnv()
+    const bins: Leg[] = [['this build', own, env]]
+    // The plugin's environment measured against none, in the same run.
+    if (Object.keys(env).length) bins.push(['this build, no env', own, {}])
     if (ctx.before) {
       const bin = join(ctx.before, 'packages/foundry/dist/bin/foundry.js')
       if (!existsSync(bin)) throw new Error(`${bin} is not built: run npm run setup in ${ctx.before}`)
-      bins.unshift(['before', bin])
+      bins.unshift(['before', bin, beforeEnv(ctx.before)])
     }
     for (const kind of ['sqlite', 'fs'] as const)
-      for (const [label, bin] of bins) {
-        const base = await afterSeed(ctx, kind, facts, small, after, queries, bin, label)
-        const grown = await afterSeed(ctx, kind, facts, large, after, queries, bin, label)
+      for (const leg of bins) {
+        const label = leg[0]
+        const base = await afterSeed(ctx, kind, facts, small, after, queries, leg)
+        const grown = await afterSeed(ctx, kind, facts, large, after, queries, leg)
         const shape = `${after / 1000}k writes and ${searches} searches of its own`
         ctx.report({
           suite: 'server-rss-scale',

@@ -18,6 +18,15 @@ export function pluginFlags(): string[] {
   )
 }
 
+/** The environment the Claude Code plugin's .mcp.json gives `foundry mcp` (its `env`; none when it sets none). */
+export function pluginEnv(): Record<string, string> {
+  const path = resolve(import.meta.dirname, '../../examples/claude-code-plugin/.mcp.json')
+  const config = JSON.parse(readFileSync(path, 'utf8')) as {
+    mcpServers: { foundry: { env?: Record<string, string> } }
+  }
+  return config.mcpServers.foundry.env ?? {}
+}
+
 /** VmRSS and VmHWM of a process, in MB. */
 export function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -32,6 +41,7 @@ async function serverAfterWrites(
   flags: string[],
   name: string,
   facts: ReturnType<typeof syntheticFacts>,
+  extraEnv: Record<string, string> = {},
 ): Promise<{ rss: number; hwm: number; p50: number; p99: number; seconds: number }> {
   const { getDefaultEnvironment, Client, StdioClientTransport } = sdk()
   const env = getDefaultEnvironment()
@@ -39,7 +49,12 @@ async function serverAfterWrites(
   const dir = join(ctx.scratch, `server-rss-${kind}-${name}`)
   system.prepare(dir)
   const launch = system.launch(dir)
-  const transport = new StdioClientTransport({ ...launch, args: [...flags, ...launch.args], stderr: 'ignore' })
+  const transport = new StdioClientTransport({
+    ...launch,
+    args: [...flags, ...launch.args],
+    env: { ...launch.env, ...extraEnv },
+    stderr: 'ignore',
+  })
   const client: PeerClient = new Client({ name: 'foundry-bench-rss', version: '1.0.0' })
   await client.connect(transport)
   const took: number[] = []
@@ -76,7 +91,7 @@ export const serverRssSuite: Suite = {
     const facts = syntheticFacts(ctx, size)
     const flags = pluginFlags()
     for (const kind of ['sqlite', 'fs'] as const) {
-      const plugin = await serverAfterWrites(ctx, kind, flags, 'plugin', facts)
+      const plugin = await serverAfterWrites(ctx, kind, flags, 'plugin', facts, pluginEnv())
       const bare = await serverAfterWrites(ctx, kind, [], 'bare', facts)
       ctx.report({
         suite: 'server-rss',

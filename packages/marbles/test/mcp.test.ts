@@ -180,6 +180,11 @@ test('dispatch_agent: an acknowledgement with its session; Claude Code gets foun
       'foundry mcp, the built bin',
     )
     assert.is(config.mcpServers.foundry.env.FOUNDRY_ROOT, root)
+    assert.is(
+      config.mcpServers.foundry.env.MALLOC_TRIM_THRESHOLD_,
+      '131072',
+      "glibc's thresholds, as .mcp.json gives them",
+    )
     const serverArgs = config.mcpServers.foundry.args as string[]
     assert.equal(
       serverArgs.slice(0, 2),

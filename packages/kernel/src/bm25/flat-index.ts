@@ -3,6 +3,7 @@ import { Dictionary } from './dictionary.js'
 import type { Analyzer, Scoring } from './analyzer.js'
 import type { Postings } from './postings.js'
 import type { PostingsBlocks } from './postings-blocks.js'
+import { PostingsCache } from './postings-cache.js'
 import { lastQueryTerms, wordsToRead } from './words-to-read.js'
 import { SlotIds, type MappedSlots } from './slot-ids.js'
 import { FUZZY_WEIGHT, PREFIX_WEIGHT, widenAsPostgres } from './widen.js'
@@ -15,9 +16,15 @@ import { FUZZY_WEIGHT, PREFIX_WEIGHT, widenAsPostgres } from './widen.js'
  * into one reused accumulator: a few nanoseconds a posting, however common the word.
  */
 export class FlatIndex {
-  /** Decoded postings by term; with `base`, only those needed so far. */
-  private readonly decoded = new Map<string, Postings>()
+  /**
+   * Postings written in this process, by term: a term the snapshot (`base`) lacks, whole; a term it
+   * holds, only what was appended since (slots past the snapshot's), merged with the snapshot's
+   * postings when the term is read.
+   */
+  private readonly own = new Map<string, Postings>()
   private base: PostingsBlocks | undefined
+  /** The snapshot's terms decoded so far (with what was appended since), bounded by bytes. */
+  private readonly decoded: PostingsCache
   ids = new SlotIds()
   alive: Uint8Array = new Uint8Array(0)
   lenText: Uint32Array = new Uint32Array(0)
@@ -49,8 +56,10 @@ export class FlatIndex {
   constructor(
     private readonly analyzer: Analyzer,
     private readonly scoring: Scoring,
+    keepBytes?: number,
   ) {
     this.queryTerms = lastQueryTerms(analyzer)
+    this.decoded = new PostingsCache(keepBytes)
   }
 
   get slots(): number {
@@ -81,9 +90,9 @@ export class FlatIndex {
     return slot
   }
 
-  /** Append a posting of `term` for `slot`, the highest slot so far. */
+  /** Append a posting of `term` for `slot`, the highest slot so far (a snapshot's term is not decoded for it). */
   post(term: string, slot: number, tf: number, titleTf: number, tagsTf: number): void {
-    let p = this.postings(term)
+    let p = this.own.get(term)
     if (!p) {
       p = {
         docs: new Int32Array(4),
@@ -94,8 +103,8 @@ export class FlatIndex {
         tagsN: 0,
         purged: this.removals,
       }
-      this.decoded.set(term, p)
-      this.dictionary.add(term)
+      this.own.set(term, p)
+      if (!this.base?.has(term)) this.dictionary.add(term)
     } else if (p.n === p.docs.length) {
       const size = p.n * 2
       p.docs = grow(p.docs, new Int32Array(size))
@@ -108,6 +117,7 @@ export class FlatIndex {
     p.n++
     if (titleTf) p.titleN++
     if (tagsTf) p.tagsN++
+    if (this.base) this.decoded.delete(term)
   }
 
   /** Take a snapshot's documents, into an empty index: nothing is copied but the live flags. */
@@ -132,43 +142,80 @@ export class FlatIndex {
     this.dictionary.use(base.terms)
   }
 
-  /** A term's postings, decoded from the snapshot on first need; undefined when the term is not indexed. */
+  /** A term's postings, a snapshot's decoded on need (its block read first: `prepare`); undefined when the term is not indexed. */
   postings(term: string): Postings | undefined {
-    const found = this.decoded.get(term)
-    if (found || !this.base) return found
-    const t = this.base.indexOf(term)
-    return t >= 0 ? this.decodeTerm(t) : undefined
+    const t = this.base ? this.base.indexOf(term) : -1
+    if (t < 0) return this.own.get(term)
+    let p = this.decoded.get(term)
+    if (!p) this.decoded.set(term, (p = this.decodeTerm(t, term)))
+    return p
   }
 
-  private decodeTerm(t: number): Postings {
-    const term = this.base!.terms.get(t)
-    let p = this.decoded.get(term)
-    if (!p) this.decoded.set(term, (p = this.base!.decode(t, this.slots, this.removals)))
-    return p
+  /** The snapshot's term `t` decoded, with what this process appended to it. */
+  private decodeTerm(t: number, term: string): Postings {
+    const p = this.base!.decode(t, this.slots, this.removals)
+    const added = this.own.get(term)
+    if (!added?.n) return p
+    const n = p.n + added.n
+    const docs = new Int32Array(n)
+    const tf = new Uint8Array(n)
+    const fields = new Uint8Array(n)
+    docs.set(p.docs.subarray(0, p.n))
+    docs.set(added.docs.subarray(0, added.n), p.n)
+    tf.set(p.tf.subarray(0, p.n))
+    tf.set(added.tf.subarray(0, added.n), p.n)
+    fields.set(p.fields.subarray(0, p.n))
+    fields.set(added.fields.subarray(0, added.n), p.n)
+    let { titleN, tagsN } = p
+    for (let i = 0; i < added.n; i++) {
+      const f = added.fields[i]!
+      if (f & 15) titleN++
+      if (f >> 4) tagsN++
+    }
+    // What was appended may name slots dead since: purged at the next search, as the snapshot's.
+    return { docs, tf, fields, n, titleN, tagsN, purged: this.removals ? -1 : 0 }
   }
 
   /** Read the snapshot's postings blocks a search for `text` may decode (`wordsToRead`). */
   async prepare(text: string): Promise<void> {
     const base = this.base
     if (!base) return
-    const known = (term: string) => this.decoded.has(term) || base.has(term)
+    const known = (term: string) => this.own.has(term) || base.has(term)
     const words = wordsToRead(this.queryTerms(text), this.analyzer, this.scoring, known, this.dictionary)
-    await base.load(words.filter((word) => !this.decoded.has(word)))
+    await base.load(words)
   }
 
-  /** Read every block of the snapshot's postings (before a write, which may touch any term); `background`: a block a turn. */
-  async prepareAll(background = false): Promise<void> {
-    await (background ? this.base?.loadInBackground() : this.base?.loadAll())
+  /**
+   * Every term with postings, in sorted order, and its postings (read, not to be kept: a snapshot's
+   * term is decoded for the call unless it is decoded already), the snapshot's blocks read as they
+   * come, so at most a few are held at once. For writing a snapshot.
+   */
+  async eachPostings(visit: (term: string, p: Postings) => void): Promise<void> {
+    const base = this.base
+    const own = [...this.own.keys()].filter((term) => !base?.has(term)).sort()
+    let o = 0
+    for (let t = 0; base && t < base.terms.size; t++) {
+      const term = base.terms.get(t)
+      for (; o < own.length && own[o]! < term; o++) visit(own[o]!, this.own.get(own[o]!)!)
+      if (!base.loaded(t)) await base.loadTerm(t)
+      visit(term, this.decoded.get(term) ?? this.decodeTerm(t, term))
+    }
+    for (; o < own.length; o++) visit(own[o]!, this.own.get(own[o]!)!)
   }
 
-  /** Every term's postings, decoded (their blocks read first: `prepareAll`), before a compaction or a snapshot, which visit them all. */
-  allPostings(): Map<string, Postings> {
+  /** Every term's postings decoded and held, the snapshot's blocks all read: before a compaction, which renumbers them all. */
+  private async allPostings(): Promise<Map<string, Postings>> {
     const base = this.base
     if (base) {
-      for (let t = 0; t < base.terms.size; t++) this.decodeTerm(t)
+      await base.loadAll()
+      for (let t = 0; t < base.terms.size; t++) {
+        const term = base.terms.get(t)
+        this.own.set(term, this.decoded.get(term) ?? this.decodeTerm(t, term))
+      }
       this.base = undefined
+      this.decoded.clear()
     }
-    return this.decoded
+    return this.own
   }
 
   /** Index a document (replacing any earlier version of its id). */
@@ -223,8 +270,8 @@ export class FlatIndex {
   }
 
   /** Drop dead slots and their postings; live slots keep their order. */
-  compact(): void {
-    const all = this.allPostings() // decoded before the slots are renumbered: a snapshot's postings name the old slots
+  async compact(): Promise<void> {
+    const all = await this.allPostings() // decoded before the slots are renumbered: a snapshot's postings name the old slots
     const map = new Int32Array(this.slots).fill(-1)
     let next = 0
     for (let s = 0; s < this.slots; s++) if (this.alive[s]) map[s] = next++
@@ -292,13 +339,25 @@ export class FlatIndex {
     const once = this.scoring.ranking === 'postgres'
     const add = (term: string, weight: number) =>
       weights.set(term, once ? Math.max(weights.get(term) ?? 0, weight) : (weights.get(term) ?? 0) + weight)
+    // Each term's postings read once a search: a snapshot's term may be dropped from the decoded ones
+    // as the next is decoded, and decoding a common term again costs.
+    const seen = new Map<string, Postings | undefined>()
+    const read = (term: string) => {
+      if (!seen.has(term)) seen.set(term, this.postings(term))
+      return seen.get(term)
+    }
+    const docsOf = (term: string): number => {
+      const p = read(term)
+      if (p && p.purged !== this.removals) this.purge(p)
+      return p?.n ?? 0
+    }
     for (const term of this.queryTerms(text)) {
-      if (this.postings(term)) {
+      if (this.has(term)) {
         add(term, 1)
         continue
       }
       if (once) {
-        widenAsPostgres(term, this.dictionary, { prefix: prefix(term), distance: fuzzy(term) }, this.docsOf, add)
+        widenAsPostgres(term, this.dictionary, { prefix: prefix(term), distance: fuzzy(term) }, docsOf, add)
         continue
       }
       const prefixed = new Set(prefix(term) ? this.dictionary.prefixed(term) : [])
@@ -310,19 +369,13 @@ export class FlatIndex {
           if (!prefixed.has(other)) add(other, (FUZZY_WEIGHT * other.length) / (other.length + d))
     }
     const out: Array<[Postings, number]> = []
-    for (const [term, weight] of weights) {
-      const p = this.postings(term)
-      if (p && p.purged !== this.removals) this.purge(p)
-      if (p?.n) out.push([p, weight])
-    }
+    for (const [term, weight] of weights) if (docsOf(term)) out.push([read(term)!, weight])
     return out
   }
 
-  /** A term's live document count (its postings purged of dead slots first). */
-  private readonly docsOf = (term: string): number => {
-    const p = this.postings(term)
-    if (p && p.purged !== this.removals) this.purge(p)
-    return p?.n ?? 0
+  /** Whether `term` has postings (none decoded for the answer). */
+  private has(term: string): boolean {
+    return this.own.has(term) || (this.base?.has(term) ?? false)
   }
 
   /**
@@ -412,7 +465,8 @@ export class FlatIndex {
       this.typeOf.byteLength +
       this.scopeOf.byteLength
     total += this.acc.byteLength + this.touched.byteLength
-    for (const p of this.decoded.values()) total += p.docs.byteLength + p.tf.byteLength + p.fields.byteLength
+    for (const p of this.own.values()) total += p.docs.byteLength + p.tf.byteLength + p.fields.byteLength
+    total += this.decoded.bytes
     if (this.base) total += this.base.length
     return total
   }

@@ -5,6 +5,13 @@ import type { SortedTerms, Words } from './packed-strings.js'
 /** Bytes of postings a block holds before the next term starts a new one (a term longer than this is a block alone). */
 export const BLOCK_BYTES = 1 << 15
 
+/**
+ * Characters of blocks kept read (about 48 blocks): a block beyond it, least recently asked for
+ * first, is dropped when another is read, and read again from the store when a search needs it. The
+ * encoded postings of a large index are tens of megabytes: a process keeps what its searches use.
+ */
+export const KEPT_BLOCK_CHARS = 1 << 21
+
 const base64Length = (bytes: number) => Math.ceil(bytes / 3) * 4
 
 /**
@@ -19,6 +26,9 @@ export class PostingsBlocks {
   private readonly size: number
   private readonly looked = new Map<string, number>()
   private readonly loading: Array<Promise<void> | undefined>
+  /** The blocks read, least recently asked for first, and their characters in all. */
+  private readonly kept = new Set<number>()
+  private keptChars = 0
 
   constructor(
     readonly terms: SortedTerms,
@@ -27,6 +37,8 @@ export class PostingsBlocks {
     private readonly blockAt: readonly number[],
     /** A block's stored text; undefined when it is gone. */
     private readonly read: (block: number) => Promise<string | undefined>,
+    /** Characters of blocks kept read (`KEPT_BLOCK_CHARS`). */
+    private readonly keepChars = KEPT_BLOCK_CHARS,
   ) {
     this.text = new Array(blockAt.length)
     this.loading = new Array(blockAt.length)
@@ -63,35 +75,57 @@ export class PostingsBlocks {
     return t
   }
 
-  /** Read the blocks of `words` not read yet (words the snapshot lacks are passed over); `CorruptSnapshot` when one is gone or does not fit. */
+  /**
+   * Read the blocks of `words` not read yet (words the snapshot lacks are passed over), first dropping
+   * blocks beyond `keepChars` that none of them needs; `CorruptSnapshot` when one is gone or does not fit.
+   * The blocks of `words` stay read until the next `load`.
+   */
   async load(words: Iterable<string>): Promise<void> {
     const wanted = new Set<number>()
     for (const word of words) {
       const t = this.indexOf(word)
       if (t >= 0) wanted.add(this.blockOf(t))
     }
-    await Promise.all([...wanted].map((b) => this.loadBlock(b)))
+    await this.loadBlocks(wanted)
   }
 
-  /** Read every block (before a write, a compaction or a snapshot, which visit every term). */
+  /** Whether term `t`'s block is read. */
+  loaded(t: number): boolean {
+    return this.text[this.blockOf(t)] !== undefined
+  }
+
+  /** Read term `t`'s block (`load`, for one term by number). */
+  async loadTerm(t: number): Promise<void> {
+    await this.loadBlocks(new Set([this.blockOf(t)]))
+  }
+
+  /** Read every block, none dropped (before a compaction, which decodes every term). */
   async loadAll(): Promise<void> {
     await Promise.all(this.blockAt.map((_, b) => this.loadBlock(b)))
   }
 
-  /**
-   * Read every block a block a turn of the event loop, so a search that comes meanwhile reads its
-   * own blocks first (a server's start); a block gone is left for the search that needs it to find.
-   */
-  async loadInBackground(): Promise<void> {
-    for (let b = 0; b < this.blockAt.length; b++) {
-      await new Promise((resolve) => (setTimeout(resolve, 0) as { unref?(): void }).unref?.())
-      await this.loadBlock(b).catch(() => undefined)
+  private async loadBlocks(wanted: Set<number>): Promise<void> {
+    for (const b of wanted) if (this.kept.delete(b)) this.kept.add(b) // asked for again: the most recent
+    for (const b of this.kept) {
+      if (this.keptChars <= this.keepChars) break
+      if (!wanted.has(b)) this.drop(b)
     }
+    await Promise.all([...wanted].map((b) => this.loadBlock(b)))
+  }
+
+  private drop(b: number): void {
+    this.keptChars -= this.text[b]?.postings.length ?? 0
+    this.kept.delete(b)
+    this.text[b] = undefined
+    this.loading[b] = undefined
   }
 
   /** Block `b` read, once however many callers ask. */
   private loadBlock(b: number): Promise<void> {
-    return (this.loading[b] ??= this.readBlock(b))
+    return (this.loading[b] ??= this.readBlock(b).catch((error) => {
+      this.loading[b] = undefined // read again when asked again
+      throw error
+    }))
   }
 
   private async readBlock(b: number): Promise<void> {
@@ -110,7 +144,10 @@ export class PostingsBlocks {
     if (text === undefined) throw new CorruptSnapshot(`postings block ${b} of the snapshot is gone`)
     if (gaps < 0 || count < 0 || text.length !== base64Length(gaps + 2 * count))
       throw new CorruptSnapshot(`postings block ${b} of the snapshot does not fit its table`)
-    this.text[b] ??= {
+    if (this.text[b]) return
+    this.kept.add(b)
+    this.keptChars += text.length
+    this.text[b] = {
       terms: shiftedTerms(this.terms, from, to),
       gapAt: shiftedWords(this.gapAt, from, to + 1 - from, gapBase),
       postAt: shiftedWords(this.postAt, from, to + 1 - from, postBase),
@@ -128,7 +165,7 @@ export class PostingsBlocks {
     return decodePostings(block, t - this.blockAt[b]!, slots, removals)
   }
 
-  /** Characters of the blocks read so far. */
+  /** Characters of the blocks read and kept. */
   get length(): number {
     let n = 0
     for (const block of this.text) n += block?.postings.length ?? 0

@@ -1,7 +1,7 @@
 import { processTerm, tokenize } from '../analyze.js'
 import type { RetrievalChanges, RetrievalHit, RetrievalQuery, Retriever, SnapshotStore } from '../retrieval.js'
 import { englishTerm, englishTokens } from './english.js'
-import type { Analyzer } from './analyzer.js'
+import type { Analyzer, Scoring } from './analyzer.js'
 import { CorruptSnapshot } from './corrupt-snapshot.js'
 import { FlatIndex } from './flat-index.js'
 import { FORMAT, readHead, readSnapshot, writeSnapshot, type Head } from './snapshot.js'
@@ -43,6 +43,12 @@ export interface Bm25RetrieverOptions {
   idleMs?: number
   /** Changes worth a snapshot when the process closes (`flush()`). Default 32; `flush(true)` persists any. */
   flushAt?: number
+  /**
+   * What a process keeps of a restored snapshot's postings: `postingsBytes` of decoded postings
+   * (default 4 MB) and `blockChars` of postings blocks read (default 2M characters, ~48 blocks); beyond
+   * them the least recently read are dropped and read again from the store when a search needs them.
+   */
+  kept?: { postingsBytes?: number; blockChars?: number }
 }
 
 /**
@@ -52,26 +58,10 @@ export interface Bm25RetrieverOptions {
  * and written when the retriever is idle, never inside a write.
  */
 export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
-  const english = options.analysis === 'english'
-  const prefixMin = options.prefixMinLength ?? 4
-  const fuzzy = options.fuzzy ?? 0.2
-  const analyzer: Analyzer = {
-    tokenize: english ? englishTokens : tokenize,
-    processTerm: memoized(english ? englishTerm : processTerm),
-    prefix: (term) => prefixMin > 0 && term.length >= prefixMin,
-    fuzzy: (term) => (fuzzy > 0 && term.length >= 5 ? Math.min(6, Math.round(term.length * fuzzy)) : 0),
-  }
-  const ranking = options.ranking ?? 'minisearch'
-  const weighted = ranking === 'postgres'
-  const { k, b } = options.bm25 ?? (weighted ? { k: 1.2, b: 0.75 } : { k: 0.9, b: 0.4 })
-  const title = options.boost?.title ?? (weighted ? 1 : 0.3)
-  const scoring = { ranking, k, b, title, tags: options.boost?.tags ?? (weighted ? 0.5 : 0.2) }
+  const { analyzer, scoring, format } = analysisOf(options)
   const snapshotEvery = options.snapshotEvery ?? 256
   const idleMs = options.idleMs ?? 200
   const flushAt = options.flushAt ?? 32
-  // A snapshot names its analysis (`english2`: hosts, signs and URLs read as PostgreSQL reads them)
-  // and its ranking (which sets the lengths it keeps): one made otherwise is never read into this index.
-  const format = `${FORMAT}${english ? '+english2' : ''}${weighted ? '+postgres' : ''}`
 
   let index: FlatIndex | undefined
   let revision: string | undefined
@@ -103,19 +93,43 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     if (loaded || index) return index
     loaded = true
     if (!store || !head) return undefined
-    const restored = new FlatIndex(analyzer, scoring)
-    if (await readSnapshot(store, head, restored)) index = restored
+    const restored = new FlatIndex(analyzer, scoring, options.kept?.postingsBytes)
+    if (await readSnapshot(store, head, restored, options.kept?.blockChars)) index = restored
+    else if (await adoptNewer()) return load()
     else revision = undefined // removed under us, or unreadable: it is only a cache, the kernel re-indexes
     return index
+  }
+
+  /**
+   * The index's build is gone or unreadable: when another process's newer build replaced it, that one
+   * is read on next need instead (its revision is the retriever's: the kernel catches up from it);
+   * true then. Else the kernel re-indexes.
+   */
+  async function adoptNewer(): Promise<boolean> {
+    index = undefined
+    const stored = store && head ? await readHead(store).catch(() => undefined) : undefined
+    if (stored?.format !== format || stored.build === head?.build) return false
+    head = stored
+    revision = head.revision
+    loaded = false
+    return true
+  }
+
+  /** The index found corrupt where it was read (a postings block gone or unfit). */
+  async function dropIndex(): Promise<void> {
+    if (!(await adoptNewer())) revision = undefined // only a cache: no revision, so the kernel re-indexes
   }
 
   async function snapshot(): Promise<void> {
     clearTimer()
     if (!store || !index || revision === undefined) return
     try {
-      await index.prepareAll()
       head = await writeSnapshot(store, index, revision, head ?? stale, format)
       stale = undefined
+      // Read back on next need, as a new process reads it: the postings written here and those
+      // decoded are dropped, and the snapshot's blocks are read as searches need them.
+      index = undefined
+      loaded = false
     } catch {
       // A snapshot is only a cache: a read-only or full disk costs the next process a re-index, never
       // this search or write. Try again after the next `snapshotEvery` changes.
@@ -158,7 +172,12 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     // `calibrateScoreScale(bm25Retriever())` (@foundry/kernel/testing) measures 1.000, as for the
     // MiniSearch retriever: the same scores. test/bm25.test.ts checks it.
     scoreScale: 1,
-    capabilities: { stemming: true, prefix: prefixMin > 0, fuzzy: fuzzy > 0, segmentation: !english },
+    capabilities: {
+      stemming: true,
+      prefix: (options.prefixMinLength ?? 4) > 0,
+      fuzzy: (options.fuzzy ?? 0.2) > 0,
+      segmentation: options.analysis !== 'english',
+    },
 
     revision: serial(async () => {
       await readStoredHead()
@@ -178,14 +197,12 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
         return
       }
       try {
-        await current.prepareAll() // a write may add to any term's postings
         for (const id of changes.remove) current.remove(id)
         for (const doc of upsert) current.add(doc)
-        if (current.dirty) current.compact()
+        if (current.dirty) await current.compact()
       } catch (error) {
         if (!(error instanceof CorruptSnapshot)) throw error
-        index = undefined // only a cache: no revision, so the kernel re-indexes
-        revision = undefined
+        await dropIndex()
         return
       }
       revision = changes.revision
@@ -201,8 +218,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
         return find(current, query)
       } catch (error) {
         if (!(error instanceof CorruptSnapshot)) throw error
-        index = undefined // only a cache: no revision, so the kernel re-indexes
-        revision = undefined
+        await dropIndex()
         return []
       }
     }),
@@ -212,9 +228,9 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     },
 
     warm: serial(async () => {
-      // The postings blocks follow in the background, a block a turn: a search that comes meanwhile
-      // reads its own first, and then no build removed by another process's snapshot can cost a re-index.
-      void (await load())?.prepareAll(true)
+      // The index's documents and tables only: postings blocks are read as searches need them, and
+      // a build another process's snapshot removed meanwhile gives way to that process's build.
+      await load()
     }),
 
     flush: serial(async (all = false) => {
@@ -225,6 +241,28 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
       clearTimer()
     }),
   }
+}
+
+/** The analyzer and scoring `options` ask for, and the snapshot format that names them. */
+function analysisOf(options: Bm25RetrieverOptions): { analyzer: Analyzer; scoring: Scoring; format: string } {
+  const english = options.analysis === 'english'
+  const prefixMin = options.prefixMinLength ?? 4
+  const fuzzy = options.fuzzy ?? 0.2
+  const analyzer: Analyzer = {
+    tokenize: english ? englishTokens : tokenize,
+    processTerm: memoized(english ? englishTerm : processTerm),
+    prefix: (term) => prefixMin > 0 && term.length >= prefixMin,
+    fuzzy: (term) => (fuzzy > 0 && term.length >= 5 ? Math.min(6, Math.round(term.length * fuzzy)) : 0),
+  }
+  const ranking = options.ranking ?? 'minisearch'
+  const weighted = ranking === 'postgres'
+  const { k, b } = options.bm25 ?? (weighted ? { k: 1.2, b: 0.75 } : { k: 0.9, b: 0.4 })
+  const title = options.boost?.title ?? (weighted ? 1 : 0.3)
+  const scoring: Scoring = { ranking, k, b, title, tags: options.boost?.tags ?? (weighted ? 0.5 : 0.2) }
+  // A snapshot names its analysis (`english2`: hosts, signs and URLs read as PostgreSQL reads them)
+  // and its ranking (which sets the lengths it keeps): one made otherwise is never read into this index.
+  const format = `${FORMAT}${english ? '+english2' : ''}${weighted ? '+postgres' : ''}`
+  return { analyzer, scoring, format }
 }
 
 /** The hits of a query, type and scope filtering by slot. */

@@ -74,8 +74,8 @@ const base64Length = (bytes: number) => Math.ceil(bytes / 3) * 4
 /** Whether typed arrays are little-endian here (they view the bytes as stored only then). */
 const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 
-/** The live documents of `index` as a snapshot's parts (slots renumbered densely, in order). */
-export function encode(index: FlatIndex): Parts {
+/** The live documents of `index` as a snapshot's parts (slots renumbered densely, in order; a term at a time, its block read as it comes). */
+export async function encode(index: FlatIndex): Promise<Parts> {
   const map = new Int32Array(index.slots).fill(-1)
   let n = 0
   for (let s = 0; s < index.slots; s++) if (index.alive[s]) map[s] = n++
@@ -84,9 +84,7 @@ export function encode(index: FlatIndex): Parts {
   const blocks: number[] = []
   const blockText: string[] = []
   let block = newBlock()
-  const all = index.allPostings()
-  for (const term of [...all.keys()].sort()) {
-    const p = all.get(term)!
+  await index.eachPostings((term, p) => {
     const before = block.tf.length
     let last = -1
     for (let i = 0; i < p.n; i++) {
@@ -97,7 +95,7 @@ export function encode(index: FlatIndex): Parts {
       block.tf.byte(p.tf[i]!)
       block.fields.byte(p.fields[i]!)
     }
-    if (block.tf.length === before) continue
+    if (block.tf.length === before) return
     if (!block.terms) blocks.push(terms.length)
     block.terms++
     terms.push(term)
@@ -106,7 +104,7 @@ export function encode(index: FlatIndex): Parts {
       blockText.push(blockPart(block))
       block = newBlock(ends[ends.length - 2], ends[ends.length - 1])
     }
-  }
+  })
   if (block.terms || !blocks.length) {
     if (!block.terms) blocks.push(0)
     blockText.push(blockPart(block))
@@ -175,6 +173,7 @@ export function decode(
   index: FlatIndex,
   parts: Omit<Parts, 'blocks'>,
   readBlock: (block: number) => Promise<string | undefined>,
+  keepChars?: number,
 ): boolean {
   const info = JSON.parse(parts.docs) as Info
   if (!validInfo(info)) return false
@@ -199,7 +198,9 @@ export function decode(
     scopes: info.scopes,
     sums: info.sums,
   })
-  index.setBase(new PostingsBlocks(new PackedTerms(parts.terms, termAt), gapAt, postAt, info.blocks, readBlock))
+  index.setBase(
+    new PostingsBlocks(new PackedTerms(parts.terms, termAt), gapAt, postAt, info.blocks, readBlock, keepChars),
+  )
   return true
 }
 
@@ -268,7 +269,7 @@ export async function writeSnapshot(
   format = FORMAT,
 ): Promise<Head> {
   const build = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
-  const parts = encode(index)
+  const parts = await encode(index)
   for (const name of PARTS) await store.write(part(build, name), parts[name])
   for (const [b, text] of parts.blocks.entries()) await store.write(part(build, blockName(b)), text)
   const head: Head = { format, build, revision, blocks: parts.blocks.length }
@@ -281,12 +282,19 @@ export async function writeSnapshot(
  * The build `head` names, mapped into `index` (its postings blocks read when a search needs them);
  * false when a part is gone or unreadable (it is only a cache).
  */
-export async function readSnapshot(store: SnapshotStore, head: Head, index: FlatIndex): Promise<boolean> {
+export async function readSnapshot(
+  store: SnapshotStore,
+  head: Head,
+  index: FlatIndex,
+  /** Characters of postings blocks kept read (`PostingsBlocks`). */
+  keepChars?: number,
+): Promise<boolean> {
   try {
     const [docs, ids, terms, data, table] = await Promise.all(PARTS.map((name) => store.read(part(head.build, name))))
     if (docs === undefined || ids === undefined || terms === undefined || data === undefined) return false
     if (table === undefined) return false
-    return decode(index, { docs, ids, terms, data, table }, (b) => store.read(part(head.build, blockName(b))))
+    const read = (b: number) => store.read(part(head.build, blockName(b)))
+    return decode(index, { docs, ids, terms, data, table }, read, keepChars)
   } catch {
     return false
   }

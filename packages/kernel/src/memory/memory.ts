@@ -282,8 +282,9 @@ export function createMemory(ctx: PluginHost): MemoryService {
       ...(input.scope && { scope: input.scope }),
     }
     let found = await retriever.search(query)
-    if (!found.length && (await retriever.revision()) === undefined) {
-      // The retriever lost its state (a snapshot removed under it): index again, once.
+    if (!found.length && (await retriever.revision()) !== revision) {
+      // The retriever lost its state (a snapshot removed under it), or took another process's newer
+      // one: index again or catch up, once.
       await syncRetriever(revision)
       found = await retriever.search(query)
     }

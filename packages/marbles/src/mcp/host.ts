@@ -158,6 +158,8 @@ export async function openHost(options: MarblesHostOptions): Promise<MarblesHost
  * half what plain `node` gives it).
  */
 const SERVER_NODE_OPTIONS = ['--optimize-for-size', '--v8-pool-size=1']
+/** Its environment's part of the same: glibc hands freed blocks of 128 KB and more back to the system. */
+const SERVER_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' }
 
 /** `foundry mcp` for the project, from the installed `foundry` bin (foundry-bin.ts); absent when there is none. */
 function foundryMcp(root: string): { foundryMcp: NonNullable<AgentHost['foundryMcp']> } | Record<string, never> {
@@ -170,7 +172,7 @@ function foundryMcp(root: string): { foundryMcp: NonNullable<AgentHost['foundryM
     foundryMcp: {
       command: process.execPath,
       args: [...SERVER_NODE_OPTIONS, bin, 'mcp'],
-      env: { FOUNDRY_ROOT: root, ...(url && { FOUNDRY_DATABASE_URL: url }) },
+      env: { ...SERVER_MALLOC_ENV, FOUNDRY_ROOT: root, ...(url && { FOUNDRY_DATABASE_URL: url }) },
     },
   }
 }

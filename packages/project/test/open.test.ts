@@ -204,35 +204,4 @@ test('a project on the folder layout never loads the native SQLite module', () =
   assert.is(loads(tempProject({ storage: 'sqlite' })), 'true')
 })
 
-test('a new process opens a folder project and answers its first search without starting the thread pool', async () => {
-  if (process.platform !== 'linux') return // the threads are counted in /proc/self/task
-  const root = tempProject({ storage: { kind: 'fs' } })
-  const seeding = await openProject({ root })
-  await seeding.kernel.memory.write({
-    title: 'Invoices are rounded per line',
-    body: 'Each line on its own.',
-    type: 'domain',
-  })
-  await seeding.close()
-  // Through the pool, each small read waits for a pool thread to be scheduled (and the first starts them all).
-  const threads = execFileSync(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `const { readdirSync } = await import('node:fs')
-       const before = readdirSync('/proc/self/task').length
-       const { openProject } = await import(${JSON.stringify(PROJECT_DIST)})
-       const project = await openProject({ root: ${JSON.stringify(root)} })
-       const { hits } = await project.kernel.memory.search({ query: 'invoices rounded' })
-       process.stdout.write(JSON.stringify({ hits: hits.length, before, after: readdirSync('/proc/self/task').length }))
-       await project.close()`,
-    ],
-    { encoding: 'utf8' },
-  )
-  const { hits, before, after } = JSON.parse(threads) as { hits: number; before: number; after: number }
-  assert.is(hits, 1)
-  assert.is(after, before, 'no thread started between the open and the first answer')
-})
-
 test.run()

@@ -48,7 +48,10 @@ let yamlLib: typeof import('yaml') | undefined
 
 /** Load the YAML library; resolves at once once it is loaded. */
 export async function loadYaml(): Promise<void> {
-  yamlLib ??= await import('yaml')
+  if (yamlLib) return
+  const loaded: typeof import('yaml') & { default?: typeof import('yaml') } = await import('yaml')
+  // A bundle split into ES module chunks hands the CommonJS library over as its default export only.
+  yamlLib = typeof loaded.Document === 'function' ? loaded : loaded.default
 }
 
 /** Whether the YAML library has been loaded in this process. */

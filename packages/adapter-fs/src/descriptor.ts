@@ -1,5 +1,6 @@
 import { defineStorage } from '@foundry/kernel/adapter'
 import { inspectFolder, repairFolder } from './doctor.js'
+import { loadYaml } from './front-matter.js'
 import { fsStorage } from './fs-storage.js'
 
 /** The options of `"storage": { "kind": "fs", … }` in `.foundry/config.json`. */
@@ -38,5 +39,8 @@ export const fsDescriptor = defineStorage({
   description: 'the .foundry/ folder layout: markdown facts a team reviews in git (the default)',
   options: FsDescriptorOptionsSchema,
   open: (options: FsDescriptorOptions, site) => fsStorage({ root: site.root, ...options }),
-  doctor: (options: FsDescriptorOptions, site, { fix }) => (fix ? repairFolder : inspectFolder)(site.root, options),
+  doctor: async (options: FsDescriptorOptions, site, { fix }) => {
+    await loadYaml() // a fact file edited by hand is read by the YAML library
+    return (fix ? repairFolder : inspectFolder)(site.root, options)
+  },
 })

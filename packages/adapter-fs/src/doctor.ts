@@ -13,6 +13,7 @@ import { basename, join } from 'node:path'
 import { isValidKey, type DoctorFinding } from '@foundry/kernel/adapter'
 import { isAbandonedTemp, isTempName } from './atomic.js'
 import { codecOf, isRecordOf } from './codecs.js'
+import { YamlNotLoaded } from './front-matter.js'
 import { readTextSync } from './io.js'
 import { fileIdentity } from './record-cache.js'
 import { createLayout, flatKey, type Layout } from './layout.js'
@@ -27,7 +28,7 @@ export interface DoctorFolderOptions {
 /** The folder of fact files that could not be read, moved aside by `repairFolder` (never deleted). */
 export const QUARANTINE = 'quarantine'
 
-/** `foundry doctor` on the folder layout: what is wrong, changing nothing. */
+/** `foundry doctor` on the folder layout: what is wrong, changing nothing. Call after `loadYaml()` (front-matter.ts). */
 export function inspectFolder(root: string, options: DoctorFolderOptions = {}): DoctorFinding[] {
   return doctorFolder(root, options, false)
 }
@@ -36,7 +37,7 @@ export function inspectFolder(root: string, options: DoctorFolderOptions = {}): 
  * `foundry doctor --fix` on the folder layout: remove a lock whose holder is gone, temporary files
  * of killed writers, a record cache or retriever snapshot that does not match the files (both are
  * rebuilt), and move unreadable fact files to `<data folder>/quarantine/` beside the reason. No
- * record is deleted. Run while no writer runs is best; a live lock holder is left alone.
+ * record is deleted. Run while no writer runs is best; a live lock holder is left alone. Call after `loadYaml()`.
  */
 export function repairFolder(root: string, options: DoctorFolderOptions = {}): DoctorFinding[] {
   return doctorFolder(root, options, true)
@@ -258,6 +259,7 @@ function checkFacts(layout: Layout, findings: DoctorFinding[], found: Found): vo
       if (!stat.isFile()) reason = stat.isSymbolicLink() ? 'it is a link, not a file' : 'it is not a plain file'
       else codec.decode(readTextSync(path), { key, file: name, modified: () => statSync(path).mtime })
     } catch (error) {
+      if (error instanceof YamlNotLoaded) throw error // the caller's slip, never the file's fault
       reason = (error as Error).message
     }
     if (reason === undefined) continue

@@ -1,5 +1,4 @@
 import { FactSchema, RunbookSchema, validator, type Fact, type Runbook } from '@foundry/kernel'
-import { Document, isMap, parseDocument, YAMLSeq } from 'yaml'
 import { FormatError } from './format-error.js'
 
 /*
@@ -39,6 +38,36 @@ const FACT_KEYS = [
 const FACT_DEFAULTS = { scope: 'project', confidence: 'medium', source: 'conversation', status: 'active' } as const
 const factCheck = validator(FactSchema)
 const runbookCheck = validator(RunbookSchema)
+
+/*
+ * The YAML library, loaded by `loadYaml` when first needed: by a write, and by a read of front matter
+ * that is not in the form Foundry writes (`plainFrontMatter` reads that form). A process that only
+ * reads what Foundry wrote (a search, a hook) never evaluates it.
+ */
+let yamlLib: typeof import('yaml') | undefined
+
+/** Load the YAML library; resolves at once once it is loaded. */
+export async function loadYaml(): Promise<void> {
+  if (yamlLib) return
+  const loaded: typeof import('yaml') & { default?: typeof import('yaml') } = await import('yaml')
+  // A bundle split into ES module chunks hands the CommonJS library over as its default export only.
+  yamlLib = typeof loaded.Document === 'function' ? loaded : loaded.default
+}
+
+/** Whether the YAML library has been loaded in this process. */
+export const yamlLoaded = (): boolean => yamlLib !== undefined
+
+/** Thrown where the YAML library is needed before `loadYaml` resolved: load it, then call again. */
+export class YamlNotLoaded extends Error {
+  constructor() {
+    super('the YAML library is not loaded: await loadYaml() first')
+  }
+}
+
+function loadedYaml(): typeof import('yaml') {
+  if (!yamlLib) throw new YamlNotLoaded()
+  return yamlLib
+}
 
 /** What a reader needs besides the text: the key the file name gives, and its modification time for a fact without `created`. */
 export interface ReadContext {
@@ -113,6 +142,7 @@ export function markdownToRunbook(text: string, at: ReadContext): Runbook {
 
 /** `---`, the YAML, `---`, a blank line, the body, a final newline. Lists are written on one line. */
 function joinFrontMatter(front: Record<string, unknown>, body: string): string {
+  const { Document, isMap, YAMLSeq } = loadedYaml()
   const doc = new Document(front)
   if (isMap(doc.contents))
     for (const pair of doc.contents.items) if (pair.value instanceof YAMLSeq) pair.value.flow = true
@@ -208,7 +238,7 @@ function plainValue(text: string): unknown {
 }
 
 function parseYaml(yaml: string): Record<string, unknown> {
-  const doc = parseDocument(yaml, { uniqueKeys: true, prettyErrors: false })
+  const doc = loadedYaml().parseDocument(yaml, { uniqueKeys: true, prettyErrors: false })
   const error = doc.errors[0]
   if (error) {
     // Lines count from the file's first line, the opening `---`.

@@ -17,6 +17,7 @@ import type { Storage } from '@foundry/kernel'
 import { FoundryError } from '@foundry/kernel'
 import { isTempName, sweepTemps, syncFolder, writeAtomic, writeAtomicMany } from './atomic.js'
 import { codecOf, isRecordOf } from './codecs.js'
+import { loadYaml, YamlNotLoaded } from './front-matter.js'
 import { FormatError } from './format-error.js'
 import { createGuard, isMissing, routeGuards } from './guard.js'
 import { appendLine, readText } from './io.js'
@@ -60,6 +61,8 @@ const NOUNS: Record<string, string> = {
   meta: 'meta',
 }
 const noun = (collection: CollectionName) => NOUNS[collection] ?? `${collection} record`
+/** The collections stored as markdown with YAML front matter (front-matter.ts): their writes need the YAML library. */
+const isMarkdown = (collection: CollectionName) => collection === 'facts' || collection === 'runbooks'
 
 /**
  * Storage on the `.foundry` folder: human-readable files a team reviews in git, safe with many
@@ -121,7 +124,15 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
       if (collection === 'meta' || isOpen(collection)) return undefined
       throw new FormatError('it is a folder, not a file')
     }
-    return codecOf(collection).decode(text, { key, file: basename(path), modified: () => statSync(real).mtime })
+    const at = { key, file: basename(path), modified: () => statSync(real).mtime }
+    try {
+      return codecOf(collection).decode(text, at)
+    } catch (error) {
+      if (!(error instanceof YamlNotLoaded)) throw error
+    }
+    // Front matter not in the form Foundry writes (edited by hand): read by the YAML library, loaded now.
+    await loadYaml()
+    return codecOf(collection).decode(text, at)
   }
 
   /** The parsed-record cache, for the markdown collections; none when its file cannot be trusted. */
@@ -218,6 +229,7 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
     },
 
     async put<C extends CollectionName>(collection: C, key: string, value: RecordOf<C>, writeOptions?: WriteOptions) {
+      if (isMarkdown(collection)) await loadYaml()
       const text = codecOf(collection).encode(value, key)
       prepare()
       const path = layout.file(collection, key)
@@ -257,6 +269,7 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
       writeOptions?: WriteOptions,
     ) {
       const codec = codecOf(collection)
+      if (isMarkdown(collection)) await loadYaml()
       prepare()
       const files = entries.map(({ key, value }) => {
         const data = codec.encode(value, key)

@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { parseDocument } from 'yaml'
-import { factToMarkdown, plainFrontMatter, splitFrontMatter } from '../src/front-matter.js'
+import { factToMarkdown, loadYaml, plainFrontMatter, splitFrontMatter } from '../src/front-matter.js'
 
 /**
  * The front matter Foundry writes is read without the YAML parser; whatever the reader takes, it
@@ -65,6 +65,9 @@ const CASES = [
   'title: \n',
   '',
 ]
+
+// The reader's fallback and the writer use the YAML library, loaded on demand (a storage loads it itself).
+test.before(loadYaml)
 
 function viaYaml(yaml: string): unknown {
   const doc = parseDocument(yaml, { uniqueKeys: true, prettyErrors: false })

@@ -1,13 +1,14 @@
 // A plain `foundry mcp` command line is served by the bin without commander, from its own script
 // (the direct path); every other line goes through the program. Both serve the same, and the direct
 // path loads no HTTP serving.
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { plainMcpArgs } from '../src/cli/mcp-args.js'
 import { call, cleanup, connectWith, tempProject } from './helpers.js'
+import { startInitialized, textOf, toolCall } from './raw.js'
 
 const REPORT_LOADED = join(new URL('.', import.meta.url).pathname, 'fixtures', 'report-loaded.cjs')
 const MCP_SCRIPT = join(new URL('.', import.meta.url).pathname, '..', 'dist', 'bin', 'foundry-mcp.cjs')
@@ -71,6 +72,28 @@ test('a stdio session loads neither Node’s fetch nor its HTTP server', async (
   const line = /loaded-at-exit (.*)/.exec(session.stderr())
   assert.ok(line, session.stderr())
   assert.equal(JSON.parse(line![1]!), [])
+})
+
+test('a new session answers its first search without starting the thread pool', async () => {
+  if (process.platform !== 'linux') return // the threads are counted in /proc/<pid>/task
+  const root = tempProject({ storage: { kind: 'fs' } })
+  const seeding = await startInitialized(root)
+  await seeding.send(
+    toolCall(1, 'memory_write', { title: 'Invoices are rounded per line', body: 'Each line.', type: 'domain' }),
+  )
+  assert.ok(textOf(await seeding.answer(1)).startsWith('created: fact-0001'))
+  await seeding.close()
+  // Through the pool, each small read waits for a pool thread to be scheduled, and the first starts them all.
+  const session = await startInitialized(root) // without the hook server, which starts once the answer is written
+  try {
+    const threads = () => readdirSync(`/proc/${session.child.pid}/task`).length
+    const before = threads()
+    await session.send(toolCall(1, 'memory_search', { query: 'invoices rounded' }))
+    assert.ok(textOf(await session.answer(1)).includes('fact-0001'))
+    assert.is(threads(), before, 'no thread started between initialize and the first answer')
+  } finally {
+    await session.close()
+  }
 })
 
 test('the direct path builds only the protocol schemas its server reaches', () => {

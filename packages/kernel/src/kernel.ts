@@ -11,7 +11,7 @@ import type { Retriever, SnapshotStore } from './retrieval.js'
 import { reviewPlugin, type ReviewService } from './review/review.js'
 import { runbooksPlugin, type RunbookService } from './runbooks.js'
 import { resolveConfig, type Config, type ConfigFile } from './schema/config.js'
-import type { EventKind } from './schema/event.js'
+import type { EventKind, FoundryEvent } from './schema/event.js'
 import type { Storage, StorageProblem } from './storage.js'
 import { safeTelemetry, storageTelemetry, type Telemetry } from './telemetry.js'
 import { tokensPlugin, type TokenService } from './token-report.js'
@@ -26,6 +26,12 @@ export interface KernelOptions {
   config?: ConfigFile
   /** Default: events appended to the storage's log. Failures never reach the caller. */
   telemetry?: Telemetry
+  /**
+   * Record events (a traced operation's, `record`'s) after the current turn of the event loop, not
+   * before the call resolves: a server writes its answer first (`foundry mcp`). `close()` waits for
+   * them. Default false: an event is written when its call resolves.
+   */
+  eventsAfterTurn?: boolean
   /** The clock, for ids' `created`, expiry and event timestamps. */
   now?: () => Date
   /** The project root: relative paths in messages, and the base of `contract_validate { path }`. */
@@ -94,8 +100,9 @@ export function createKernel(options: KernelOptions): Kernel {
   const config = resolveConfig(options.config)
   const now = options.now ?? (() => new Date())
   const telemetry = safeTelemetry(options.telemetry ?? storageTelemetry(storage))
+  const events = options.eventsAfterTurn ? afterTurn(telemetry) : undefined
   const record = (kind: EventKind, data?: Record<string, unknown>) =>
-    telemetry.record(data ? { ts: now().toISOString(), kind, data } : { ts: now().toISOString(), kind })
+    (events ?? telemetry).record(data ? { ts: now().toISOString(), kind, data } : { ts: now().toISOString(), kind })
   retriever.attach?.(snapshotStore(storage, `retriever/${retriever.name}/`))
 
   // Every plugin is checked here; memory and the plugins passed in are set up here, the other built-in
@@ -179,6 +186,7 @@ export function createKernel(options: KernelOptions): Kernel {
     use,
     record,
     async close() {
+      await events?.settled()
       await retriever.flush?.(!storage.flags.changeLog)
       await retriever.close?.()
       await storage.close?.()
@@ -224,6 +232,30 @@ function traced<S extends object>(
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100
+
+/**
+ * `telemetry`, deferred: each event is recorded once the current turn of the event loop is over
+ * (a timer), in call order; `settled` resolves once every event asked for so far is recorded.
+ */
+function afterTurn(telemetry: Telemetry): Telemetry & { settled(): Promise<void> } {
+  let written = Promise.resolve()
+  let waiting: FoundryEvent[] = []
+  const drain = () => {
+    const batch = waiting
+    waiting = []
+    for (const event of batch) written = written.then(() => telemetry.record(event))
+  }
+  return {
+    async record(event) {
+      if (!waiting.length) setTimeout(drain, 0)
+      waiting.push(event)
+    },
+    async settled() {
+      drain()
+      await written
+    },
+  }
+}
 
 const RELAXED = { durability: 'relaxed' } as const
 

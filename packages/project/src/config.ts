@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { FoundryError, resolveConfig, type Config } from '@foundry/kernel'
 import { CONFIG_FILE } from './find.js'
@@ -59,10 +59,9 @@ export async function readProjectConfig(root: string): Promise<ProjectConfig> {
   const file = join(resolve(root), CONFIG_FILE)
   let text: string | undefined
   try {
-    // node:fs's callback form: opening a project does not load node:fs/promises (~2 ms of a new process).
-    text = await new Promise<string>((done, fail) =>
-      readFile(file, 'utf8', (error, data) => (error ? fail(error) : done(data))),
-    )
+    // Read synchronously (a small file): through the thread pool, a new process first starts its threads
+    // and then waits for one to be scheduled, four times (open, stat, read, close), 9–50 ms at load ~10.
+    text = readFileSync(file, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
       throw new FoundryError('UNAVAILABLE', `Cannot read ${file}: ${(error as Error).message}`, { cause: error })

@@ -92,7 +92,8 @@ function commandContext(globals: GlobalOptions): CommandContext & { close(): Pro
           cwd: process.cwd(),
           ...(globals.storage && { overrides: { storage: globals.storage } }),
           onProblem: (p) => process.stderr.write(`warning: skipped ${p.location}: ${p.message}\n`),
-          kernel: { hints: FOUNDRY_HINTS },
+          // Events are written after the command's answer (a server's response, the CLI's output); closing waits for them.
+          kernel: { hints: FOUNDRY_HINTS, eventsAfterTurn: true },
         }),
       )),
   )

@@ -38,7 +38,7 @@ const KEYS: ReadonlySet<string> = new Set(Object.keys(FactSchema.properties))
  * most `max` units is at most `max` code points, at least `2·min` units at least `min` (a code point
  * is one or two units). A string between those is left to the schema.
  */
-function sized(value: unknown, min: number, max = Number.POSITIVE_INFINITY): value is string {
+export function sized(value: unknown, min: number, max = Number.POSITIVE_INFINITY): value is string {
   return (
     typeof value === 'string' && value.length <= max && (value.length >= 2 * min || (min <= 1 && value.length >= min))
   )

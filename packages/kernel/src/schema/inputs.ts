@@ -1,30 +1,35 @@
 import type { Static } from 'typebox'
 import * as Type from 'typebox/type'
 import { FactInputSchema, FactTypeSchema, SCOPE_PATTERN } from './fact.js'
+import { isPlainSearchInput } from './input-quick.js'
 import { lazySchema } from './lazy.js'
 import { SLUG_PATTERN } from './records.js'
+import { withQuickCheck } from './validate.js'
 
 /**
  * Inputs of the kernel's operations; the MCP server publishes these as the tools' `inputSchema`. Each is
  * built on its first call (`lazySchema`).
  */
 export const SearchInputSchema = lazySchema(() =>
-  Type.Object(
-    {
-      query: Type.String({ minLength: 1, maxLength: 2000, description: 'Keywords describing what you need to know' }),
-      type: Type.Optional(FactTypeSchema),
-      scope: Type.Optional(
-        Type.String({
-          pattern: SCOPE_PATTERN,
-          maxLength: 200,
-          description: 'Only facts of this scope, e.g. module:billing',
-        }),
-      ),
-      limit: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 25, description: 'Default 8 (memoryRetrieval.maxFacts)' }),
-      ),
-    },
-    { additionalProperties: false },
+  withQuickCheck(
+    Type.Object(
+      {
+        query: Type.String({ minLength: 1, maxLength: 2000, description: 'Keywords describing what you need to know' }),
+        type: Type.Optional(FactTypeSchema),
+        scope: Type.Optional(
+          Type.String({
+            pattern: SCOPE_PATTERN,
+            maxLength: 200,
+            description: 'Only facts of this scope, e.g. module:billing',
+          }),
+        ),
+        limit: Type.Optional(
+          Type.Integer({ minimum: 1, maximum: 25, description: 'Default 8 (memoryRetrieval.maxFacts)' }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    isPlainSearchInput,
   ),
 )
 export type SearchInput = Static<ReturnType<typeof SearchInputSchema>>

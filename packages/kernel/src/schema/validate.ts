@@ -51,10 +51,16 @@ export function lazyValidator<S extends TSchema>(schema: () => S): Validator<Sta
 export const INTERPRETED_CHECKS = 8
 
 /**
- * Plain-code checks of the schemas a short-lived process checks most (the stored fact), tried before
- * the schema: each answers true only for a value its schema accepts, and false when unsure.
+ * Plain-code checks of the schemas a new process checks most (the stored fact, a search's arguments),
+ * tried before the schema: each answers true only for a value its schema accepts, and false when unsure.
  */
-const QUICK_CHECKS: ReadonlyMap<object, (value: unknown) => boolean> = new Map([[FactSchema, isPlainFact]])
+const QUICK_CHECKS = new WeakMap<object, (value: unknown) => boolean>([[FactSchema, isPlainFact]])
+
+/** `schema`, its validators trying `quick` first: `quick` answers true only for values `schema` accepts. */
+export function withQuickCheck<S extends object>(schema: S, quick: (value: unknown) => boolean): S {
+  QUICK_CHECKS.set(schema, quick)
+  return schema
+}
 
 export function validator<S extends TSchema>(schema: S): Validator<Static<S>>
 export function validator<T = unknown>(schema: object): Validator<T>

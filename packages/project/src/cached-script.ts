@@ -61,7 +61,7 @@ export function runCachedScript<T>(script: URL | string, command?: string, links
 }
 
 /** What a script takes from the one that loads it: a module name, and the function that returns the module. */
-export type Links = Record<string, () => unknown>
+type Links = Record<string, () => unknown>
 
 type ScriptWrapper = (
   exports: unknown,

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BenchContext, Suite } from '../lib/context.js'
 import { syntheticFacts } from '../lib/corpus.js'
@@ -76,13 +76,6 @@ async function afterSeed(
   return { ...memory, write, search }
 }
 
-/** The environment the plugin's .mcp.json of the checkout at `dir` gives the server (none when it sets none). */
-function beforeEnv(dir: string): Record<string, string> {
-  const path = join(dir, 'examples/claude-code-plugin/.mcp.json')
-  const config = JSON.parse(readFileSync(path, 'utf8')) as { mcpServers: { foundry: { env?: Record<string, string> } } }
-  return config.mcpServers.foundry.env ?? {}
-}
-
 /**
  * How the resident memory of `foundry mcp` grows with the project: the server's RSS after it wrote
  * 1k facts itself and answered 200 searches on a project seeded with 100k facts by the batch path,
@@ -109,7 +102,7 @@ export const serverRssScaleSuite: Suite = {
     if (ctx.before) {
       const bin = join(ctx.before, 'packages/foundry/dist/bin/foundry.js')
       if (!existsSync(bin)) throw new Error(`${bin} is not built: run npm run setup in ${ctx.before}`)
-      bins.unshift(['before', bin, beforeEnv(ctx.before)])
+      bins.unshift(['before', bin, pluginEnv(ctx.before)])
     }
     for (const kind of ['sqlite', 'fs'] as const)
       for (const leg of bins) {

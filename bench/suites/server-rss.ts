@@ -7,24 +7,30 @@ import { foundry, foundryBin, sdk, type PeerClient } from '../lib/peers-systems.
 
 type Kind = 'sqlite' | 'fs'
 
-/** The Node options the Claude Code plugin's .mcp.json starts `foundry mcp` with: every argument before the script. */
+/** The `foundry` server the Claude Code plugin's .mcp.json starts, in `checkout` (this one by default). */
+function pluginServer(checkout = resolve(import.meta.dirname, '../..')): {
+  args: string[]
+  env?: Record<string, string>
+} {
+  const path = join(checkout, 'examples/claude-code-plugin/.mcp.json')
+  const config = JSON.parse(readFileSync(path, 'utf8')) as {
+    mcpServers: { foundry: { args: string[]; env?: Record<string, string> } }
+  }
+  return config.mcpServers.foundry
+}
+
+/** The Node options the plugin starts `foundry mcp` with: every argument before the script. */
 export function pluginFlags(): string[] {
-  const path = resolve(import.meta.dirname, '../../examples/claude-code-plugin/.mcp.json')
-  const config = JSON.parse(readFileSync(path, 'utf8')) as { mcpServers: { foundry: { args: string[] } } }
-  const args = config.mcpServers.foundry.args
+  const { args } = pluginServer()
   return args.slice(
     0,
     args.findIndex((arg) => /foundry\.c?js$/.test(arg)),
   )
 }
 
-/** The environment the Claude Code plugin's .mcp.json gives `foundry mcp` (its `env`; none when it sets none). */
-export function pluginEnv(): Record<string, string> {
-  const path = resolve(import.meta.dirname, '../../examples/claude-code-plugin/.mcp.json')
-  const config = JSON.parse(readFileSync(path, 'utf8')) as {
-    mcpServers: { foundry: { env?: Record<string, string> } }
-  }
-  return config.mcpServers.foundry.env ?? {}
+/** The environment the plugin gives `foundry mcp` in `checkout` (its `env`; none when it sets none). */
+export function pluginEnv(checkout?: string): Record<string, string> {
+  return pluginServer(checkout).env ?? {}
 }
 
 /** VmRSS and VmHWM of a process, in MB. */

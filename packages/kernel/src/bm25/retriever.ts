@@ -1,5 +1,12 @@
 import { processTerm, tokenize } from '../analyze.js'
-import type { RetrievalChanges, RetrievalHit, RetrievalQuery, Retriever, SnapshotStore } from '../retrieval.js'
+import type {
+  RetrievalChanges,
+  RetrievalHit,
+  RetrievalQuery,
+  Retriever,
+  RetrieverCapabilities,
+  SnapshotStore,
+} from '../retrieval.js'
 import { englishTerm, englishTokens } from './english.js'
 import type { Analyzer, Scoring } from './analyzer.js'
 import { CorruptSnapshot } from './corrupt-snapshot.js'
@@ -58,7 +65,7 @@ export interface Bm25RetrieverOptions {
  * and written when the retriever is idle, never inside a write.
  */
 export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
-  const { analyzer, scoring, format } = analysisOf(options)
+  const { analyzer, scoring, format, capabilities } = analysisOf(options)
   const snapshotEvery = options.snapshotEvery ?? 256
   const idleMs = options.idleMs ?? 200
   const flushAt = options.flushAt ?? 32
@@ -172,12 +179,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     // `calibrateScoreScale(bm25Retriever())` (@foundry/kernel/testing) measures 1.000, as for the
     // MiniSearch retriever: the same scores. test/bm25.test.ts checks it.
     scoreScale: 1,
-    capabilities: {
-      stemming: true,
-      prefix: (options.prefixMinLength ?? 4) > 0,
-      fuzzy: (options.fuzzy ?? 0.2) > 0,
-      segmentation: options.analysis !== 'english',
-    },
+    capabilities,
 
     revision: serial(async () => {
       await readStoredHead()
@@ -243,8 +245,13 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
   }
 }
 
-/** The analyzer and scoring `options` ask for, and the snapshot format that names them. */
-function analysisOf(options: Bm25RetrieverOptions): { analyzer: Analyzer; scoring: Scoring; format: string } {
+/** The analyzer and scoring `options` ask for, the snapshot format that names them, and the capabilities they give. */
+function analysisOf(options: Bm25RetrieverOptions): {
+  analyzer: Analyzer
+  scoring: Scoring
+  format: string
+  capabilities: RetrieverCapabilities
+} {
   const english = options.analysis === 'english'
   const prefixMin = options.prefixMinLength ?? 4
   const fuzzy = options.fuzzy ?? 0.2
@@ -262,7 +269,8 @@ function analysisOf(options: Bm25RetrieverOptions): { analyzer: Analyzer; scorin
   // A snapshot names its analysis (`english2`: hosts, signs and URLs read as PostgreSQL reads them)
   // and its ranking (which sets the lengths it keeps): one made otherwise is never read into this index.
   const format = `${FORMAT}${english ? '+english2' : ''}${weighted ? '+postgres' : ''}`
-  return { analyzer, scoring, format }
+  const capabilities = { stemming: true, prefix: prefixMin > 0, fuzzy: fuzzy > 0, segmentation: !english }
+  return { analyzer, scoring, format, capabilities }
 }
 
 /** The hits of a query, type and scope filtering by slot. */

@@ -254,6 +254,23 @@ test('base64 words: little-endian 32-bit words read one at a time, at every offs
       `after ${lead} words`,
     )
   }
+  // A long table, past the pieces a reader keeps decoded: every word read in a scattered order, twice.
+  for (const lead of [0, 1, 2]) {
+    const count = 768 * 40 + 5
+    const bytes = new Uint8Array(4 * (lead + count))
+    const view = new DataView(bytes.buffer)
+    for (let i = 0; i < count; i++) view.setUint32(4 * (lead + i), (i * 2654435761) >>> 0, true)
+    const words = new Base64Words(toBase64(bytes), lead, count)
+    for (const order of [(k: number) => (k * 7919) % count, (k: number) => count - 1 - k]) {
+      const wrong = [...Array(count).keys()].map(order).find((i) => words.get(i) !== (i * 2654435761) >>> 0)
+      assert.equal(wrong, undefined, `after ${lead} words`)
+    }
+  }
+  // Text that is not base64 far into a long table throws where it is read, not as a number.
+  const long = toBase64(new Uint8Array(4 * 768 * 3))
+  const broken = `${long.slice(0, 5000)}!!!!${long.slice(5004)}`
+  assert.equal(new Base64Words(broken, 0, 768 * 3).get(0), 0)
+  assert.throws(() => new Base64Words(broken, 0, 768 * 3).get(768 + 200), /not base64/)
   assert.throws(() => new Base64Words(toBase64(new Uint8Array(8)), 0, 2).get(2), /out of range/)
   assert.throws(() => new Base64Words('!!!!!!!!!!!!', 0, 2).get(0), /not base64/)
 })

@@ -148,12 +148,22 @@ function sextet(text: string, i: number): number {
   return v
 }
 
+/** Words a `Base64Words` decodes together: 3 KB. */
+const PIECE_WORDS = 768
+
+/** Pieces a `Base64Words` keeps decoded (96 KB at most): a lookup's binary search meets a few, most of them shared. */
+const KEPT_PIECES = 32
+
 /**
- * Little-endian 32-bit words read one at a time straight from base64 text (words `from` to
- * `from + length` of the bytes it encodes): a table a process opens without decoding it, each word
- * costing two groups of four characters when read. Callers check the text's length once.
+ * Little-endian 32-bit words read from base64 text (words `from` to `from + length` of the bytes it
+ * encodes): a table a process opens without decoding it. A read decodes the piece of 768 words around
+ * it, in the runtime where it can, and keeps the last pieces read: a binary search over the table
+ * decodes a handful of pieces once, not eight characters in JavaScript at every step. Callers check
+ * the text's length once.
  */
 export class Base64Words {
+  private readonly pieces = new Map<number, DataView>()
+
   constructor(
     private readonly text: string,
     private readonly from: number,
@@ -162,16 +172,20 @@ export class Base64Words {
 
   get(i: number): number {
     if (!(i >= 0 && i < this.length)) throw new CorruptSnapshot(`word ${i} of a snapshot table is out of range`)
-    const byte = (this.from + i) * 4
-    const g = Math.floor(byte / 3)
-    const { text } = this
-    const a = group(text, g)
-    const b = group(text, g + 1)
-    // The six bytes of the two groups, most significant first; the word is four of them from `byte - 3g`.
-    const six = a * 0x1000000 + b
-    const shift = 8 * (2 - (byte - g * 3)) // bits below the word's last byte
-    const word = Math.floor(six / 2 ** shift) % 2 ** 32 // bytes [skip, skip + 4) as big-endian
-    return ((word >>> 24) | ((word >>> 8) & 0xff00) | ((word & 0xff00) << 8) | ((word & 0xff) << 24)) >>> 0
+    const piece = Math.floor(i / PIECE_WORDS)
+    const view = this.pieces.get(piece) ?? this.decodePiece(piece)
+    return view.getUint32(4 * (i - piece * PIECE_WORDS), true)
+  }
+
+  /** Words `768 piece` to `768 (piece + 1)` of this table (fewer in the last piece), kept for the next reads. */
+  private decodePiece(piece: number): DataView {
+    const start = this.from + piece * PIECE_WORDS
+    const end = Math.min(start + PIECE_WORDS, this.from + this.length)
+    const bytes = base64Range(this.text, 4 * start, 4 * end)
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    if (this.pieces.size >= KEPT_PIECES) this.pieces.delete(this.pieces.keys().next().value!)
+    this.pieces.set(piece, view)
+    return view
   }
 
   /** Every word, decoded in one pass (for a reader that visits them all). */
@@ -182,9 +196,4 @@ export class Base64Words {
     for (let i = 0; i < out.length; i++) out[i] = view.getUint32(4 * i, true)
     return out
   }
-}
-
-function group(text: string, g: number): number {
-  const c = g * 4
-  return (sextet(text, c) << 18) | (sextet(text, c + 1) << 12) | (sextet(text, c + 2) << 6) | sextet(text, c + 3)
 }

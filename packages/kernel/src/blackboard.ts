@@ -1,3 +1,4 @@
+import { isoTime } from './clock.js'
 import type { Static } from 'typebox'
 import * as Type from 'typebox/type'
 import { contractsPlugin } from './contracts/contracts.js'
@@ -233,7 +234,7 @@ export function createBlackboard(ctx: PluginHost): BlackboardService {
         wave: artifact.wave,
         agent: artifact.agent,
         version: earlier + 1,
-        replaced: ctx.now().toISOString(),
+        replaced: isoTime(ctx.now()),
         data: previous.data,
       }
       await ctx.storage.put(BLACKBOARD_HISTORY, `${key}/${earlier + 1}`, kept as unknown as JsonValue) // first: a crash before the next put loses nothing

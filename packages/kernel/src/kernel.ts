@@ -16,7 +16,7 @@ import type { Storage, StorageProblem } from './storage.js'
 import { safeTelemetry, storageTelemetry, type Telemetry } from './telemetry.js'
 import { tokensPlugin, type TokenService } from './token-report.js'
 import { FoundryError } from './errors.js'
-import { monotonicMs } from './clock.js'
+import { isoTime, monotonicMs } from './clock.js'
 
 export interface KernelOptions {
   storage: Storage
@@ -102,7 +102,7 @@ export function createKernel(options: KernelOptions): Kernel {
   const telemetry = safeTelemetry(options.telemetry ?? storageTelemetry(storage))
   const events = options.eventsAfterTurn ? afterTurn(telemetry) : undefined
   const record = (kind: EventKind, data?: Record<string, unknown>) =>
-    (events ?? telemetry).record(data ? { ts: now().toISOString(), kind, data } : { ts: now().toISOString(), kind })
+    (events ?? telemetry).record(data ? { ts: isoTime(now()), kind, data } : { ts: isoTime(now()), kind })
   retriever.attach?.(snapshotStore(storage, `retriever/${retriever.name}/`))
 
   // Every plugin is checked here; memory and the plugins passed in are set up here, the other built-in

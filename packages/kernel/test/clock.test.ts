@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { monotonicMs } from '../src/clock.js'
+import { isoTime, monotonicMs } from '../src/clock.js'
 
 test('the clock never goes back, and counts milliseconds', async () => {
   let last = monotonicMs()
@@ -22,6 +22,16 @@ test('the clock never goes back, and counts milliseconds', async () => {
     elapsed >= before2 - after - 1 && elapsed <= after2 - before + 1,
     `${elapsed} ms, Date: ${before2 - after}–${after2 - before} ms`,
   )
+})
+
+test('isoTime writes what toISOString writes, for any moment, and refuses what it refuses', () => {
+  const moments = [0, 1, -1, 951_782_400_000, 1_767_225_599_999, 253_402_300_799_999, -62_167_219_200_000]
+  for (let i = 0; i < 2000; i++) moments.push(Math.floor((Math.random() * 2 - 1) * 8.64e15))
+  for (const ms of moments) {
+    const date = new Date(ms)
+    assert.is(isoTime(date), date.toISOString(), String(ms))
+  }
+  assert.throws(() => isoTime(new Date(Number.NaN)), RangeError)
 })
 
 test.run()

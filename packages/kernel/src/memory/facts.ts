@@ -1,9 +1,10 @@
+import { isoTime } from '../clock.js'
 import { CONFIDENCES, FACT_TYPES, type Fact } from '../schema/fact.js'
 import type { RetrievalDoc } from '../retrieval.js'
 
 /** `YYYY-MM-DD` of a moment, in UTC: the granularity of `expires`. */
 export function dayOf(date: Date): string {
-  return date.toISOString().slice(0, 10)
+  return isoTime(date).slice(0, 10)
 }
 
 /** Active: status `active` (neither superseded nor forgotten), and not past `expires` (a fact is still loaded on its expiry day). */

@@ -1,3 +1,4 @@
+import { isoTime } from '../clock.js'
 import { FoundryError } from '../errors.js'
 import { definePlugin, type PluginHost } from '../plugin.js'
 import type { RetrievalDoc } from '../retrieval.js'
@@ -428,7 +429,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
           'INVALID_INPUT',
           `${fact.id} is already forgotten${fact.forgottenReason ? ` (${fact.forgottenReason})` : ''}; nothing to do`,
         )
-      const forgotten: Fact = { ...fact, status: 'forgotten', forgotten: ctx.now().toISOString(), forgottenReason: why }
+      const forgotten: Fact = { ...fact, status: 'forgotten', forgotten: isoTime(ctx.now()), forgottenReason: why }
       await storage.put('facts', forgotten.id, forgotten)
       await facts.set(forgotten)
       for (const repaired of facts.takeRepairs()) await storage.put('facts', repaired.id, repaired)

@@ -1,3 +1,4 @@
+import { isoTime } from '../clock.js'
 import { FoundryError } from '../errors.js'
 import { BODY_MAX_WORDS, FACT_NUMBER_MAX, type Fact, type FactInput } from '../schema/fact.js'
 import type { FactSet } from './fact-set.js'
@@ -130,7 +131,7 @@ export function planWrite(input: FactInput, stored: WriteCandidates, now: Date):
     tags: [...new Set(input.tags ?? [])],
     confidence: input.confidence ?? 'medium',
     source: input.source ?? 'conversation',
-    created: now.toISOString(),
+    created: isoTime(now),
     status: 'active',
   }
   if (input.expires !== undefined) fact.expires = input.expires

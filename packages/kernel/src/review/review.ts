@@ -1,3 +1,4 @@
+import { isoTime } from '../clock.js'
 import { FoundryError } from '../errors.js'
 import { memoryPlugin } from '../memory/memory.js'
 import { dayOf, normalizeText, quoteFactText } from '../memory/facts.js'
@@ -91,7 +92,7 @@ export function renderProposal(p: Proposal): string {
 export function createReview(ctx: PluginHost): ReviewService {
   const { storage } = ctx
   const memory = ctx.use(memoryPlugin)
-  const now = () => ctx.now().toISOString()
+  const now = () => isoTime(ctx.now())
 
   /** Whether the configuration writes this fact without review. */
   function autoAccepted(fact: FactInput): boolean {

@@ -19,12 +19,25 @@ export function processTerm(term: string): string | null {
  * a word dictionary: Chinese and Japanese (Han, Hiragana, Katakana), Thai, Lao, Khmer, Myanmar.
  * Script extensions, so the marks these scripts share (`ー`, `々`, `。`) stay inside a run.
  */
-const NO_SPACE_SCRIPTS = String.raw`\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}`
-const NO_SPACE_RUN = new RegExp(`[${NO_SPACE_SCRIPTS}]+`, 'gu')
-const HAS_NO_SPACE_RUN = new RegExp(`[${NO_SPACE_SCRIPTS}]`, 'u')
+export const NO_SPACE_SCRIPTS = String.raw`\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}`
+
+/**
+ * Every character of NO_SPACE_SCRIPTS, and more: the seven below U+0E00 that script extensions give
+ * to Han or Katakana (`·`, `ʼ`, combining marks), and every code unit from U+0E00 on (a test checks
+ * the seven against the runtime's Unicode data). Built at once: it has no Unicode properties, which
+ * cost a millisecond or more to build, so a process that only meets Latin text never builds them.
+ */
+export const MAY_BE_UNSPACED = /[\u00B7\u02BC\u02D7\u0E00-\uFFFF]|\u0303|\u0305|\u0323|\u0331/
+
+let unspaced: { run: RegExp; any: RegExp } | undefined
+const unspacedPatterns = () =>
+  (unspaced ??= { run: new RegExp(`[${NO_SPACE_SCRIPTS}]+`, 'gu'), any: new RegExp(`[${NO_SPACE_SCRIPTS}]`, 'u') })
+
+/** Whether text holds a character of a script written without spaces. */
+const hasUnspaced = (text: string): boolean => MAY_BE_UNSPACED.test(text) && unspacedPatterns().any.test(text)
 
 /** Whether a word is in a script written without spaces (`決済`, `ยืนยัน`): one `segmentWords` made. */
-export const isUnspacedWord = (word: string): boolean => HAS_NO_SPACE_RUN.test(word)
+export const isUnspacedWord = hasUnspaced
 
 let words: Intl.Segmenter | null | undefined
 /** One word segmenter for the process, with a fixed locale: every process splits a text the same way. */
@@ -44,10 +57,10 @@ function segmenter(): Intl.Segmenter | null {
  * and to queries, so `決済` finds that sentence. A runtime without `Intl.Segmenter` leaves text as it is.
  */
 export function segmentWords(text: string): string {
-  if (!HAS_NO_SPACE_RUN.test(text)) return text
+  if (!hasUnspaced(text)) return text
   const segments = segmenter()
   if (!segments) return text
-  return text.replace(NO_SPACE_RUN, (run) => {
+  return text.replace(unspacedPatterns().run, (run) => {
     let out = ' '
     for (const { segment, isWordLike } of segments.segment(run)) if (isWordLike) out += `${segment} `
     return out

@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { bm25Retriever, createKernel, memoryStorage, type Retriever, type Storage } from '../src/index.js'
-import { isUnspacedWord, segmentWords } from '../src/analyze.js'
+import { isUnspacedWord, MAY_BE_UNSPACED, NO_SPACE_SCRIPTS, segmentWords } from '../src/analyze.js'
 import { distractors } from '../src/testing/index.js'
 import { kernelFor } from './helpers.js'
 
@@ -81,6 +81,20 @@ test('a new process answers from the stored bm25 snapshot with the same words', 
     const k = createKernel({ storage, retriever: bm25Retriever() })
     assert.is((await k.memory.search({ query })).hits[0]?.fact.id, id, query)
   }
+})
+
+test('the quick check for scripts without spaces lets through every character of theirs', () => {
+  const theirs = new RegExp(`[${NO_SPACE_SCRIPTS}]`, 'u')
+  const missed: string[] = []
+  for (let c = 0; c < 0x110000; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue
+    const ch = String.fromCodePoint(c)
+    if (theirs.test(ch) && !MAY_BE_UNSPACED.test(ch)) missed.push(`U+${c.toString(16).toUpperCase()}`)
+  }
+  assert.equal(missed, [])
+  // Text of one of them alone still counts: `·` is in Katakana's script extensions.
+  assert.ok(isUnspacedWord('\u00B7'))
+  assert.not.ok(isUnspacedWord('naïve café'))
 })
 
 test.run()

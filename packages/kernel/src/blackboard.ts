@@ -1,6 +1,6 @@
 import { isoTime } from './clock.js'
 import type { Static } from 'typebox'
-import * as Type from 'typebox/type'
+import { Type } from './schema/typebox.js'
 import { contractsPlugin } from './contracts/contracts.js'
 import { FoundryError, isFoundryError } from './errors.js'
 import { ARTIFACT_MAX_BYTES, assertJsonWithin, formatBytes, READ_FULL_MAX_BYTES } from './limits.js'

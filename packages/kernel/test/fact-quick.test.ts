@@ -2,7 +2,7 @@ import { Check } from 'typebox/value'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { FactSchema, validator } from '../src/index.js'
-import { isPlainFact } from '../src/schema/fact-quick.js'
+import { FACT_KEYS, isPlainFact } from '../src/schema/fact-quick.js'
 
 const FACT = {
   id: 'fact-0042',
@@ -100,6 +100,29 @@ test("a fact's validator gives the schema's answers and problems, with or withou
       assert.is(check.check(fact), Check(FactSchema, fact), `${key} = ${JSON.stringify(value)}`)
       if (!Check(FactSchema, fact)) assert.ok(check.problems(fact).length > 0)
     }
+})
+
+test('the quick check knows the keys the schema lists, no more and no fewer', () => {
+  assert.equal([...FACT_KEYS].sort(), Object.keys(FactSchema.properties).sort())
+})
+
+test('the fact schemas stand in until first touched, then act as TypeBox built them', () => {
+  // Built as TypeBox builds them: its own check, JSON, keys and `in` see the built object.
+  assert.ok(Check(FactSchema, FACT))
+  assert.not.ok(Check(FactSchema, { ...FACT, extra: 1 }))
+  assert.equal(JSON.parse(JSON.stringify(FactSchema)).required.sort(), [
+    'body',
+    'confidence',
+    'created',
+    'id',
+    'scope',
+    'source',
+    'status',
+    'tags',
+    'title',
+    'type',
+  ])
+  assert.ok('properties' in FactSchema)
 })
 
 test.run()

@@ -1,4 +1,4 @@
-import * as Type from 'typebox/type'
+import { Type } from '../schema/typebox.js'
 
 let built: Readonly<Record<string, object>> | undefined
 

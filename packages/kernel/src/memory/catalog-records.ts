@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import * as Type from 'typebox/type'
+import { Type } from '../schema/typebox.js'
 import { ConfidenceSchema, FactTypeSchema, type Fact } from '../schema/fact.js'
 import { lazySchema } from '../schema/lazy.js'
 import { factNumber, normalizeText, statementKeys, subjectTokens, titleTokens } from './facts.js'

@@ -1,7 +1,8 @@
 import type { Static } from 'typebox'
-import * as Type from 'typebox/type'
+import { Type } from './typebox.js'
 import { FoundryError } from '../errors.js'
-import { validator } from './validate.js'
+import { lazyObject } from './lazy.js'
+import { isEmptyObject, validator } from './validate.js'
 import { CONFIDENCES, FACT_TYPES, FactTypeSchema, type Confidence, type FactType } from './fact.js'
 
 export const ENFORCEMENT_LEVELS = ['off', 'warn', 'gate'] as const
@@ -33,144 +34,146 @@ export const WHOLE_FACTS = 1
  * root (`@foundry/project`), which validates them with each adapter's own schema and passes the
  * kernel only these.
  */
-export const ConfigFileSchema = Type.Object(
-  {
-    $schema: Type.Optional(Type.String()),
-    profile: Type.Optional(
-      Type.String({ description: 'A preset applied under the explicit keys: default | startup-mvp | strict' }),
-    ),
-    indexTokenBudget: Type.Optional(
-      Type.Integer({ minimum: 100, maximum: 200_000, description: 'Token cap of memory/INDEX.md. Default 4000' }),
-    ),
-    handoffSummaryTokenBudget: Type.Optional(
-      Type.Integer({
-        minimum: 10,
-        maximum: 100_000,
-        description: 'Tokens a subagent may return; the firewall blocks over 3x. Default 300',
-      }),
-    ),
-    memoryRetrieval: Type.Optional(
-      Type.Object(
-        {
-          maxFacts: Type.Optional(
-            Type.Integer({
-              minimum: 1,
-              maximum: 25,
-              description: 'memory_search returns at most this many facts when the call names no limit',
-            }),
-          ),
-          minRelevance: Type.Optional(
-            Type.Number({
-              minimum: 0,
-              description: `memory_search leaves out hits of lower relevance that miss a query word, and says how many; 0 turns it off. Default ${MIN_RELEVANCE}`,
-            }),
-          ),
-          minRelevanceRatio: Type.Optional(
-            Type.Number({
-              minimum: 0,
-              maximum: 1,
-              description: `memory_search also leaves out such hits below this share of the top hit's relevance. Default ${MIN_RELEVANCE_RATIO}; 0 turns it off`,
-            }),
-          ),
-          wholeFacts: Type.Optional(
-            Type.Integer({
-              minimum: 1,
-              maximum: 25,
-              description: `memory_search prints this many of the best hits whole; the others, one line each (id, type, title). Default ${WHOLE_FACTS}`,
-            }),
-          ),
-        },
-        { additionalProperties: false },
+export const ConfigFileSchema = lazyObject(() =>
+  Type.Object(
+    {
+      $schema: Type.Optional(Type.String()),
+      profile: Type.Optional(
+        Type.String({ description: 'A preset applied under the explicit keys: default | startup-mvp | strict' }),
       ),
-    ),
-    promptContext: Type.Optional(
-      Type.Object(
-        {
-          maxFacts: Type.Optional(
-            Type.Integer({
-              minimum: 0,
-              maximum: 25,
-              description:
-                'The prompt-context hook adds at most this many facts to a prompt; 0 adds none (runbooks still come)',
-            }),
-          ),
-          minScore: Type.Optional(
-            Type.Number({
-              minimum: 0,
-              description:
-                'The relevance a fact needs to be added to a prompt (about one per distinctive prompt word it holds)',
-            }),
-          ),
-          minPromptLength: Type.Optional(
-            Type.Integer({ minimum: 0, description: 'Prompts shorter than this many characters get no context' }),
-          ),
-        },
-        { additionalProperties: false },
+      indexTokenBudget: Type.Optional(
+        Type.Integer({ minimum: 100, maximum: 200_000, description: 'Token cap of memory/INDEX.md. Default 4000' }),
       ),
-    ),
-    enforcement: Type.Optional(
-      Type.Enum([...ENFORCEMENT_LEVELS], {
-        description:
-          'off turns the context firewall off (subagent returns pass whatever their size); warn and gate block a return over 3x the handoff budget once',
-      }),
-    ),
-    capture: Type.Optional(
-      Type.Object(
-        {
-          enabled: Type.Optional(
-            Type.Boolean({
-              description:
-                'At PreCompact and SessionEnd, a detached memory.distill run proposes the facts the session established for review. Default false',
-            }),
-          ),
-          provider: Type.Optional(
-            Type.String({
-              minLength: 1,
-              maxLength: 40,
-              description: 'The Marbles harness the distill run uses. Default claude-code',
-            }),
-          ),
-          model: Type.Optional(
-            Type.String({ minLength: 1, maxLength: 100, description: 'Its model: the cheap tier. Default haiku' }),
-          ),
-          maxChars: Type.Optional(
-            Type.Integer({
-              minimum: 1000,
-              maximum: 1_000_000,
-              description: 'The most transcript characters one run reads (the newest). Default 60000',
-            }),
-          ),
-        },
-        { additionalProperties: false },
+      handoffSummaryTokenBudget: Type.Optional(
+        Type.Integer({
+          minimum: 10,
+          maximum: 100_000,
+          description: 'Tokens a subagent may return; the firewall blocks over 3x. Default 300',
+        }),
       ),
-    ),
-    review: Type.Optional(
-      Type.Object(
-        {
-          autoAccept: Type.Optional(
-            Type.Object(
-              {
-                types: Type.Array(FactTypeSchema, {
-                  uniqueItems: true,
-                  description: `Proposed facts of these types skip the review queue; [] for none (${FACT_TYPES.join(' | ')})`,
-                }),
-                minConfidence: Type.Optional(
-                  Type.Enum([...CONFIDENCES], { description: 'and of at least this confidence. Default high' }),
-                ),
-              },
-              {
-                additionalProperties: false,
-                description:
-                  'Proposals written at once, through the normal write path, rather than queued. Off by default',
-              },
+      memoryRetrieval: Type.Optional(
+        Type.Object(
+          {
+            maxFacts: Type.Optional(
+              Type.Integer({
+                minimum: 1,
+                maximum: 25,
+                description: 'memory_search returns at most this many facts when the call names no limit',
+              }),
             ),
-          ),
-        },
-        { additionalProperties: false },
+            minRelevance: Type.Optional(
+              Type.Number({
+                minimum: 0,
+                description: `memory_search leaves out hits of lower relevance that miss a query word, and says how many; 0 turns it off. Default ${MIN_RELEVANCE}`,
+              }),
+            ),
+            minRelevanceRatio: Type.Optional(
+              Type.Number({
+                minimum: 0,
+                maximum: 1,
+                description: `memory_search also leaves out such hits below this share of the top hit's relevance. Default ${MIN_RELEVANCE_RATIO}; 0 turns it off`,
+              }),
+            ),
+            wholeFacts: Type.Optional(
+              Type.Integer({
+                minimum: 1,
+                maximum: 25,
+                description: `memory_search prints this many of the best hits whole; the others, one line each (id, type, title). Default ${WHOLE_FACTS}`,
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
       ),
-    ),
-  },
-  { additionalProperties: false },
+      promptContext: Type.Optional(
+        Type.Object(
+          {
+            maxFacts: Type.Optional(
+              Type.Integer({
+                minimum: 0,
+                maximum: 25,
+                description:
+                  'The prompt-context hook adds at most this many facts to a prompt; 0 adds none (runbooks still come)',
+              }),
+            ),
+            minScore: Type.Optional(
+              Type.Number({
+                minimum: 0,
+                description:
+                  'The relevance a fact needs to be added to a prompt (about one per distinctive prompt word it holds)',
+              }),
+            ),
+            minPromptLength: Type.Optional(
+              Type.Integer({ minimum: 0, description: 'Prompts shorter than this many characters get no context' }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+      enforcement: Type.Optional(
+        Type.Enum([...ENFORCEMENT_LEVELS], {
+          description:
+            'off turns the context firewall off (subagent returns pass whatever their size); warn and gate block a return over 3x the handoff budget once',
+        }),
+      ),
+      capture: Type.Optional(
+        Type.Object(
+          {
+            enabled: Type.Optional(
+              Type.Boolean({
+                description:
+                  'At PreCompact and SessionEnd, a detached memory.distill run proposes the facts the session established for review. Default false',
+              }),
+            ),
+            provider: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 40,
+                description: 'The Marbles harness the distill run uses. Default claude-code',
+              }),
+            ),
+            model: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 100, description: 'Its model: the cheap tier. Default haiku' }),
+            ),
+            maxChars: Type.Optional(
+              Type.Integer({
+                minimum: 1000,
+                maximum: 1_000_000,
+                description: 'The most transcript characters one run reads (the newest). Default 60000',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+      review: Type.Optional(
+        Type.Object(
+          {
+            autoAccept: Type.Optional(
+              Type.Object(
+                {
+                  types: Type.Array(FactTypeSchema, {
+                    uniqueItems: true,
+                    description: `Proposed facts of these types skip the review queue; [] for none (${FACT_TYPES.join(' | ')})`,
+                  }),
+                  minConfidence: Type.Optional(
+                    Type.Enum([...CONFIDENCES], { description: 'and of at least this confidence. Default high' }),
+                  ),
+                },
+                {
+                  additionalProperties: false,
+                  description:
+                    'Proposals written at once, through the normal write path, rather than queued. Off by default',
+                },
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    },
+    { additionalProperties: false },
+  ),
 )
 export type ConfigFile = Static<typeof ConfigFileSchema>
 
@@ -268,16 +271,6 @@ function merge(base: Config, over: ConfigFile, profile = base.profile): Config {
         }
       : base.review,
   }
-}
-
-function isEmptyObject(value: unknown): boolean {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.getPrototypeOf(value) === Object.prototype &&
-    Object.keys(value).length === 0
-  )
 }
 
 function defined<T extends object>(value: T | undefined): Partial<T> {

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox'
-import * as Type from 'typebox/type'
+import { Type } from './typebox.js'
+import { lazyObject } from './lazy.js'
 
 /**
  * The kernel's event kinds: the ones seed 004 lists, then one per operation that has no seed kind.
@@ -26,13 +27,15 @@ export type EventKind = KernelEventKind | (string & {})
 /** An event kind: lowercase words joined by `_`, optionally namespaced by dots (`marbles.run_started`). */
 export const EVENT_KIND_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$'
 
-export const EventSchema = Type.Object({
-  ts: Type.String({ description: 'ISO 8601 timestamp' }),
-  // No length or pattern limit on read: an event that was stored is read back, whatever its kind.
-  kind: Type.String({
-    minLength: 1,
-    description: 'The kernel\'s kinds (EVENT_KINDS) or a consumer\'s "<consumer>.<kind>"',
+export const EventSchema = lazyObject(() =>
+  Type.Object({
+    ts: Type.String({ description: 'ISO 8601 timestamp' }),
+    // No length or pattern limit on read: an event that was stored is read back, whatever its kind.
+    kind: Type.String({
+      minLength: 1,
+      description: 'The kernel\'s kinds (EVENT_KINDS) or a consumer\'s "<consumer>.<kind>"',
+    }),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   }),
-  data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-})
+)
 export type FoundryEvent = Static<typeof EventSchema>

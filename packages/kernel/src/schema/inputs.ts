@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import * as Type from 'typebox/type'
+import { Type } from './typebox.js'
 import { FactInputSchema, FactTypeSchema, SCOPE_PATTERN } from './fact.js'
 import { isPlainSearchInput } from './input-quick.js'
 import { lazySchema } from './lazy.js'

@@ -1,10 +1,11 @@
 import type { Static, TSchema } from 'typebox'
-import { Compile } from 'typebox/compile'
-import { Check, Errors } from 'typebox/value'
+import { Compile } from './typebox.js'
+import { Check, Errors } from './typebox.js'
 import { FoundryError } from '../errors.js'
 import { DATE_PATTERN, FACT_ID_PATTERN, FactSchema, SCOPE_PATTERN, SOURCE_PATTERN } from './fact.js'
 import { isPlainFact } from './fact-quick.js'
-import { CONTRACT_ID_PATTERN, SLUG_PATTERN } from './records.js'
+import { CONTRACT_ID_PATTERN, RunbookSchema, SLUG_PATTERN } from './records.js'
+import { isPlainRunbook } from './runbook-quick.js'
 
 interface SchemaError {
   keyword: string
@@ -29,9 +30,13 @@ export interface Validator<T> {
 
 /**
  * A validator of a schema built on its first use (`lazySchema`): a process that never checks such a
- * value builds neither the schema nor the validator.
+ * value builds neither the schema nor the validator. `quick`, the schema's plain-code check (see
+ * QUICK_CHECKS), answers first, so a value it passes builds neither.
  */
-export function lazyValidator<S extends TSchema>(schema: () => S): Validator<Static<S>> {
+export function lazyValidator<S extends TSchema>(
+  schema: () => S,
+  quick?: (value: unknown) => boolean,
+): Validator<Static<S>> {
   let built: Validator<Static<S>> | undefined
   const get = () => {
     built ??= validator(schema())
@@ -41,9 +46,9 @@ export function lazyValidator<S extends TSchema>(schema: () => S): Validator<Sta
     get schema() {
       return get().schema
     },
-    check: (value): value is Static<S> => get().check(value),
-    problems: (value) => get().problems(value),
-    parse: (value, what) => get().parse(value, what),
+    check: (value): value is Static<S> => quick?.(value) || get().check(value),
+    problems: (value) => (quick?.(value) ? [] : get().problems(value)),
+    parse: (value, what) => (quick?.(value) ? (value as Static<S>) : get().parse(value, what)),
   }
 }
 
@@ -54,7 +59,10 @@ export const INTERPRETED_CHECKS = 8
  * Plain-code checks of the schemas a new process checks most (the stored fact, a search's arguments),
  * tried before the schema: each answers true only for a value its schema accepts, and false when unsure.
  */
-const QUICK_CHECKS = new WeakMap<object, (value: unknown) => boolean>([[FactSchema, isPlainFact]])
+const QUICK_CHECKS = new WeakMap<object, (value: unknown) => boolean>([
+  [FactSchema, isPlainFact],
+  [RunbookSchema, isPlainRunbook],
+])
 
 /** `schema`, its validators trying `quick` first: `quick` answers true only for values `schema` accepts. */
 export function withQuickCheck<S extends object>(schema: S, quick: (value: unknown) => boolean): S {
@@ -70,6 +78,7 @@ export function validator(schema: object): Validator<unknown> {
   const quick = QUICK_CHECKS.get(schema)
   const check = (value: unknown): boolean => {
     if (quick?.(value)) return true
+    if (isEmptyObject(value) && acceptsEmptyObject(schema)) return true
     if (compiled) return compiled.Check(value)
     if (++uses <= INTERPRETED_CHECKS) return Check(schema as TSchema, value)
     return (compiled = Compile(schema as TSchema)).Check(value)
@@ -85,6 +94,47 @@ export function validator(schema: object): Validator<unknown> {
       throw new FoundryError('INVALID_INPUT', `Invalid ${what}: ${problems(value).join('; ')}`)
     },
   }
+}
+
+/** A plain object without keys: `{}`. */
+export function isEmptyObject(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    Object.keys(value).length === 0
+  )
+}
+
+/** The keywords of an object schema that let `{}` through whatever their value (they constrain keys it does not have). */
+const EMPTY_SAFE: ReadonlySet<string> = new Set([
+  'type',
+  'properties',
+  'additionalProperties',
+  'patternProperties',
+  'propertyNames',
+  'required',
+  'description',
+  'title',
+  'examples',
+  'default',
+  '$id',
+  '$schema',
+])
+
+/**
+ * True when `schema` accepts `{}` by its keywords alone: `type: 'object'`, nothing required, and no
+ * keyword that could reject an empty object (adapter options, most often left empty, pass unchecked).
+ * False means "not sure": the schema decides.
+ */
+function acceptsEmptyObject(schema: object): boolean {
+  const s = schema as { type?: unknown; required?: unknown }
+  return (
+    s.type === 'object' &&
+    (s.required === undefined || (Array.isArray(s.required) && s.required.length === 0)) &&
+    Object.keys(schema).every((key) => EMPTY_SAFE.has(key))
+  )
 }
 
 /**

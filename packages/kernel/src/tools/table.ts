@@ -3,6 +3,9 @@ import type { Kernel } from '../kernel.js'
 import { FoundryError } from '../errors.js'
 import { ForgetInputSchema } from '../schema/fact.js'
 import { ReviewInputSchema } from '../schema/proposal.js'
+import { isPlainSearchInput } from '../schema/input-quick.js'
+import { lazyObject } from '../schema/lazy.js'
+import { withQuickCheck } from '../schema/validate.js'
 import {
   BlackboardReadInputSchema,
   BlackboardWriteInputSchema,
@@ -37,6 +40,15 @@ export type KernelTool<I extends TSchema = TSchema, O extends TSchema = TSchema,
 const tool = <I extends TSchema, O extends TSchema, N extends string>(
   definition: KernelTool<I, O, N>,
 ): KernelTool<I, O, N> => definition
+/**
+ * A row's input schema built when first read (`tools/list`, or a check its plain-code check cannot
+ * answer): a session's first search neither builds one nor loads TypeBox.
+ */
+function lazyInput<S extends object>(schema: () => S, quick?: (value: unknown) => boolean): S {
+  const input = lazyObject(schema)
+  return quick ? withQuickCheck(input, quick) : input
+}
+
 const READ_ONLY: ToolHints = { readOnlyHint: true, openWorldHint: false }
 
 /**
@@ -52,7 +64,7 @@ export const KERNEL_TOOLS = [
     description:
       'Searches project memory and returns only the matching facts. Use this instead of reading files under .foundry/memory/: it is the token-cheap path. ' +
       'Call it before planning, before proposing an architecture, and whenever the user refers to a past decision. A query of fact ids (fact-0012 fact-0031) returns those facts.',
-    input: SearchInputSchema(),
+    input: lazyInput(SearchInputSchema, isPlainSearchInput),
     output: SearchOutputSchema,
     annotations: READ_ONLY,
     // The facts are the answer: sent once, as text (whole blocks, then one line a weaker hit).
@@ -80,7 +92,7 @@ export const KERNEL_TOOLS = [
       'Stores one atomic durable fact: deduplicates against existing facts, assigns the id, maintains supersedes chains and rebuilds the index. ' +
       'Call it when a decision, constraint, convention or risk has just been established. Never write memory files by hand; not for transient session state. ' +
       'title, body and type are required, unless facts gives many facts at once.',
-    input: MemoryWriteInputSchema(),
+    input: lazyInput(MemoryWriteInputSchema),
     output: WriteOutputSchema,
     annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async call(kernel, { facts, ...single }) {
@@ -112,7 +124,7 @@ export const KERNEL_TOOLS = [
     description:
       'Rebuilds .foundry/memory/INDEX.md and reports budget usage. memory_write rebuilds it already: ' +
       'call this after writing or editing facts by other means.',
-    input: NoInputSchema(),
+    input: lazyInput(NoInputSchema),
     output: IndexOutputSchema,
     annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async call(kernel) {
@@ -128,7 +140,7 @@ export const KERNEL_TOOLS = [
     description:
       'Lists runbooks with their trigger conditions. Call it before any recurring or error-prone task: ' +
       'a runbook that exists must be followed rather than improvised.',
-    input: NoInputSchema(),
+    input: lazyInput(NoInputSchema),
     output: RunbookListOutputSchema,
     annotations: READ_ONLY,
     async call(kernel) {
@@ -141,7 +153,7 @@ export const KERNEL_TOOLS = [
     role: 'read',
     title: 'Read a runbook',
     description: 'Returns the full markdown of one runbook. Call it when a runbook applies and you need its full text.',
-    input: RunbookGetInputSchema(),
+    input: lazyInput(RunbookGetInputSchema),
     output: RunbookGetOutputSchema,
     annotations: READ_ONLY,
     async call(kernel, input) {
@@ -157,7 +169,7 @@ export const KERNEL_TOOLS = [
     description:
       'Validates a JSON artifact against a Foundry contract schema and lists the violations. Pass exactly one of `data` or `path`. ' +
       'Call it to check an artifact before or instead of writing it.',
-    input: ContractValidateInputSchema(),
+    input: lazyInput(ContractValidateInputSchema),
     output: ValidateOutputSchema,
     annotations: READ_ONLY,
     async call(kernel, input) {
@@ -172,7 +184,7 @@ export const KERNEL_TOOLS = [
     description:
       'Writes a wave artifact and validates it against its contract in one step; on failure nothing is written. ' +
       'Call it when handing work to the next wave, then return to your caller only the path and a short summary.',
-    input: BlackboardWriteInputSchema(),
+    input: lazyInput(BlackboardWriteInputSchema),
     output: BlackboardWriteOutputSchema,
     // Replaces the same agent's earlier artifact in the wave.
     annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -188,7 +200,7 @@ export const KERNEL_TOOLS = [
     description:
       'Reads the artifacts of a wave: metadata and a summary line each. ' +
       'Call it when picking up what a previous wave produced.',
-    input: BlackboardReadInputSchema(),
+    input: lazyInput(BlackboardReadInputSchema),
     output: BlackboardReadOutputSchema,
     annotations: READ_ONLY,
     async call(kernel, input) {
@@ -202,7 +214,7 @@ export const KERNEL_TOOLS = [
     title: 'Token report',
     description:
       'Reports Foundry token accounting for the project, including the recorded gate events. Call it when answering "what is this costing".',
-    input: NoInputSchema(),
+    input: lazyInput(NoInputSchema),
     output: TokenReportOutputSchema,
     annotations: READ_ONLY,
     async call(kernel) {
@@ -230,7 +242,7 @@ export const KERNEL_TOOLS = [
     title: 'Review proposed facts',
     description:
       'The queue of facts proposed from sessions: list, or accept (stored as by memory_write), reject or edit one by id. Only when the user asks.',
-    input: ReviewInputSchema(),
+    input: lazyInput(ReviewInputSchema),
     output: ReviewOutputSchema,
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async call(kernel, { action, id, reason, changes }) {

@@ -121,7 +121,102 @@ interface ClosureBuild {
     options: { filter: RegExp },
     callback: (args: { path: string; resolveDir: string; kind: string; pluginData?: unknown }) => unknown,
   ): void
-  onLoad(options: { filter: RegExp; namespace: string }, callback: (args: { path: string }) => unknown): void
+  onLoad(options: { filter: RegExp; namespace: string }, callback: (args: { path: string; pluginData?: unknown }) => unknown): void
+}
+
+/**
+ * The kernel's entry points: its library build's (`packages/kernel/tsup.config.ts`), and the sources a
+ * bin's script builds it from (`kernelFromSource`).
+ */
+export const KERNEL_ENTRIES: Record<string, string> = {
+  index: 'src/index.ts',
+  'adapter/index': 'src/adapter-api.ts',
+  'tools/index': 'src/tools/index.ts',
+  'testing/index': 'src/testing/index.ts',
+}
+
+/**
+ * The kernel built from its TypeScript sources into a bin's script, where the packages the script bundles
+ * import its library build: module by module, so what the script never reaches is left out, and
+ * TypeBox, which the library build carries inside, stays a package of its own (`onFirstUse`).
+ */
+function kernelFromSource() {
+  const RESOLVING = Symbol('kernel-from-source')
+  return {
+    name: 'kernel-from-source',
+    setup(build: ClosureBuild) {
+      build.onResolve({ filter: /^@foundry\/kernel(\/|$)/ }, async (args) => {
+        if (args.pluginData === RESOLVING) return undefined // the resolve below asks the plugins again
+        const found = await build.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: RESOLVING })
+        const built = /^(.*)[/\\]dist[/\\](.+)\.js$/.exec(found.path)
+        const source = built && KERNEL_ENTRIES[built[2]!.replace(/\\/g, '/')]
+        if (!source) throw new Error(`kernel-from-source: ${args.path} resolves to ${found.path}, not one of the kernel's entries`)
+        return { path: join(built[1]!, source) }
+      })
+    },
+  }
+}
+
+/**
+ * TypeBox in a bin's script: ~500 modules that cost a new process ~10 ms to evaluate and ~200 KB of code
+ * cache to read, which a hook, `foundry list` or a session's first search never run (the kernel builds
+ * its schemas on first use and checks the common inputs by plain code). They are built as one script
+ * of their own, `on-demand-typebox.cjs`, holding each entry point below; in the bin's script each entry
+ * point is a stand-in that runs that script on the first read of any of its names. Importing another
+ * entry point fails the build.
+ */
+const FIRST_USE_PACKAGE = 'typebox'
+const FIRST_USE_ENTRIES = ['typebox', 'typebox/type', 'typebox/compile', 'typebox/value']
+
+function onFirstUse(scripts: Map<string, string>) {
+  const RESOLVING = Symbol('on-first-use')
+  const name = `on-demand-${FIRST_USE_PACKAGE}.cjs`
+  let script: Promise<void> | undefined
+  return {
+    name: 'on-first-use',
+    setup(build: ClosureBuild) {
+      build.onResolve({ filter: new RegExp(`^${FIRST_USE_PACKAGE}(/|$)`) }, async (args) => {
+        if (args.pluginData === RESOLVING) return undefined // the resolve below asks the plugins again
+        const entry = FIRST_USE_ENTRIES.indexOf(args.path)
+        if (entry < 0) throw new Error(`on-first-use: ${args.path} is not one of ${FIRST_USE_ENTRIES.join(', ')}: add it there`)
+        const found = await build.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: RESOLVING })
+        // The entries together, once: one copy of the package's modules, whichever entry is read first.
+        script ??= build.esbuild
+          .build({
+            stdin: {
+              contents: FIRST_USE_ENTRIES.map((path, i) => `export * as e${i} from ${JSON.stringify(path)}`).join('\n'),
+              resolveDir: args.resolveDir,
+            },
+            bundle: true,
+            write: false,
+            metafile: true,
+            outfile: name,
+            format: 'cjs',
+            platform: 'node',
+            target: 'node20',
+            minifyWhitespace: true,
+            logLevel: 'error',
+          })
+          .then(({ outputFiles }) => void scripts.set(name, outputFiles[0]!.text))
+        await script
+        // Named `.cjs`: a CommonJS stand-in, whatever the extension of the file it stands for.
+        return { path: `${found.path}.cjs`, namespace: 'on-first-use', pluginData: entry }
+      })
+      build.onLoad({ filter: /.*/, namespace: 'on-first-use' }, (args) => ({
+        // No name is copied: esbuild's `__toESM` makes each importer's namespace an object whose prototype
+        // is the exports' prototype, so a name read there falls through to the proxy, which runs the
+        // script on its first read of anything but `__esModule`.
+        contents: [
+          `var loaded; var load = () => loaded || (loaded = __load(${JSON.stringify(name)}, {}).e${args.pluginData as number});`,
+          `module.exports = Object.create(new Proxy({}, {`,
+          `  get: (_, key) => (key === '__esModule' ? true : typeof key === 'symbol' ? undefined : load()[key]),`,
+          `  has: (_, key) => key in load(),`,
+          `}));`,
+        ].join('\n'),
+        loader: 'js',
+      }))
+    },
+  }
 }
 
 /** The file an on-demand package is built to, beside the scripts: `on-demand-adapter-sqlite.cjs`. */
@@ -212,7 +307,7 @@ export function cachedScript(entry: Record<string, string>, extra: Options = {})
     ...oneCommonJsFile(entry),
     minifyWhitespace: true,
     ...rest,
-    esbuildPlugins: [onDemandScripts(ON_DEMAND, onDemand), ...esbuildPlugins],
+    esbuildPlugins: [onDemandScripts(ON_DEMAND, onDemand), kernelFromSource(), onFirstUse(onDemand), ...esbuildPlugins],
     onSuccess: async () => {
       for (const name of Object.keys(entry)) {
         const script = join('dist/bin', `${name}.cjs`)

@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup'
+import { KERNEL_ENTRIES } from '../../tsup.preset'
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', 'adapter/index': 'src/adapter-api.ts', 'tools/index': 'src/tools/index.ts', 'testing/index': 'src/testing/index.ts' },
+  entry: KERNEL_ENTRIES,
   format: ['esm'],
   dts: true,
   clean: true,

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { test } from 'uvu'
@@ -33,14 +33,18 @@ test('the hook bin finds the project and asks the hook server without loading th
   assert.ok(HOOK_BIN.endsWith('.cjs') && !/^(?:import|export)\s/m.test(text), 'the entry is one CommonJS file')
 })
 
-test('in its own process the hook reads stdin from a pipe or a file whole, and loads none of crypto, net, streams and perf_hooks', async () => {
+test('in its own process the hook reads stdin from a pipe or a file whole, and loads none of crypto, net, streams, perf_hooks and TypeBox', async () => {
   const dir = await larkspurProject()
   // Past one 64 KiB read: the event JSON is read to its end, not to the first chunk.
   const event = JSON.stringify(payload.prompt(dir, `${ABOUT}${' '.repeat(100_000)}`))
   const loaded = join(mkdtempSync(join(tmpdir(), 'foundry-hook-mods-')), 'mods.cjs')
   writeFileSync(
     loaded,
-    "process.on('exit', () => require('node:fs').writeSync(2, '\\nmodules ' + process.moduleLoadList.join(',') + '\\n'))",
+    [
+      "const fs = require('node:fs'); const read = fs.readFileSync; const files = []",
+      'fs.readFileSync = function (path, ...rest) { files.push(String(path)); return read.call(this, path, ...rest) }',
+      "process.on('exit', () => fs.writeSync(2, '\\nread ' + files.join(',') + '\\nmodules ' + process.moduleLoadList.join(',') + '\\n'))",
+    ].join('\n'),
   )
   const env = { ...process.env, FOUNDRY_HOOK_SERVER: 'off' }
   // The first hook on a new project may write (the retriever's snapshot, under the write lock): not this test's case.
@@ -68,7 +72,20 @@ test('in its own process the hook reads stdin from a pipe or a file whole, and l
     const modules = /modules (.*)\n$/.exec(ran.stderr)![1]!.split(',')
     for (const builtin of ['NativeModule crypto', 'NativeModule net', 'NativeModule stream', 'NativeModule perf_hooks'])
       assert.not.ok(modules.includes(builtin), `${how}: ${builtin} loaded`)
+    // TypeBox is a script of its own beside the hook's, run on first use: a search never uses it.
+    const read = /\nread (.*)\n/.exec(ran.stderr)![1]!.split(',')
+    assert.ok(
+      read.some((path) => path.endsWith('foundry-hook-run.cjs')),
+      `${how}: the hook's script is read (${read})`,
+    )
+    assert.not.ok(
+      read.some((path) => path.endsWith(TYPEBOX_SCRIPT)),
+      `${how}: TypeBox loaded`,
+    )
   }
+  assert.ok(existsSync(join(dirname(HOOK_BIN), TYPEBOX_SCRIPT)), `${TYPEBOX_SCRIPT} beside the hook's script`)
 })
+
+const TYPEBOX_SCRIPT = 'on-demand-typebox.cjs'
 
 test.run()

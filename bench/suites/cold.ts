@@ -10,6 +10,7 @@ import type { BenchContext, Suite } from '../lib/context.js'
 import { seedFacts, syntheticFacts } from '../lib/corpus.js'
 import { ms } from '../lib/measure.js'
 import { aiDevkit, capped, type PeerClient } from '../lib/peers-systems.js'
+import { pluginHookFlags } from './server-rss.js'
 
 /** What this suite uses of the SDK's `Client`: what the peers suite uses. */
 type McpClient = PeerClient
@@ -38,6 +39,8 @@ const AGENTS = join(REPO, 'packages', 'marbles', 'test', 'fixtures', 'agents')
 interface Build {
   label: string
   hook: string
+  /** The Node options the build's plugin runs its hooks with (its hooks.json). */
+  hookFlags: string[]
   foundry: string
   marbles: string
   /**
@@ -58,6 +61,7 @@ function build(label: string, root: string, scratch: string): Build {
     hook: existsSync(bin('hooks', 'foundry-hook.cjs'))
       ? bin('hooks', 'foundry-hook.cjs')
       : bin('hooks', 'foundry-hook.js'),
+    hookFlags: pluginHookFlags(root),
     foundry: existsSync(bin('foundry', 'foundry.cjs')) ? bin('foundry', 'foundry.cjs') : bin('foundry', 'foundry.js'),
     marbles: bin('marbles', 'marbles.js'),
     tmp,
@@ -113,12 +117,17 @@ export const coldSuite: Suite = {
         {
           figure: `foundry-hook prompt-context @${size / 1000}k facts (own process, no hook server)`,
           target: 1.5,
-          run: (b) => command(b, b.hook, ['prompt-context'], root(b), prompt(b), 'additionalContext'),
+          run: (b) =>
+            command(b, b.hook, ['prompt-context'], root(b), prompt(b), 'additionalContext', { flags: b.hookFlags }),
         },
         {
           figure: `foundry-hook prompt-context @${size / 1000}k facts (answered by a running \`foundry mcp\` over its socket; this process only)`,
           target: 1.5,
-          run: (b) => command(b, b.hook, ['prompt-context'], root(b), prompt(b), 'additionalContext', { served: true }),
+          run: (b) =>
+            command(b, b.hook, ['prompt-context'], root(b), prompt(b), 'additionalContext', {
+              served: true,
+              flags: b.hookFlags,
+            }),
         },
         {
           figure: `foundry list @${size / 1000}k facts (new process)`,
@@ -380,11 +389,12 @@ function command(
   cwd: string,
   input: string | undefined,
   expect: string,
-  options: { served?: boolean } = {},
+  options: { served?: boolean; flags?: string[] } = {},
 ): Sample {
   const t = performance.now()
   const env = { ...envOf(b, process.env), FOUNDRY_HOOK_SERVER: options.served ? 'on' : 'off' }
-  const run = spawnSync(process.execPath, ['-r', CPU_AT_EXIT, bin, ...args], {
+  // The Node options the plugin runs the command with (its hooks'), then the CPU meter.
+  const run = spawnSync(process.execPath, [...(options.flags ?? []), '-r', CPU_AT_EXIT, bin, ...args], {
     cwd,
     input,
     encoding: 'utf8',

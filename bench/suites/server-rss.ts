@@ -19,6 +19,20 @@ function pluginServer(checkout = resolve(import.meta.dirname, '../..')): {
   return config.mcpServers.foundry
 }
 
+/**
+ * The Node options the plugin runs its hooks with in `checkout` (this one by default): the arguments
+ * between `node` and the script of its UserPromptSubmit command; none in a checkout whose hooks.json
+ * gives none.
+ */
+export function pluginHookFlags(checkout = resolve(import.meta.dirname, '../..')): string[] {
+  const path = join(checkout, 'examples/claude-code-plugin/hooks/hooks.json')
+  const config = JSON.parse(readFileSync(path, 'utf8')) as {
+    hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>
+  }
+  const command = config.hooks.UserPromptSubmit?.[0]?.hooks[0]?.command ?? ''
+  return /^node((?: --[\w-]+(?:=\S+)?)*) "/.exec(command)?.[1]?.trim().split(' ').filter(Boolean) ?? []
+}
+
 /** The Node options the plugin starts `foundry mcp` with: every argument before the script. */
 export function pluginFlags(): string[] {
   const { args } = pluginServer()

@@ -29,6 +29,8 @@ export class PostingsBlocks {
   /** The blocks read, least recently asked for first, and their characters in all. */
   private readonly kept = new Set<number>()
   private keptChars = 0
+  /** The block a pass over every term read last, not kept (`decodePassing`). */
+  private passing: { b: number; block: EncodedPostings } | undefined
 
   constructor(
     readonly terms: SortedTerms,
@@ -89,16 +91,6 @@ export class PostingsBlocks {
     await this.loadBlocks(wanted)
   }
 
-  /** Whether term `t`'s block is read. */
-  loaded(t: number): boolean {
-    return this.text[this.blockOf(t)] !== undefined
-  }
-
-  /** Read term `t`'s block (`load`, for one term by number). */
-  async loadTerm(t: number): Promise<void> {
-    await this.loadBlocks(new Set([this.blockOf(t)]))
-  }
-
   /** Read every block, none dropped (before a compaction, which decodes every term). */
   async loadAll(): Promise<void> {
     await Promise.all(this.blockAt.map((_, b) => this.loadBlock(b)))
@@ -129,6 +121,15 @@ export class PostingsBlocks {
   }
 
   private async readBlock(b: number): Promise<void> {
+    const block = await this.fetch(b)
+    if (this.text[b]) return
+    this.kept.add(b)
+    this.keptChars += block.postings.length
+    this.text[b] = block
+  }
+
+  /** Block `b` read from the store and checked against the tables; `CorruptSnapshot` when it is gone or does not fit. */
+  private async fetch(b: number): Promise<EncodedPostings> {
     const from = this.blockAt[b]!
     const to = b + 1 < this.blockAt.length ? this.blockAt[b + 1]! : this.size
     const gapBase = this.gapAt.get(from)
@@ -144,10 +145,7 @@ export class PostingsBlocks {
     if (text === undefined) throw new CorruptSnapshot(`postings block ${b} of the snapshot is gone`)
     if (gaps < 0 || count < 0 || text.length !== base64Length(gaps + 2 * count))
       throw new CorruptSnapshot(`postings block ${b} of the snapshot does not fit its table`)
-    if (this.text[b]) return
-    this.kept.add(b)
-    this.keptChars += text.length
-    this.text[b] = {
+    return {
       terms: shiftedTerms(this.terms, from, to),
       gapAt: shiftedWords(this.gapAt, from, to + 1 - from, gapBase),
       postAt: shiftedWords(this.postAt, from, to + 1 - from, postBase),
@@ -155,6 +153,26 @@ export class PostingsBlocks {
       tfAt: gaps,
       fieldsAt: gaps + count,
     }
+  }
+
+  /**
+   * Term `t`'s postings for a pass over every term in order (a snapshot being written): a block not
+   * kept is read for the pass alone (the last one held until the pass moves on), so the pass neither
+   * drops the blocks searches keep nor waits for their reads.
+   */
+  async decodePassing(t: number, slots: number, removals: number): Promise<Postings> {
+    const b = this.blockOf(t)
+    let block = this.text[b]
+    if (!block) {
+      if (this.passing?.b !== b) this.passing = { b, block: await this.fetch(b) }
+      block = this.passing.block
+    }
+    return decodePostings(block, t - this.blockAt[b]!, slots, removals)
+  }
+
+  /** The pass is over: its last block is let go. */
+  endPass(): void {
+    this.passing = undefined
   }
 
   /** Term `t`'s postings (its block read first: `load`); `CorruptSnapshot` when they do not fit the snapshot's `slots` documents. */

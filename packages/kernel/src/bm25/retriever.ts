@@ -11,7 +11,7 @@ import { englishTerm, englishTokens } from './english.js'
 import type { Analyzer, Scoring } from './analyzer.js'
 import { CorruptSnapshot } from './corrupt-snapshot.js'
 import { FlatIndex } from './flat-index.js'
-import { FORMAT, readHead, readSnapshot, writeSnapshot, type Head } from './snapshot.js'
+import { FORMAT, readHead, readSnapshot, rebase, removeBuild, writeSnapshot, type Head } from './snapshot.js'
 import { monotonicMs } from '../clock.js'
 
 export interface Bm25RetrieverOptions {
@@ -127,21 +127,56 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     if (!(await adoptNewer())) revision = undefined // only a cache: no revision, so the kernel re-indexes
   }
 
-  async function snapshot(): Promise<void> {
+  /**
+   * Write a snapshot of the index, then read its postings from it (what this process appended and
+   * decoded is dropped, as a new process would read it). `aside`: written beside searches, which run
+   * between its slices and keep the index they hold until it is done (the build it replaces is removed
+   * in turn, after any search under way); writes wait for it (`writing`). Otherwise the caller is one
+   * of the serial calls.
+   */
+  async function snapshot(aside = false): Promise<void> {
     clearTimer()
     if (!store || !index || revision === undefined) return
+    const written = index
+    const at = revision
+    const replaces = head ?? stale
     try {
-      head = await writeSnapshot(store, index, revision, head ?? stale, format)
+      const build = await writeSnapshot(store, written, at, format, aside ? slices() : undefined)
+      head = build.head
       stale = undefined
-      // Read back on next need, as a new process reads it: the postings written here and those
-      // decoded are dropped, and the snapshot's blocks are read as searches need them.
-      index = undefined
-      loaded = false
+      if (index !== written) {
+        // Dropped meanwhile (a search found its postings gone): the new build is read on next need.
+        index = undefined
+        loaded = false
+      } else if (written.dead === 0) {
+        rebase(written, store, build, options.kept?.blockChars)
+      } else {
+        // Slots renumbered in the build: read back as a new process reads it, then swapped in.
+        const restored = new FlatIndex(analyzer, scoring, options.kept?.postingsBytes)
+        const read = await readSnapshot(store, build.head, restored, options.kept?.blockChars)
+        index = read ? restored : undefined
+        loaded = read
+      }
+      revision = at
+      if (replaces && replaces.build !== build.head.build) {
+        const old = replaces
+        const target = store
+        if (aside) void serial(() => removeBuild(target, old))()
+        else await removeBuild(target, old)
+      }
     } catch {
       // A snapshot is only a cache: a read-only or full disk costs the next process a re-index, never
       // this search or write. Try again after the next `snapshotEvery` changes.
     }
     pending = 0
+  }
+
+  /** The snapshot being written beside searches, if any: a write (an `apply`) waits for it. */
+  let writing: Promise<void> | undefined
+  function writeAside(): void {
+    writing ??= snapshot(true).finally(() => {
+      writing = undefined
+    })
   }
 
   function clearTimer() {
@@ -157,7 +192,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
       const quiet = now() - lastCall
       if (quiet < idleMs) return scheduleIdle(idleMs - quiet)
       void serial(async () => {
-        if (pending >= snapshotEvery) await snapshot()
+        if (pending >= snapshotEvery) writeAside()
       })()
     }, delay)
     ;(timer as { unref?(): void }).unref?.()
@@ -187,6 +222,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     }),
 
     apply: serial(async (changes: RetrievalChanges) => {
+      await writing
       const current = changes.reset ? undefined : await load()
       const upsert = [...new Map(changes.upsert.map((d) => [d.id, d])).values()] // the last version of an id wins
       if (!current) {
@@ -216,7 +252,11 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
       const current = await load()
       if (!current) return []
       try {
-        await current.prepare(query.text)
+        // A snapshot written beside may replace the index's postings while its blocks are read: read again then.
+        for (let generation = -1; generation !== current.generation; ) {
+          generation = current.generation
+          await current.prepare(query.text)
+        }
         return find(current, query)
       } catch (error) {
         if (!(error instanceof CorruptSnapshot)) throw error
@@ -236,11 +276,13 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     }),
 
     flush: serial(async (all = false) => {
+      await writing
       if (pending > 0 && (all || pending >= flushAt)) await snapshot()
     }),
 
     close: serial(async () => {
       clearTimer()
+      await writing
     }),
   }
 }
@@ -303,3 +345,20 @@ function memoized(process: (word: string) => string | null): (word: string) => s
 
 /** The clock for idleness. */
 const now = monotonicMs
+
+/** Milliseconds of a snapshot's work between two turns given to searches. */
+const SLICE_MS = 8
+
+/** A pause every `SLICE_MS` of work: a promise of the next timer turn, when one is due (what another caller queued runs in it). */
+function slices(): () => Promise<void> | undefined {
+  let from = now()
+  return () => {
+    if (now() - from < SLICE_MS) return undefined
+    return new Promise((resolve) =>
+      setTimeout(() => {
+        from = now()
+        resolve()
+      }, 0),
+    )
+  }
+}

@@ -11,7 +11,7 @@ import { englishTerm, englishTokens } from './english.js'
 import type { Analyzer, Scoring } from './analyzer.js'
 import { CorruptSnapshot } from './corrupt-snapshot.js'
 import { FlatIndex } from './flat-index.js'
-import { FORMAT, readHead, readSnapshot, rebase, removeBuild, writeSnapshot, type Head } from './snapshot.js'
+import { FORMAT, readHead, readSnapshot, readWritten, removeBuild, writeSnapshot, type Head } from './snapshot.js'
 import { monotonicMs } from '../clock.js'
 
 export interface Bm25RetrieverOptions {
@@ -128,41 +128,25 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
   }
 
   /**
-   * Write a snapshot of the index, then read its postings from it (what this process appended and
-   * decoded is dropped, as a new process would read it). `aside`: written beside searches, which run
-   * between its slices and keep the index they hold until it is done (the build it replaces is removed
-   * in turn, after any search under way); writes wait for it (`writing`). Otherwise the caller is one
-   * of the serial calls.
+   * Write a snapshot, then read its postings from it (`readWritten`; an index dropped meanwhile gives
+   * way to the new build). `aside`: beside searches, which run between its slices (the replaced build
+   * removed after any under way); writes wait for it (`writing`). Else the caller is a serial call.
    */
   async function snapshot(aside = false): Promise<void> {
     clearTimer()
     if (!store || !index || revision === undefined) return
-    const written = index
-    const at = revision
-    const replaces = head ?? stale
+    const [written, at, replaces] = [index, revision, head ?? stale] // what the build holds and replaces
     try {
       const build = await writeSnapshot(store, written, at, format, aside ? slices() : undefined)
       head = build.head
       stale = undefined
-      if (index !== written) {
-        // Dropped meanwhile (a search found its postings gone): the new build is read on next need.
-        index = undefined
-        loaded = false
-      } else if (written.dead === 0) {
-        rebase(written, store, build, options.kept?.blockChars)
-      } else {
-        // Slots renumbered in the build: read back as a new process reads it, then swapped in.
-        const restored = new FlatIndex(analyzer, scoring, options.kept?.postingsBytes)
-        const read = await readSnapshot(store, build.head, restored, options.kept?.blockChars)
-        index = read ? restored : undefined
-        loaded = read
-      }
-      revision = at
+      const fresh = () => new FlatIndex(analyzer, scoring, options.kept?.postingsBytes)
+      index = index === written ? await readWritten(written, store, build, fresh, options.kept?.blockChars) : undefined
+      loaded = index !== undefined
       if (replaces && replaces.build !== build.head.build) {
-        const old = replaces
-        const target = store
-        if (aside) void serial(() => removeBuild(target, old))()
-        else await removeBuild(target, old)
+        const remove = removeBuild.bind(undefined, store, replaces)
+        if (aside) void serial(remove)()
+        else await remove()
       }
     } catch {
       // A snapshot is only a cache: a read-only or full disk costs the next process a re-index, never
@@ -173,11 +157,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
 
   /** The snapshot being written beside searches, if any: a write (an `apply`) waits for it. */
   let writing: Promise<void> | undefined
-  function writeAside(): void {
-    writing ??= snapshot(true).finally(() => {
-      writing = undefined
-    })
-  }
+  const writeAside = () => void (writing ??= snapshot(true).finally(() => (writing = undefined)))
 
   function clearTimer() {
     if (timer !== undefined) clearTimeout(timer)
@@ -199,15 +179,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
   }
 
   /** Every call runs alone: two applies never interleave, and a search never sees half an apply. */
-  let tail: Promise<unknown> = Promise.resolve()
-  function serial<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-    return (...args) => {
-      lastCall = now()
-      const run = tail.then(() => fn(...args))
-      tail = run.catch(() => undefined)
-      return run
-    }
-  }
+  const serial = serialQueue(() => (lastCall = now()))
 
   return {
     name: 'bm25',
@@ -252,12 +224,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
       const current = await load()
       if (!current) return []
       try {
-        // A snapshot written beside may replace the index's postings while its blocks are read: read again then.
-        for (let generation = -1; generation !== current.generation; ) {
-          generation = current.generation
-          await current.prepare(query.text)
-        }
-        return find(current, query)
+        return await searchIn(current, query)
       } catch (error) {
         if (!(error instanceof CorruptSnapshot)) throw error
         await dropIndex()
@@ -315,6 +282,15 @@ function analysisOf(options: Bm25RetrieverOptions): {
   return { analyzer, scoring, format, capabilities }
 }
 
+/** `query`'s hits in `index`, its blocks read first (again when a snapshot written beside replaced its postings meanwhile). */
+async function searchIn(index: FlatIndex, query: RetrievalQuery): Promise<RetrievalHit[]> {
+  for (let generation = -1; generation !== index.generation; ) {
+    generation = index.generation
+    await index.prepare(query.text)
+  }
+  return find(index, query)
+}
+
 /** The hits of a query, type and scope filtering by slot. */
 function find(index: FlatIndex, query: RetrievalQuery): RetrievalHit[] {
   const { type, scope } = query
@@ -345,6 +321,18 @@ function memoized(process: (word: string) => string | null): (word: string) => s
 
 /** The clock for idleness. */
 const now = monotonicMs
+
+/** Calls that run one at a time, in the order they were made (`touch` at each call). */
+function serialQueue(touch: () => void) {
+  let tail: Promise<unknown> = Promise.resolve()
+  return <A extends unknown[], R>(fn: (...args: A) => Promise<R>): ((...args: A) => Promise<R>) =>
+    (...args) => {
+      touch()
+      const run = tail.then(() => fn(...args))
+      tail = run.catch(() => undefined)
+      return run
+    }
+}
 
 /** Milliseconds of a snapshot's work between two turns given to searches. */
 const SLICE_MS = 8

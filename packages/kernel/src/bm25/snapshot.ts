@@ -319,21 +319,30 @@ export async function writeSnapshot(
 }
 
 /**
- * `index`'s postings replaced by those of the build it was just written to (`written`), read from
- * `store` as searches need them: for an index with no dead slot, unchanged since it was written.
+ * The index that reads the build just written of `index` (`written`), its postings read from `store`
+ * as searches need them (what this process appended and decoded is dropped, as a new process would
+ * read it): `index` itself when it has no dead slot (slots kept their numbers; it must be unchanged
+ * since), its decoded postings kept; else a new one (`fresh`) read from the build, undefined when
+ * that fails.
  */
-export function rebase(
+export async function readWritten(
   index: FlatIndex,
   store: SnapshotStore,
   { head, terms, table, n, m, blockAt }: Written,
+  fresh: () => FlatIndex,
   /** Characters of postings blocks kept read (`PostingsBlocks`). */
   keepChars?: number,
-): void {
+): Promise<FlatIndex | undefined> {
+  if (index.dead) {
+    const restored = fresh()
+    return (await readSnapshot(store, head, restored, keepChars)) ? restored : undefined
+  }
   const termAt = new Base64Words(table, n + 1, m + 1)
   const gapAt = new Base64Words(table, n + 1 + (m + 1), m + 1)
   const postAt = new Base64Words(table, n + 1 + 2 * (m + 1), m + 1)
   const read = (b: number) => store.read(part(head.build, blockName(b)))
   index.rebase(new PostingsBlocks(new PackedTerms(terms, termAt), gapAt, postAt, blockAt, read, keepChars))
+  return index
 }
 
 /**

@@ -129,15 +129,15 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
 
   /**
    * Write a snapshot, then read its postings from it (`readWritten`; an index dropped meanwhile gives
-   * way to the new build). `aside`: beside searches, which run between its slices (the replaced build
-   * removed after any under way); writes wait for it (`writing`). Else the caller is a serial call.
+   * way to the new build). With `pause`: beside searches (`Aside`; the replaced build removed after
+   * any under way), writes waiting for it. Else the caller is a serial call.
    */
-  async function snapshot(aside = false): Promise<void> {
+  async function snapshot(pause?: () => Promise<void> | undefined): Promise<void> {
     clearTimer()
     if (!store || !index || revision === undefined) return
     const [written, at, replaces] = [index, revision, head ?? stale] // what the build holds and replaces
     try {
-      const build = await writeSnapshot(store, written, at, format, aside ? slices() : undefined)
+      const build = await writeSnapshot(store, written, at, format, pause)
       head = build.head
       stale = undefined
       const fresh = () => new FlatIndex(analyzer, scoring, options.kept?.postingsBytes)
@@ -145,7 +145,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
       loaded = index !== undefined
       if (replaces && replaces.build !== build.head.build) {
         const remove = removeBuild.bind(undefined, store, replaces)
-        if (aside) void serial(remove)()
+        if (pause) void serial(remove)()
         else await remove()
       }
     } catch {
@@ -155,9 +155,8 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     pending = 0
   }
 
-  /** The snapshot being written beside searches, if any: a write (an `apply`) waits for it. */
-  let writing: Promise<void> | undefined
-  const writeAside = () => void (writing ??= snapshot(true).finally(() => (writing = undefined)))
+  /** The snapshot written beside searches, when one is under way: a write (an `apply`) waits for it. */
+  const aside = new Aside(() => idleMs - (now() - lastCall))
 
   function clearTimer() {
     if (timer !== undefined) clearTimeout(timer)
@@ -172,7 +171,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
       const quiet = now() - lastCall
       if (quiet < idleMs) return scheduleIdle(idleMs - quiet)
       void serial(async () => {
-        if (pending >= snapshotEvery) writeAside()
+        if (pending >= snapshotEvery) aside.start(snapshot)
       })()
     }, delay)
     ;(timer as { unref?(): void }).unref?.()
@@ -194,7 +193,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     }),
 
     apply: serial(async (changes: RetrievalChanges) => {
-      await writing
+      await aside.done()
       const current = changes.reset ? undefined : await load()
       const upsert = [...new Map(changes.upsert.map((d) => [d.id, d])).values()] // the last version of an id wins
       if (!current) {
@@ -243,13 +242,13 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     }),
 
     flush: serial(async (all = false) => {
-      await writing
+      await aside.done()
       if (pending > 0 && (all || pending >= flushAt)) await snapshot()
     }),
 
     close: serial(async () => {
       clearTimer()
-      await writing
+      await aside.done()
     }),
   }
 }
@@ -334,19 +333,48 @@ function serialQueue(touch: () => void) {
     }
 }
 
-/** Milliseconds of a snapshot's work between two turns given to searches. */
+/** Milliseconds of a snapshot's work between two turns given to other calls. */
 const SLICE_MS = 8
 
-/** A pause every `SLICE_MS` of work: a promise of the next timer turn, when one is due (what another caller queued runs in it). */
-function slices(): () => Promise<void> | undefined {
-  let from = now()
-  return () => {
-    if (now() - from < SLICE_MS) return undefined
-    return new Promise((resolve) =>
-      setTimeout(() => {
+/**
+ * A snapshot written beside the retriever's calls, in slices of `SLICE_MS`: after each, it waits
+ * until the calls have been quiet for the idle time (`quietIn` answers how long is left), so searches
+ * coming one after another go first and it takes the gaps between them; once a caller waits for it
+ * (`done`: a write, a flush, a close), it runs flat out.
+ */
+class Aside {
+  private running: Promise<void> | undefined
+  private hurried = false
+
+  constructor(private readonly quietIn: () => number) {}
+
+  /** Start `write` unless one is under way, handing it the pause to await between slices. */
+  start(write: (pause: () => Promise<void> | undefined) => Promise<void>): void {
+    this.running ??= write(this.pauses()).finally(() => {
+      this.running = undefined
+      this.hurried = false
+    })
+  }
+
+  /** The snapshot under way finished, if any (it runs flat out from now on). */
+  async done(): Promise<void> {
+    if (!this.running) return
+    this.hurried = true
+    await this.running
+  }
+
+  /** A pause every `SLICE_MS` of work: undefined until one is due, then a promise of the next quiet turn. */
+  private pauses(): () => Promise<void> | undefined {
+    let from = now()
+    const turn = (resolve: () => void) => {
+      const wait = this.hurried ? 0 : this.quietIn()
+      if (wait > 0) setTimeout(() => turn(resolve), wait)
+      else {
         from = now()
         resolve()
-      }, 0),
-    )
+      }
+    }
+    return () =>
+      now() - from < SLICE_MS ? undefined : new Promise<void>((resolve) => setTimeout(() => turn(resolve), 0))
   }
 }

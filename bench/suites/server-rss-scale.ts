@@ -76,6 +76,17 @@ async function afterSeed(
   return { ...memory, write, search }
 }
 
+/** The storages measured: both, or those `FOUNDRY_BENCH_STORAGE` names (`sqlite`: the fs seed of 100k facts takes more than half an hour on a slow host). */
+function storages(): Kind[] {
+  const asked = process.env.FOUNDRY_BENCH_STORAGE?.split(',').map((s) => s.trim())
+  const known: Kind[] = ['sqlite', 'fs']
+  if (!asked) return known
+  const unknown = asked.filter((s) => !known.includes(s as Kind))
+  if (unknown.length)
+    throw new Error(`FOUNDRY_BENCH_STORAGE names ${unknown.join(', ')}: use sqlite, fs or both (sqlite,fs)`)
+  return known.filter((kind) => asked.includes(kind))
+}
+
 /**
  * How the resident memory of `foundry mcp` grows with the project: the server's RSS after it wrote
  * 1k facts itself and answered 200 searches on a project seeded with 100k facts by the batch path,
@@ -86,7 +97,7 @@ async function afterSeed(
 export const serverRssScaleSuite: Suite = {
   name: 'server-rss-scale',
   about:
-    'RSS of foundry mcp at 100k facts vs 10k (seeded once by the batch path in process and kept between runs, then 1k writes and 200 searches of its own on a copy; --before DIR measures that build beside; only with --only server-rss-scale, long)',
+    'RSS of foundry mcp at 100k facts vs 10k (seeded once by the batch path in process and kept between runs, then 1k writes and 200 searches of its own on a copy; --before DIR measures that build beside; FOUNDRY_BENCH_STORAGE=sqlite or fs measures one storage; only with --only server-rss-scale, long)',
   async run(ctx) {
     const [small, large, after, searches] = ctx.quick ? [1000, 10_000, 100, 20] : [10_000, 100_000, 1000, 200]
     const facts = syntheticFacts(ctx, large + after)
@@ -104,7 +115,7 @@ export const serverRssScaleSuite: Suite = {
       if (!existsSync(bin)) throw new Error(`${bin} is not built: run npm run setup in ${ctx.before}`)
       bins.unshift(['before', bin, pluginEnv(ctx.before)])
     }
-    for (const kind of ['sqlite', 'fs'] as const)
+    for (const kind of storages())
       for (const leg of bins) {
         const label = leg[0]
         const base = await afterSeed(ctx, kind, facts, small, after, queries, leg)

@@ -44,6 +44,9 @@ export class FlatIndex {
   sumTitle = 0
   sumTags = 0
 
+  /** Moves when the snapshot's postings are replaced (`rebase`): blocks read by `prepare` before it are not the index's. */
+  generation = 0
+
   /** The terms for prefix and typo matching. */
   private readonly dictionary = new Dictionary()
 
@@ -153,7 +156,11 @@ export class FlatIndex {
 
   /** The snapshot's term `t` decoded, with what this process appended to it. */
   private decodeTerm(t: number, term: string): Postings {
-    const p = this.base!.decode(t, this.slots, this.removals)
+    return this.withOwn(this.base!.decode(t, this.slots, this.removals), term)
+  }
+
+  /** A snapshot's postings `p` of `term`, with what this process appended to the term. */
+  private withOwn(p: Postings, term: string): Postings {
     const added = this.own.get(term)
     if (!added?.n) return p
     const n = p.n + added.n
@@ -187,20 +194,44 @@ export class FlatIndex {
 
   /**
    * Every term with postings, in sorted order, and its postings (read, not to be kept: a snapshot's
-   * term is decoded for the call unless it is decoded already), the snapshot's blocks read as they
-   * come, so at most a few are held at once. For writing a snapshot.
+   * term is decoded for the call unless it is decoded already), for writing a snapshot. The
+   * snapshot's blocks are read for the pass alone (`decodePassing`): the blocks and postings searches
+   * keep stay as they are. `visit` may answer a promise (a block written), awaited before the next term.
+   * Searches may run at each await (never a write: the caller holds writes off until the pass ends).
    */
-  async eachPostings(visit: (term: string, p: Postings) => void): Promise<void> {
+  async eachPostings(visit: (term: string, p: Postings) => void | Promise<void>): Promise<void> {
     const base = this.base
     const own = [...this.own.keys()].filter((term) => !base?.has(term)).sort()
     let o = 0
-    for (let t = 0; base && t < base.terms.size; t++) {
-      const term = base.terms.get(t)
-      for (; o < own.length && own[o]! < term; o++) visit(own[o]!, this.own.get(own[o]!)!)
-      if (!base.loaded(t)) await base.loadTerm(t)
-      visit(term, this.decoded.get(term) ?? this.decodeTerm(t, term))
+    const each = async (term: string, p: Postings) => {
+      const wait = visit(term, p)
+      if (wait) await wait
     }
-    for (; o < own.length; o++) visit(own[o]!, this.own.get(own[o]!)!)
+    try {
+      for (let t = 0; base && t < base.terms.size; t++) {
+        const term = base.terms.get(t)
+        for (; o < own.length && own[o]! < term; o++) await each(own[o]!, this.own.get(own[o]!)!)
+        const kept = this.decoded.peek(term)
+        await each(term, kept ?? this.withOwn(await base.decodePassing(t, this.slots, this.removals), term))
+      }
+      for (; o < own.length; o++) await each(own[o]!, this.own.get(own[o]!)!)
+    } finally {
+      base?.endPass()
+    }
+  }
+
+  /**
+   * The snapshot just written of this index takes the place of the one it was restored from: `base`,
+   * the written build's postings, holds every posting this process appended (dropped here), and a
+   * decoded term stays decoded (its postings are the same, slot for slot). Only for a snapshot of an
+   * index with no dead slot (slots kept their numbers) and no change since; a search between
+   * `prepare` and `search` sees `generation` move and prepares again.
+   */
+  rebase(base: PostingsBlocks): void {
+    this.base = base
+    this.own.clear()
+    this.dictionary.use(base.terms)
+    this.generation++
   }
 
   /** Every term's postings decoded and held, the snapshot's blocks all read: before a compaction, which renumbers them all. */
@@ -467,7 +498,7 @@ export class FlatIndex {
     total += this.acc.byteLength + this.touched.byteLength
     for (const p of this.own.values()) total += p.docs.byteLength + p.tf.byteLength + p.fields.byteLength
     total += this.decoded.bytes
-    if (this.base) total += this.base.length
+    if (this.base) total += this.base.bytes
     return total
   }
 

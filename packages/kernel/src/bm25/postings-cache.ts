@@ -26,6 +26,11 @@ export class PostingsCache {
     return p
   }
 
+  /** `term`'s postings when kept, their place among the recently read unchanged (a pass over every term). */
+  peek(term: string): Postings | undefined {
+    return this.kept.get(term)
+  }
+
   /** Keep `p` as `term`'s postings, dropping the least recently read beyond the limit. */
   set(term: string, p: Postings): void {
     this.delete(term)

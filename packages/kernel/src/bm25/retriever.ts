@@ -11,7 +11,7 @@ import { englishTerm, englishTokens } from './english.js'
 import type { Analyzer, Scoring } from './analyzer.js'
 import { CorruptSnapshot } from './corrupt-snapshot.js'
 import { FlatIndex } from './flat-index.js'
-import { FORMAT, readHead, readSnapshot, writeSnapshot, type Head } from './snapshot.js'
+import { FORMAT, readHead, readSnapshot, readWritten, removeBuild, writeSnapshot, type Head } from './snapshot.js'
 import { monotonicMs } from '../clock.js'
 
 export interface Bm25RetrieverOptions {
@@ -127,22 +127,36 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     if (!(await adoptNewer())) revision = undefined // only a cache: no revision, so the kernel re-indexes
   }
 
-  async function snapshot(): Promise<void> {
+  /**
+   * Write a snapshot, then read its postings from it (`readWritten`; an index dropped meanwhile gives
+   * way to the new build). With `pause`: beside searches (`Aside`; the replaced build removed after
+   * any under way), writes waiting for it. Else the caller is a serial call.
+   */
+  async function snapshot(pause?: () => Promise<void> | undefined): Promise<void> {
     clearTimer()
     if (!store || !index || revision === undefined) return
+    const [written, at, replaces] = [index, revision, head ?? stale] // what the build holds and replaces
     try {
-      head = await writeSnapshot(store, index, revision, head ?? stale, format)
+      const build = await writeSnapshot(store, written, at, format, pause)
+      head = build.head
       stale = undefined
-      // Read back on next need, as a new process reads it: the postings written here and those
-      // decoded are dropped, and the snapshot's blocks are read as searches need them.
-      index = undefined
-      loaded = false
+      const fresh = () => new FlatIndex(analyzer, scoring, options.kept?.postingsBytes)
+      index = index === written ? await readWritten(written, store, build, fresh, options.kept?.blockChars) : undefined
+      loaded = index !== undefined
+      if (replaces && replaces.build !== build.head.build) {
+        const remove = removeBuild.bind(undefined, store, replaces)
+        if (pause) void serial(remove)()
+        else await remove()
+      }
     } catch {
       // A snapshot is only a cache: a read-only or full disk costs the next process a re-index, never
       // this search or write. Try again after the next `snapshotEvery` changes.
     }
     pending = 0
   }
+
+  /** The snapshot written beside searches, when one is under way: a write (an `apply`) waits for it. */
+  const aside = new Aside(() => idleMs - (now() - lastCall))
 
   function clearTimer() {
     if (timer !== undefined) clearTimeout(timer)
@@ -157,22 +171,14 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
       const quiet = now() - lastCall
       if (quiet < idleMs) return scheduleIdle(idleMs - quiet)
       void serial(async () => {
-        if (pending >= snapshotEvery) await snapshot()
+        if (pending >= snapshotEvery) aside.start(snapshot)
       })()
     }, delay)
     ;(timer as { unref?(): void }).unref?.()
   }
 
   /** Every call runs alone: two applies never interleave, and a search never sees half an apply. */
-  let tail: Promise<unknown> = Promise.resolve()
-  function serial<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-    return (...args) => {
-      lastCall = now()
-      const run = tail.then(() => fn(...args))
-      tail = run.catch(() => undefined)
-      return run
-    }
-  }
+  const serial = serialQueue(() => (lastCall = now()))
 
   return {
     name: 'bm25',
@@ -187,6 +193,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     }),
 
     apply: serial(async (changes: RetrievalChanges) => {
+      await aside.done()
       const current = changes.reset ? undefined : await load()
       const upsert = [...new Map(changes.upsert.map((d) => [d.id, d])).values()] // the last version of an id wins
       if (!current) {
@@ -216,8 +223,7 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
       const current = await load()
       if (!current) return []
       try {
-        await current.prepare(query.text)
-        return find(current, query)
+        return await searchIn(current, query)
       } catch (error) {
         if (!(error instanceof CorruptSnapshot)) throw error
         await dropIndex()
@@ -236,11 +242,13 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     }),
 
     flush: serial(async (all = false) => {
+      await aside.done()
       if (pending > 0 && (all || pending >= flushAt)) await snapshot()
     }),
 
     close: serial(async () => {
       clearTimer()
+      await aside.done()
     }),
   }
 }
@@ -273,6 +281,15 @@ function analysisOf(options: Bm25RetrieverOptions): {
   return { analyzer, scoring, format, capabilities }
 }
 
+/** `query`'s hits in `index`, its blocks read first (again when a snapshot written beside replaced its postings meanwhile). */
+async function searchIn(index: FlatIndex, query: RetrievalQuery): Promise<RetrievalHit[]> {
+  for (let generation = -1; generation !== index.generation; ) {
+    generation = index.generation
+    await index.prepare(query.text)
+  }
+  return find(index, query)
+}
+
 /** The hits of a query, type and scope filtering by slot. */
 function find(index: FlatIndex, query: RetrievalQuery): RetrievalHit[] {
   const { type, scope } = query
@@ -303,3 +320,61 @@ function memoized(process: (word: string) => string | null): (word: string) => s
 
 /** The clock for idleness. */
 const now = monotonicMs
+
+/** Calls that run one at a time, in the order they were made (`touch` at each call). */
+function serialQueue(touch: () => void) {
+  let tail: Promise<unknown> = Promise.resolve()
+  return <A extends unknown[], R>(fn: (...args: A) => Promise<R>): ((...args: A) => Promise<R>) =>
+    (...args) => {
+      touch()
+      const run = tail.then(() => fn(...args))
+      tail = run.catch(() => undefined)
+      return run
+    }
+}
+
+/** Milliseconds of a snapshot's work between two turns given to other calls. */
+const SLICE_MS = 8
+
+/**
+ * A snapshot written beside the retriever's calls, in slices of `SLICE_MS`: after each, it waits
+ * until the calls have been quiet for the idle time (`quietIn` answers how long is left), so searches
+ * coming one after another go first and it takes the gaps between them; once a caller waits for it
+ * (`done`: a write, a flush, a close), it runs flat out.
+ */
+class Aside {
+  private running: Promise<void> | undefined
+  private hurried = false
+
+  constructor(private readonly quietIn: () => number) {}
+
+  /** Start `write` unless one is under way, handing it the pause to await between slices. */
+  start(write: (pause: () => Promise<void> | undefined) => Promise<void>): void {
+    this.running ??= write(this.pauses()).finally(() => {
+      this.running = undefined
+      this.hurried = false
+    })
+  }
+
+  /** The snapshot under way finished, if any (it runs flat out from now on). */
+  async done(): Promise<void> {
+    if (!this.running) return
+    this.hurried = true
+    await this.running
+  }
+
+  /** A pause every `SLICE_MS` of work: undefined until one is due, then a promise of the next quiet turn. */
+  private pauses(): () => Promise<void> | undefined {
+    let from = now()
+    const turn = (resolve: () => void) => {
+      const wait = this.hurried ? 0 : this.quietIn()
+      if (wait > 0) setTimeout(() => turn(resolve), wait)
+      else {
+        from = now()
+        resolve()
+      }
+    }
+    return () =>
+      now() - from < SLICE_MS ? undefined : new Promise<void>((resolve) => setTimeout(() => turn(resolve), 0))
+  }
+}

@@ -74,40 +74,53 @@ const base64Length = (bytes: number) => Math.ceil(bytes / 3) * 4
 /** Whether typed arrays are little-endian here (they view the bytes as stored only then). */
 const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 
-/** The live documents of `index` as a snapshot's parts (slots renumbered densely, in order; a term at a time, its block read as it comes). */
-export async function encode(index: FlatIndex): Promise<Parts> {
-  const map = new Int32Array(index.slots).fill(-1)
+/**
+ * The live documents of `index` as a snapshot's parts (slots renumbered densely, in order; a term at
+ * a time), each postings block handed to `writeBlock` as it fills (so they are never all held), the
+ * rest answered. `pause` is awaited between terms when it answers a promise (a turn for searches).
+ */
+export async function encode(
+  index: FlatIndex,
+  writeBlock: (b: number, text: string) => Promise<void>,
+  pause: () => Promise<void> | undefined = () => undefined,
+): Promise<Omit<Parts, 'blocks'> & { n: number; m: number; blockAt: number[] }> {
+  const slots = index.slots
+  const map = new Int32Array(slots).fill(-1)
   let n = 0
-  for (let s = 0; s < index.slots; s++) if (index.alive[s]) map[s] = n++
+  for (let s = 0; s < slots; s++) if (index.alive[s]) map[s] = n++
   const terms: string[] = []
   const ends: number[] = [] // per term: its gap bytes' end, its postings' end
   const blocks: number[] = []
-  const blockText: string[] = []
+  let written = 0
   let block = newBlock()
   await index.eachPostings((term, p) => {
     const before = block.tf.length
     let last = -1
     for (let i = 0; i < p.n; i++) {
-      const to = map[p.docs[i]!]!
+      const d = p.docs[i]!
+      const to = d < slots ? map[d]! : -1
       if (to < 0) continue
       block.gaps.varint(to - last - 1)
       last = to
       block.tf.byte(p.tf[i]!)
       block.fields.byte(p.fields[i]!)
     }
-    if (block.tf.length === before) return
-    if (!block.terms) blocks.push(terms.length)
-    block.terms++
-    terms.push(term)
-    ends.push(block.gapBase + block.gaps.length, block.postBase + block.tf.length)
-    if (block.gaps.length + 2 * block.tf.length >= BLOCK_BYTES) {
-      blockText.push(blockPart(block))
-      block = newBlock(ends[ends.length - 2], ends[ends.length - 1])
+    if (block.tf.length > before) {
+      if (!block.terms) blocks.push(terms.length)
+      block.terms++
+      terms.push(term)
+      ends.push(block.gapBase + block.gaps.length, block.postBase + block.tf.length)
+      if (block.gaps.length + 2 * block.tf.length >= BLOCK_BYTES) {
+        const text = blockPart(block)
+        block = newBlock(ends[ends.length - 2], ends[ends.length - 1])
+        return writeBlock(written++, text)
+      }
     }
+    return pause()
   })
   if (block.terms || !blocks.length) {
     if (!block.terms) blocks.push(0)
-    blockText.push(blockPart(block))
+    await writeBlock(written++, blockPart(block))
   }
   const m = terms.length
   const data = new Uint8Array(dataBytes(n))
@@ -115,7 +128,7 @@ export async function encode(index: FlatIndex): Promise<Parts> {
   const table = new Uint32Array(tableWords(n, m))
   const ids: string[] = []
   const sums: Info['sums'] = [0, 0, 0]
-  for (let s = 0, length = 0; s < index.slots; s++) {
+  for (let s = 0, length = 0; s < slots; s++) {
     const d = map[s]!
     if (d < 0) continue
     const id = index.ids.get(s)
@@ -140,7 +153,9 @@ export async function encode(index: FlatIndex): Promise<Parts> {
     terms: terms.join(''),
     data: toBase64(littleEndian(data, n)),
     table: toBase64(littleEndian(new Uint8Array(table.buffer), 0)),
-    blocks: blockText,
+    n,
+    m,
+    blockAt: blocks,
   }
 }
 
@@ -261,21 +276,73 @@ interface Parts {
 const PARTS = ['docs', 'ids', 'terms', 'data', 'table'] as const
 const blockName = (b: number) => `postings-${b}`
 
+/** A build written (`writeSnapshot`): its head, and what `rebase` needs of its parts. */
+export interface Written {
+  head: Head
+  terms: string
+  table: string
+  /** Documents and terms in the build, and the first term of each postings block. */
+  n: number
+  m: number
+  blockAt: number[]
+}
+
+/**
+ * Write `index` at `revision` as a new build: its postings blocks as they fill, its other parts, then
+ * the head naming it (so a head never names an incomplete build). The build it replaces is the
+ * caller's to remove (`removeBuild`) once nothing reads it. `pause` as `encode`'s, also between parts.
+ */
 export async function writeSnapshot(
   store: SnapshotStore,
   index: FlatIndex,
   revision: string,
-  replaces: Head | undefined,
   format = FORMAT,
-): Promise<Head> {
+  pause: () => Promise<void> | undefined = () => undefined,
+): Promise<Written> {
   const build = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
-  const parts = await encode(index)
-  for (const name of PARTS) await store.write(part(build, name), parts[name])
-  for (const [b, text] of parts.blocks.entries()) await store.write(part(build, blockName(b)), text)
-  const head: Head = { format, build, revision, blocks: parts.blocks.length }
+  const parts = await encode(
+    index,
+    async (b, text) => {
+      await store.write(part(build, blockName(b)), text)
+      await pause()
+    },
+    pause,
+  )
+  for (const name of PARTS) {
+    await store.write(part(build, name), parts[name])
+    await pause()
+  }
+  const head: Head = { format, build, revision, blocks: parts.blockAt.length }
   await store.write('head', JSON.stringify(head))
-  if (replaces && replaces.build !== build) await removeBuild(store, replaces)
-  return head
+  const { terms, table, n, m, blockAt } = parts
+  return { head, terms, table, n, m, blockAt }
+}
+
+/**
+ * The index that reads the build just written of `index` (`written`), its postings read from `store`
+ * as searches need them (what this process appended and decoded is dropped, as a new process would
+ * read it): `index` itself when it has no dead slot (slots kept their numbers; it must be unchanged
+ * since), its decoded postings kept; else a new one (`fresh`) read from the build, undefined when
+ * that fails.
+ */
+export async function readWritten(
+  index: FlatIndex,
+  store: SnapshotStore,
+  { head, terms, table, n, m, blockAt }: Written,
+  fresh: () => FlatIndex,
+  /** Characters of postings blocks kept read (`PostingsBlocks`). */
+  keepChars?: number,
+): Promise<FlatIndex | undefined> {
+  if (index.dead) {
+    const restored = fresh()
+    return (await readSnapshot(store, head, restored, keepChars)) ? restored : undefined
+  }
+  const termAt = new Base64Words(table, n + 1, m + 1)
+  const gapAt = new Base64Words(table, n + 1 + (m + 1), m + 1)
+  const postAt = new Base64Words(table, n + 1 + 2 * (m + 1), m + 1)
+  const read = (b: number) => store.read(part(head.build, blockName(b)))
+  index.rebase(new PostingsBlocks(new PackedTerms(terms, termAt), gapAt, postAt, blockAt, read, keepChars))
+  return index
 }
 
 /**

@@ -498,7 +498,7 @@ export class FlatIndex {
     total += this.acc.byteLength + this.touched.byteLength
     for (const p of this.own.values()) total += p.docs.byteLength + p.tf.byteLength + p.fields.byteLength
     total += this.decoded.bytes
-    if (this.base) total += this.base.bytes
+    if (this.base) total += this.base.length
     return total
   }
 

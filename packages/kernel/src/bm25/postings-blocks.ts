@@ -1,4 +1,3 @@
-import { fromBase64 } from './base64.js'
 import { CorruptSnapshot } from './corrupt-snapshot.js'
 import { decodePostings, type EncodedPostings, type Postings } from './postings.js'
 import type { SortedTerms, Words } from './packed-strings.js'
@@ -7,8 +6,7 @@ import type { SortedTerms, Words } from './packed-strings.js'
 export const BLOCK_BYTES = 1 << 15
 
 /**
- * Characters of blocks kept read, as stored (about 48 blocks; held decoded, in three quarters of
- * that many bytes outside the collected heap): a block beyond it, least recently asked for
+ * Characters of blocks kept read (about 48 blocks): a block beyond it, least recently asked for
  * first, is dropped when another is read, and read again from the store when a search needs it. The
  * encoded postings of a large index are tens of megabytes: a process keeps what its searches use.
  */
@@ -108,7 +106,7 @@ export class PostingsBlocks {
   }
 
   private drop(b: number): void {
-    this.keptChars -= base64Length(this.text[b]?.postings.length ?? 0)
+    this.keptChars -= this.text[b]?.postings.length ?? 0
     this.kept.delete(b)
     this.text[b] = undefined
     this.loading[b] = undefined
@@ -126,7 +124,7 @@ export class PostingsBlocks {
     const block = await this.fetch(b)
     if (this.text[b]) return
     this.kept.add(b)
-    this.keptChars += base64Length(block.postings.length)
+    this.keptChars += block.postings.length
     this.text[b] = block
   }
 
@@ -147,15 +145,11 @@ export class PostingsBlocks {
     if (text === undefined) throw new CorruptSnapshot(`postings block ${b} of the snapshot is gone`)
     if (gaps < 0 || count < 0 || text.length !== base64Length(gaps + 2 * count))
       throw new CorruptSnapshot(`postings block ${b} of the snapshot does not fit its table`)
-    // Kept as bytes, not text: a quarter smaller, outside the collected heap, each term's postings a view.
-    const postings = fromBase64(text)
-    if (postings.length !== gaps + 2 * count)
-      throw new CorruptSnapshot(`postings block ${b} of the snapshot does not fit its table`)
     return {
       terms: shiftedTerms(this.terms, from, to),
       gapAt: shiftedWords(this.gapAt, from, to + 1 - from, gapBase),
       postAt: shiftedWords(this.postAt, from, to + 1 - from, postBase),
-      postings,
+      postings: text,
       tfAt: gaps,
       fieldsAt: gaps + count,
     }
@@ -189,8 +183,8 @@ export class PostingsBlocks {
     return decodePostings(block, t - this.blockAt[b]!, slots, removals)
   }
 
-  /** Bytes of the blocks read and kept (decoded: three quarters of their characters). */
-  get bytes(): number {
+  /** Characters of the blocks read and kept. */
+  get length(): number {
     let n = 0
     for (const block of this.text) n += block?.postings.length ?? 0
     return n

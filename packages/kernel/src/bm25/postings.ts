@@ -1,3 +1,4 @@
+import { base64Range } from './base64.js'
 import { CorruptSnapshot } from './corrupt-snapshot.js'
 import type { SortedTerms, Words } from './packed-strings.js'
 
@@ -16,7 +17,7 @@ export interface Postings {
 }
 
 /**
- * A block of a snapshot's postings, its base64 decoded to bytes: terms sorted, and for each term `t` where its slot gaps
+ * A snapshot's postings, still in base64: terms sorted, and for each term `t` where its slot gaps
  * (varints) start and end in the decoded bytes (`gapAt[t]` to `gapAt[t + 1]`) and where its term
  * and field frequencies start and end (`postAt[t]` to `postAt[t + 1]`, after `tfAt` and `fieldsAt`).
  * A term's postings are decoded the first time a search or a write needs them, and checked then.
@@ -25,7 +26,7 @@ export interface EncodedPostings {
   terms: SortedTerms
   gapAt: Words
   postAt: Words
-  postings: Uint8Array
+  postings: string
   tfAt: number
   fieldsAt: number
 }
@@ -41,10 +42,16 @@ export function decodePostings(base: EncodedPostings, t: number, slots: number, 
   if (n < 0 || gapsTo < gapsFrom || gapsTo > tfAt || from + n > fieldsAt - tfAt)
     throw new CorruptSnapshot(`the postings table of "${term}" is out of order`)
   const docs = new Int32Array(n)
-  // The frequencies copied (a search drops dead slots from them in place), the gaps read where they are.
-  const gaps = postings.subarray(gapsFrom, gapsTo)
-  const tf = postings.slice(tfAt + from, tfAt + from + n)
-  const fields = postings.slice(fieldsAt + from, fieldsAt + from + n)
+  let gaps: Uint8Array
+  let tf: Uint8Array
+  let fields: Uint8Array
+  try {
+    gaps = base64Range(postings, gapsFrom, gapsTo)
+    tf = base64Range(postings, tfAt + from, tfAt + from + n)
+    fields = base64Range(postings, fieldsAt + from, fieldsAt + from + n)
+  } catch (error) {
+    throw new CorruptSnapshot(`the postings of "${term}" are unreadable: ${(error as Error).message}`)
+  }
   // One pass (a new process runs it cold, so each pass over the postings costs): slots, then title and tag counts.
   let at = 0
   let last = -1

@@ -57,6 +57,8 @@ export class FoundryStdioTransport implements Transport {
   private inFlight = 0
   private ended = false
   private closed = false
+  /** The end of the grace after stdin ended; cleared when the transport closes first. */
+  private graceTimer: NodeJS.Timeout | undefined
   private started = false
   /** JSON values read and not yet handed on: the schema is loading, or no server is connected yet. */
   private held: unknown[] = []
@@ -127,6 +129,7 @@ export class FoundryStdioTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    clearTimeout(this.graceTimer)
     process.stdin.off('data', this.onData)
     process.stdin.off('error', this.onInputError)
     process.stdin.off('end', this.onEnd)
@@ -146,11 +149,13 @@ export class FoundryStdioTransport implements Transport {
   private readonly onEnd = () => {
     this.ended = true
     const grace = this.options.answerGraceMs ?? ANSWER_GRACE_MS
-    setTimeout(() => {
+    // Not unref'd: a request whose handler waits on nothing that can settle would otherwise let the
+    // event loop drain with the server still open (Node exits 13, its top-level await unsettled).
+    this.graceTimer = setTimeout(() => {
       if (this.closed) return
       this.log(`stdin ended; ${this.inFlight} request(s) still unanswered after ${grace} ms: closing`)
       void this.close()
-    }, grace).unref()
+    }, grace)
     this.pump()
   }
 

@@ -189,7 +189,6 @@ function onFirstUse(scripts: Map<string, string>) {
             },
             bundle: true,
             write: false,
-            metafile: true,
             outfile: name,
             format: 'cjs',
             platform: 'node',

@@ -41,7 +41,7 @@ const VARIANTS: Record<string, unknown[]> = {
 }
 
 test('the quick search check answers true only for arguments the schema accepts, and true for the plain ones', () => {
-  const schema = SearchInputSchema()
+  const schema = SearchInputSchema
   assert.ok(isPlainSearchInput({ query: 'why postgres' }), 'a query alone')
   assert.ok(isPlainSearchInput({ query: 'q', type: 'decision', scope: 'module:billing', limit: 25 }), 'every argument')
   let quick = 0
@@ -65,7 +65,7 @@ test('the quick search check answers true only for arguments the schema accepts,
 })
 
 test("a search's validator gives the schema's answers and problems, with or without the quick check", () => {
-  const schema = SearchInputSchema()
+  const schema = SearchInputSchema
   const check = validator(schema)
   for (const [key, values] of Object.entries(VARIANTS))
     for (const value of values) {

@@ -4,9 +4,8 @@ import { definePlugin, type PluginHost } from '../plugin.js'
 import type { RetrievalDoc } from '../retrieval.js'
 import type { Fact, FactInput, ForgetInput } from '../schema/fact.js'
 import { FactInputSchema, ForgetInputSchema } from '../schema/fact.js'
-import { isPlainSearchInput } from '../schema/input-quick.js'
 import { SearchInputSchema, type SearchInput } from '../schema/inputs.js'
-import { lazyValidator, validator } from '../schema/validate.js'
+import { validator } from '../schema/validate.js'
 import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
 import type { WriteSet } from './catalog.js'
 import { createFactStore } from './fact-store.js'
@@ -32,7 +31,7 @@ import {
 
 export const INDEX_KEY = 'index'
 const factInput = validator(FactInputSchema)
-const searchInput = lazyValidator(SearchInputSchema, isPlainSearchInput)
+const searchInput = validator(SearchInputSchema)
 const forgetInput = validator(ForgetInputSchema)
 
 /** Facts: write (dedup, supersede, gapless ids), the index, search, listing. Each operation reads the facts revision once. */

@@ -2,16 +2,18 @@ import type { Static } from 'typebox'
 import { Type } from './typebox.js'
 import { FactInputSchema, FactTypeSchema, SCOPE_PATTERN } from './fact.js'
 import { isPlainSearchInput } from './input-quick.js'
-import { lazySchema } from './lazy.js'
+import { lazyObject, lazySchema } from './lazy.js'
 import { SLUG_PATTERN } from './records.js'
 import { withQuickCheck } from './validate.js'
 
 /**
  * Inputs of the kernel's operations; the MCP server publishes these as the tools' `inputSchema`. Each is
- * built on its first call (`lazySchema`).
+ * built on its first call (`lazySchema`); `memory_search`'s, the one every session's first question
+ * checks, is a stand-in built on its first touch (`lazyObject`), paired with its plain-code check, so
+ * a search its plain check passes builds nothing.
  */
-export const SearchInputSchema = lazySchema(() =>
-  withQuickCheck(
+export const SearchInputSchema = withQuickCheck(
+  lazyObject(() =>
     Type.Object(
       {
         query: Type.String({ minLength: 1, maxLength: 2000, description: 'Keywords describing what you need to know' }),
@@ -29,10 +31,10 @@ export const SearchInputSchema = lazySchema(() =>
       },
       { additionalProperties: false },
     ),
-    isPlainSearchInput,
   ),
+  isPlainSearchInput,
 )
-export type SearchInput = Static<ReturnType<typeof SearchInputSchema>>
+export type SearchInput = Static<typeof SearchInputSchema>
 
 /** The most facts one `memory_write` call stores (`memory.writeMany`). */
 export const WRITE_BATCH_MAX = 500

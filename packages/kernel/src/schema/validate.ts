@@ -30,13 +30,9 @@ export interface Validator<T> {
 
 /**
  * A validator of a schema built on its first use (`lazySchema`): a process that never checks such a
- * value builds neither the schema nor the validator. `quick`, the schema's plain-code check (see
- * QUICK_CHECKS), answers first, so a value it passes builds neither.
+ * value builds neither the schema nor the validator.
  */
-export function lazyValidator<S extends TSchema>(
-  schema: () => S,
-  quick?: (value: unknown) => boolean,
-): Validator<Static<S>> {
+export function lazyValidator<S extends TSchema>(schema: () => S): Validator<Static<S>> {
   let built: Validator<Static<S>> | undefined
   const get = () => {
     built ??= validator(schema())
@@ -46,9 +42,9 @@ export function lazyValidator<S extends TSchema>(
     get schema() {
       return get().schema
     },
-    check: (value): value is Static<S> => quick?.(value) || get().check(value),
-    problems: (value) => (quick?.(value) ? [] : get().problems(value)),
-    parse: (value, what) => (quick?.(value) ? (value as Static<S>) : get().parse(value, what)),
+    check: (value): value is Static<S> => get().check(value),
+    problems: (value) => get().problems(value),
+    parse: (value, what) => get().parse(value, what),
   }
 }
 

@@ -3,9 +3,7 @@ import type { Kernel } from '../kernel.js'
 import { FoundryError } from '../errors.js'
 import { ForgetInputSchema } from '../schema/fact.js'
 import { ReviewInputSchema } from '../schema/proposal.js'
-import { isPlainSearchInput } from '../schema/input-quick.js'
 import { lazyObject } from '../schema/lazy.js'
-import { withQuickCheck } from '../schema/validate.js'
 import {
   BlackboardReadInputSchema,
   BlackboardWriteInputSchema,
@@ -40,14 +38,8 @@ export type KernelTool<I extends TSchema = TSchema, O extends TSchema = TSchema,
 const tool = <I extends TSchema, O extends TSchema, N extends string>(
   definition: KernelTool<I, O, N>,
 ): KernelTool<I, O, N> => definition
-/**
- * A row's input schema built when first read (`tools/list`, or a check its plain-code check cannot
- * answer): a session's first search neither builds one nor loads TypeBox.
- */
-function lazyInput<S extends object>(schema: () => S, quick?: (value: unknown) => boolean): S {
-  const input = lazyObject(schema)
-  return quick ? withQuickCheck(input, quick) : input
-}
+/** A row's input schema built when first read (`tools/list`, or a call's check): a start-up builds none, nor loads TypeBox. */
+const lazyInput: <S extends object>(schema: () => S) => S = lazyObject
 
 const READ_ONLY: ToolHints = { readOnlyHint: true, openWorldHint: false }
 
@@ -64,7 +56,7 @@ export const KERNEL_TOOLS = [
     description:
       'Searches project memory and returns only the matching facts. Use this instead of reading files under .foundry/memory/: it is the token-cheap path. ' +
       'Call it before planning, before proposing an architecture, and whenever the user refers to a past decision. A query of fact ids (fact-0012 fact-0031) returns those facts.',
-    input: lazyInput(SearchInputSchema, isPlainSearchInput),
+    input: SearchInputSchema,
     output: SearchOutputSchema,
     annotations: READ_ONLY,
     // The facts are the answer: sent once, as text (whole blocks, then one line a weaker hit).

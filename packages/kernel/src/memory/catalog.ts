@@ -2,7 +2,7 @@ import { FoundryError, isFoundryError } from '../errors.js'
 import { FACT_ID_PATTERN, type Fact, type FactInput } from '../schema/fact.js'
 import type { Storage } from '../storage.js'
 import { createDraft, draftCandidates, readHead, type CatalogDraft, type IndexStamp } from './catalog-draft.js'
-import type { RecordCache } from './catalog-store.js'
+import { RecordCache } from './catalog-store.js'
 import {
   CATALOG_FORMAT,
   SHARD_FACTS,
@@ -99,7 +99,7 @@ export interface CatalogOptions {
 }
 
 export function createCatalog({ storage, read, readAll, budget, today }: CatalogOptions): FactCatalog {
-  const cache: RecordCache = new Map()
+  const cache = new RecordCache()
   /** Bumped by every section this process opens and every record changed in place (see `CatalogAhead.after`). */
   let epoch = 0
   /** Whether the last section caught up from another process's writes: the next reads the stored head ahead, not its own. */

@@ -4,7 +4,7 @@ import type { Fact, FactInput } from '../schema/fact.js'
 import type { Storage, StorageProblem } from '../storage.js'
 import { readHead } from './catalog-draft.js'
 import { membersKey, membersRecord, stampOf, type CatalogHead } from './catalog-records.js'
-import { openRecords } from './catalog-store.js'
+import { openRecords, RecordCache } from './catalog-store.js'
 import { createCatalog, type AheadPlan, type CatalogAhead, type FactCatalog, type WriteSet } from './catalog.js'
 import { createFactSet, type FactSet } from './fact-set.js'
 import { dayOf, factNumber } from './facts.js'
@@ -223,7 +223,7 @@ export function createFactStore(ctx: PluginHost): FactStore {
     const stamped = await head(revision)
     const day = today()
     const expired = Object.values(stamped.expiring).filter((date) => date < day).length
-    const records = openRecords(storage, new Map(), stamped)
+    const records = openRecords(storage, new RecordCache(), stamped)
     const chunks = Object.keys(stamped.members)
       .map(Number)
       .sort((a, b) => (newest ? b - a : a - b))

@@ -56,7 +56,7 @@ export class RecordCache {
 }
 /** The most records a process keeps between operations. */
 const CACHE_MAX = 192
-/** Characters of JSON the kept records came from, at most: 512 KiB (all 192 at 10k facts, about 20 at 100k). */
+/** Characters of JSON the kept records came from, at most: 512 KiB (about all 192 at 10k facts, some 20 terms shards at 100k). */
 const CACHE_CHARS = 512 * 1024
 
 /** The records one draft read or changed, and the write of the changed ones. */

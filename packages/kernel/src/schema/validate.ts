@@ -1,6 +1,5 @@
 import type { Static, TSchema } from 'typebox'
-import { Compile } from './typebox.js'
-import { Check, Errors } from './typebox.js'
+import { Check, Compile, Errors } from './typebox.js'
 import { FoundryError } from '../errors.js'
 import { DATE_PATTERN, FACT_ID_PATTERN, FactSchema, SCOPE_PATTERN, SOURCE_PATTERN } from './fact.js'
 import { isPlainFact } from './fact-quick.js'

@@ -28,7 +28,7 @@ export const input = (title: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 })
 
-/** A storage that counts full reads of the facts. */
+/** A storage that counts full reads of the facts: a listing, or every key (then a page of facts at a time). */
 export function counting(storage: Storage) {
   const counts = { lists: 0 }
   const wrapped: Storage = {
@@ -36,6 +36,10 @@ export function counting(storage: Storage) {
     list: (collection, options) => {
       if (collection === 'facts') counts.lists++
       return storage.list(collection, options)
+    },
+    keys: (collection, prefix) => {
+      if (collection === 'facts' && !prefix) counts.lists++
+      return storage.keys(collection, prefix)
     },
   }
   return { storage: wrapped, counts }

@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { bm25Retriever, buildIndex, isFoundryError, memoryStorage, type Fact } from '../src/index.js'
 import { sampleFact } from '../src/testing/index.js'
+import { counting } from './catalog-helpers.js'
 import { decision, kernelFor } from './helpers.js'
 
 const NATO = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel']
@@ -198,15 +199,14 @@ test('a fresh kernel answers a miss and reads the index without reading every fa
     expires: '2026-12-01',
   })
   await first.memory.write({ title: 'Money is stored in integer cents', body: 'y', type: 'convention' })
-  let lists = 0
-  const counting = { ...storage, list: ((c: never, o: never) => (lists++, storage.list(c, o))) as typeof storage.list }
-  const fresh = kernelFor({}, { storage: counting, now: () => new Date(now) })
+  const { storage: counted, counts } = counting(storage)
+  const fresh = kernelFor({}, { storage: counted, now: () => new Date(now) })
   assert.is(
     (await fresh.memory.search({ query: 'kubernetes' })).text,
     'No stored fact matches "kubernetes". Memory holds 2 active facts.',
   )
   assert.match(await fresh.memory.readIndex(), /Freeze deploys/)
-  assert.is(lists, 1, 'only the first sync of the retriever listed the facts')
+  assert.is(counts.lists, 1, 'only the first sync of the retriever read the facts')
   now = Date.parse('2026-12-02T12:00:00Z')
   const later = kernelFor({}, { storage, now: () => new Date(now) })
   assert.not.match(await later.memory.readIndex(), /Freeze deploys/, 'rebuilt once the expiry passed')

@@ -66,6 +66,8 @@ test('the next write stores the repair, so storage itself is consistent again', 
   const old = await storage.get('facts', 'fact-0001')
   assert.is(old?.status, 'superseded')
   assert.is(old?.supersededBy, 'fact-0002')
+  // The catalog is rebuilt from facts read without their bodies: the repair it stores is the whole fact.
+  assert.equal(old, { ...fact(1, 'API timeout is 30 seconds'), status: 'superseded', supersededBy: 'fact-0002' })
 })
 
 test('hand-edited supersedes that name the fact itself, or an older fact, repair nothing and never loop', async () => {

@@ -91,7 +91,10 @@ export interface CatalogOptions {
   storage: Storage
   /** One fact from storage; undefined when missing, and when unreadable (then `broken` is called). */
   read(id: string, broken?: () => void): Promise<Fact | undefined>
-  /** Every fact, those that cannot be read held (a full read). */
+  /**
+   * Every fact, those that cannot be read held (a full read). Bodies may be left out (''): the
+   * catalog keeps none, and a repair taken from the set is read again whole before it is stored.
+   */
   readAll(): Promise<FactSet>
   /** INDEX.md's budget in tokens: how much of the index order the catalog keeps. */
   budget: number
@@ -182,7 +185,17 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
     const ordered = [...all.ordered()]
     for (const fact of ordered) await draft.add(fact, false)
     draft.setList(indexListOf(ordered, all.activeCount(today()), budget, today()))
-    return writeSet(draft, all.takeRepairs())
+    return writeSet(draft, await whole(all.takeRepairs()))
+  }
+
+  /** Repairs taken from a set `readAll` read without bodies, whole: each fact read again with its repair applied. */
+  async function whole(repairs: Fact[]): Promise<Fact[]> {
+    const out: Fact[] = []
+    for (const { id, status, supersededBy } of repairs) {
+      const fact = await read(id)
+      if (fact) out.push({ ...fact, status, supersededBy })
+    }
+    return out
   }
 
   /** Every active fact in index order, read from storage (the index list's slow path). */

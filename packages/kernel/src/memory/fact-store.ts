@@ -20,6 +20,8 @@ export interface FactReader {
 
 /** The most facts kept for search hits at one revision. */
 const HITS_MAX = 1000
+/** Facts a full read holds at once (`FactStore.pages`): enough reads to overlap, few enough to keep memory flat. */
+const PAGE = 256
 
 /**
  * The stored facts, without holding them: the write path works on the persisted write catalog
@@ -67,6 +69,12 @@ export interface FactStore {
    * active fact a newer one names in `supersedes` reads as superseded by it).
    */
   reader(revision: string): Promise<FactReader>
+  /**
+   * Every fact in storage, a page at a time in key order, for a full read that must not hold them all
+   * (a rebuild at 100k facts): `visit` gets each page's readable facts before the next is read. A
+   * record that cannot be read is reported once and named to `held`. No repair is applied.
+   */
+  pages(visit: (facts: Fact[]) => void | Promise<void>, held?: (id: string) => void): Promise<void>
   /** One fact as of `revision` (get, history), with the catalog brought up to date first so crash repairs are stored. */
   fact(id: string, revision: string): Promise<Fact | undefined>
   /** Active facts as of `revision`: the catalog's head, brought up to date when it is behind. */
@@ -142,11 +150,28 @@ export function createFactStore(ctx: PluginHost): FactStore {
     }
   }
 
-  /** Every fact read into a new set; a record that cannot be read keeps its id (held), never to be overwritten. */
+  async function pages(visit: (facts: Fact[]) => void | Promise<void>, held?: (id: string) => void): Promise<void> {
+    const keys = await storage.keys('facts')
+    for (let at = 0; at < keys.length; at += PAGE) {
+      const page = await Promise.all(keys.slice(at, at + PAGE).map((key) => read(key, () => held?.(key))))
+      await visit(page.filter((fact): fact is Fact => fact !== undefined)) // undefined: deleted since it was listed
+    }
+  }
+
+  /**
+   * Every fact read into a new set, each without its body (the catalog keeps none: see
+   * `CatalogOptions.readAll`); a record that cannot be read keeps its id (held), never to be overwritten.
+   */
   async function readAll(): Promise<FactSet> {
     const held: string[] = []
-    const list = await storage.list('facts', { onProblem: (problem) => (held.push(problem.key), report(problem)) })
-    return createFactSet(list, held)
+    const cards: Fact[] = []
+    await pages(
+      (page) => {
+        for (const fact of page) cards.push({ ...fact, body: '' })
+      },
+      (id) => held.push(id),
+    )
+    return createFactSet(cards, held)
   }
 
   const today = () => dayOf(ctx.now())
@@ -273,6 +298,7 @@ export function createFactStore(ctx: PluginHost): FactStore {
     hit,
     read,
     reader,
+    pages,
     async fact(id, revision) {
       await head(revision)
       return read(id)

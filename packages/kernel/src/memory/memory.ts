@@ -101,8 +101,19 @@ export function createMemory(ctx: PluginHost): MemoryService {
       await retriever.apply({ revision, upsert, remove })
       return
     }
-    const active = [...(await store.reader(revision)).values()].filter((f) => isActive(f, today))
-    await retriever.apply({ revision, reset: true, upsert: active.map(toRetrievalDoc), remove: [] })
+    // Everything, read a page at a time into documents (never every fact at once), with the repair
+    // every reader makes: an active fact a newer one names in `supersedes` is left out.
+    const docs: RetrievalDoc[] = []
+    const claimed = new Set<string>()
+    await store.pages((page) => {
+      for (const fact of page) {
+        if (fact.supersedes !== undefined && factNumber(fact.supersedes) < factNumber(fact.id))
+          claimed.add(fact.supersedes)
+        if (isActive(fact, today)) docs.push(toRetrievalDoc(fact))
+      }
+    })
+    const upsert = claimed.size ? docs.filter((doc) => !claimed.has(doc.id)) : docs
+    await retriever.apply({ revision, reset: true, upsert, remove: [] })
   }
 
   async function write(raw: unknown, options?: FactWriteOptions): Promise<WriteResult> {

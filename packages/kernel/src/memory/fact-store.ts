@@ -124,6 +124,36 @@ async function openSection(
   return { revision, facts: await facts(revision, { inputs }) }
 }
 
+/** `FactStore.pages`: every key, then a page of facts at a time. */
+async function readPages(
+  storage: Storage,
+  read: (id: string, broken?: () => void) => Promise<Fact | undefined>,
+  visit: (facts: Fact[]) => void | Promise<void>,
+  held?: (id: string) => void,
+): Promise<void> {
+  const keys = await storage.keys('facts')
+  for (let at = 0; at < keys.length; at += PAGE) {
+    const page = await Promise.all(keys.slice(at, at + PAGE).map((key) => read(key, () => held?.(key))))
+    await visit(page.filter((fact): fact is Fact => fact !== undefined)) // undefined: deleted since it was listed
+  }
+}
+
+/**
+ * Every fact read into a new set, each without its body (the catalog keeps none: see
+ * `CatalogOptions.readAll`); a record that cannot be read keeps its id (held), never to be overwritten.
+ */
+async function readCards(pages: FactStore['pages']): Promise<FactSet> {
+  const held: string[] = []
+  const cards: Fact[] = []
+  await pages(
+    (page) => {
+      for (const fact of page) cards.push({ ...fact, body: '' })
+    },
+    (id) => held.push(id),
+  )
+  return createFactSet(cards, held)
+}
+
 export function createFactStore(ctx: PluginHost): FactStore {
   const { storage } = ctx
   /** Facts fetched for search hits while the revision stays the same. */
@@ -150,29 +180,9 @@ export function createFactStore(ctx: PluginHost): FactStore {
     }
   }
 
-  async function pages(visit: (facts: Fact[]) => void | Promise<void>, held?: (id: string) => void): Promise<void> {
-    const keys = await storage.keys('facts')
-    for (let at = 0; at < keys.length; at += PAGE) {
-      const page = await Promise.all(keys.slice(at, at + PAGE).map((key) => read(key, () => held?.(key))))
-      await visit(page.filter((fact): fact is Fact => fact !== undefined)) // undefined: deleted since it was listed
-    }
-  }
-
-  /**
-   * Every fact read into a new set, each without its body (the catalog keeps none: see
-   * `CatalogOptions.readAll`); a record that cannot be read keeps its id (held), never to be overwritten.
-   */
-  async function readAll(): Promise<FactSet> {
-    const held: string[] = []
-    const cards: Fact[] = []
-    await pages(
-      (page) => {
-        for (const fact of page) cards.push({ ...fact, body: '' })
-      },
-      (id) => held.push(id),
-    )
-    return createFactSet(cards, held)
-  }
+  const pages = (visit: (facts: Fact[]) => void | Promise<void>, held?: (id: string) => void) =>
+    readPages(storage, read, visit, held)
+  const readAll = () => readCards(pages)
 
   const today = () => dayOf(ctx.now())
   const catalog = createCatalog({ storage, read, readAll, budget: ctx.config.indexTokenBudget, today })

@@ -157,6 +157,21 @@ for (const [what, damage] of [
   })
 }
 
+test("a server's warm rebuilds a stale catalog and the retriever, one after the other; its first write then reads no fact in full", async () => {
+  const base = memoryStorage()
+  const first = open(base)
+  for (const title of titles(5)) await first.memory.write(input(title))
+  await base.delete('meta', 'catalog/head') // as a copy or a restore leaves it: the catalog does not describe the facts
+  const { storage, counts } = counting(base)
+  const k = open(storage)
+  await k.memory.warm()
+  assert.is(counts.lists, 2, 'the catalog and the retriever, each from one full read')
+  const next = await k.memory.write(input('Service 2 port is 9002'))
+  assert.equal([next.id, next.supersedes], ['fact-0006', 'fact-0003'])
+  assert.is((await k.memory.search({ query: 'Service 2 port' })).hits[0]?.fact.id, 'fact-0006')
+  assert.is(counts.lists, 2, 'the write and the search found both current')
+})
+
 test('a catalog built small is built again with more shards once the memory has grown', async () => {
   const base = memoryStorage()
   await open(base).memory.write(input('Logs are JSON lines'))

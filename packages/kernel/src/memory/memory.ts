@@ -73,9 +73,15 @@ export function createMemory(ctx: PluginHost): MemoryService {
   const staleLine = (why: string) =>
     `warning: the fact is stored, but INDEX.md could not be rewritten (${why}); run foundry index once that is fixed`
 
-  /** Bring the retriever up to date and load it whole: for servers, once after start. */
+  /**
+   * For servers, once after start: the write catalog brought up to date (rebuilt and saved when it
+   * does not describe the facts, as after a copy or a restore), then the retriever, then the retriever
+   * loaded whole. One after the other: two full reads at once would hold twice the memory.
+   */
   async function warm(): Promise<void> {
-    await syncRetriever(await store.revision())
+    const revision = await store.revision()
+    await store.activeCount(revision)
+    await syncRetriever(revision)
     await retriever.warm?.()
   }
 

@@ -145,6 +145,6 @@ export interface MemoryService {
   forget(id: string, reason: string): Promise<ForgetResult>
   /** Active facts now; cheap in a short-lived process (stored figures, no full read). */
   activeCount(): Promise<number>
-  /** Bring the retriever up to date and load it whole: for long-lived processes, once after start. */
+  /** Bring the write catalog and the retriever up to date, then load the retriever whole: for long-lived processes, once after start. */
   warm(): Promise<void>
 }

@@ -224,8 +224,10 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
       return records
     },
 
-    async keys(collection, prefix) {
-      return scan(collection, prefix, layout, guard).found.map((f) => f.key)
+    async keys(collection, prefix, onProblem) {
+      const { found, misfits } = scan(collection, prefix, layout, guard)
+      for (const { key, path, message } of misfits) onProblem?.({ collection, key, location: path, message })
+      return found.map((f) => f.key)
     },
 
     async put<C extends CollectionName>(collection: C, key: string, value: RecordOf<C>, writeOptions?: WriteOptions) {

@@ -66,9 +66,9 @@ export function createStorage(driver: StorageDriver): Storage {
       collection(c)
       return driver.list ? driver.list(c, options) : listByKeys(driver, c, options, locate)
     },
-    async keys(c, prefix = '') {
+    async keys(c, prefix = '', onProblem?) {
       collection(c)
-      return driver.keys(c, prefix)
+      return driver.keys(c, prefix, onProblem)
     },
     async put<C extends CollectionName>(c: C, key: string, value: RecordOf<C>, options?: WriteOptions) {
       record(c, key)
@@ -165,7 +165,7 @@ async function listByKeys<C extends CollectionName>(
   locate: Storage['locate'],
 ): Promise<RecordOf<C>[]> {
   const records: RecordOf<C>[] = []
-  for (const key of await driver.keys(c, options.prefix ?? '')) {
+  for (const key of await driver.keys(c, options.prefix ?? '', options.onProblem)) {
     try {
       const value = await driver.get(c, key)
       if (value !== undefined) records.push(value) // deleted since it was listed

@@ -6,6 +6,7 @@ import type {
   StorageChange,
   StorageEntry,
   StorageFlags,
+  StorageProblem,
   WriteOptions,
 } from './storage.js'
 
@@ -36,8 +37,8 @@ export interface StorageDriver {
   put<C extends CollectionName>(collection: C, key: string, value: RecordOf<C>, options?: WriteOptions): Promise<void>
   /** Remove the record; false when there was none. */
   delete(collection: CollectionName, key: string, options?: WriteOptions): Promise<boolean>
-  /** The keys starting with `prefix` (`''`: all), sorted; reads no record. */
-  keys(collection: CollectionName, prefix: string): Promise<string[]>
+  /** The keys starting with `prefix` (`''`: all), sorted; reads no record. What cannot be a record goes to `onProblem` (see `Storage.keys`). */
+  keys(collection: CollectionName, prefix: string, onProblem?: (problem: StorageProblem) => void): Promise<string[]>
   /** The store's exclusive write section, across processes when `flags.multiProcess` (see `Storage.exclusive`). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>
   /** A token that changes whenever the collection does, by any process; cheap. */

@@ -54,8 +54,12 @@ export interface Storage {
    * and reported through `onProblem`, so one bad file never hides the rest.
    */
   list<C extends CollectionName>(collection: C, options?: ListOptions): Promise<RecordOf<C>[]>
-  /** Every key of the collection, sorted, optionally only those starting with `prefix`; cheap (no record is read). */
-  keys(collection: CollectionName, prefix?: string): Promise<string[]>
+  /**
+   * Every key of the collection, sorted, optionally only those starting with `prefix`; cheap (no
+   * record is read). Something stored that cannot be a record of it (a misnamed file) is left out and
+   * reported through `onProblem`, as `list` reports it.
+   */
+  keys(collection: CollectionName, prefix?: string, onProblem?: (problem: StorageProblem) => void): Promise<string[]>
   /**
    * Create or replace atomically: a reader sees the old record or the new one, never half of either.
    * `durability` says what a crash or power loss may take (default `durable`: nothing once resolved).

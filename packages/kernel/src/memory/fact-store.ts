@@ -128,10 +128,12 @@ async function openSection(
 async function readPages(
   storage: Storage,
   read: (id: string, broken?: () => void) => Promise<Fact | undefined>,
+  report: (problem: StorageProblem) => void,
   visit: (facts: Fact[]) => void | Promise<void>,
   held?: (id: string) => void,
 ): Promise<void> {
-  const keys = await storage.keys('facts')
+  // A misnamed file is reported, and held as `list` held it: its name is taken.
+  const keys = await storage.keys('facts', '', (problem) => (held?.(problem.key), report(problem)))
   for (let at = 0; at < keys.length; at += PAGE) {
     const page = await Promise.all(keys.slice(at, at + PAGE).map((key) => read(key, () => held?.(key))))
     await visit(page.filter((fact): fact is Fact => fact !== undefined)) // undefined: deleted since it was listed
@@ -181,7 +183,7 @@ export function createFactStore(ctx: PluginHost): FactStore {
   }
 
   const pages = (visit: (facts: Fact[]) => void | Promise<void>, held?: (id: string) => void) =>
-    readPages(storage, read, visit, held)
+    readPages(storage, read, report, visit, held)
   const readAll = () => readCards(pages)
 
   const today = () => dayOf(ctx.now())

@@ -3,6 +3,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net'
 import { dirname } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
 import type { ProjectContext } from '@foundry/project'
+import { collectGarbage } from './collect-garbage.js'
 import { isHookName, SERVED_HOOKS } from './names.js'
 import { answerStdin } from './run.js'
 import { currentUid, hookSocketPath, PROTOCOL_VERSION, unsafeSocketDir, type HookRequest } from './socket.js'
@@ -20,7 +21,8 @@ export interface HookServer {
 export interface ServeOptions {
   /**
    * Load the index in the background as soon as the server listens, so no prompt waits for it
-   * (`kernel.memory.warm()`: the retriever brought up to date and loaded whole). Default true.
+   * (`kernel.memory.warm()`: the write catalog and the retriever brought up to date, the retriever
+   * loaded), then collect the garbage that left (`collectGarbage`). Default true.
    */
   warm?: boolean
 }
@@ -116,6 +118,7 @@ function readLine(socket: Socket): Promise<string> {
 async function warm({ kernel }: ProjectContext): Promise<void> {
   try {
     await kernel.memory.warm()
+    collectGarbage() // the warm-up's garbage collected while idle, not by the first prompt's answer
   } catch {
     // a cold index is slower, not wrong: the first request opens it
   }

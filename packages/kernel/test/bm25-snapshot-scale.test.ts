@@ -71,7 +71,7 @@ for (const [name, options] of [
     assert.is(await restored.revision(), '1', 'nothing dropped')
   })
 
-test('bm25Retriever: a new process reads the postings blocks its query needs, not the whole index; warm() reads none', async () => {
+test('bm25Retriever: a new process reads the postings blocks its query needs, not the whole index; warm() reads those that fit what is kept', async () => {
   const store = memorySnapshotStore()
   const built = bm25Retriever()
   built.attach!(store)
@@ -86,13 +86,25 @@ test('bm25Retriever: a new process reads the postings blocks its query needs, no
   assert.equal(await restored.search(query), await built.search(query))
   assert.is(read.filter((n) => /\/postings-\d+$/.test(n)).length, 1, 'one word, one block')
   read.length = 0
+  const blocksRead = () => read.filter((n) => /\/postings-\d+$/.test(n))
+  // Every block fits what a server keeps (2 MiB of characters by default): warm() reads them all.
   const warmed = bm25Retriever()
   warmed.attach!(counting)
   await warmed.warm!()
-  const blocksRead = () => read.filter((n) => /\/postings-\d+$/.test(n))
-  assert.is(blocksRead().length, 0, 'warm() reads the documents and tables, no postings')
-  assert.ok(read.length > 0)
+  assert.is(blocksRead().length, blocks.length, 'warm() reads every block')
+  read.length = 0
   assert.equal(await warmed.search(query), await built.search(query))
+  assert.is(blocksRead().length, 0, 'the search reads no block')
+  // Keeping less, warm() stops at the bound, and a search reads the block of a word past it.
+  read.length = 0
+  const bounded = bm25Retriever({ kept: { blockChars: 1 } })
+  bounded.attach!(counting)
+  await bounded.warm!()
+  assert.is(blocksRead().length, 1, 'warm() reads the first block, then stops: it holds more than the bound')
+  // A title word late in the alphabet: its block is far past the first.
+  const last = [...new Set(docs.flatMap((d) => d.title.split(' ')))].filter((w) => /^[a-z]+$/.test(w)).sort().at(-1)!
+  read.length = 0
+  assert.equal(await bounded.search({ text: last, limit: 5 }), await built.search({ text: last, limit: 5 }))
   assert.is(blocksRead().length, 1, 'the search reads its own block')
 })
 

@@ -183,6 +183,11 @@ export class FlatIndex {
     return { docs, tf, fields, n, titleN, tagsN, purged: this.removals ? -1 : 0 }
   }
 
+  /** Read the snapshot's postings blocks in order while they fit what is kept (`PostingsBlocks.prefetch`). */
+  prefetch(): Promise<void> {
+    return this.base?.prefetch() ?? Promise.resolve()
+  }
+
   /** Read the snapshot's postings blocks a search for `text` may decode (`wordsToRead`). */
   async prepare(text: string): Promise<void> {
     const base = this.base

@@ -91,6 +91,15 @@ export class PostingsBlocks {
     await this.loadBlocks(wanted)
   }
 
+  /**
+   * Read blocks from the first while the blocks kept stay within `keepChars` (a server's warm-up: at
+   * 10k facts every block fits, and a first search reads none). A search's `load` may drop them later,
+   * as it drops any block kept.
+   */
+  async prefetch(): Promise<void> {
+    for (let b = 0; b < this.blockAt.length && this.keptChars < this.keepChars; b++) await this.loadBlock(b)
+  }
+
   /** Read every block, none dropped (before a compaction, which decodes every term). */
   async loadAll(): Promise<void> {
     await Promise.all(this.blockAt.map((_, b) => this.loadBlock(b)))

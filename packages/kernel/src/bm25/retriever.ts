@@ -236,9 +236,16 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     },
 
     warm: serial(async () => {
-      // The index's documents and tables only: postings blocks are read as searches need them, and
-      // a build another process's snapshot removed meanwhile gives way to that process's build.
-      await load()
+      // The index's documents and tables, then the postings blocks that fit what is kept (all of them
+      // at 10k facts; beyond, searches read the rest as they need them). A build another process's
+      // snapshot removed meanwhile gives way to that process's build.
+      const current = await load()
+      try {
+        await current?.prefetch()
+      } catch (error) {
+        if (!(error instanceof CorruptSnapshot)) throw error
+        await dropIndex() // a block gone or unfit: only a cache, rebuilt as a search would
+      }
     }),
 
     flush: serial(async (all = false) => {

@@ -102,7 +102,10 @@ test('bm25Retriever: a new process reads the postings blocks its query needs, no
   await bounded.warm!()
   assert.is(blocksRead().length, 1, 'warm() reads the first block, then stops: it holds more than the bound')
   // A title word late in the alphabet: its block is far past the first.
-  const last = [...new Set(docs.flatMap((d) => d.title.split(' ')))].filter((w) => /^[a-z]+$/.test(w)).sort().at(-1)!
+  const last = [...new Set(docs.flatMap((d) => d.title.split(' ')))]
+    .filter((w) => /^[a-z]+$/.test(w))
+    .sort()
+    .at(-1)!
   read.length = 0
   assert.equal(await bounded.search({ text: last, limit: 5 }), await built.search({ text: last, limit: 5 }))
   assert.is(blocksRead().length, 1, 'the search reads its own block')
@@ -166,6 +169,19 @@ test('bm25Retriever: a postings block removed under a process drops the snapshot
   assert.is(await restored.revision(), '1')
   for (const name of store.names().filter((n) => /\/postings-\d+$/.test(n))) await store.remove(name)
   assert.equal(await restored.search({ text: words[0]!, limit: 5 }), [])
+  assert.is(await restored.revision(), undefined, 'dropped: the kernel re-indexes')
+})
+
+test('bm25Retriever: a postings block removed before warm() reads it drops the snapshot, and warm() does not throw', async () => {
+  const store = memorySnapshotStore()
+  const built = bm25Retriever()
+  built.attach!(store)
+  await built.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  const restored = bm25Retriever()
+  restored.attach!(store)
+  assert.is(await restored.revision(), '1')
+  await store.remove(store.names().filter((n) => /\/postings-\d+$/.test(n)).at(-1)!)
+  await restored.warm!()
   assert.is(await restored.revision(), undefined, 'dropped: the kernel re-indexes')
 })
 

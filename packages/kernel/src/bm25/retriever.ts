@@ -236,16 +236,10 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     },
 
     warm: serial(async () => {
-      // The index's documents and tables, then the postings blocks that fit what is kept (all of them
-      // at 10k facts; beyond, searches read the rest as they need them). A build another process's
-      // snapshot removed meanwhile gives way to that process's build.
-      const current = await load()
-      try {
-        await current?.prefetch()
-      } catch (error) {
-        if (!(error instanceof CorruptSnapshot)) throw error
-        await dropIndex() // a block gone or unfit: only a cache, rebuilt as a search would
-      }
+      // Documents and tables (or a newer build's), then the blocks that fit what is kept (all, at 10k).
+      // A block gone or unfit: only a cache, dropped (and rebuilt) as a search would.
+      const dropped = (error: unknown) => (error instanceof CorruptSnapshot ? dropIndex() : Promise.reject(error))
+      await (await load())?.prefetch().catch(dropped)
     }),
 
     flush: serial(async (all = false) => {

@@ -180,7 +180,12 @@ test('bm25Retriever: a postings block removed before warm() reads it drops the s
   const restored = bm25Retriever()
   restored.attach!(store)
   assert.is(await restored.revision(), '1')
-  await store.remove(store.names().filter((n) => /\/postings-\d+$/.test(n)).at(-1)!)
+  await store.remove(
+    store
+      .names()
+      .filter((n) => /\/postings-\d+$/.test(n))
+      .at(-1)!,
+  )
   await restored.warm!()
   assert.is(await restored.revision(), undefined, 'dropped: the kernel re-indexes')
 })

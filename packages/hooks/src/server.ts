@@ -8,6 +8,9 @@ import { isHookName, SERVED_HOOKS } from './names.js'
 import { answerStdin } from './run.js'
 import { currentUid, hookSocketPath, PROTOCOL_VERSION, unsafeSocketDir, type HookRequest } from './socket.js'
 
+/** How long after the warm-up its garbage is collected (`collectGarbage`). */
+const COLLECT_AFTER_MS = 250
+
 /** Requests larger than this are refused (an event JSON with a huge prompt still fits). */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
@@ -118,7 +121,9 @@ function readLine(socket: Socket): Promise<string> {
 async function warm({ kernel }: ProjectContext): Promise<void> {
   try {
     await kernel.memory.warm()
-    collectGarbage() // the warm-up's garbage collected while idle, not by the first prompt's answer
+    // The warm-up's garbage collected while idle, not in a first answer: after the requests that came
+    // with the warm-up (they waited for it) are answered, and well before a model's first call.
+    setTimeout(collectGarbage, COLLECT_AFTER_MS).unref()
   } catch {
     // a cold index is slower, not wrong: the first request opens it
   }

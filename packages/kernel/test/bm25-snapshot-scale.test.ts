@@ -159,7 +159,8 @@ test('bm25Retriever: keeping little of a snapshot (its blocks and decoded postin
   )
 })
 
-test('bm25Retriever: a postings block removed under a process drops the snapshot at the search that needs it', async () => {
+/** A snapshot of `docs` taken by one retriever, and a second one restored from it (a new process), with its blocks' names. */
+async function restoredSnapshot() {
   const store = memorySnapshotStore()
   const built = bm25Retriever()
   built.attach!(store)
@@ -167,25 +168,19 @@ test('bm25Retriever: a postings block removed under a process drops the snapshot
   const restored = bm25Retriever()
   restored.attach!(store)
   assert.is(await restored.revision(), '1')
-  for (const name of store.names().filter((n) => /\/postings-\d+$/.test(n))) await store.remove(name)
+  return { store, restored, blocks: store.names().filter((n) => /\/postings-\d+$/.test(n)) }
+}
+
+test('bm25Retriever: a postings block removed under a process drops the snapshot at the search that needs it', async () => {
+  const { store, restored, blocks } = await restoredSnapshot()
+  for (const name of blocks) await store.remove(name)
   assert.equal(await restored.search({ text: words[0]!, limit: 5 }), [])
   assert.is(await restored.revision(), undefined, 'dropped: the kernel re-indexes')
 })
 
 test('bm25Retriever: a postings block removed before warm() reads it drops the snapshot, and warm() does not throw', async () => {
-  const store = memorySnapshotStore()
-  const built = bm25Retriever()
-  built.attach!(store)
-  await built.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
-  const restored = bm25Retriever()
-  restored.attach!(store)
-  assert.is(await restored.revision(), '1')
-  await store.remove(
-    store
-      .names()
-      .filter((n) => /\/postings-\d+$/.test(n))
-      .at(-1)!,
-  )
+  const { store, restored, blocks } = await restoredSnapshot()
+  await store.remove(blocks.at(-1)!)
   await restored.warm!()
   assert.is(await restored.revision(), undefined, 'dropped: the kernel re-indexes')
 })

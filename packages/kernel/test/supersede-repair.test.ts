@@ -82,6 +82,17 @@ test('hand-edited supersedes that name the fact itself, or an older fact, repair
     ['fact-0002', 'fact-0004'],
     'the newer claim wins; no cycle',
   )
+  assert.equal(
+    (await k.memory.search({ query: 'Claims' })).hits.map((h) => h.fact.id).sort(),
+    ['fact-0002', 'fact-0004'],
+    'search agrees',
+  )
+  // The same rule when the retriever is kept in step change by change: a fact naming itself stays found.
+  await storage.put('facts', 'fact-0005', fact(5, 'Renames itself', { supersedes: 'fact-0005' }))
+  assert.equal(
+    (await k.memory.search({ query: 'Renames itself' })).hits.map((h) => h.fact.id),
+    ['fact-0005'],
+  )
 })
 
 test.run()

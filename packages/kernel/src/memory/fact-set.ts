@@ -1,5 +1,14 @@
 import { CONFIDENCES, FACT_ID_PATTERN, FACT_TYPES, type Fact, type FactType } from '../schema/fact.js'
-import { factNumber, isActive, normalizeText, probeCount, statementKeys, subjectTokens, titleTokens } from './facts.js'
+import {
+  claimOf,
+  factNumber,
+  isActive,
+  normalizeText,
+  probeCount,
+  statementKeys,
+  subjectTokens,
+  titleTokens,
+} from './facts.js'
 
 /**
  * Every stored fact plus the structures a write needs, kept up to date change by change so a write
@@ -180,11 +189,10 @@ export function createFactSet(initial: Iterable<Fact> = [], held: Iterable<strin
       fact = { ...fact, status: 'superseded', supersededBy: claimant }
       repairs.set(fact.id, fact)
     } else repairs.delete(fact.id)
-    // Only a newer fact's claim counts: a hand-edited file naming itself, or an older fact, in
-    // `supersedes` repairs nothing (and can never make a cycle).
-    if (fact.supersedes !== undefined && factNumber(fact.supersedes) < factNumber(fact.id)) {
-      claims.set(fact.supersedes, fact.id)
-      const replaced = facts.get(fact.supersedes)
+    const claimed = claimOf(fact)
+    if (claimed !== undefined) {
+      claims.set(claimed, fact.id)
+      const replaced = facts.get(claimed)
       if (replaced?.status === 'active') put(replaced, sorted)
     }
     const old = facts.get(fact.id)

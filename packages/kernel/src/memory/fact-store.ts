@@ -7,7 +7,7 @@ import { membersKey, membersRecord, stampOf, type CatalogHead } from './catalog-
 import { openRecords, RecordCache } from './catalog-store.js'
 import { createCatalog, type AheadPlan, type CatalogAhead, type FactCatalog, type WriteSet } from './catalog.js'
 import { createFactSet, type FactSet } from './fact-set.js'
-import { dayOf, factNumber } from './facts.js'
+import { claimOf, dayOf, factNumber } from './facts.js'
 import { indexChecksum } from './index-file.js'
 import { planWrite } from './plan-write.js'
 import { activeOn } from './index-list.js'
@@ -77,6 +77,8 @@ export interface FactStore {
   pages(visit: (facts: Fact[]) => void | Promise<void>, held?: (id: string) => void): Promise<void>
   /** One fact as of `revision` (get, history), with the catalog brought up to date first so crash repairs are stored. */
   fact(id: string, revision: string): Promise<Fact | undefined>
+  /** The write catalog brought up to date with `revision` and saved (rebuilt from a full read when it does not describe the facts). */
+  catchUp(revision: string): Promise<void>
   /** Active facts as of `revision`: the catalog's head, brought up to date when it is behind. */
   activeCount(revision: string): Promise<number>
   /**
@@ -240,10 +242,8 @@ export function createFactStore(ctx: PluginHost): FactStore {
 
   async function reader(_revision: string): Promise<FactReader> {
     const stored = await storage.list('facts', { onProblem: report })
-    const claims = new Map<string, string>()
-    for (const fact of stored)
-      if (fact.supersedes !== undefined && factNumber(fact.supersedes) < factNumber(fact.id))
-        claims.set(fact.supersedes, fact.id)
+    // Older id → the newer fact claiming it (a fact claiming nothing sits under `undefined`, which no id looks up).
+    const claims = new Map(stored.map((fact) => [claimOf(fact), fact.id] as const))
     const all = new Map<string, Fact>()
     for (const fact of stored) {
       const claimant = fact.status === 'active' ? claims.get(fact.id) : undefined
@@ -315,6 +315,7 @@ export function createFactStore(ctx: PluginHost): FactStore {
       await head(revision)
       return read(id)
     },
+    catchUp: async (revision) => void (await head(revision)),
     activeCount: async (revision) => activeOn(await head(revision), today()),
     activePage,
     indexCurrent,

@@ -16,6 +16,17 @@ export function factNumber(id: string): number {
   return Number(id.slice('fact-'.length))
 }
 
+/**
+ * The older fact `fact` claims to supersede, when the claim counts: only a newer fact's does, so a
+ * hand-edited file naming itself, or a newer fact, in `supersedes` repairs nothing (and can never
+ * make a cycle). Every reader applies it: the fact set, `list`, the retriever's sync.
+ */
+export function claimOf(fact: Pick<Fact, 'id' | 'supersedes'>): string | undefined {
+  return fact.supersedes !== undefined && factNumber(fact.supersedes) < factNumber(fact.id)
+    ? fact.supersedes
+    : undefined
+}
+
 export function factId(n: number): string {
   return `fact-${String(n).padStart(4, '0')}`
 }

@@ -6,7 +6,7 @@ import type { Fact, FactInput, ForgetInput } from '../schema/fact.js'
 import { FactInputSchema, ForgetInputSchema } from '../schema/fact.js'
 import { SearchInputSchema, type SearchInput } from '../schema/inputs.js'
 import { validator } from '../schema/validate.js'
-import { dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
+import { claimOf, dayOf, factNumber, isActive, renderFactBlock, toRetrievalDoc } from './facts.js'
 import type { WriteSet } from './catalog.js'
 import { createFactStore } from './fact-store.js'
 import { indexSummary, type MemoryIndex } from './index-file.js'
@@ -80,7 +80,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
    */
   async function warm(): Promise<void> {
     const revision = await store.revision()
-    await store.activeCount(revision)
+    await store.catchUp(revision)
     await syncRetriever(revision)
     await retriever.warm?.()
   }
@@ -101,7 +101,7 @@ export function createMemory(ctx: PluginHost): MemoryService {
       }
       // A writer that died between storing a fact and marking the one it supersedes left both active
       // on disk: the newer one wins here, as it does in the fact set.
-      const replaced = new Set(current.flatMap((f) => (f.supersedes ? [f.supersedes] : [])))
+      const replaced = new Set(current.flatMap((f) => claimOf(f) ?? []))
       const upsert: RetrievalDoc[] = current.filter((f) => !replaced.has(f.id)).map(toRetrievalDoc)
       remove.push(...replaced)
       await retriever.apply({ revision, upsert, remove })
@@ -113,8 +113,8 @@ export function createMemory(ctx: PluginHost): MemoryService {
     const claimed = new Set<string>()
     await store.pages((page) => {
       for (const fact of page) {
-        if (fact.supersedes !== undefined && factNumber(fact.supersedes) < factNumber(fact.id))
-          claimed.add(fact.supersedes)
+        const older = claimOf(fact)
+        if (older !== undefined) claimed.add(older)
         if (isActive(fact, today)) docs.push(toRetrievalDoc(fact))
       }
     })

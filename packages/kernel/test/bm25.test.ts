@@ -139,6 +139,27 @@ test('bm25Retriever: postings that are not base64 drop the snapshot at the searc
   assert.is(await next.revision(), undefined, 'dropped: the kernel re-indexes')
 })
 
+test('bm25Retriever: a postings block whose own offsets do not fit it drops the snapshot at the search that reads it', async () => {
+  const store = memorySnapshotStore()
+  const r = bm25Retriever()
+  r.attach!(store)
+  await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })
+  const blocks = store.names().filter((n) => /\/postings-\d+$/.test(n))
+  assert.ok(blocks.length > 0)
+  for (const block of blocks) {
+    // The first offset is where the gaps start, just past the offsets: moved 8 bytes on, it no longer fits.
+    const bytes = fromBase64((await store.read(block))!)
+    const view = new DataView(bytes.buffer, bytes.byteOffset)
+    view.setUint32(0, view.getUint32(0, true) + 8, true)
+    await store.write(block, toBase64(bytes))
+  }
+  const next = bm25Retriever()
+  next.attach!(store)
+  assert.is(await next.revision(), '1', 'the head alone looks current')
+  assert.equal(await next.search({ text: 'stripe', limit: 3 }), [])
+  assert.is(await next.revision(), undefined, 'dropped: the kernel re-indexes')
+})
+
 test('bm25Retriever: a typo or prefix looked up before a write sees the terms the write adds', async () => {
   const r = bm25Retriever()
   await r.apply({ revision: '1', reset: true, upsert: docs, remove: [] })

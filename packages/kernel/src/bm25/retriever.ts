@@ -52,7 +52,7 @@ export interface Bm25RetrieverOptions {
   flushAt?: number
   /**
    * What a process keeps of a restored snapshot's postings: `postingsBytes` of decoded postings
-   * (default 4 MB) and `blockChars` of postings blocks read (default 2M characters, ~48 blocks); beyond
+   * (default 4 MB) and `blockChars` of postings blocks read (default 2M characters, ~96 blocks); beyond
    * them the least recently read are dropped and read again from the store when a search needs them.
    */
   kept?: { postingsBytes?: number; blockChars?: number }

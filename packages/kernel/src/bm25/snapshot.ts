@@ -2,7 +2,7 @@ import type { SnapshotStore } from '../retrieval.js'
 import { Base64Words, fromBase64, toBase64 } from './base64.js'
 import type { FlatIndex } from './flat-index.js'
 import { PackedStrings, PackedTerms } from './packed-strings.js'
-import { BLOCK_BYTES, PostingsBlocks } from './postings-blocks.js'
+import { BLOCK_BYTES, blockHeadBytes, PostingsBlocks } from './postings-blocks.js'
 
 /**
  * The snapshot: a small `head` naming a build and its count of postings blocks, and the build's
@@ -12,18 +12,20 @@ import { BLOCK_BYTES, PostingsBlocks } from './postings-blocks.js'
  * `ids` and `terms` (each one string, no separators: term t is `terms` from `termAt[t]` to
  * `termAt[t + 1]`, terms sorted); `data` (base64 of little-endian arrays, one entry a document: text
  * length and scope code (32 bits), title and tags lengths (16), type code (8)), decoded in one pass
- * into typed arrays; `table` (base64 of little-endian 32-bit offsets `idAt`, `termAt`, `gapAt`,
- * `postAt`, over all terms), never decoded whole: each word is read from the base64 when a lookup needs
- * it; and `postings-0`, `postings-1`… (blocks of consecutive terms of about 32 KB: base64 of each
- * term's slot gaps as varints, then the term frequencies, then the title and tag frequencies, a byte
- * a posting), each read when a search first needs one of its terms and decoded a term at a time
- * (`PostingsBlocks`). Opening checks the parts' lengths and the tables' ends, reading a block its
- * length; each term's postings are checked when decoded, and
+ * into typed arrays; `table` (base64 of little-endian 32-bit offsets `idAt` and `termAt`), never
+ * decoded whole: each word is read from the base64 when a lookup needs it; and `postings-0`,
+ * `postings-1`… (blocks of consecutive terms of about 16 KB: base64 of the block's own offsets, where
+ * each of its terms' slot gaps and then frequencies start and end, then each term's slot gaps as
+ * varints, then the term frequencies, then the title and tag frequencies, a byte a posting), each
+ * read when a search first needs one of its terms and decoded a term at a time (`PostingsBlocks`): a
+ * new process reads the offsets of the blocks it searches, not of every term. Opening checks the
+ * parts' lengths and the tables' ends, reading a block its offsets and length; each term's postings
+ * are checked when decoded, and
  * a lookup that meets terms out of order throws `CorruptSnapshot`. Parts are written before the head,
  * so a head never names an incomplete build; the format names the analyzer (segmented words, Porter
  * stems). A head of an earlier format reads as none: the kernel re-indexes once.
  */
-export const FORMAT = 'foundry-bm25/5'
+export const FORMAT = 'foundry-bm25/6'
 
 export interface Head {
   format: string
@@ -67,8 +69,8 @@ interface Info {
 
 /** Bytes of the `data` part for `n` documents: text length and scope code, title and tags lengths, type code. */
 const dataBytes = (n: number) => 13 * n
-/** Words of the `table` part: `idAt` (n + 1), then `termAt`, `gapAt`, `postAt` (m + 1 each). */
-const tableWords = (n: number, m: number) => n + 1 + 3 * (m + 1)
+/** Words of the `table` part: `idAt` (n + 1), then `termAt` (m + 1). */
+const tableWords = (n: number, m: number) => n + 1 + m + 1
 const base64Length = (bytes: number) => Math.ceil(bytes / 3) * 4
 
 /** Whether typed arrays are little-endian here (they view the bytes as stored only then). */
@@ -89,7 +91,6 @@ export async function encode(
   let n = 0
   for (let s = 0; s < slots; s++) if (index.alive[s]) map[s] = n++
   const terms: string[] = []
-  const ends: number[] = [] // per term: its gap bytes' end, its postings' end
   const blocks: number[] = []
   let written = 0
   let block = newBlock()
@@ -106,20 +107,19 @@ export async function encode(
       block.fields.byte(p.fields[i]!)
     }
     if (block.tf.length > before) {
-      if (!block.terms) blocks.push(terms.length)
-      block.terms++
+      if (!block.ends.length) blocks.push(terms.length)
+      block.ends.push(block.gaps.length, block.tf.length)
       terms.push(term)
-      ends.push(block.gapBase + block.gaps.length, block.postBase + block.tf.length)
       if (block.gaps.length + 2 * block.tf.length >= BLOCK_BYTES) {
         const text = blockPart(block)
-        block = newBlock(ends[ends.length - 2], ends[ends.length - 1])
+        block = newBlock()
         return writeBlock(written++, text)
       }
     }
     return pause()
   })
-  if (block.terms || !blocks.length) {
-    if (!block.terms) blocks.push(0)
+  if (block.ends.length || !blocks.length) {
+    if (!block.ends.length) blocks.push(0)
     await writeBlock(written++, blockPart(block))
   }
   const m = terms.length
@@ -140,12 +140,7 @@ export async function encode(
     docs.typeOf[d] = index.typeOf[s]!
     docs.scopeOf[d] = index.scopeOf[s]!
   }
-  const [termAt, gapAt, postAt] = [n + 1, n + 1 + (m + 1), n + 1 + 2 * (m + 1)]
-  for (let t = 0, length = 0; t < m; t++) {
-    table[termAt + t + 1] = length += terms[t]!.length
-    table[gapAt + t + 1] = ends[2 * t]!
-    table[postAt + t + 1] = ends[2 * t + 1]!
-  }
+  for (let t = 0, length = 0; t < m; t++) table[n + 1 + t + 1] = length += terms[t]!.length
   const info: Info = { docs: n, terms: m, types: index.types, scopes: index.scopes, sums, blocks }
   return {
     docs: JSON.stringify(info),
@@ -159,21 +154,34 @@ export async function encode(
   }
 }
 
-/** A postings block being written: its terms' gaps, term and field frequencies, after the offsets of the blocks before it. */
-function newBlock(gapBase = 0, postBase = 0) {
+/** A postings block being written: its terms' gaps, term and field frequencies, and where each of its terms ends. */
+function newBlock() {
   const size = 1 << 12
   return {
     gaps: new ByteWriter(size),
     tf: new ByteWriter(size),
     fields: new ByteWriter(size),
-    terms: 0,
-    gapBase,
-    postBase,
+    /** Per term: the end of its gaps, the end of its postings. */
+    ends: [] as number[],
   }
 }
 
+/**
+ * A block as stored: its offsets for its k terms (`blockHeadBytes`: k + 1 little-endian 32-bit words
+ * of where each term's gaps start in the block's bytes, past the offsets, then k + 1 of where its
+ * postings start), then the gaps, the term and the field frequencies.
+ */
 function blockPart(block: ReturnType<typeof newBlock>): string {
-  const bytes = new ByteWriter(block.gaps.length + 2 * block.tf.length)
+  const k = block.ends.length / 2
+  const head = blockHeadBytes(k)
+  const offsets = new Uint32Array(2 * (k + 1))
+  offsets[0] = head
+  for (let i = 0; i < k; i++) {
+    offsets[i + 1] = head + block.ends[2 * i]!
+    offsets[k + 1 + i + 1] = block.ends[2 * i + 1]!
+  }
+  const bytes = new ByteWriter(head + block.gaps.length + 2 * block.tf.length)
+  bytes.bytes(littleEndian(new Uint8Array(offsets.buffer), 0))
   bytes.bytes(block.gaps.done())
   bytes.bytes(block.tf.done())
   bytes.bytes(block.fields.done())
@@ -201,11 +209,8 @@ export function decode(
   const data = decoded.byteOffset % 4 ? new Uint8Array(decoded) : decoded
   const idAt = new Base64Words(parts.table, 0, n + 1)
   const termAt = new Base64Words(parts.table, n + 1, m + 1)
-  const gapAt = new Base64Words(parts.table, n + 1 + (m + 1), m + 1)
-  const postAt = new Base64Words(parts.table, n + 1 + 2 * (m + 1), m + 1)
   if (idAt.get(0) !== 0 || idAt.get(n) !== parts.ids.length) return false
   if (termAt.get(0) !== 0 || termAt.get(m) !== parts.terms.length) return false
-  if (gapAt.get(0) !== 0 || postAt.get(0) !== 0) return false
   index.restore({
     ...views(LITTLE ? data : littleEndian(data, n), n),
     ids: new PackedStrings(parts.ids, idAt),
@@ -213,9 +218,7 @@ export function decode(
     scopes: info.scopes,
     sums: info.sums,
   })
-  index.setBase(
-    new PostingsBlocks(new PackedTerms(parts.terms, termAt), gapAt, postAt, info.blocks, readBlock, keepChars),
-  )
+  index.setBase(new PostingsBlocks(new PackedTerms(parts.terms, termAt), info.blocks, readBlock, keepChars))
   return true
 }
 
@@ -338,10 +341,8 @@ export async function readWritten(
     return (await readSnapshot(store, head, restored, keepChars)) ? restored : undefined
   }
   const termAt = new Base64Words(table, n + 1, m + 1)
-  const gapAt = new Base64Words(table, n + 1 + (m + 1), m + 1)
-  const postAt = new Base64Words(table, n + 1 + 2 * (m + 1), m + 1)
   const read = (b: number) => store.read(part(head.build, blockName(b)))
-  index.rebase(new PostingsBlocks(new PackedTerms(terms, termAt), gapAt, postAt, blockAt, read, keepChars))
+  index.rebase(new PostingsBlocks(new PackedTerms(terms, termAt), blockAt, read, keepChars))
   return index
 }
 

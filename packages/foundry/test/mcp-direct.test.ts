@@ -61,6 +61,29 @@ test('the direct path and the program serve the same session', async () => {
   }
 })
 
+test('a search asked the moment initialize is answered gets the answer the same search gets later', async () => {
+  const root = tempProject()
+  const seeding = await connectWith(['--root', root])
+  const written = await call(seeding.client, 'memory_write', {
+    title: 'Invoices are rounded per line',
+    body: 'Each line, then the total.',
+    type: 'domain',
+  })
+  assert.not.ok(written.isError, written.text)
+  await seeding.close()
+  const session = await connectWith(['--root', root])
+  try {
+    // Asked at once: answered before the SDK's Server has loaded. Then tools/list, which only the Server answers.
+    const first = await session.client.callTool({ name: 'memory_search', arguments: { query: 'invoices rounded' } })
+    assert.ok((await session.client.listTools()).tools.length > 0)
+    const later = await session.client.callTool({ name: 'memory_search', arguments: { query: 'invoices rounded' } })
+    assert.ok(JSON.stringify(first.content).includes('fact-0001'), JSON.stringify(first.content))
+    assert.equal(first, later)
+  } finally {
+    await session.close()
+  }
+})
+
 test('a stdio session loads neither Node’s fetch nor its HTTP server', async () => {
   const root = tempProject()
   const session = await connectWith(['--root', root], {

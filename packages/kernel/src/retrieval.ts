@@ -79,8 +79,11 @@ export interface Retriever {
    * restores instead of re-indexing. Retrievers that persist by themselves ignore it.
    */
   attach?(store: SnapshotStore): void
-  /** Load now what a later search would load lazily (long-lived processes call it once after start). */
-  warm?(): Promise<void>
+  /**
+   * Load now what a later search would load lazily (long-lived processes call it once after start);
+   * with `postings: false`, what every search needs, leaving the rest to the searches that need it.
+   */
+  warm?(options?: { postings?: boolean }): Promise<void>
   /**
    * Persist deferred state (a retriever may defer snapshots to keep writes fast). With `all`, persist
    * anything pending; without, only what the next process would otherwise pay more to replay.

@@ -95,6 +95,20 @@ test('bm25Retriever: a new process reads the postings blocks its query needs, no
   read.length = 0
   assert.equal(await warmed.search(query), await built.search(query))
   assert.is(blocksRead().length, 0, 'the search reads no block')
+  // Without postings (a server before it answers initialize): the parts every search reads, no block.
+  read.length = 0
+  const mapped = bm25Retriever()
+  mapped.attach!(counting)
+  await mapped.warm!({ postings: false })
+  assert.ok(
+    read.some((n) => n.endsWith('/table')),
+    'the tables are read',
+  )
+  assert.is(blocksRead().length, 0, 'warm({ postings: false }) reads no block')
+  read.length = 0
+  assert.equal(await mapped.search(query), await built.search(query))
+  assert.ok(!read.some((n) => n.endsWith('/table')), 'the search reads no table again')
+  assert.is(blocksRead().length, 1, 'the search reads its own block')
   // Keeping less, warm() stops at the bound, and a search reads the block of a word past it.
   read.length = 0
   const bounded = bm25Retriever({ kept: { blockChars: 1 } })

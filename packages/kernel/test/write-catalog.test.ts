@@ -172,6 +172,19 @@ test("a server's warm rebuilds a stale catalog and the retriever, one after the 
   assert.is(counts.lists, 2, 'the write and the search found both current')
 })
 
+test("warm('search') leaves a first search nothing to read in full: the catalog and the retriever are current", async () => {
+  const base = memoryStorage()
+  const first = open(base)
+  for (const title of titles(5)) await first.memory.write(input(title))
+  await base.delete('meta', 'catalog/head')
+  const { storage, counts } = counting(base)
+  const k = open(storage)
+  await k.memory.warm('search')
+  assert.is(counts.lists, 2, 'the catalog and the retriever, each from one full read')
+  assert.is((await k.memory.search({ query: 'Service 2 port' })).hits[0]?.fact.id, 'fact-0003')
+  assert.is(counts.lists, 2, 'the search read nothing in full')
+})
+
 test('a catalog built small is built again with more shards once the memory has grown', async () => {
   const base = memoryStorage()
   await open(base).memory.write(input('Logs are JSON lines'))

@@ -1,5 +1,6 @@
 import type { Kernel } from '@foundry/kernel'
 import { createToolServer, publishTools } from '@foundry/server'
+import type { toolCalls } from '@foundry/server/calls'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { INSTRUCTIONS, SERVER_INFO } from './handshake.js'
@@ -22,6 +23,12 @@ export interface ServerOptions {
    * the server is busy …" and a resource read JSON-RPC error -32000, both before any work.
    */
   limits?: { running?: number; waiting?: number }
+  /**
+   * The calls (`toolCalls` of `@foundry/server/calls`, on `TOOLS` and this kernel) when a transport
+   * answers calls too, before this server has loaded: one bound and one kernel for both. Default:
+   * made here.
+   */
+  calls?: ReturnType<typeof toolCalls<Kernel>>
 }
 
 /**
@@ -39,6 +46,7 @@ export function createServer(options: ServerOptions): Server {
     resources: { list: listResources, read: readResource },
     log: options.log ?? ((line: string) => void process.stderr.write(`foundry: ${line}\n`)),
     ...(options.limits && { limits: options.limits }),
+    ...(options.calls && { calls: options.calls }),
   })
 }
 

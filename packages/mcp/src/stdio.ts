@@ -1,3 +1,4 @@
+import type { Kernel } from '@foundry/kernel'
 import type { Project } from '@foundry/project'
 import { FoundryStdioTransport, keepServing, serveUntilClosed, stderrLog } from '@foundry/server/stdio'
 import { initializeResult } from './handshake.js'
@@ -33,20 +34,50 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
     ready: () => idleOrLater(transport, BESIDE_WAIT_MS),
     log,
   })
-  // `initialize` is answered as soon as it is read, while the SDK's Server (and zod) loads; the project
-  // starts opening once that answer is written, so the first call finds it open (or opening). Not
-  // before: opened at start, fs writers killed at random (test/soak.test.ts) acknowledged next to nothing.
+  const kernel = async () => (await project.open()).kernel
+  // `initialize` is answered once the project is open and its index mapped (or after READY_WAIT_MS),
+  // before the SDK's Server and zod load: a call that follows at once is answered here, through the
+  // calls the Server is later built on, and the Server loads once the client is quiet or sends what
+  // only it answers. The project opens once `initialize` is read, not at start: opened at start, fs
+  // writers killed at random (test/soak.test.ts) acknowledged next to nothing.
+  let calls: Awaited<ReturnType<typeof loadCalls>> | undefined
+  const ready = async () => {
+    project.prepare()
+    const loaded = loadCalls(kernel, log).then((made) => void (calls = made))
+    // A project that cannot open answers its first call with the reason, as before: not initialize's to report.
+    const mapped = kernel()
+      .then((opened) => opened.memory.warm('search'))
+      .catch(() => undefined)
+    await Promise.race([Promise.all([loaded, mapped]), delay(READY_WAIT_MS)])
+  }
   const transport: FoundryStdioTransport = new FoundryStdioTransport(log, {
     initialize: (message) => {
       const result = initializeResult(message)
-      if (result) setImmediate(() => project.prepare())
-      return result
+      return result && ready().then(() => result)
     },
+    early: (request) => calls?.early(request),
   })
   await transport.start()
+  await transport.needed(QUIET_MS)
   const { createServer } = await import('./server.js')
-  const server = createServer({ kernel: async () => (await project.open()).kernel, log })
+  const server = createServer({ kernel, log, calls: calls ?? (await loadCalls(kernel, log)) })
   await serveUntilClosed(server, transport, () => project.close(), { log })
+}
+
+/** The tool calls of `TOOLS` on the project's kernel, loaded when `initialize` is read. */
+async function loadCalls(kernel: () => Promise<Kernel>, log: (line: string) => void) {
+  const [{ toolCalls }, { TOOLS }] = await Promise.all([import('@foundry/server/calls'), import('./tools.js')])
+  return toolCalls({ tools: TOOLS, context: kernel, log })
+}
+
+/** The longest `initialize` waits for the project to open and its index to be mapped: past it, the answer goes, and the first call waits instead. */
+const READY_WAIT_MS = 250
+
+/** How long the client is quiet, once the first answers are written, before the SDK's Server loads. */
+const QUIET_MS = 20
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref())
 }
 
 /** The longest the `beside` services wait for the server to be idle: a client that never lets it be still gets them. */

@@ -3,11 +3,17 @@ import type { JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol
 
 export interface StdioTransportOptions {
   /**
-   * The result for an `initialize` request read before a server is connected, or undefined to leave
-   * it to the server. When it answers, the request still reaches the server (which sets itself up
-   * from it), and the server's own answer is not sent.
+   * The result for an `initialize` request read before a server is connected (or a promise of it,
+   * written when it resolves), or undefined to leave it to the server. When it answers, the request
+   * still reaches the server (which sets itself up from it), and the server's own answer is not sent.
    */
-  initialize?: (message: unknown) => object | undefined
+  initialize?: (message: unknown) => object | Promise<object> | undefined
+  /**
+   * A request read after `initialize` was answered here and before a server is connected: a promise
+   * of its result answers it here (the server never sees it), undefined holds it for the server, as
+   * every other message is held. A rejection is answered with JSON-RPC error -32603.
+   */
+  early?: (request: { id: string | number; method: string; params?: unknown }) => Promise<object> | undefined
   /**
    * After stdin ends, how long requests still running may take to be answered before the transport
    * closes anyway (the client is gone; a call that never ends must not keep the process). Default
@@ -63,9 +69,15 @@ export class FoundryStdioTransport implements Transport {
   /** JSON values read and not yet handed on: the schema is loading, or no server is connected yet. */
   private held: unknown[] = []
   private schema: typeof JSONRPCMessageSchema | undefined
+  private schemaLoading = false
   /** The `initialize` answered before the server: its id, once the server's answer is dropped. */
   private preanswered: string | undefined
   private initializeSeen = false
+  /** Requests answered here (`early`) and not yet answered, by id; true once cancelled. */
+  private readonly early = new Map<string, boolean>()
+  /** Callers of `needed()`, and its timer. */
+  private needers: Array<() => void> = []
+  private quietTimer: NodeJS.Timeout | undefined
   /** Callers of `idle()` waiting for the requests in flight to be answered. */
   private idlers: Array<() => void> = []
 
@@ -74,7 +86,10 @@ export class FoundryStdioTransport implements Transport {
     private readonly options: StdioTransportOptions = {},
   ) {}
 
-  /** Start reading stdin; called again (by the server's `connect`), hand on what was held. */
+  /**
+   * Start reading stdin; called again (by the server's `connect`), load the SDK's message schema and
+   * hand on what was held.
+   */
   async start(): Promise<void> {
     if (!this.started) {
       this.started = true
@@ -82,6 +97,9 @@ export class FoundryStdioTransport implements Transport {
       process.stdin.on('error', this.onInputError)
       process.stdin.once('end', this.onEnd)
       process.stdout.on('error', this.onOutputError)
+    }
+    if (this.onmessage && !this.schemaLoading) {
+      this.schemaLoading = true
       void import('./message-schema.js').then(
         (types) => {
           this.schema = types.JSONRPCMessageSchema
@@ -138,6 +156,7 @@ export class FoundryStdioTransport implements Transport {
     this.line = []
     this.held = []
     this.wakeIdlers()
+    this.checkNeeded()
     this.onclose?.()
   }
 
@@ -157,6 +176,7 @@ export class FoundryStdioTransport implements Transport {
       void this.close()
     }, grace)
     this.pump()
+    this.checkNeeded()
   }
 
   private readonly onInputError = (error: Error) => {
@@ -225,14 +245,77 @@ export class FoundryStdioTransport implements Transport {
     ) {
       this.initializeSeen = true
       const result = this.options.initialize(value)
-      if (result && !this.closed) {
-        const id = (value as { id: string | number }).id
-        this.preanswered = JSON.stringify(id)
-        process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, result })}\n`)
-      }
-    }
+      if (result && !this.closed) this.preanswer((value as { id: string | number }).id, result)
+    } else if (this.answersEarly(value)) return
     this.held.push(value)
     this.handOn()
+    this.checkNeeded()
+  }
+
+  /**
+   * Answer `initialize` here, now or when `result` resolves (counted in flight until then; a rejection
+   * is answered with JSON-RPC error -32603). The server's own answer is dropped either way.
+   */
+  private preanswer(id: string | number, result: object | Promise<object>): void {
+    const key = JSON.stringify(id)
+    this.preanswered = key
+    if (!(result instanceof Promise)) {
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, result })}\n`)
+      return
+    }
+    this.unanswered.set(key, (this.unanswered.get(key) ?? 0) + 1)
+    this.inFlight++
+    const send = (message: object) => {
+      if (!this.closed) process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, ...message })}\n`)
+      this.settle(id)
+    }
+    void result.then(
+      (answer) => send({ result: answer }),
+      (error: unknown) => {
+        this.log(`cannot answer initialize: ${(error as Error)?.message ?? error}`)
+        send({
+          error: {
+            code: -32603,
+            message: `Internal error: the server cannot start (${(error as Error)?.message ?? error})`,
+          },
+        })
+      },
+    )
+  }
+
+  /**
+   * Whether `value`, read before a server is connected and after `initialize` was answered here, is
+   * answered here (`StdioTransportOptions.early`); a cancellation of such a request is taken here too.
+   */
+  private answersEarly(value: unknown): boolean {
+    if (!this.options.early || this.onmessage || this.preanswered === undefined || !isRecord(value)) return false
+    const { jsonrpc, id, method, params } = value
+    if (jsonrpc !== '2.0' || typeof method !== 'string') return false
+    if (id === undefined && method === 'notifications/cancelled' && isRecord(params)) {
+      const key = JSON.stringify(params.requestId)
+      if (this.early.has(key)) this.early.set(key, true)
+      return false // held for the server too, which knows nothing of it
+    }
+    if (!(typeof id === 'string' || Number.isInteger(id))) return false
+    const key = JSON.stringify(id)
+    if (this.unanswered.has(key)) return false // an id in flight: the server answers (refuses) it
+    const answer = this.options.early({ id: id as string | number, method, ...(params !== undefined && { params }) })
+    if (!answer) return false
+    this.unanswered.set(key, 1)
+    this.inFlight++
+    this.early.set(key, false)
+    const send = (message: object) => {
+      const cancelled = this.early.get(key)
+      this.early.delete(key)
+      // A cancelled request is never answered, as the SDK's Server does not answer one.
+      if (!cancelled && !this.closed) process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, ...message })}\n`)
+      this.settle(id as string | number)
+    }
+    void answer.then(
+      (result) => send({ result }),
+      (error: unknown) => send({ error: { code: -32603, message: String((error as Error)?.message ?? error) } }),
+    )
+    return true
   }
 
   /** Validate and hand on what was held, once the schema has loaded and a server is connected. */
@@ -285,10 +368,40 @@ export class FoundryStdioTransport implements Transport {
     if (this.inFlight <= READ_RESUME_AT && this.input.length) this.pump()
     else this.closeWhenAnswered()
     if (this.isIdle()) this.wakeIdlers()
+    this.checkNeeded()
   }
 
   private isIdle(): boolean {
     return this.closed || (this.inFlight <= 0 && !this.held.length)
+  }
+
+  /**
+   * Resolves once the server is needed: a request is held for it, stdin ended, the transport closed,
+   * or nothing has been in flight for `quietMs` (the first answers written here, and the client
+   * quiet). A bin loads the SDK's Server then, not while a client waits on an answer given here.
+   */
+  needed(quietMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.needers.push(resolve)
+      this.quietMs = quietMs
+      this.checkNeeded()
+    })
+  }
+
+  private quietMs = 0
+
+  /** Wake `needed()`'s callers when the server is needed, or (re)start the quiet wait; `quiet` once it has passed. */
+  private checkNeeded(quiet = false): void {
+    if (!this.needers.length) return
+    clearTimeout(this.quietTimer)
+    const request = this.held.some(
+      (value) => isRecord(value) && value.id !== undefined && JSON.stringify(value.id) !== this.preanswered,
+    )
+    if (quiet || request || this.ended || this.closed) {
+      const waiting = this.needers
+      this.needers = []
+      for (const resolve of waiting) resolve()
+    } else if (this.inFlight <= 0) this.quietTimer = setTimeout(() => this.checkNeeded(true), this.quietMs).unref()
   }
 
   private wakeIdlers(): void {
@@ -300,4 +413,8 @@ export class FoundryStdioTransport implements Transport {
   private closeWhenAnswered(): void {
     if (this.ended && this.inFlight <= 0 && !this.input.length && !this.held.length) void this.close()
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

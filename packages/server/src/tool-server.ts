@@ -9,10 +9,10 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js'
-import { createToolCaller, failure } from './call-tool.js'
-import { BusyError, createLimiter } from './limit.js'
+import { failure } from './call-tool.js'
+import { BusyError } from './limit.js'
 import { publishTools } from './publish-tools.js'
-import { retrying } from './retrying.js'
+import { toolCalls } from './tool-calls.js'
 import { callAsTask, TASKS_CAPABILITY, type ToolTasks } from './tool-tasks.js'
 import { checkTools, type ToolRow } from '@foundry/kernel/tools'
 
@@ -53,6 +53,12 @@ export interface ToolServerOptions<C> {
   limits?: { running?: number; waiting?: number }
   /** Diagnostics, one line each. Default: stderr, prefixed with the server's name (stdout carries protocol messages only). */
   log?: (line: string) => void
+  /**
+   * The calls, made by `toolCalls` from these rows and context, when something else answers calls
+   * too (a stdio transport, before this server has loaded): one bound and one context for both.
+   * Default: made here.
+   */
+  calls?: ReturnType<typeof toolCalls<C>>
 }
 
 /**
@@ -63,8 +69,7 @@ export function createToolServer<C>(options: ToolServerOptions<C>): Server {
   checkTools(options.tools)
   const { info, tools, resources } = options
   const log = options.log ?? ((line: string) => void process.stderr.write(`${info.name}: ${line}\n`))
-  const context = retrying(async () => options.context())
-  const callTool = createToolCaller(tools, log)
+  const { context, limiter, run } = options.calls ?? toolCalls({ ...options, log })
   const { tasks } = options
   const capabilities = { tools: {}, ...(resources && { resources: {} }), ...(tasks && { tasks: TASKS_CAPABILITY }) }
   const noElicitation = noElicitationFor(info.name)
@@ -74,11 +79,10 @@ export function createToolServer<C>(options: ToolServerOptions<C>): Server {
     jsonSchemaValidator: noElicitation,
     ...(tasks && { taskStore: tasks.store }),
   })
-  const limiter = createLimiter(options.limits?.running, options.limits?.waiting)
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: publishTools(tools, tasks?.tools) }))
   server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
     try {
-      const call = () => limiter.run(() => callTool(context, params.name, params.arguments))
+      const call = () => run(params.name, params.arguments)
       return params.task ? await callAsTask(tasks, params.name, call, context, extra.sessionId) : await call()
     } catch (error) {
       if (!(error instanceof BusyError)) throw error

@@ -235,11 +235,10 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
       store = target
     },
 
-    warm: serial(async () => {
+    warm: serial(async (options?: { postings?: boolean }) => {
       // Documents and tables (or a newer build's), then the blocks that fit what is kept (all, at 10k).
-      // A block gone or unfit: only a cache, dropped (and rebuilt) as a search would.
-      const dropped = (error: unknown) => (error instanceof CorruptSnapshot ? dropIndex() : Promise.reject(error))
-      await (await load())?.prefetch().catch(dropped)
+      const index = await load()
+      if (options?.postings ?? true) await index?.prefetch().catch(whenCorrupt(dropIndex))
     }),
 
     flush: serial(async (all = false) => {
@@ -253,6 +252,10 @@ export function bm25Retriever(options: Bm25RetrieverOptions = {}): Retriever {
     }),
   }
 }
+
+/** A rejection handler: `then()` for a snapshot found unfit (only a cache: dropped, and rebuilt as a search would), anything else rethrown. */
+const whenCorrupt = (then: () => Promise<void>) => (error: unknown) =>
+  error instanceof CorruptSnapshot ? then() : Promise.reject(error)
 
 /** The analyzer and scoring `options` ask for, the snapshot format that names them, and the capabilities they give. */
 function analysisOf(options: Bm25RetrieverOptions): {

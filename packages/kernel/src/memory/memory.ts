@@ -76,13 +76,14 @@ export function createMemory(ctx: PluginHost): MemoryService {
   /**
    * For servers, once after start: the write catalog brought up to date (rebuilt and saved when it
    * does not describe the facts, as after a copy or a restore), then the retriever, then the retriever
-   * loaded whole. One after the other: two full reads at once would hold twice the memory.
+   * loaded whole. One after the other: two full reads at once would hold twice the memory. `'search'`:
+   * of the retriever, only what every search reads (its postings left to the searches that need them).
    */
-  async function warm(): Promise<void> {
+  async function warm(what: 'search' | 'all' = 'all'): Promise<void> {
     const revision = await store.revision()
     await store.catchUp(revision)
     await syncRetriever(revision)
-    await retriever.warm?.()
+    await retriever.warm?.({ postings: what === 'all' })
   }
 
   /** Bring the retriever up to `revision`: the changed facts when the store can say which, else all. */

@@ -145,6 +145,11 @@ export interface MemoryService {
   forget(id: string, reason: string): Promise<ForgetResult>
   /** Active facts now; cheap in a short-lived process (stored figures, no full read). */
   activeCount(): Promise<number>
-  /** Bring the write catalog and the retriever up to date, then load the retriever whole: for long-lived processes, once after start. */
-  warm(): Promise<void>
+  /**
+   * For long-lived processes, once after start: bring the write catalog and the retriever up to date,
+   * then load the retriever whole (`'all'`, the default). `'search'` loads only what every search reads
+   * of the retriever, leaving its postings to the searches that need them: what a first search needs
+   * and no more (a server, before it answers `initialize`).
+   */
+  warm(what?: 'search' | 'all'): Promise<void>
 }

@@ -41,9 +41,11 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   // only it answers. The project opens once `initialize` is read, not at start: opened at start, fs
   // writers killed at random (test/soak.test.ts) acknowledged next to nothing.
   let calls: Awaited<ReturnType<typeof loadCalls>> | undefined
+  let loading: Promise<NonNullable<typeof calls>> | undefined
+  const callsNow = () => (loading ??= loadCalls(kernel, log).then((made) => (calls = made)))
   const ready = async () => {
     project.prepare()
-    const loaded = loadCalls(kernel, log).then((made) => void (calls = made))
+    const loaded = callsNow()
     // A project that cannot open answers its first call with the reason, as before: not initialize's to report.
     const mapped = kernel()
       .then((opened) => opened.memory.warm('search'))
@@ -60,7 +62,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   await transport.start()
   await transport.needed(QUIET_MS)
   const { createServer } = await import('./server.js')
-  const server = createServer({ kernel, log, calls: calls ?? (await loadCalls(kernel, log)) })
+  const server = createServer({ kernel, log, calls: await callsNow() })
   await serveUntilClosed(server, transport, () => project.close(), { log })
 }
 

@@ -72,6 +72,8 @@ export class FoundryStdioTransport implements Transport {
   private schemaLoading = false
   /** The `initialize` answered before the server: its id, once the server's answer is dropped. */
   private preanswered: string | undefined
+  /** That answer is not written yet: nothing else is answered or handed on before it. */
+  private preanswering = false
   private initializeSeen = false
   /** Requests answered here (`early`) and not yet answered, by id; true once cancelled. */
   private readonly early = new Map<string, boolean>()
@@ -265,9 +267,12 @@ export class FoundryStdioTransport implements Transport {
     }
     this.unanswered.set(key, (this.unanswered.get(key) ?? 0) + 1)
     this.inFlight++
+    this.preanswering = true
     const send = (message: object) => {
       if (!this.closed) process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, ...message })}\n`)
+      this.preanswering = false
       this.settle(id)
+      this.handOn()
     }
     void result.then(
       (answer) => send({ result: answer }),
@@ -288,7 +293,8 @@ export class FoundryStdioTransport implements Transport {
    * answered here (`StdioTransportOptions.early`); a cancellation of such a request is taken here too.
    */
   private answersEarly(value: unknown): boolean {
-    if (!this.options.early || this.onmessage || this.preanswered === undefined || !isRecord(value)) return false
+    if (!this.options.early || this.onmessage || this.preanswered === undefined || this.preanswering) return false
+    if (!isRecord(value)) return false
     const { jsonrpc, id, method, params } = value
     if (jsonrpc !== '2.0' || typeof method !== 'string') return false
     if (id === undefined && method === 'notifications/cancelled' && isRecord(params)) {
@@ -320,7 +326,7 @@ export class FoundryStdioTransport implements Transport {
 
   /** Validate and hand on what was held, once the schema has loaded and a server is connected. */
   private handOn(): void {
-    if (!this.schema || !this.onmessage) return
+    if (!this.schema || !this.onmessage || this.preanswering) return
     while (this.held.length && !this.closed) this.accept(this.held.shift())
     this.closeWhenAnswered()
   }

@@ -100,6 +100,22 @@ test('an early call cancelled before its answer is never answered; the calls aft
   }
 })
 
+test('a call sent with initialize, before its answer: answered after it, by the Server', async () => {
+  // initialize is answered 300 ms after it is read: the held call loads the Server well before that.
+  const server = startRawServer(SERVER, [], { env: { QUIET_MS: '60000', READY_MS: '300' } })
+  try {
+    await server.send(INITIALIZE, INITIALIZED, call(2, 'where'))
+    assert.is((await server.answer(2)).result.structuredContent.server, true)
+    assert.equal(
+      server.received().map((m) => m.id),
+      [1, 2],
+      'the initialize answer first',
+    )
+  } finally {
+    await server.close()
+  }
+})
+
 test('stdin ending right after an early call: the call is answered, then the process exits 0', async () => {
   const server = await started({ QUIET_MS: '60000' })
   await server.send(INITIALIZED, call(2, 'where'))

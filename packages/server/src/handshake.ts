@@ -39,6 +39,7 @@ export function initializeAnswer(handshake: Handshake): (message: unknown) => ob
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -1,5 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
+import { isRecord } from './handshake.js'
 
 export interface StdioTransportOptions {
   /**
@@ -77,8 +78,9 @@ export class FoundryStdioTransport implements Transport {
   private initializeSeen = false
   /** Requests answered here (`early`) and not yet answered, by id; true once cancelled. */
   private readonly early = new Map<string, boolean>()
-  /** Callers of `needed()`, and its timer. */
+  /** Callers of `needed()`, how long the client must be quiet for them, and the timer of that wait. */
   private needers: Array<() => void> = []
+  private quietMs = 0
   private quietTimer: NodeJS.Timeout | undefined
   /** Callers of `idle()` waiting for the requests in flight to be answered. */
   private idlers: Array<() => void> = []
@@ -261,15 +263,12 @@ export class FoundryStdioTransport implements Transport {
   private preanswer(id: string | number, result: object | Promise<object>): void {
     const key = JSON.stringify(id)
     this.preanswered = key
-    if (!(result instanceof Promise)) {
-      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, result })}\n`)
-      return
-    }
+    if (!(result instanceof Promise)) return this.answer(id, { result })
     this.unanswered.set(key, (this.unanswered.get(key) ?? 0) + 1)
     this.inFlight++
     this.preanswering = true
     const send = (message: object) => {
-      if (!this.closed) process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, ...message })}\n`)
+      this.answer(id, message)
       this.preanswering = false
       this.settle(id)
       this.handOn()
@@ -314,7 +313,7 @@ export class FoundryStdioTransport implements Transport {
       const cancelled = this.early.get(key)
       this.early.delete(key)
       // A cancelled request is never answered, as the SDK's Server does not answer one.
-      if (!cancelled && !this.closed) process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, ...message })}\n`)
+      if (!cancelled) this.answer(id as string | number, message)
       this.settle(id as string | number)
     }
     void answer.then(
@@ -322,6 +321,11 @@ export class FoundryStdioTransport implements Transport {
       (error: unknown) => send({ error: { code: -32603, message: String((error as Error)?.message ?? error) } }),
     )
     return true
+  }
+
+  /** A response written here (not by the server): `message` is its `result` or its `error`. */
+  private answer(id: string | number, message: object): void {
+    if (!this.closed) process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, ...message })}\n`)
   }
 
   /** Validate and hand on what was held, once the schema has loaded and a server is connected. */
@@ -394,8 +398,6 @@ export class FoundryStdioTransport implements Transport {
     })
   }
 
-  private quietMs = 0
-
   /** Wake `needed()`'s callers when the server is needed, or (re)start the quiet wait; `quiet` once it has passed. */
   private checkNeeded(quiet = false): void {
     if (!this.needers.length) return
@@ -419,8 +421,4 @@ export class FoundryStdioTransport implements Transport {
   private closeWhenAnswered(): void {
     if (this.ended && this.inFlight <= 0 && !this.input.length && !this.held.length) void this.close()
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { ToolRow } from '@foundry/kernel/tools'
 import { createToolCaller, failure } from './call-tool.js'
+import { isRecord } from './handshake.js'
 import { BusyError, createLimiter } from './limit.js'
 import { retrying } from './retrying.js'
 
@@ -54,8 +55,4 @@ export function toolCalls<C>(options: ToolCallsOptions<C>) {
       return call(params.name, params.arguments)
     },
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

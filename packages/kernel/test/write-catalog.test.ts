@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { FoundryError, memoryStorage, type FactInput, type Storage } from '../src/index.js'
+import { bm25Retriever, createKernel, FoundryError, memoryStorage, type FactInput, type Storage } from '../src/index.js'
 import { createFactSet } from '../src/memory/fact-set.js'
 import {
   shardOf,
@@ -12,7 +12,7 @@ import {
 } from '../src/memory/catalog-records.js'
 import { normalizeText } from '../src/memory/facts.js'
 import { planWrite } from '../src/memory/plan-write.js'
-import { counting, fact, input, nextNow, open } from './catalog-helpers.js'
+import { counting, fact, input, nextNow, now, open } from './catalog-helpers.js'
 
 /** A storage on which the fact records `broken` exist but cannot be read (a broken file). */
 function withBroken(storage: Storage, broken: Set<string>): Storage {
@@ -178,11 +178,17 @@ test("warm('search') leaves a first search nothing to read in full: the catalog 
   for (const title of titles(5)) await first.memory.write(input(title))
   await base.delete('meta', 'catalog/head')
   const { storage, counts } = counting(base)
-  const k = open(storage)
+  const bm25 = bm25Retriever()
+  const warmed: unknown[] = []
+  const retriever = { ...bm25, warm: (options?: { postings?: boolean }) => (warmed.push(options), bm25.warm!(options)) }
+  const k = createKernel({ storage, retriever, now, onProblem: () => {} })
   await k.memory.warm('search')
   assert.is(counts.lists, 2, 'the catalog and the retriever, each from one full read')
+  assert.equal(warmed, [{ postings: false }], 'the retriever warmed without its postings')
   assert.is((await k.memory.search({ query: 'Service 2 port' })).hits[0]?.fact.id, 'fact-0003')
   assert.is(counts.lists, 2, 'the search read nothing in full')
+  await k.memory.warm()
+  assert.equal(warmed, [{ postings: false }, { postings: true }], 'a whole warm-up reads them')
 })
 
 test('a catalog built small is built again with more shards once the memory has grown', async () => {

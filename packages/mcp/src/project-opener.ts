@@ -14,11 +14,6 @@ export type BesideService = (
 export interface ProjectOpener {
   /** Open the project (first call), or the one opened; starts the `beside` services with it. */
   open(): Promise<Project>
-  /**
-   * Start opening the project, without waiting: the next `open` gets it, or its failure (which that
-   * caller reports; the one after tries again).
-   */
-  prepare(): void
   /** Stop the `beside` services, then flush and release the project. Never throws: failures are logged. */
   close(): Promise<void>
 }
@@ -66,9 +61,6 @@ export function projectOpener(open: () => Promise<Project>, options: ProjectOpen
       }
       if (beside.length && !closing) started ??= startBeside(project)
       return project
-    },
-    prepare() {
-      opened ??= begin()
     },
     async close() {
       closing = true

@@ -44,7 +44,6 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   let loading: Promise<NonNullable<typeof calls>> | undefined
   const callsNow = () => (loading ??= loadCalls(kernel, log).then((made) => (calls = made)))
   const ready = async () => {
-    project.prepare()
     const loaded = callsNow()
     // A project that cannot open answers its first call with the reason, as before: not initialize's to report.
     const mapped = kernel()

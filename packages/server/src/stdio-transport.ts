@@ -76,8 +76,8 @@ export class FoundryStdioTransport implements Transport {
   /** That answer is not written yet: nothing else is answered or handed on before it. */
   private preanswering = false
   private initializeSeen = false
-  /** Requests answered here (`early`) and not yet answered, by id; true once cancelled. */
-  private readonly early = new Map<string, boolean>()
+  /** Requests being answered here (`early`), by id: true once cancelled. */
+  private readonly answering = new Map<string, boolean>()
   /** Callers of `needed()`, how long the client must be quiet for them, and the timer of that wait. */
   private needers: Array<() => void> = []
   private quietMs = 0
@@ -298,7 +298,7 @@ export class FoundryStdioTransport implements Transport {
     if (jsonrpc !== '2.0' || typeof method !== 'string') return false
     if (id === undefined && method === 'notifications/cancelled' && isRecord(params)) {
       const key = JSON.stringify(params.requestId)
-      if (this.early.has(key)) this.early.set(key, true)
+      if (this.answering.has(key)) this.answering.set(key, true)
       return false // held for the server too, which knows nothing of it
     }
     if (!(typeof id === 'string' || Number.isInteger(id))) return false
@@ -308,10 +308,10 @@ export class FoundryStdioTransport implements Transport {
     if (!answer) return false
     this.unanswered.set(key, 1)
     this.inFlight++
-    this.early.set(key, false)
+    this.answering.set(key, false)
     const send = (message: object) => {
-      const cancelled = this.early.get(key)
-      this.early.delete(key)
+      const cancelled = this.answering.get(key)
+      this.answering.delete(key)
       // A cancelled request is never answered, as the SDK's Server does not answer one.
       if (!cancelled) this.answer(id as string | number, message)
       this.settle(id as string | number)

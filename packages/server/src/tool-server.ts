@@ -9,7 +9,6 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js'
-import { failure } from './call-tool.js'
 import { BusyError } from './limit.js'
 import { publishTools } from './publish-tools.js'
 import { toolCalls } from './tool-calls.js'
@@ -69,7 +68,7 @@ export function createToolServer<C>(options: ToolServerOptions<C>): Server {
   checkTools(options.tools)
   const { info, tools, resources } = options
   const log = options.log ?? ((line: string) => void process.stderr.write(`${info.name}: ${line}\n`))
-  const { context, limiter, run } = options.calls ?? toolCalls({ ...options, log })
+  const { context, limiter, run, call } = options.calls ?? toolCalls({ ...options, log })
   const { tasks } = options
   const capabilities = { tools: {}, ...(resources && { resources: {} }), ...(tasks && { tasks: TASKS_CAPABILITY }) }
   const noElicitation = noElicitationFor(info.name)
@@ -81,13 +80,13 @@ export function createToolServer<C>(options: ToolServerOptions<C>): Server {
   })
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: publishTools(tools, tasks?.tools) }))
   server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
+    // A plain call past the bound is refused as a tool error result (`call`); a task, as a JSON-RPC error.
+    if (!params.task) return call(params.name, params.arguments)
     try {
-      const call = () => run(params.name, params.arguments)
-      return params.task ? await callAsTask(tasks, params.name, call, context, extra.sessionId) : await call()
+      return await callAsTask(tasks, params.name, () => run(params.name, params.arguments), context, extra.sessionId)
     } catch (error) {
       if (!(error instanceof BusyError)) throw error
-      if (params.task) throw new ProtocolError(-32000, `${params.name} refused: ${error.message}`)
-      return failure(`${params.name} refused: ${error.message}`)
+      throw new ProtocolError(-32000, `${params.name} refused: ${error.message}`)
     }
   })
   if (resources) {

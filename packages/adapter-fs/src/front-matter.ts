@@ -40,9 +40,9 @@ const factCheck = validator(FactSchema)
 const runbookCheck = validator(RunbookSchema)
 
 /*
- * The YAML library, loaded by `loadYaml` when first needed: by a write, and by a read of front matter
- * that is not in the form Foundry writes (`plainFrontMatter` reads that form). A process that only
- * reads what Foundry wrote (a search, a hook) never evaluates it.
+ * The YAML library, loaded by `loadYaml` when first needed: by a read or a write of front matter
+ * past the plain form Foundry writes (`plainFrontMatter` reads it, `plainYaml` writes it). A process
+ * that reads and writes only facts as Foundry writes them never evaluates it.
  */
 let yamlLib: typeof import('yaml') | undefined
 
@@ -62,6 +62,17 @@ export class YamlNotLoaded extends Error {
   constructor() {
     super('the YAML library is not loaded: await loadYaml() first')
   }
+}
+
+/** `read()`, run again once the YAML library is loaded when it needed the library (front matter past the plain form). */
+export async function withYaml<T>(read: () => T): Promise<T> {
+  try {
+    return read()
+  } catch (error) {
+    if (!(error instanceof YamlNotLoaded)) throw error
+  }
+  await loadYaml()
+  return read()
 }
 
 function loadedYaml(): typeof import('yaml') {
@@ -142,12 +153,73 @@ export function markdownToRunbook(text: string, at: ReadContext): Runbook {
 
 /** `---`, the YAML, `---`, a blank line, the body, a final newline. Lists are written on one line. */
 function joinFrontMatter(front: Record<string, unknown>, body: string): string {
+  return `---\n${plainYaml(front) ?? libraryYaml(front)}---\n\n${body}\n`
+}
+
+export function libraryYaml(front: Record<string, unknown>): string {
   const { Document, isMap, YAMLSeq } = loadedYaml()
   const doc = new Document(front)
   if (isMap(doc.contents))
     for (const pair of doc.contents.items) if (pair.value instanceof YAMLSeq) pair.value.flow = true
-  const yaml = doc.toString({ lineWidth: 0, flowCollectionPadding: false })
-  return `---\n${yaml}---\n\n${body}\n`
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false })
+}
+
+/**
+ * The front matter written without the YAML library, for what facts and runbooks hold (one-line
+ * text, lists of text): byte for byte what `libraryYaml` writes (front-matter-plain.test.ts holds
+ * the two together), so a process that writes a fact never loads the library. Undefined past that
+ * (a line break, a control character, a value that is not text): the library writes it.
+ */
+export function plainYaml(front: Record<string, unknown>): string | undefined {
+  let yaml = ''
+  for (const [key, value] of Object.entries(front)) {
+    const text =
+      typeof value === 'string' ? yamlText(value, false) : Array.isArray(value) ? yamlFlowList(value) : undefined
+    if (text === undefined || !PLAIN_KEY.test(key)) return undefined
+    yaml += `${key}: ${text}\n`
+  }
+  return yaml || undefined
+}
+
+const PLAIN_KEY = /^[A-Za-z][A-Za-z0-9_]*$/
+/** Characters the library escapes or writes in a block (line breaks, controls, lone surrogates), and the few it writes raw that the plain reader leaves to it. */
+const NOT_ONE_LINE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\p{Cs}]/u
+/** What a document marker may start: the library writes such text in a block. */
+const DOCUMENT_MARKER = /^(?:%|---|\.\.\.)/
+/** Text the library quotes (its `plainString`): an indicator first, `: ` or ` #` inside, a space or a colon last. */
+const NEEDS_QUOTES = /^[ ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-] |: | #|[ :]$/
+/** In a flow list, a comma or a bracket too. */
+const NEEDS_QUOTES_IN_FLOW = /[[\]{},]/
+/** The core schema's other scalars (null, booleans, integers, floats): text that reads as one of them is quoted. */
+const NOT_TEXT = [
+  /^(?:~|[Nn]ull|NULL)?$/,
+  /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
+  /^0o[0-7]+$/,
+  /^[-+]?[0-9]+$/,
+  /^0x[0-9a-fA-F]+$/,
+  /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+  /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
+  /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
+]
+
+/** One-line text as the library writes it: plain when it reads back as this text, else quoted (single quotes when it holds only double ones). */
+function yamlText(value: string, inFlow: boolean): string | undefined {
+  if (NOT_ONE_LINE.test(value) || DOCUMENT_MARKER.test(value)) return undefined
+  const plain =
+    !NEEDS_QUOTES.test(value) && !(inFlow && NEEDS_QUOTES_IN_FLOW.test(value)) && !NOT_TEXT.some((re) => re.test(value))
+  if (plain) return value
+  // JSON's escapes for `"` and `\` are YAML's; nothing else is escaped in one-line text.
+  return value.includes('"') && !value.includes("'") ? `'${value}'` : JSON.stringify(value)
+}
+
+function yamlFlowList(items: unknown[]): string | undefined {
+  const texts: string[] = []
+  for (const item of items) {
+    const text = typeof item === 'string' ? yamlText(item, true) : undefined
+    if (text === undefined) return undefined
+    texts.push(text)
+  }
+  return `[${texts.join(', ')}]`
 }
 
 const CLOSE = /^---[ \t]*(\r?\n|$)/m

@@ -17,7 +17,7 @@ import type { Storage } from '@foundry/kernel'
 import { FoundryError } from '@foundry/kernel'
 import { isTempName, sweepTemps, syncFolder, writeAtomic, writeAtomicMany } from './atomic.js'
 import { codecOf, isRecordOf } from './codecs.js'
-import { loadYaml, YamlNotLoaded } from './front-matter.js'
+import { withYaml } from './front-matter.js'
 import { FormatError } from './format-error.js'
 import { createGuard, isMissing, routeGuards } from './guard.js'
 import { appendLine, readText } from './io.js'
@@ -61,8 +61,6 @@ const NOUNS: Record<string, string> = {
   meta: 'meta',
 }
 const noun = (collection: CollectionName) => NOUNS[collection] ?? `${collection} record`
-/** The collections stored as markdown with YAML front matter (front-matter.ts): their writes need the YAML library. */
-const isMarkdown = (collection: CollectionName) => collection === 'facts' || collection === 'runbooks'
 
 /**
  * Storage on the `.foundry` folder: human-readable files a team reviews in git, safe with many
@@ -125,15 +123,13 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
       throw new FormatError('it is a folder, not a file')
     }
     const at = { key, file: basename(path), modified: () => statSync(real).mtime }
-    try {
-      return codecOf(collection).decode(text, at)
-    } catch (error) {
-      if (!(error instanceof YamlNotLoaded)) throw error
-    }
-    // Front matter not in the form Foundry writes (edited by hand): read by the YAML library, loaded now.
-    await loadYaml()
-    return codecOf(collection).decode(text, at)
+    // Front matter not in the form Foundry writes (edited by hand) loads the YAML library to read it.
+    return withYaml(() => codecOf(collection).decode(text, at))
   }
+
+  /** The text of a record's file; the YAML library loaded first only when its front matter needs it. */
+  const encode = <C extends CollectionName>(collection: C, key: string, value: RecordOf<C>) =>
+    withYaml(() => codecOf(collection).encode(value, key))
 
   /** The parsed-record cache, for the markdown collections; none when its file cannot be trusted. */
   const recordCache = <T>(collection: CollectionName): RecordCache<T> | undefined => {
@@ -231,8 +227,7 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
     },
 
     async put<C extends CollectionName>(collection: C, key: string, value: RecordOf<C>, writeOptions?: WriteOptions) {
-      if (isMarkdown(collection)) await loadYaml()
-      const text = codecOf(collection).encode(value, key)
+      const text = await encode(collection, key, value)
       prepare()
       const path = layout.file(collection, key)
       const states = [journal.state(collection)]
@@ -270,11 +265,11 @@ export function fsDriver(options: FsStorageOptions): StorageDriver {
       entries: ReadonlyArray<StorageEntry<C>>,
       writeOptions?: WriteOptions,
     ) {
-      const codec = codecOf(collection)
-      if (isMarkdown(collection)) await loadYaml()
+      const texts: string[] = []
+      for (const { key, value } of entries) texts.push(await encode(collection, key, value))
       prepare()
-      const files = entries.map(({ key, value }) => {
-        const data = codec.encode(value, key)
+      const files = entries.map(({ key }, i) => {
+        const data = texts[i]!
         const path = layout.file(collection, key)
         guard.existing(path) // as in put: a link in the record's place is refused when it leads out, else replaced
         const dir = guard.folder(dirname(path))

@@ -45,11 +45,26 @@ test('a process reading facts as Foundry wrote them never loads the YAML library
   )
 })
 
-test('a write loads the YAML library and writes what a read gives back', async () => {
+test('a process writing facts loads the YAML library only for front matter past the plain form, and a read gives back what it wrote', async () => {
   const root = tempRoot()
+  const odd = { ...fact(2), title: 'two\u2028lines' }
+  const file = join(root, 'facts.json')
+  writeFileSync(file, JSON.stringify([fact(1), odd]))
+  const run = await runFixture('write-facts', [root, file]).done
+  assert.is(run.code, 0, run.stderr)
+  assert.equal(
+    run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line)),
+    [
+      { id: 'fact-0001', yaml: false },
+      { id: 'fact-0002', yaml: true },
+    ],
+  )
   const storage = fsStorage({ root })
-  await storage.put('facts', 'fact-0003', fact(3))
-  assert.equal(await fsStorage({ root }).get('facts', 'fact-0003'), fact(3))
+  assert.equal(await storage.get('facts', 'fact-0001'), fact(1))
+  assert.equal(await storage.get('facts', 'fact-0002'), odd)
 })
 
 test.run()

@@ -1,7 +1,14 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { parseDocument } from 'yaml'
-import { factToMarkdown, loadYaml, plainFrontMatter, splitFrontMatter } from '../src/front-matter.js'
+import {
+  factToMarkdown,
+  libraryYaml,
+  loadYaml,
+  plainFrontMatter,
+  plainYaml,
+  splitFrontMatter,
+} from '../src/front-matter.js'
 
 /**
  * The front matter Foundry writes is read without the YAML parser; whatever the reader takes, it
@@ -136,6 +143,69 @@ test('what Foundry writes is read without the YAML parser, and reads back the sa
   })
   assert.is(plainFrontMatter(odd.slice(4, odd.indexOf('\n---\n') + 1)), undefined)
   assert.is(splitFrontMatter(odd).data.title, 'line\u2028sep\u0085')
+})
+
+/** Text built from the pieces YAML treats specially, a few at a time, from a seeded generator (the same every run). */
+function trickyTexts(count: number): string[] {
+  const pieces = [
+    'a', 'Z', 'word', 'é', '日本', '😀', '0', '42', '1e3', '0x1F', '0o7', '.5', '+1', '-', '?', ':', ': ', ' #', '#',
+    ' ', ',', '[', ']', '{', '}', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`', '\\', '/', '.', '~', 'true',
+    'null', 'NULL', 'False', '.inf', '.NaN', '---', '...', '\t', '\n', '\u0085', '\u2028', '\ufeff', '\u0007',
+    '\ud800', '2026-01-02', 'T03:04:05.000Z', 'module:billing', 'a@b',
+  ]
+  let seed = 7
+  const next = (n: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+    return (seed >>> 8) % n
+  }
+  const texts: string[] = []
+  for (let i = 0; i < count; i++) {
+    let text = ''
+    for (let k = next(5); k >= 0; k--) text += pieces[next(pieces.length)]
+    texts.push(text)
+  }
+  return texts
+}
+
+test('front matter written without the YAML library is byte for byte what the library writes', () => {
+  let plain = 0
+  const texts = trickyTexts(6000)
+  for (const [i, text] of texts.entries()) {
+    const front = { id: 'fact-0001', title: text, scope: texts[(i * 7) % texts.length]!, tags: [text, 'ops'] }
+    const written = plainYaml(front)
+    if (written === undefined) continue
+    plain++
+    assert.is(written, libraryYaml(front), JSON.stringify(front))
+    assert.equal(viaReader(written), front, JSON.stringify(front))
+  }
+  // Most text needs no library: the check above is not vacuous.
+  assert.ok(plain > 2000, `${plain} of ${texts.length} written without the library`)
+})
+
+test('a fact as memory_write stores it is written without the YAML library; a line break or a control character is left to it', () => {
+  const front = {
+    id: 'fact-0042',
+    title: 'Mechanisms of Renal Cell Apoptosis: A "Systematic" Review #2',
+    type: 'decision',
+    scope: 'module:billing',
+    tags: ['ops', 'db/pg', 'true', '[x]'],
+    confidence: 'high',
+    source: 'external:https://example.com/x',
+    author: "o'brien",
+    created: '2026-01-02T03:04:05.000Z',
+    expires: '2027-01-05',
+    supersedes: 'fact-0009',
+    status: 'active',
+  }
+  assert.is(plainYaml(front), libraryYaml(front))
+  assert.is(
+    plainYaml(front),
+    'id: fact-0042\ntitle: \'Mechanisms of Renal Cell Apoptosis: A "Systematic" Review #2\'\ntype: decision\nscope: module:billing\ntags: [ops, db/pg, "true", "[x]"]\nconfidence: high\nsource: external:https://example.com/x\nauthor: o\'brien\ncreated: 2026-01-02T03:04:05.000Z\nexpires: 2027-01-05\nsupersedes: fact-0009\nstatus: active\n',
+  )
+  for (const title of ['two\nlines', 'tab\there', 'bell\u0007', '--- marker', '% directive'])
+    assert.is(plainYaml({ title }), undefined, JSON.stringify(title))
+  assert.is(plainYaml({ title: 'x', count: 3 }), undefined, 'a number is left to the library')
+  assert.is(plainYaml({}), undefined)
 })
 
 test.run()

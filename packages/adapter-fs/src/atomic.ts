@@ -104,7 +104,7 @@ const writeFd = promisify(writeFile)
  * with `durable`, fsynced) side by side, then each is renamed in turn, then each folder is fsynced
  * once. A crash before it resolves may keep any of the renames, never half a file. Small files are
  * created and written synchronously (io.ts), so the thread pool runs only their fsyncs. `created`
- * runs after each temporary file exists and after each rename; `fence` before each rename.
+ * runs after each temporary file exists and after each rename; `fence` before the renames.
  */
 export async function writeAtomicMany(
   files: readonly AtomicFile[],
@@ -133,8 +133,9 @@ export async function writeAtomicMany(
       }
     }
     await Promise.all(Array.from({ length: Math.min(AT_ONCE, files.length) }, worker))
+    // The renames run back to back on this thread: one fence before them is as late as any.
+    fence?.()
     for (const [i, file] of files.entries()) {
-      fence?.()
       renameSync(temps[i]!, join(file.dir, file.name))
       written.delete(temps[i]!)
       created?.()

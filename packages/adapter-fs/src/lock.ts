@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { lstatSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { hostname } from 'node:os'
 import { dirname, join } from 'node:path'
 import { FoundryError } from '@foundry/kernel'
@@ -63,13 +62,12 @@ interface Taken {
 const OWNER = 'owner'
 
 /**
- * `node:crypto` is loaded on the first lock taken, not with the adapter: a process that only reads
- * (a hook, `foundry search`) never takes one, and loading it (with Node's streams) costs it a few ms.
+ * A fresh token for each holding: the clock and two draws of V8's generator (seeded from the system's
+ * randomness), some 100 bits. It tells holdings apart, beside the host and pid in `owner`; it guards
+ * nothing against a reader, so `node:crypto` (a few ms of a new process's first write) is not loaded.
  */
-const load = createRequire(import.meta.url)
-let random: typeof import('node:crypto').randomBytes | undefined
 const randomToken = () =>
-  (random ??= (load('node:crypto') as typeof import('node:crypto')).randomBytes)(9).toString('base64url')
+  `${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`
 const HOST = hostname()
 
 /**
@@ -84,8 +82,8 @@ const HOST = hostname()
  * for minutes keeps it); from another host, or without an owner file, once it has not been
  * refreshed for `stale` ms. It is broken by one waiter at a time, holding
  * `<lock>.break` (a plain check-then-remove would let two waiters that find it stale at once both
- * enter). Every rename in a section is fenced: it goes ahead only while `<lock>/owner` still holds
- * the section's token.
+ * enter). Every rename in a section is fenced (a batch's renames, run back to back, together): it
+ * goes ahead only while `<lock>/owner` still holds the section's token.
  */
 export function createSectionLock(path: string, options: LockOptions = {}): SectionLock {
   const stale = Math.max(2000, options.stale ?? 10_000)

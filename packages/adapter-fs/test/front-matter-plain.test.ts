@@ -147,12 +147,11 @@ test('what Foundry writes is read without the YAML parser, and reads back the sa
 
 /** Text built from the pieces YAML treats specially, a few at a time, from a seeded generator (the same every run). */
 function trickyTexts(count: number): string[] {
-  const pieces = [
-    'a', 'Z', 'word', 'é', '日本', '😀', '0', '42', '1e3', '0x1F', '0o7', '.5', '+1', '-', '?', ':', ': ', ' #', '#',
-    ' ', ',', '[', ']', '{', '}', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`', '\\', '/', '.', '~', 'true',
-    'null', 'NULL', 'False', '.inf', '.NaN', '---', '...', '\t', '\n', '\u0085', '\u2028', '\ufeff', '\u0007',
-    '\ud800', '2026-01-02', 'T03:04:05.000Z', 'module:billing', 'a@b',
-  ]
+  // Pieces between ¦ (a space, a comma and a bar are pieces too).
+  const pieces = (
+    'a¦Z¦word¦é¦日本¦😀¦0¦42¦1e3¦0x1F¦0o7¦.5¦+1¦-¦?¦:¦: ¦ #¦#¦ ¦,¦[¦]¦{¦}¦&¦*¦!¦|¦>¦\'¦"¦%¦@¦`¦\\¦/¦.¦~¦true¦' +
+    'null¦NULL¦False¦.inf¦.NaN¦---¦...¦\t¦\n¦\u0085¦\u2028¦\ufeff¦\u0007¦\ud800¦2026-01-02¦T03:04:05.000Z¦module:billing¦a@b'
+  ).split('¦')
   let seed = 7
   const next = (n: number) => {
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0

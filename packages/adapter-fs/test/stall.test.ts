@@ -87,6 +87,34 @@ test('a holder whose lock was taken over writes nothing: the rename is fenced by
   assert.is(JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')).token, 'theirs', 'the other holder’s lock left alone')
 })
 
+test('a batch written after the lock was taken over writes none of its records', async () => {
+  const root = tempRoot()
+  const storage = fsStorage({ root, lock: { stale: 2000, timeout: 5000 } })
+  const lock = join(root, '.foundry', 'cache', 'write.lock')
+  const error = await storage
+    .exclusive(async () => {
+      rmSync(lock, { recursive: true })
+      mkdirSync(lock)
+      writeFileSync(join(lock, 'owner'), JSON.stringify({ host: 'elsewhere', pid: 1, start: '1', token: 'theirs' }))
+      await storage.putMany('meta', [
+        { key: 'batch/a', value: 'a' },
+        { key: 'batch/b', value: 'b' },
+      ])
+    })
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+  assert.ok(isFoundryError(error) && error.code === 'UNAVAILABLE', String(error))
+  assert.equal(await storage.get('meta', 'batch/a'), undefined)
+  assert.equal(await storage.get('meta', 'batch/b'), undefined)
+  assert.equal(
+    walk(join(root, '.foundry')).filter((p) => p.endsWith('.tmp')),
+    [],
+    'its temporary files removed',
+  )
+})
+
 test('a holder whose event loop is blocked past the stale time (a cold parse) keeps its lock', async () => {
   const root = tempRoot()
   const holder = fsStorage({ root, lock: { stale: 2000, timeout: 5000 } })

@@ -2,7 +2,8 @@ import { Check } from 'typebox/value'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { FactSchema, validator } from '../src/index.js'
-import { FACT_KEYS, isPlainFact } from '../src/schema/fact-quick.js'
+import { FactInputSchema } from '../src/schema/fact.js'
+import { FACT_INPUT_KEYS, FACT_KEYS, isPlainFact, isPlainFactInput } from '../src/schema/fact-quick.js'
 
 const FACT = {
   id: 'fact-0042',
@@ -123,6 +124,56 @@ test('the fact schemas stand in until first touched, then act as TypeBox built t
     'type',
   ])
   assert.ok('properties' in FactSchema)
+})
+
+const INPUT = {
+  title: FACT.title,
+  body: FACT.body,
+  type: 'decision',
+  scope: 'module:billing',
+  tags: ['billing'],
+  confidence: 'high',
+  source: 'adr-0007',
+  expires: '2027-01-02',
+  supersedes: 'fact-0009',
+  supersede: false,
+}
+const INPUT_VARIANTS: Record<string, unknown[]> = {
+  title: VARIANTS.title!,
+  body: VARIANTS.body!,
+  type: VARIANTS.type!,
+  scope: [...VARIANTS.scope!, `module:${'x'.repeat(193)}`, `module:${'x'.repeat(194)}`, undefined],
+  tags: VARIANTS.tags!,
+  confidence: VARIANTS.confidence!,
+  source: [...VARIANTS.source!, `external:${'x'.repeat(491)}`, `external:${'x'.repeat(492)}`, undefined],
+  expires: VARIANTS.expires!,
+  supersedes: VARIANTS.supersedes!,
+  supersede: [true, false, 'false', 0, undefined],
+  id: ['fact-0001'],
+  created: ['2026-01-02T03:04:05.000Z'],
+}
+
+test("the quick memory_write input check answers true only for inputs the schema accepts, and the validator keeps the schema's answers", () => {
+  const check = validator(FactInputSchema)
+  assert.ok(isPlainFactInput(INPUT), 'an input with every field')
+  assert.ok(isPlainFactInput({ title: 'T', body: 'B', type: 'risk' }), 'an input with the required fields only')
+  let quick = 0
+  let cases = 0
+  for (const [key, values] of Object.entries(INPUT_VARIANTS))
+    for (const value of values)
+      for (const input of [
+        { ...INPUT, [key]: value },
+        Object.fromEntries(Object.entries(INPUT).filter(([k]) => k !== key)),
+      ]) {
+        cases++
+        assert.is(check.check(input), Check(FactInputSchema, input), `${key} = ${JSON.stringify(value)}`)
+        if (!isPlainFactInput(input)) continue
+        quick++
+        assert.ok(Check(FactInputSchema, input), `quick said yes, the schema no: ${key} = ${JSON.stringify(value)}`)
+      }
+  assert.ok(quick > 40 && quick < cases, `${quick} of ${cases} answered by the quick check`)
+  for (const value of [null, [], 'input', 42, [INPUT]]) assert.not.ok(isPlainFactInput(value))
+  assert.equal([...FACT_INPUT_KEYS].sort(), Object.keys(FactInputSchema.properties).sort())
 })
 
 test.run()

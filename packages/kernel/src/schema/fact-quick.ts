@@ -61,22 +61,21 @@ export function sized(value: unknown, min: number, max = Number.POSITIVE_INFINIT
 }
 
 const matches = (value: unknown, pattern: RegExp): boolean => typeof value === 'string' && pattern.test(value)
+const isTags = (tags: unknown): boolean =>
+  Array.isArray(tags) && tags.length <= 20 && tags.every((tag) => sized(tag, 1, 40) && TAG.test(tag))
 
 /** True only when FactSchema accepts `value` (see above); false: check it with the schema. */
 export function isPlainFact(value: unknown): value is Fact {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
   const fact = value as Record<string, unknown>
   for (const key of Object.keys(fact)) if (!FACT_KEYS.has(key) || fact[key] === undefined) return false
-  const tags = fact.tags
   return (
     matches(fact.id, FACT_ID) &&
     sized(fact.title, 1, TITLE_MAX_CHARS) &&
     sized(fact.body, 1, 4000) &&
     TYPES.has(fact.type) &&
     matches(fact.scope, SCOPE) &&
-    Array.isArray(tags) &&
-    tags.length <= 20 &&
-    tags.every((tag) => sized(tag, 1, 40) && TAG.test(tag)) &&
+    isTags(fact.tags) &&
     CONFIDENCE.has(fact.confidence) &&
     matches(fact.source, SOURCE) &&
     (!('author' in fact) || sized(fact.author, 1, 64)) &&
@@ -87,5 +86,41 @@ export function isPlainFact(value: unknown): value is Fact {
     STATUSES.has(fact.status) &&
     (!('forgotten' in fact) || sized(fact.forgotten, 10)) &&
     (!('forgottenReason' in fact) || sized(fact.forgottenReason, 1, 500))
+  )
+}
+
+/** Every key FactInputSchema lists (it allows no other); a test holds them equal. */
+export const FACT_INPUT_KEYS: ReadonlySet<string> = new Set([
+  'title',
+  'body',
+  'type',
+  'scope',
+  'tags',
+  'confidence',
+  'source',
+  'expires',
+  'supersedes',
+  'supersede',
+])
+
+/**
+ * True only when FactInputSchema accepts `value`, as `isPlainFact` for a stored fact: a new process's
+ * first `memory_write` checks its input without building the schemas. False: check it with the schema.
+ */
+export function isPlainFactInput(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const input = value as Record<string, unknown>
+  for (const key of Object.keys(input)) if (!FACT_INPUT_KEYS.has(key) || input[key] === undefined) return false
+  return (
+    sized(input.title, 1, TITLE_MAX_CHARS) &&
+    sized(input.body, 1, 4000) &&
+    TYPES.has(input.type) &&
+    (!('scope' in input) || (sized(input.scope, 1, 200) && SCOPE.test(input.scope))) &&
+    (!('tags' in input) || isTags(input.tags)) &&
+    (!('confidence' in input) || CONFIDENCE.has(input.confidence)) &&
+    (!('source' in input) || (sized(input.source, 1, 500) && SOURCE.test(input.source))) &&
+    (!('expires' in input) || matches(input.expires, DATE)) &&
+    (!('supersedes' in input) || matches(input.supersedes, FACT_ID)) &&
+    (!('supersede' in input) || typeof input.supersede === 'boolean')
   )
 }

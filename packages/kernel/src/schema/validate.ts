@@ -1,8 +1,8 @@
 import type { Static, TSchema } from 'typebox'
 import { Check, Compile, Errors } from './typebox.js'
 import { FoundryError } from '../errors.js'
-import { DATE_PATTERN, FACT_ID_PATTERN, FactSchema, SCOPE_PATTERN, SOURCE_PATTERN } from './fact.js'
-import { isPlainFact } from './fact-quick.js'
+import { DATE_PATTERN, FACT_ID_PATTERN, FactInputSchema, FactSchema, SCOPE_PATTERN, SOURCE_PATTERN } from './fact.js'
+import { isPlainFact, isPlainFactInput } from './fact-quick.js'
 import { CONTRACT_ID_PATTERN, RunbookSchema, SLUG_PATTERN } from './records.js'
 import { isPlainRunbook } from './runbook-quick.js'
 
@@ -56,6 +56,7 @@ export const INTERPRETED_CHECKS = 8
  */
 const QUICK_CHECKS = new WeakMap<object, (value: unknown) => boolean>([
   [FactSchema, isPlainFact],
+  [FactInputSchema, isPlainFactInput],
   [RunbookSchema, isPlainRunbook],
 ])
 

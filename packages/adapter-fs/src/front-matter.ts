@@ -156,6 +156,7 @@ function joinFrontMatter(front: Record<string, unknown>, body: string): string {
   return `---\n${plainYaml(front) ?? libraryYaml(front)}---\n\n${body}\n`
 }
 
+/** The front matter as the YAML library writes it (lists in flow style, no line folding); throws YamlNotLoaded before `loadYaml`. */
 export function libraryYaml(front: Record<string, unknown>): string {
   const { Document, isMap, YAMLSeq } = loadedYaml()
   const doc = new Document(front)

@@ -19,6 +19,16 @@ const fact = (n: number): Fact => ({
   status: 'active',
 })
 
+/** What a fixture printed, one JSON value a line, once it exited 0. */
+async function linesOf(child: ReturnType<typeof runFixture>): Promise<unknown[]> {
+  const run = await child.done
+  assert.is(run.code, 0, run.stderr)
+  return run.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
+}
+
 test('a process reading facts as Foundry wrote them never loads the YAML library; a hand-edited one loads it and reads', async () => {
   const root = tempRoot()
   const storage = fsStorage({ root })
@@ -31,18 +41,10 @@ test('a process reading facts as Foundry wrote them never loads the YAML library
   assert.ok(edited.includes('  - billing'), 'the file was edited')
   writeFileSync(path, edited)
 
-  const run = await runFixture('read-facts', [root, 'fact-0001', 'fact-0002']).done
-  assert.is(run.code, 0, run.stderr)
-  assert.equal(
-    run.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line)),
-    [
-      { id: 'fact-0001', tags: ['ops', 'db/pg'], yaml: false },
-      { id: 'fact-0002', tags: ['ops', 'billing'], yaml: true },
-    ],
-  )
+  assert.equal(await linesOf(runFixture('read-facts', [root, 'fact-0001', 'fact-0002'])), [
+    { id: 'fact-0001', tags: ['ops', 'db/pg'], yaml: false },
+    { id: 'fact-0002', tags: ['ops', 'billing'], yaml: true },
+  ])
 })
 
 test('a process writing facts loads the YAML library only for front matter past the plain form, and a read gives back what it wrote', async () => {
@@ -50,18 +52,10 @@ test('a process writing facts loads the YAML library only for front matter past 
   const odd = { ...fact(2), title: 'two\u2028lines' }
   const file = join(root, 'facts.json')
   writeFileSync(file, JSON.stringify([fact(1), odd]))
-  const run = await runFixture('write-facts', [root, file]).done
-  assert.is(run.code, 0, run.stderr)
-  assert.equal(
-    run.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line)),
-    [
-      { id: 'fact-0001', yaml: false },
-      { id: 'fact-0002', yaml: true },
-    ],
-  )
+  assert.equal(await linesOf(runFixture('write-facts', [root, file])), [
+    { id: 'fact-0001', yaml: false },
+    { id: 'fact-0002', yaml: true },
+  ])
   const storage = fsStorage({ root })
   assert.equal(await storage.get('facts', 'fact-0001'), fact(1))
   assert.equal(await storage.get('facts', 'fact-0002'), odd)

@@ -90,18 +90,9 @@ export function isPlainFact(value: unknown): value is Fact {
 }
 
 /** Every key FactInputSchema lists (it allows no other); a test holds them equal. */
-export const FACT_INPUT_KEYS: ReadonlySet<string> = new Set([
-  'title',
-  'body',
-  'type',
-  'scope',
-  'tags',
-  'confidence',
-  'source',
-  'expires',
-  'supersedes',
-  'supersede',
-])
+export const FACT_INPUT_KEYS: ReadonlySet<string> = new Set(
+  'title body type scope tags confidence source expires supersedes supersede'.split(' '),
+)
 
 /**
  * True only when FactInputSchema accepts `value`, as `isPlainFact` for a stored fact: a new process's

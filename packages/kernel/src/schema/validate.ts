@@ -51,8 +51,9 @@ export function lazyValidator<S extends TSchema>(schema: () => S): Validator<Sta
 export const INTERPRETED_CHECKS = 8
 
 /**
- * Plain-code checks of the schemas a new process checks most (the stored fact, a search's arguments),
- * tried before the schema: each answers true only for a value its schema accepts, and false when unsure.
+ * Plain-code checks of the schemas a new process checks most (the stored fact, a write's input, a
+ * search's arguments), tried before the schema: each answers true only for a value its schema
+ * accepts, and false when unsure.
  */
 const QUICK_CHECKS = new WeakMap<object, (value: unknown) => boolean>([
   [FactSchema, isPlainFact],

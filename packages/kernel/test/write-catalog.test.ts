@@ -3,11 +3,14 @@ import * as assert from 'uvu/assert'
 import { bm25Retriever, createKernel, FoundryError, memoryStorage, type FactInput, type Storage } from '../src/index.js'
 import { createFactSet } from '../src/memory/fact-set.js'
 import {
+  membersKey,
   shardOf,
+  shardOfHash,
   termHash,
   termKey,
   termsKey,
   type CatalogHead,
+  type MembersChunk,
   type TermShard,
 } from '../src/memory/catalog-records.js'
 import { normalizeText } from '../src/memory/facts.js'
@@ -191,7 +194,24 @@ test("warm('search') leaves a first search nothing to read in full: the catalog 
   assert.equal(warmed, [{ postings: false }, { postings: true }], 'a whole warm-up reads them')
 })
 
-test('a catalog built small is built again with more shards once the memory has grown', async () => {
+/** A catalog's shards and memberships as stored, whatever their order: term hash → ids, id → shards. */
+async function storedCatalog(storage: Storage) {
+  const head = JSON.parse((await storage.get('meta', 'catalog/head'))!) as CatalogHead
+  const terms: [string, string[]][] = []
+  for (let b = 0; b < head.shards; b++) {
+    if (!head.terms[b]) continue // never written at this count: empty
+    const shard = JSON.parse((await storage.get('meta', termsKey(b)))!) as TermShard
+    for (const [hash, ids] of Object.entries(shard.terms)) terms.push([hash, [...ids].sort()])
+  }
+  const members: [string, number[]][] = []
+  for (const c of Object.keys(head.members)) {
+    const chunk = JSON.parse((await storage.get('meta', membersKey(Number(c))))!) as MembersChunk
+    for (const [id, shards] of Object.entries(chunk.members)) members.push([id, [...shards].sort((a, b) => a - b)])
+  }
+  return { shards: head.shards, active: head.active, terms: terms.sort(), members: members.sort() }
+}
+
+test('a catalog built small is split into more shards once the memory has grown, without reading a fact', async () => {
   const base = memoryStorage()
   await open(base).memory.write(input('Logs are JSON lines'))
   const shards = async () => (JSON.parse((await base.get('meta', 'catalog/head'))!) as { shards: number }).shards
@@ -204,15 +224,29 @@ test('a catalog built small is built again with more shards once the memory has 
     'duplicate',
     'caught up: 2 101 facts in 16 shards',
   )
-  assert.is(counts.lists, 0)
   assert.is((await k.memory.write(input('Tabs are two spaces'))).id, 'fact-2102')
-  assert.is(counts.lists, 1, 'past 32 facts a shard: built again, once')
-  assert.is(await shards(), 512)
+  assert.is(await shards(), 512, 'past 32 facts a shard: split into shards of about 8')
+  assert.is(counts.lists, 0, 'no full read')
   assert.is(
     (await k.memory.write(input('Service 9 port is 8009'))).id,
     'fact-0011',
     'a duplicate found in the new shards',
   )
+  // The same facts, their catalog built from a full read: the split one says the same.
+  const rebuilt = memoryStorage()
+  for (const f of await base.list('facts')) await rebuilt.put('facts', f.id, f)
+  assert.is((await open(rebuilt).memory.write(input('Service 9 port is 8009'))).action, 'duplicate')
+  const split = await storedCatalog(base)
+  assert.ok(split.terms.length > 2000 && split.members.length === 2102)
+  assert.equal(split, await storedCatalog(rebuilt))
+})
+
+test("a term's shard is the same from its stored hash as from its text", () => {
+  for (const [i, title] of titles(300).entries()) {
+    const term = termKey({ type: 'decision', scope: i % 2 ? 'project' : 'module:a' }, `t${normalizeText(title)}`)
+    for (const shards of [1, 3, 16, 1000, 1024, 8192])
+      assert.is(shardOfHash(termHash(term), shards), shardOf(term, shards))
+  }
 })
 
 test('a crash between the two writes of a supersede is repaired by the next process', async () => {

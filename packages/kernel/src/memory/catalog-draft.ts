@@ -11,6 +11,7 @@ import {
   membersKey,
   membersRecord,
   shardOf,
+  shardOfHash,
   stampOf,
   termHash,
   termKey,
@@ -70,6 +71,12 @@ export interface CatalogDraft {
   save(revision: string, index?: IndexStamp): Promise<void>
   /** The draft's writes failed: it is never saved (`save` does nothing). */
   discard(): void
+  /**
+   * Fill this draft, whose head names no shard or membership yet, from the catalog `from` names at
+   * this draft's shard count: each term moved to the shard its stored hash names now
+   * (`shardOfHash`), each fact's membership rebuilt from where its ids land. No fact is read.
+   */
+  split(from: CatalogHead): Promise<void>
   /** The records read so far, by key (as of this draft's head, or changed by it). */
   readonly records: ReadonlyMap<string, { seq: number }>
   /**
@@ -109,8 +116,7 @@ export function createDraft(
   let broken = false
   let discarded = false
 
-  const shard = (b: number) =>
-    record<TermShard>(termsKey(b), stampOf(head, head.terms[b]), termShardRecord, () => ({ seq: 0, terms: {} }))
+  const shard = (b: number) => record<TermShard>(termsKey(b), stampOf(head, head.terms[b]), termShardRecord, emptyShard)
   const chunk = (c: number) =>
     record<MembersChunk>(membersKey(c), stampOf(head, head.members[c]), membersRecord, () => ({ seq: 0, members: {} }))
   const list = () =>
@@ -209,6 +215,17 @@ export function createDraft(
     discard() {
       discarded = true
     },
+    async split(from) {
+      const { terms, landed } = await splitTerms(storage, cache, from, head.shards)
+      for (const [n, moved] of terms) {
+        Object.assign((await shard(n)).terms, moved)
+        touch(termsKey(n))
+      }
+      for (const [id, at] of landed) {
+        ;(await chunk(chunkOf(id))).members[id] = at
+        touch(membersKey(chunkOf(id)))
+      }
+    },
     records: loaded,
     adopt(ahead, changed) {
       bringForward(ahead.records, ahead.head, head, changed, (key) => {
@@ -236,6 +253,40 @@ export function createDraft(
       await storage.put('meta', HEAD_KEY, JSON.stringify(head), { durability: 'relaxed' })
     },
   }
+}
+
+const emptyShard = (): TermShard => ({ seq: 0, terms: {} })
+
+/** The terms of the catalog `from` names by the shard their stored hash names at `shards`, and the shards each fact lands in. */
+async function splitTerms(
+  storage: Storage,
+  cache: RecordCache,
+  from: CatalogHead,
+  shards: number,
+): Promise<{ terms: Map<number, TermShard['terms']>; landed: Map<string, number[]> }> {
+  const terms = new Map<number, TermShard['terms']>()
+  const landed = new Map<string, number[]>()
+  for (let b = 0; b < from.shards; b++) {
+    // Read as `from` stamps it, through records of its own: the old shard is not kept.
+    const old = await openRecords(storage, cache, from).record<TermShard>(
+      termsKey(b),
+      stampOf(from, from.terms[b]),
+      termShardRecord,
+      emptyShard,
+    )
+    for (const [hash, ids] of Object.entries(old.terms)) {
+      const n = shardOfHash(hash, shards)
+      let moved = terms.get(n)
+      if (!moved) terms.set(n, (moved = {}))
+      moved[hash] = ids
+      for (const id of ids) {
+        const at = landed.get(id)
+        if (!at) landed.set(id, [n])
+        else if (!at.includes(n)) at.push(n)
+      }
+    }
+  }
+  return { terms, landed }
 }
 
 /** The head of a catalog read from storage, or undefined when missing, unreadable or of another format. */

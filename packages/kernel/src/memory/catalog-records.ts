@@ -29,14 +29,14 @@ import { factNumber, normalizeText, statementKeys, subjectTokens, titleTokens } 
 export const CATALOG_FORMAT = 3
 /**
  * The most term shards: a write reads and rewrites the few its fact's terms fall in. A catalog is
- * built with a power of two sized to its facts (`shardsFor`), and built again with more once it
- * holds `SHARD_FACTS` active facts a shard. At 100k facts, 8192 shards of ~3 KB: a new process's
+ * built with a power of two sized to its facts (`shardsFor`), and split into more once it holds
+ * `SHARD_FACTS` active facts a shard (`shardOfHash`: no fact is read). At 100k facts, 8192 shards of ~3 KB: a new process's
  * first write parses a dozen of them (with 1024, a dozen of 24 KB each, some 20 ms of its CPU),
  * and the head's stamps come to ~20 KB fresh, ~60 KB after as many writes as facts.
  */
 export const TERM_SHARDS = 8192
 /**
- * Active facts a shard holds at most before the catalog is built again with more shards. A write
+ * Active facts a shard holds at most before the catalog is split into more shards. A write
  * rewrites every shard its fact's terms fall in (about ten), so a shard's size is most of what a
  * write parses, serializes and stores: small shards keep a write's garbage, its WAL pages and its
  * relaxed file writes small, at the price of a larger head (a stamp per shard, ~21 bytes each).
@@ -216,6 +216,12 @@ export function termHash(term: string): string {
 /** The stamp a head names for a shard or chunk from its offset (`terms`, `members`); undefined: never written. */
 export const stampOf = (head: Pick<CatalogHead, 'base'>, offset: number | undefined) =>
   offset ? head.base + offset : undefined
+
+/**
+ * The shard of a term from its stored hash, the same as `shardOf` gives the term: the hash begins
+ * with the term's FNV-1a hash, so a catalog splits into more shards without its terms' text.
+ */
+export const shardOfHash = (hash: string, shards: number): number => Number.parseInt(hash.slice(0, 7), 36) % shards
 
 /** FNV-1a of the term, mod the catalog's shard count. */
 export function shardOf(term: string, shards: number): number {

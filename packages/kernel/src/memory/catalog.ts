@@ -112,9 +112,9 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
   async function open(revision: string, options: { force?: boolean } = {}): Promise<WriteSet> {
     epoch++
     const head = options.force ? undefined : await readHead(storage)
-    if (head && !grown(head)) {
+    if (head) {
       try {
-        const draft = createDraft(storage, cache, head, read, touched)
+        const draft = grown(head) ? await grow(head) : createDraft(storage, cache, head, read, touched)
         if (head.revision === revision) return writeSet(draft, [])
         const repairs = await catchUp(storage, read, draft)
         if (repairs && !draft.broken) return writeSet(draft, repairs)
@@ -158,6 +158,18 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
     const draft = createDraft(storage, cache, head, read, touched)
     draft.adopt(before, changed)
     return { revision, set: writeSet(draft, []) }
+  }
+
+  /**
+   * A catalog grown past its shards, split into more without reading a fact (`CatalogDraft.split`):
+   * every shard and membership chunk written anew at the next commit, the index list kept.
+   */
+  async function grow(stored: CatalogHead): Promise<CatalogDraft> {
+    const shards = shardsFor(stored.active)
+    const head: CatalogHead = { ...stored, shards, terms: new Array<number>(shards).fill(0), members: {} }
+    const draft = createDraft(storage, cache, head, read, touched)
+    await draft.split(stored)
+    return draft
   }
 
   /** The slow path: every fact read once, the whole catalog written anew at the next commit. */
@@ -303,7 +315,7 @@ async function catchUp(
  */
 const AHEAD_CHANGES_MAX = 1024
 
-/** Grown past its shards: built again with more (amortized: each doubling of the facts reads them once). */
+/** Grown past its shards: split into more (`grow`; each doubling of the facts rewrites the catalog once). */
 const grown = (head: CatalogHead) => head.shards < TERM_SHARDS && head.active > head.shards * SHARD_FACTS
 
 /**

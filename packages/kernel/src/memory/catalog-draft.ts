@@ -217,14 +217,8 @@ export function createDraft(
     },
     async split(from) {
       const { terms, landed } = await splitTerms(storage, cache, from, head.shards)
-      for (const [n, moved] of terms) {
-        Object.assign((await shard(n)).terms, moved)
-        touch(termsKey(n))
-      }
-      for (const [id, at] of landed) {
-        ;(await chunk(chunkOf(id))).members[id] = at
-        touch(membersKey(chunkOf(id)))
-      }
+      for (const [n, moved] of terms) Object.assign((await shard(n)).terms, moved), touch(termsKey(n))
+      for (const [id, at] of landed) ((await chunk(chunkOf(id))).members[id] = at), touch(membersKey(chunkOf(id)))
     },
     records: loaded,
     adopt(ahead, changed) {

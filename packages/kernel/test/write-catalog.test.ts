@@ -241,6 +241,28 @@ test('a catalog built small is split into more shards once the memory has grown,
   assert.equal(split, await storedCatalog(rebuilt))
 })
 
+test('a grown catalog the storage cannot say the changes of is built from one full read, not split first', async () => {
+  const base = memoryStorage()
+  await open(base).memory.write(input('Logs are JSON lines'))
+  for (const [i, title] of titles(600).entries()) await base.put('facts', fact(i + 2, title).id, fact(i + 2, title))
+  await open(base).memory.write(input('Service 7 port is 8007')) // caught up: 601 facts in 16 shards
+  await base.put('facts', 'fact-0700', fact(700, 'Tabs are two spaces'))
+  // A copy, say: the revision moved and no change log spans it.
+  let shardReads = 0
+  const { storage, counts } = counting({
+    ...base,
+    changes: async () => undefined,
+    get: ((collection: 'meta', key: string) => {
+      if (collection === 'meta' && key.startsWith('catalog/terms/')) shardReads++
+      return base.get(collection, key)
+    }) as Storage['get'],
+  })
+  assert.is((await open(storage).memory.write(input('Tabs are two spaces'))).action, 'duplicate')
+  assert.is(counts.lists, 1, 'one full read')
+  assert.is(shardReads, 0, 'no shard of the old catalog read')
+  assert.is(JSON.parse((await base.get('meta', 'catalog/head'))!).shards, 128)
+})
+
 test("a term's shard is the same from its stored hash as from its text", () => {
   for (const [i, title] of titles(300).entries()) {
     const term = termKey({ type: 'decision', scope: i % 2 ? 'project' : 'module:a' }, `t${normalizeText(title)}`)

@@ -217,7 +217,7 @@ export function createDraft(
     },
     async split(from) {
       const { terms, landed } = await splitTerms(storage, cache, from, head.shards)
-      for (const [n, moved] of terms) Object.assign((await shard(n)).terms, moved), touch(termsKey(n))
+      for (const [n, moved] of terms) ((await shard(n)).terms = moved), touch(termsKey(n))
       for (const [id, at] of landed) ((await chunk(chunkOf(id))).members[id] = at), touch(membersKey(chunkOf(id)))
     },
     records: loaded,
@@ -268,7 +268,8 @@ async function splitTerms(
       termShardRecord,
       emptyShard,
     )
-    for (const [hash, ids] of Object.entries(old.terms)) {
+    for (const hash in old.terms) {
+      const ids = old.terms[hash]!
       const n = shardOfHash(hash, shards)
       let moved = terms.get(n)
       if (!moved) terms.set(n, (moved = {}))

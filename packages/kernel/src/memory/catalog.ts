@@ -114,10 +114,13 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
     const head = options.force ? undefined : await readHead(storage)
     if (head) {
       try {
-        const draft = grown(head) ? await grow(head) : createDraft(storage, cache, head, read, touched)
-        if (head.revision === revision) return writeSet(draft, [])
-        const repairs = await catchUp(storage, read, draft)
-        if (repairs && !draft.broken) return writeSet(draft, repairs)
+        // What changed since the head, known before a grown catalog is split (a rebuild needs no split).
+        const keys = head.revision === revision ? [] : await storage.changes?.('facts', head.revision)
+        if (keys) {
+          const draft = grown(head) ? await grow(head) : createDraft(storage, cache, head, read, touched)
+          const repairs = keys.length ? await catchUp(storage, read, draft, keys) : []
+          if (!draft.broken) return writeSet(draft, repairs)
+        }
       } catch (error) {
         if (!isFoundryError(error) || error.code !== 'CORRUPT') throw error
       }
@@ -259,14 +262,13 @@ export function createCatalog({ storage, read, readAll, budget, today }: Catalog
   }
 }
 
-/** The changes since the head's revision applied to the draft; the repairs they call for, or undefined when the storage cannot say what changed. */
+/** The facts changed since the draft's head (`keys`, from the storage's change log) applied to it; the repairs they call for. */
 async function catchUp(
   storage: Storage,
   read: CatalogOptions['read'],
   draft: CatalogDraft,
-): Promise<Fact[] | undefined> {
-  const keys = storage.changes ? await storage.changes('facts', draft.head.revision) : undefined
-  if (!keys) return undefined
+  keys: string[],
+): Promise<Fact[]> {
   const changed: Fact[] = []
   let recount = false
   // The changed facts (a storage with a change log brings them along), then every catalog record

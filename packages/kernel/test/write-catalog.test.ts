@@ -263,6 +263,16 @@ test('a grown catalog the storage cannot say the changes of is built from one fu
   assert.is(JSON.parse((await base.get('meta', 'catalog/head'))!).shards, 128)
 })
 
+test('a full read of the facts lets timers run between its pages (a server answers meanwhile)', async () => {
+  const storage = memoryStorage() // its reads resolve at once: only a timer between pages lets another one fire
+  for (const [i, title] of titles(600).entries()) await storage.put('facts', fact(i + 1, title).id, fact(i + 1, title))
+  const order: string[] = []
+  setTimeout(() => order.push('a timer set before'), 0)
+  await open(storage).memory.warm()
+  order.push('the catalog and the retriever built')
+  assert.equal(order, ['a timer set before', 'the catalog and the retriever built'])
+})
+
 test("a term's shard is the same from its stored hash as from its text", () => {
   for (const [i, title] of titles(300).entries()) {
     const term = termKey({ type: 'decision', scope: i % 2 ? 'project' : 'module:a' }, `t${normalizeText(title)}`)

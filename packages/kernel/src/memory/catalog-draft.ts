@@ -28,6 +28,7 @@ import { probeSubjects } from './fact-set.js'
 import { factNumber, isActive, normalizeText } from './facts.js'
 import { bringForward, listInsert, type ChangedFacts } from './catalog-patch.js'
 import type { WriteCandidates } from './plan-write.js'
+import { pause } from '../pause.js'
 
 /**
  * One operation's working copy of the catalog: records are read on demand (each checked against
@@ -261,6 +262,7 @@ async function splitTerms(
   const terms = new Map<number, TermShard['terms']>()
   const landed = new Map<string, number[]>()
   for (let b = 0; b < from.shards; b++) {
+    if (b % 64 === 63) await pause() // 1024 shards of 24 KB at 100k facts: seconds
     // Read as `from` stamps it, through records of its own: the old shard is not kept.
     const old = await openRecords(storage, cache, from).record<TermShard>(
       termsKey(b),

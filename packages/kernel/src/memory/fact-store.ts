@@ -11,6 +11,7 @@ import { claimOf, dayOf, factNumber } from './facts.js'
 import { indexChecksum } from './index-file.js'
 import { planWrite } from './plan-write.js'
 import { activeOn } from './index-list.js'
+import { pause } from '../pause.js'
 
 /** What list, get and history read: every fact by id. */
 export interface FactReader {
@@ -139,6 +140,7 @@ async function readPages(
   for (let at = 0; at < keys.length; at += PAGE) {
     const page = await Promise.all(keys.slice(at, at + PAGE).map((key) => read(key, () => held?.(key))))
     await visit(page.filter((fact): fact is Fact => fact !== undefined)) // undefined: deleted since it was listed
+    await pause() // a full read of 100k facts runs for seconds
   }
 }
 

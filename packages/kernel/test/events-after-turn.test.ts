@@ -8,6 +8,8 @@ test('eventsAfterTurn: a call resolves before its event is written; the events f
   const storage = memoryStorage()
   let clock = Date.parse('2026-11-30T00:00:00Z')
   const k = createKernel({ storage, eventsAfterTurn: true, now: () => new Date((clock += 1000)) })
+  // The retriever brought up first: a search that reads every fact lets timers run between its pages.
+  await k.memory.warm()
   await k.memory.write({ title: 'Money is stored in integer cents', body: 'x', type: 'convention' })
   const found = await k.memory.search({ query: 'money' })
   await k.record('marbles.run_started', { run: 'r1' })

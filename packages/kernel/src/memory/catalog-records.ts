@@ -30,9 +30,10 @@ export const CATALOG_FORMAT = 3
 /**
  * The most term shards: a write reads and rewrites the few its fact's terms fall in. A catalog is
  * built with a power of two sized to its facts (`shardsFor`), and split into more once it holds
- * `SHARD_FACTS` active facts a shard (`shardOfHash`: no fact is read). At 100k facts, 8192 shards of ~3 KB: a new process's
- * first write parses a dozen of them (with 1024, a dozen of 24 KB each, some 20 ms of its CPU),
- * and the head's stamps come to ~20 KB fresh, ~60 KB after as many writes as facts.
+ * `SHARD_FACTS` active facts a shard (`shardOfHash`: no fact is read). At 100k facts, 8192 shards
+ * of ~3 KB: a new process's first write parses a dozen of them (with 1024, a dozen of 24 KB each,
+ * some 20 ms of its CPU), and the head's stamps come to ~20 KB fresh, ~60 KB after as many writes
+ * as facts.
  */
 export const TERM_SHARDS = 8192
 /**
